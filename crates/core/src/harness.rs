@@ -1,0 +1,541 @@
+//! A deterministic test harness: a whole single-node job (Kafka-like
+//! partitions -> source subtasks -> one windowed aggregation) on a manual
+//! processing-time clock, for lowwater's own tests and for users testing their
+//! pipelines.
+//!
+//! ```
+//! use lowwater_core::harness::{Event, Harness};
+//! use lowwater_core::time::secs;
+//!
+//! // The case study's test: partition 1 is silent, so no window ever fires.
+//! let mut h = Harness::tumbling(secs(60)).out_of_orderness(secs(30)).partitions(2).idle_timeout(None);
+//! for t in [0, 30, 90, 150] { h.process(Event::new("k0", secs(t)).partition(0)); }
+//! h.advance_processing_time(secs(300));
+//! assert!(h.output().is_empty()); // the bug, asserted
+//!
+//! // With idleness, partition 1 stops holding the watermark after 60 s.
+//! let mut h = Harness::tumbling(secs(60)).out_of_orderness(secs(30)).partitions(2).idle_timeout(Some(secs(60)));
+//! for t in [0, 30, 90, 150] { h.process(Event::new("k0", secs(t)).partition(0)); }
+//! h.advance_processing_time(secs(300));
+//! assert_eq!(h.output().len(), 2); // [0, 60 s) and [60 s, 120 s)
+//! ```
+//!
+//! Time rules (the same as `lowwater replay`): processing time starts at 0;
+//! periodic watermark emission runs at every multiple of the emit interval;
+//! [`Harness::process`] handles a record at the current time, after any tick
+//! at that time; [`Harness::process_at`] handles it before the tick at its
+//! time. At a tick every split's generator runs (idleness first), every
+//! subtask combines its splits, and the result flows through the window
+//! operator's valve at once; windows fired then are stamped with the tick time.
+//!
+//! Partitions map to subtasks with Flink's Kafka formula for the configured
+//! topic. All subtasks feed one window operator through one valve; a keyed
+//! exchange to several window subtasks would give every subtask the same
+//! watermark, so results do not depend on it.
+
+use crate::error::Result;
+use crate::source::{SourceSubtask, SplitView};
+use crate::time::{Millis, Timestamp, MIN_WATERMARK};
+use crate::value::{Key, Row, Value};
+use crate::watermark::generator::{WatermarkExpr, WatermarkStrategy};
+use crate::watermark::valve::ChannelValve;
+use crate::watermark::Progress;
+use crate::window::aggregate::AggSpec;
+use crate::window::assigner::{Window, WindowAssigner};
+use crate::window::operator::{
+    LateCounters, WindowInput, WindowOperator, WindowOutput, WindowSpec,
+};
+
+/// A record to feed the harness.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// Group key (one value; use [`Event::keyed`] for composite or no key).
+    pub key: Key,
+    /// Event time.
+    pub ts: Timestamp,
+    /// Partition it is read from.
+    pub partition: i32,
+    /// Values the aggregates read, by position.
+    pub row: Row,
+}
+
+impl Event {
+    /// An event for key `key` at event time `ts`, on partition 0.
+    pub fn new(key: impl Into<Value>, ts: Timestamp) -> Self {
+        Event::keyed(vec![key.into()], ts)
+    }
+
+    /// An event with a composite key (or `vec![]` for a global aggregate).
+    pub fn keyed(key: Key, ts: Timestamp) -> Self {
+        Event {
+            key,
+            ts,
+            partition: 0,
+            row: Vec::new(),
+        }
+    }
+
+    /// The same event on partition `p`.
+    pub fn partition(mut self, p: i32) -> Self {
+        self.partition = p;
+        self
+    }
+
+    /// Appends a value to the row the aggregates read.
+    pub fn value(mut self, v: impl Into<Value>) -> Self {
+        self.row.push(v.into());
+        self
+    }
+}
+
+/// A window result as the harness saw it leave the operator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fired {
+    /// Group key.
+    pub key: Key,
+    /// The window.
+    pub window: Window,
+    /// One value per aggregate.
+    pub values: Vec<Value>,
+    /// Processing time at which it fired.
+    pub emitted_at: Timestamp,
+}
+
+impl Fired {
+    /// The first aggregate as an integer (the count, by default).
+    pub fn count(&self) -> i64 {
+        self.values.first().and_then(Value::as_int).unwrap_or(0)
+    }
+
+    /// Processing time from the window's end to its emission.
+    pub fn emission_lag(&self) -> Millis {
+        self.emitted_at.saturating_sub(self.window.end)
+    }
+}
+
+/// Who holds the job's watermark back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Holder {
+    /// The source subtask whose channel is the minimum.
+    pub subtask: usize,
+    /// The partition holding that subtask (`None` if the subtask has none).
+    pub partition: Option<i32>,
+    /// The held watermark.
+    pub watermark: Timestamp,
+    /// How long the partition has had no record (since open if never).
+    pub silent_for: Millis,
+    /// Whether the partition never had a record.
+    pub never_had_record: bool,
+}
+
+#[derive(Debug, Clone)]
+struct Config {
+    window: WindowSpec,
+    strategy: WatermarkStrategy,
+    partitions: usize,
+    parallelism: usize,
+    topic: String,
+}
+
+#[derive(Debug, Clone)]
+struct Job {
+    sources: Vec<SourceSubtask>,
+    owners: Vec<usize>,
+    valve: ChannelValve,
+    op: WindowOperator,
+}
+
+/// The harness. Configure with the builder methods, then feed it.
+#[derive(Debug, Clone)]
+pub struct Harness {
+    config: Config,
+    job: Option<Job>,
+    now: Timestamp,
+    last_tick: Timestamp,
+    output: Vec<Fired>,
+    late: Vec<Event>,
+    timeline: Vec<(Timestamp, Timestamp)>,
+    buf: Vec<WindowOutput>,
+}
+
+impl Harness {
+    /// A job with the given windows, counting records per key; DataStream
+    /// out-of-orderness 0, one partition, parallelism 1, no idleness.
+    pub fn new(assigner: WindowAssigner) -> Self {
+        Harness {
+            config: Config {
+                window: WindowSpec {
+                    assigner,
+                    aggregates: Vec::new(),
+                    allowed_lateness: 0,
+                    late_side_output: false,
+                },
+                strategy: WatermarkStrategy::bounded_out_of_orderness(0),
+                partitions: 1,
+                parallelism: 1,
+                topic: "events".to_string(),
+            },
+            job: None,
+            now: 0,
+            last_tick: 0,
+            output: Vec::new(),
+            late: Vec::new(),
+            timeline: Vec::new(),
+            buf: Vec::new(),
+        }
+    }
+
+    /// Tumbling windows of `size`.
+    pub fn tumbling(size: Millis) -> Self {
+        Harness::new(WindowAssigner::tumbling(size))
+    }
+
+    /// Hopping windows of `size` every `slide`.
+    pub fn hopping(size: Millis, slide: Millis) -> Self {
+        Harness::new(WindowAssigner::hopping(size, slide))
+    }
+
+    /// Cumulating windows growing by `step` up to `max_size`.
+    pub fn cumulate(step: Millis, max_size: Millis) -> Self {
+        Harness::new(WindowAssigner::cumulate(step, max_size))
+    }
+
+    /// Session windows closed after `gap` without records.
+    pub fn session(gap: Millis) -> Self {
+        Harness::new(WindowAssigner::session(gap))
+    }
+
+    /// DataStream bounded out-of-orderness: watermark = max - `d` - 1.
+    pub fn out_of_orderness(self, d: Millis) -> Self {
+        self.watermark_expr(WatermarkExpr::BoundedOutOfOrderness { delay: d })
+    }
+
+    /// SQL `WATERMARK FOR ts AS ts - INTERVAL d`: watermark = max(ts - `d`).
+    pub fn sql_watermark(self, d: Millis) -> Self {
+        self.watermark_expr(WatermarkExpr::SqlDelay { delay: d })
+    }
+
+    /// Any watermark expression.
+    pub fn watermark_expr(mut self, expr: WatermarkExpr) -> Self {
+        self.config.strategy.expr = expr;
+        self
+    }
+
+    /// Idle timeout per partition (`None`: disabled, Flink's default).
+    pub fn idle_timeout(mut self, t: Option<Millis>) -> Self {
+        self.config.strategy.idle_timeout = t;
+        self
+    }
+
+    /// Periodic watermark emission interval (default 200 ms; 0 disables it).
+    pub fn emit_interval(mut self, interval: Millis) -> Self {
+        self.config.strategy.emit_interval = interval;
+        self
+    }
+
+    /// Number of partitions of the topic (default 1).
+    pub fn partitions(mut self, n: usize) -> Self {
+        self.config.partitions = n;
+        self
+    }
+
+    /// Number of source subtasks (default 1).
+    pub fn parallelism(mut self, p: usize) -> Self {
+        self.config.parallelism = p;
+        self
+    }
+
+    /// Topic name, which decides the partition -> subtask map (default "events").
+    pub fn topic(mut self, name: &str) -> Self {
+        self.config.topic = name.to_string();
+        self
+    }
+
+    /// Adds an aggregate (default, if none is added: `COUNT(*)`).
+    pub fn aggregate(mut self, agg: AggSpec) -> Self {
+        self.config.window.aggregates.push(agg);
+        self
+    }
+
+    /// DataStream allowed lateness (default 0).
+    pub fn allowed_lateness(mut self, l: Millis) -> Self {
+        self.config.window.allowed_lateness = l;
+        self
+    }
+
+    /// Routes late records to [`Harness::late_records`] instead of dropping them.
+    pub fn late_side_output(mut self) -> Self {
+        self.config.window.late_side_output = true;
+        self
+    }
+
+    /// Builds the job now, reporting an invalid configuration. Feeding a
+    /// harness builds it implicitly (and panics on an invalid configuration).
+    pub fn try_build(&mut self) -> Result<()> {
+        if self.job.is_some() {
+            return Ok(());
+        }
+        let c = &mut self.config;
+        if c.window.aggregates.is_empty() {
+            c.window.aggregates.push(AggSpec::count_star());
+        }
+        let mut sources = (0..c.parallelism)
+            .map(|_| SourceSubtask::new(c.strategy))
+            .collect::<Result<Vec<_>>>()?;
+        let mut owners = Vec::with_capacity(c.partitions);
+        for p in 0..c.partitions {
+            let owner = crate::assignment::split_owner(&c.topic, p as i32, c.parallelism)?;
+            sources[owner].add_split(p as u32)?;
+            owners.push(owner);
+        }
+        self.job = Some(Job {
+            valve: ChannelValve::new(c.parallelism),
+            op: WindowOperator::new(c.window.clone())?,
+            sources,
+            owners,
+        });
+        Ok(())
+    }
+
+    fn job(&mut self) -> &mut Job {
+        if let Err(e) = self.try_build() {
+            panic!("invalid harness configuration: {e}");
+        }
+        self.job.as_mut().expect("built above")
+    }
+
+    /// Feeds one record at the current processing time.
+    ///
+    /// # Panics
+    /// On an invalid configuration, a partition that does not exist, or an
+    /// event time of `MIN` (all test-authoring mistakes).
+    pub fn process(&mut self, e: Event) {
+        let now = self.now;
+        let job = self.job();
+        let subtask = *job
+            .owners
+            .get(e.partition as usize)
+            .unwrap_or_else(|| panic!("partition {} does not exist", e.partition));
+        let progress = job.sources[subtask]
+            .on_record(e.partition as u32, e.ts, now)
+            .expect("the partition belongs to its owner");
+        self.forward(subtask, progress);
+        let input = WindowInput {
+            ts: e.ts,
+            split: e.partition as u32,
+            key: e.key,
+            row: e.row,
+        };
+        let job = self.job.as_mut().expect("built above");
+        if let Err(err) = job.op.process(input, &mut self.buf) {
+            panic!("record rejected: {err}");
+        }
+        self.collect(now);
+    }
+
+    /// Runs the ticks before `t`, moves the clock to `t` and feeds the record
+    /// there, before the tick at `t` (replay's order).
+    pub fn process_at(&mut self, t: Timestamp, e: Event) {
+        self.run_ticks(t, false);
+        self.now = self.now.max(t);
+        self.process(e);
+    }
+
+    /// Moves processing time forward by `d`, running every periodic emission
+    /// on the way, including one at the new time.
+    pub fn advance_processing_time(&mut self, d: Millis) {
+        self.set_processing_time(self.now.saturating_add(d.max(0)));
+    }
+
+    /// Moves processing time to `t` (if later), running every periodic
+    /// emission up to and including `t`.
+    pub fn set_processing_time(&mut self, t: Timestamp) {
+        self.run_ticks(t, true);
+        self.now = self.now.max(t);
+    }
+
+    /// Adds partition number `partitions()` while running, as Kafka partition
+    /// discovery would; it starts at `MIN` and holds its subtask until it
+    /// catches up.
+    pub fn add_partition(&mut self) -> i32 {
+        let topic = self.config.topic.clone();
+        let parallelism = self.config.parallelism;
+        let job = self.job();
+        let p = job.owners.len() as i32;
+        let owner =
+            crate::assignment::split_owner(&topic, p, parallelism).expect("valid parallelism");
+        let progress = job.sources[owner]
+            .add_split(p as u32)
+            .expect("new partition");
+        job.owners.push(owner);
+        self.config.partitions += 1;
+        self.forward(owner, progress);
+        p
+    }
+
+    /// Ends the bounded input: every subtask sends `MAX` (also when idle),
+    /// so every pending window fires now.
+    pub fn end_of_input(&mut self) {
+        let n = self.job().sources.len();
+        for s in 0..n {
+            let p = self.job().sources[s].end_of_input();
+            self.forward(s, p);
+        }
+    }
+
+    fn run_ticks(&mut self, t: Timestamp, inclusive: bool) {
+        let interval = self.config.strategy.emit_interval;
+        if interval <= 0 {
+            return;
+        }
+        self.job();
+        loop {
+            let next = self.last_tick.saturating_add(interval);
+            if next > t || (!inclusive && next == t) {
+                break;
+            }
+            self.last_tick = next;
+            self.now = self.now.max(next);
+            self.tick();
+        }
+    }
+
+    fn tick(&mut self) {
+        let now = self.now;
+        let n = self.job().sources.len();
+        for s in 0..n {
+            let p = self.job().sources[s].on_periodic_emit(now);
+            self.forward(s, p);
+        }
+    }
+
+    fn forward(&mut self, subtask: usize, p: Progress) {
+        if p.is_empty() {
+            return;
+        }
+        let now = self.now;
+        let job = self.job.as_mut().expect("built");
+        for out in job.valve.input(subtask, p) {
+            if let Some(wm) = out.watermark {
+                job.op.on_watermark(wm, &mut self.buf);
+                self.timeline.push((now, wm));
+            }
+        }
+        self.collect(now);
+    }
+
+    fn collect(&mut self, now: Timestamp) {
+        for o in self.buf.drain(..) {
+            match o {
+                WindowOutput::Fired(r) => self.output.push(Fired {
+                    key: r.key,
+                    window: r.window,
+                    values: r.values,
+                    emitted_at: now,
+                }),
+                WindowOutput::Late(i) => self.late.push(Event {
+                    key: i.key,
+                    ts: i.ts,
+                    partition: i.split as i32,
+                    row: i.row,
+                }),
+            }
+        }
+    }
+
+    /// Current processing time.
+    pub fn now(&self) -> Timestamp {
+        self.now
+    }
+
+    /// Every window result so far, in emission order.
+    pub fn output(&self) -> &[Fired] {
+        &self.output
+    }
+
+    /// Takes the results so far, leaving none.
+    pub fn take_output(&mut self) -> Vec<Fired> {
+        std::mem::take(&mut self.output)
+    }
+
+    /// Late records routed to the side output.
+    pub fn late_records(&self) -> &[Event] {
+        &self.late
+    }
+
+    /// Late-record counters per partition.
+    pub fn late(&self) -> LateCounters {
+        self.job
+            .as_ref()
+            .map(|j| j.op.late().clone())
+            .unwrap_or_default()
+    }
+
+    /// Late records dropped in total.
+    pub fn late_dropped(&self) -> u64 {
+        self.late().total_dropped()
+    }
+
+    /// The job's event-time watermark: what the window operator has seen.
+    pub fn watermark(&self) -> Timestamp {
+        self.job
+            .as_ref()
+            .map_or(MIN_WATERMARK, |j| j.valve.watermark())
+    }
+
+    /// Whether every source is idle, so the job's watermark is not held.
+    pub fn is_idle(&self) -> bool {
+        self.job.as_ref().is_some_and(|j| j.valve.is_idle())
+    }
+
+    /// Every advance of the job's watermark: (processing time, watermark).
+    pub fn watermark_timeline(&self) -> &[(Timestamp, Timestamp)] {
+        &self.timeline
+    }
+
+    /// What is known about partition `p`, with its subtask.
+    pub fn partition(&self, p: i32) -> Option<(usize, SplitView)> {
+        let job = self.job.as_ref()?;
+        let owner = *job.owners.get(usize::try_from(p).ok()?)?;
+        job.sources[owner].split(p as u32).map(|v| (owner, v))
+    }
+
+    /// Source subtask `s`'s watermark and idle flag.
+    pub fn subtask(&self, s: usize) -> Option<(Timestamp, bool)> {
+        let src = self.job.as_ref()?.sources.get(s)?;
+        Some((src.watermark(), src.is_idle()))
+    }
+
+    /// The subtask of partition `p` under Flink's Kafka assignment.
+    pub fn owner_of(&self, p: i32) -> Option<usize> {
+        self.job
+            .as_ref()?
+            .owners
+            .get(usize::try_from(p).ok()?)
+            .copied()
+    }
+
+    /// The partition (and subtask) holding the job's watermark back right
+    /// now: the aligned active channel with the lowest watermark, and within
+    /// it the active split with the lowest watermark. `None` when the job is
+    /// idle or not started.
+    pub fn held_by(&self) -> Option<Holder> {
+        let job = self.job.as_ref()?;
+        if job.valve.is_idle() {
+            return None;
+        }
+        let subtask = job.valve.holding_channel()?;
+        let source = &job.sources[subtask];
+        let split = source.holding_split().and_then(|id| source.split(id));
+        Some(Holder {
+            subtask,
+            partition: split.map(|s| s.id as i32),
+            watermark: job
+                .valve
+                .channel(subtask)
+                .map_or(MIN_WATERMARK, |c| c.watermark),
+            silent_for: self.now - split.and_then(|s| s.last_arrival).unwrap_or(0),
+            never_had_record: split.is_none_or(|s| s.records == 0),
+        })
+    }
+}

@@ -1,0 +1,159 @@
+//! A source subtask: the splits (Kafka partitions) one reader thread owns,
+//! each with its own watermark generator, combined into the subtask's
+//! watermark and status.
+//!
+//! This is where the seeds' failure starts: the subtask's watermark is the
+//! minimum over its active splits, so one split that receives nothing holds
+//! the subtask, and through every downstream minimum, the whole job. The
+//! subtask therefore keeps, per split, what a person needs to see it: records
+//! read, last event time, last arrival, watermark and idle flag.
+
+use crate::error::{Error, Result};
+use crate::time::Timestamp;
+use crate::watermark::combiner::SplitCombiner;
+use crate::watermark::generator::{Emit, WatermarkGenerator, WatermarkStrategy};
+use crate::watermark::Progress;
+use crate::window::operator::SplitId;
+
+/// What is known about one split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SplitView {
+    /// The split's id.
+    pub id: SplitId,
+    /// The split's watermark as the combiner holds it (`MIN` before its first).
+    pub watermark: Timestamp,
+    /// Whether the split is idle.
+    pub idle: bool,
+    /// Records read from the split.
+    pub records: u64,
+    /// Largest event time read (`None` before the first record).
+    pub max_event_time: Option<Timestamp>,
+    /// Processing time of the last record (`None` before the first record).
+    pub last_arrival: Option<Timestamp>,
+}
+
+#[derive(Debug, Clone)]
+struct SourceSplit {
+    id: SplitId,
+    generator: WatermarkGenerator,
+    records: u64,
+    max_event_time: Option<Timestamp>,
+    last_arrival: Option<Timestamp>,
+}
+
+/// One source subtask: its splits, their generators and the combiner.
+#[derive(Debug, Clone)]
+pub struct SourceSubtask {
+    strategy: WatermarkStrategy,
+    splits: Vec<SourceSplit>,
+    combiner: SplitCombiner,
+}
+
+impl SourceSubtask {
+    /// A subtask without splits, generating watermarks with `strategy`.
+    pub fn new(strategy: WatermarkStrategy) -> Result<Self> {
+        strategy.validate()?;
+        Ok(SourceSubtask {
+            strategy,
+            splits: Vec::new(),
+            combiner: SplitCombiner::new(strategy.idle_timeout),
+        })
+    }
+
+    /// Adds a split, at watermark `MIN` and active. The returned progress
+    /// (ACTIVE, if the subtask was idle) goes downstream.
+    pub fn add_split(&mut self, id: SplitId) -> Result<Progress> {
+        if self.index(id).is_some() {
+            return Err(Error::InvalidIndex(format!(
+                "split {id} is already assigned to this subtask"
+            )));
+        }
+        self.splits.push(SourceSplit {
+            id,
+            generator: self.strategy.create_generator(),
+            records: 0,
+            max_event_time: None,
+            last_arrival: None,
+        });
+        Ok(self.combiner.add_split())
+    }
+
+    /// A record with event time `ts` was read from split `id` at processing
+    /// time `now`. Send the returned progress downstream before the record.
+    pub fn on_record(&mut self, id: SplitId, ts: Timestamp, now: Timestamp) -> Result<Progress> {
+        let i = self.index(id).ok_or_else(|| {
+            Error::InvalidIndex(format!("split {id} is not assigned to this subtask"))
+        })?;
+        let split = &mut self.splits[i];
+        split.generator.on_event(ts);
+        split.records += 1;
+        split.max_event_time = Some(split.max_event_time.map_or(ts, |m| m.max(ts)));
+        split.last_arrival = Some(now);
+        Ok(self.combiner.on_split_record(i))
+    }
+
+    /// The periodic emit at `now`: every split's generator runs (idleness
+    /// first), then the splits are combined once.
+    pub fn on_periodic_emit(&mut self, now: Timestamp) -> Progress {
+        for (i, split) in self.splits.iter_mut().enumerate() {
+            match split.generator.on_periodic_emit(now) {
+                Emit::Watermark(wm) => self.combiner.set_split_watermark(i, wm),
+                Emit::Idle => self.combiner.set_split_idle(i),
+                Emit::Nothing => {}
+            }
+        }
+        self.combiner.combine(now)
+    }
+
+    /// The bounded input ended: `MAX` goes downstream, idle or not.
+    pub fn end_of_input(&mut self) -> Progress {
+        self.combiner.end_of_input()
+    }
+
+    /// The subtask's last emitted watermark.
+    pub fn watermark(&self) -> Timestamp {
+        self.combiner.watermark()
+    }
+
+    /// Whether the subtask last reported IDLE.
+    pub fn is_idle(&self) -> bool {
+        self.combiner.is_idle()
+    }
+
+    /// The strategy the splits use.
+    pub fn strategy(&self) -> &WatermarkStrategy {
+        &self.strategy
+    }
+
+    /// Every split, in the order they were added.
+    pub fn splits(&self) -> impl Iterator<Item = SplitView> + '_ {
+        self.splits.iter().enumerate().map(|(i, s)| self.view(i, s))
+    }
+
+    /// One split by id.
+    pub fn split(&self, id: SplitId) -> Option<SplitView> {
+        self.index(id).map(|i| self.view(i, &self.splits[i]))
+    }
+
+    /// The active split with the lowest watermark: the one holding this
+    /// subtask's watermark. `None` when every split is idle or there is none.
+    pub fn holding_split(&self) -> Option<SplitId> {
+        self.combiner.holding_split().map(|i| self.splits[i].id)
+    }
+
+    fn index(&self, id: SplitId) -> Option<usize> {
+        self.splits.iter().position(|s| s.id == id)
+    }
+
+    fn view(&self, i: usize, s: &SourceSplit) -> SplitView {
+        let partial = self.combiner.split(i);
+        SplitView {
+            id: s.id,
+            watermark: partial.map_or(crate::time::MIN_WATERMARK, |p| p.watermark),
+            idle: partial.is_some_and(|p| p.idle),
+            records: s.records,
+            max_event_time: s.max_event_time,
+            last_arrival: s.last_arrival,
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! The values that flow through an aggregation: typed, hashable and totally
+//! ordered, so that group keys can be hashed, `MIN`/`MAX` can compare, and
+//! output can be sorted deterministically.
+//!
+//! The set mirrors the SQL types lowwater supports (BOOLEAN, INT/BIGINT,
+//! DOUBLE, STRING, TIMESTAMP(3)). Doubles compare and hash by their IEEE total
+//! order (`f64::total_cmp`), with `-0.0` folded into `0.0` so that equal numbers
+//! form one group.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use crate::time::Timestamp;
+
+/// One SQL value.
+#[derive(Debug, Clone)]
+pub enum Value {
+    /// SQL NULL.
+    Null,
+    /// BOOLEAN.
+    Bool(bool),
+    /// INT and BIGINT.
+    Int(i64),
+    /// DOUBLE.
+    Double(f64),
+    /// STRING / VARCHAR.
+    Str(Arc<str>),
+    /// TIMESTAMP(3) / TIMESTAMP_LTZ(3), milliseconds since the epoch.
+    Timestamp(Timestamp),
+}
+
+impl Value {
+    /// A string value.
+    pub fn str(s: &str) -> Value {
+        Value::Str(Arc::from(s))
+    }
+
+    /// Whether this is SQL NULL.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// The integer inside, if this is an `Int`.
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// The number inside as a double, if this is numeric.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(i) => Some(*i as f64),
+            Value::Double(d) => Some(*d),
+            _ => None,
+        }
+    }
+
+    /// The string inside, if this is a `Str`.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            Value::Null => 0,
+            Value::Bool(_) => 1,
+            Value::Int(_) | Value::Double(_) => 2,
+            Value::Str(_) => 3,
+            Value::Timestamp(_) => 4,
+        }
+    }
+
+    fn canonical_f64(d: f64) -> f64 {
+        if d == 0.0 {
+            0.0
+        } else {
+            d
+        }
+    }
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Value {}
+
+impl Ord for Value {
+    /// NULL < BOOLEAN < numbers < strings < timestamps; numbers compare by
+    /// value across INT and DOUBLE, an INT sorting before an equal DOUBLE so
+    /// that the order stays total and consistent with `Hash`.
+    fn cmp(&self, other: &Self) -> Ordering {
+        use Value::*;
+        match (self, other) {
+            (Bool(a), Bool(b)) => a.cmp(b),
+            (Int(a), Int(b)) => a.cmp(b),
+            (Double(a), Double(b)) => Self::canonical_f64(*a).total_cmp(&Self::canonical_f64(*b)),
+            (Int(a), Double(b)) => (*a as f64).total_cmp(b).then(Ordering::Less),
+            (Double(a), Int(b)) => a.total_cmp(&(*b as f64)).then(Ordering::Greater),
+            (Str(a), Str(b)) => a.cmp(b),
+            (Timestamp(a), Timestamp(b)) => a.cmp(b),
+            _ => self.rank().cmp(&other.rank()),
+        }
+    }
+}
+
+impl PartialOrd for Value {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Hash for Value {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match self {
+            Value::Null => 0u8.hash(state),
+            Value::Bool(b) => (1u8, b).hash(state),
+            Value::Int(i) => (2u8, i).hash(state),
+            Value::Double(d) => (5u8, Self::canonical_f64(*d).to_bits()).hash(state),
+            Value::Str(s) => (3u8, s).hash(state),
+            Value::Timestamp(t) => (4u8, t).hash(state),
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    /// Flink's row rendering: `NULL` for null, plain text otherwise.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("NULL"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Double(d) => write!(f, "{d:?}"),
+            Value::Str(s) => f.write_str(s),
+            Value::Timestamp(t) => f.write_str(&crate::time::display_time(*t)),
+        }
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::str(s)
+    }
+}
+
+impl From<i64> for Value {
+    fn from(i: i64) -> Value {
+        Value::Int(i)
+    }
+}
+
+impl From<f64> for Value {
+    fn from(d: f64) -> Value {
+        Value::Double(d)
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Value {
+        Value::Bool(b)
+    }
+}
+
+/// A row: the values of one record, by column position.
+pub type Row = Vec<Value>;
+
+/// A group key: the GROUP BY values of a record (empty for a global aggregate).
+pub type Key = Vec<Value>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::hash_map::DefaultHasher;
+
+    fn h(v: &Value) -> u64 {
+        let mut s = DefaultHasher::new();
+        v.hash(&mut s);
+        s.finish()
+    }
+
+    #[test]
+    fn ordering_is_total_across_types() {
+        let mut vs = vec![
+            Value::str("b"),
+            Value::Double(1.5),
+            Value::Null,
+            Value::Int(2),
+            Value::Bool(true),
+            Value::Int(1),
+            Value::str("a"),
+        ];
+        vs.sort();
+        let shown: Vec<String> = vs.iter().map(|v| v.to_string()).collect();
+        assert_eq!(shown, ["NULL", "true", "1", "1.5", "2", "a", "b"]);
+    }
+
+    #[test]
+    fn zero_signs_are_one_group_and_int_differs_from_double() {
+        assert_eq!(Value::Double(0.0), Value::Double(-0.0));
+        assert_eq!(h(&Value::Double(0.0)), h(&Value::Double(-0.0)));
+        assert_ne!(Value::Int(1), Value::Double(1.0));
+        assert!(Value::Int(1) < Value::Double(1.0));
+    }
+}

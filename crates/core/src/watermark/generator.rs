@@ -1,0 +1,273 @@
+//! Per-split watermark generators, exactly as Flink computes them.
+//!
+//! Two forms of bounded out-of-orderness exist and differ by one millisecond,
+//! which decides whether a window fires:
+//! - the DataStream form (`BoundedOutOfOrdernessWatermarks.java`) emits
+//!   `max_ts - delay - 1`; its state starts at `MIN + delay + 1` so that the
+//!   first watermark is exactly `MIN`;
+//! - the SQL form (`WATERMARK FOR ts AS ts - INTERVAL 'd'`) emits the maximum
+//!   over rows of `ts - delay`, without the `- 1`, starting at `MIN`.
+//!
+//! A generator does nothing on an event but remember it; it speaks only on a
+//! periodic emit (every `pipeline.auto-watermark-interval`). With an idle
+//! timeout it is wrapped by the idleness rule of [`super::idleness`], which is
+//! evaluated first on every periodic emit.
+
+use crate::error::{Error, Result};
+use crate::time::{Millis, Timestamp, MIN_WATERMARK};
+
+use super::idleness::IdlenessTimer;
+
+/// Flink's default `pipeline.auto-watermark-interval`.
+pub const DEFAULT_EMIT_INTERVAL: Millis = 200;
+
+/// How a split turns event times into a watermark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatermarkExpr {
+    /// DataStream `forBoundedOutOfOrderness(delay)`: `max_ts - delay - 1`.
+    /// `delay = 0` is `forMonotonousTimestamps()`.
+    BoundedOutOfOrderness {
+        /// The tolerated out-of-orderness in ms.
+        delay: Millis,
+    },
+    /// SQL `WATERMARK FOR ts AS ts - INTERVAL 'delay'`: `max(ts - delay)`.
+    SqlDelay {
+        /// The interval subtracted from each row's time, in ms.
+        delay: Millis,
+    },
+}
+
+impl WatermarkExpr {
+    /// DataStream `forMonotonousTimestamps()`.
+    pub const fn monotonous() -> Self {
+        WatermarkExpr::BoundedOutOfOrderness { delay: 0 }
+    }
+
+    /// The delay between the largest event time and the watermark it yields,
+    /// including the DataStream form's extra millisecond.
+    pub fn lag(&self) -> Millis {
+        match *self {
+            WatermarkExpr::BoundedOutOfOrderness { delay } => delay.saturating_add(1),
+            WatermarkExpr::SqlDelay { delay } => delay,
+        }
+    }
+}
+
+/// Everything that decides a split's watermarks: the expression, the idle
+/// timeout (`None` = idleness disabled, Flink's default) and the periodic
+/// emission interval (0 = no periodic emission at all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WatermarkStrategy {
+    /// How event times become a watermark.
+    pub expr: WatermarkExpr,
+    /// `withIdleness(t)` / `table.exec.source.idle-timeout`; `None` = disabled.
+    pub idle_timeout: Option<Millis>,
+    /// `pipeline.auto-watermark-interval`; 0 disables periodic emission.
+    pub emit_interval: Millis,
+}
+
+impl WatermarkStrategy {
+    /// DataStream bounded out-of-orderness with the default interval and no idleness.
+    pub fn bounded_out_of_orderness(delay: Millis) -> Self {
+        WatermarkStrategy {
+            expr: WatermarkExpr::BoundedOutOfOrderness { delay },
+            idle_timeout: None,
+            emit_interval: DEFAULT_EMIT_INTERVAL,
+        }
+    }
+
+    /// SQL `ts - INTERVAL 'delay'` with the default interval and no idleness.
+    pub fn sql(delay: Millis) -> Self {
+        WatermarkStrategy {
+            expr: WatermarkExpr::SqlDelay { delay },
+            idle_timeout: None,
+            emit_interval: DEFAULT_EMIT_INTERVAL,
+        }
+    }
+
+    /// The same strategy with `withIdleness(timeout)`.
+    pub fn with_idleness(mut self, timeout: Millis) -> Self {
+        self.idle_timeout = Some(timeout);
+        self
+    }
+
+    /// The same strategy with another periodic emission interval.
+    pub fn with_emit_interval(mut self, interval: Millis) -> Self {
+        self.emit_interval = interval;
+        self
+    }
+
+    /// Checks the strategy as Flink does: the idle timeout must be positive,
+    /// delays and the interval must not be negative.
+    pub fn validate(&self) -> Result<()> {
+        let delay = match self.expr {
+            WatermarkExpr::BoundedOutOfOrderness { delay } | WatermarkExpr::SqlDelay { delay } => {
+                delay
+            }
+        };
+        if delay < 0 {
+            return Err(Error::InvalidStrategy(format!(
+                "the out-of-orderness must not be negative, got {delay} ms"
+            )));
+        }
+        if let Some(t) = self.idle_timeout {
+            if t <= 0 {
+                return Err(Error::InvalidStrategy(format!(
+                    "the idle timeout must be greater than zero, got {t} ms; \
+                     leave it unset to disable idleness"
+                )));
+            }
+        }
+        if self.emit_interval < 0 {
+            return Err(Error::InvalidStrategy(format!(
+                "the watermark emit interval must not be negative, got {} ms",
+                self.emit_interval
+            )));
+        }
+        Ok(())
+    }
+
+    /// A fresh generator for one split.
+    pub fn create_generator(&self) -> WatermarkGenerator {
+        WatermarkGenerator::new(self)
+    }
+}
+
+/// What a generator says on a periodic emit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Emit {
+    /// Nothing (the split is idle and already said so).
+    Nothing,
+    /// The split's current watermark (possibly unchanged: deduplication
+    /// happens in the combiner, as in Flink).
+    Watermark(Timestamp),
+    /// The split has just become idle.
+    Idle,
+}
+
+/// The watermark generator of one split: bounded out-of-orderness in one of
+/// its two forms, optionally wrapped with idleness detection.
+#[derive(Debug, Clone)]
+pub struct WatermarkGenerator {
+    expr: WatermarkExpr,
+    /// DataStream form: `maxTimestamp`; SQL form: the current watermark.
+    state: Timestamp,
+    idleness: Option<IdlenessTimer>,
+    idle_now: bool,
+}
+
+impl WatermarkGenerator {
+    /// A generator in its initial state. The strategy should have been
+    /// validated; an invalid idle timeout (<= 0) is treated as disabled.
+    pub fn new(strategy: &WatermarkStrategy) -> Self {
+        let state = match strategy.expr {
+            WatermarkExpr::BoundedOutOfOrderness { delay } => {
+                MIN_WATERMARK.saturating_add(delay).saturating_add(1)
+            }
+            WatermarkExpr::SqlDelay { .. } => MIN_WATERMARK,
+        };
+        WatermarkGenerator {
+            expr: strategy.expr,
+            state,
+            idleness: strategy
+                .idle_timeout
+                .filter(|t| *t > 0)
+                .map(IdlenessTimer::new),
+            idle_now: false,
+        }
+    }
+
+    /// A record with event time `ts` was emitted from the split.
+    pub fn on_event(&mut self, ts: Timestamp) {
+        match self.expr {
+            WatermarkExpr::BoundedOutOfOrderness { .. } => self.state = self.state.max(ts),
+            WatermarkExpr::SqlDelay { delay } => {
+                self.state = self.state.max(ts.saturating_sub(delay))
+            }
+        }
+        if let Some(timer) = &mut self.idleness {
+            timer.activity();
+        }
+        self.idle_now = false;
+    }
+
+    /// The periodic emit at processing time `now`: idleness is checked first
+    /// (Flink's `WatermarksWithIdleness`); while idle the inner generator is
+    /// silent.
+    pub fn on_periodic_emit(&mut self, now: Timestamp) -> Emit {
+        if let Some(timer) = &mut self.idleness {
+            if timer.check_if_idle(now) {
+                if self.idle_now {
+                    return Emit::Nothing;
+                }
+                self.idle_now = true;
+                return Emit::Idle;
+            }
+        }
+        Emit::Watermark(self.current_watermark())
+    }
+
+    /// The watermark the next periodic emit would produce (ignoring idleness).
+    pub fn current_watermark(&self) -> Timestamp {
+        match self.expr {
+            WatermarkExpr::BoundedOutOfOrderness { delay } => {
+                self.state.saturating_sub(delay).saturating_sub(1)
+            }
+            WatermarkExpr::SqlDelay { .. } => self.state,
+        }
+    }
+
+    /// Whether the idleness rule currently holds the split idle.
+    pub fn is_idle(&self) -> bool {
+        self.idle_now
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::secs;
+
+    #[test]
+    fn first_datastream_watermark_is_exactly_min() {
+        let mut g = WatermarkStrategy::bounded_out_of_orderness(secs(5)).create_generator();
+        assert_eq!(g.on_periodic_emit(0), Emit::Watermark(MIN_WATERMARK));
+        let mut s = WatermarkStrategy::sql(secs(5)).create_generator();
+        assert_eq!(s.on_periodic_emit(0), Emit::Watermark(MIN_WATERMARK));
+    }
+
+    #[test]
+    fn generators_never_move_back_on_older_events() {
+        let mut g = WatermarkStrategy::sql(10).create_generator();
+        g.on_event(100);
+        g.on_event(50);
+        assert_eq!(g.current_watermark(), 90);
+    }
+
+    #[test]
+    fn absurd_timestamps_saturate_instead_of_wrapping() {
+        let mut g = WatermarkStrategy::sql(secs(5)).create_generator();
+        g.on_event(i64::MIN + 3);
+        assert_eq!(g.current_watermark(), MIN_WATERMARK);
+        let mut d = WatermarkStrategy::bounded_out_of_orderness(i64::MAX).create_generator();
+        d.on_event(i64::MAX);
+        assert_eq!(d.current_watermark(), -1);
+    }
+
+    #[test]
+    fn invalid_strategies_are_rejected_with_a_reason() {
+        let zero_idle = WatermarkStrategy::sql(0).with_idleness(0).validate();
+        assert!(
+            matches!(zero_idle, Err(Error::InvalidStrategy(m)) if m.contains("greater than zero"))
+        );
+        assert!(WatermarkStrategy::sql(-1).validate().is_err());
+        assert!(WatermarkStrategy::sql(1)
+            .with_emit_interval(-5)
+            .validate()
+            .is_err());
+        assert!(WatermarkStrategy::sql(1)
+            .with_idleness(1)
+            .validate()
+            .is_ok());
+    }
+}

@@ -1,0 +1,265 @@
+//! Incremental aggregates of a window: one small accumulator per aggregate,
+//! per key, per window, updated as records arrive and read when the window
+//! fires. Results follow Flink SQL:
+//! - `COUNT(*)` counts rows, `COUNT(col)` non-NULL values; both are BIGINT.
+//! - `SUM` is NULL until a non-NULL value arrives; integers sum in 64 bits and
+//!   wrap on overflow as Java's `long` does; doubles sum as doubles.
+//! - `AVG` of integers is an integer (the sum divided by the count, truncated
+//!   toward zero, as Flink's `AVG(INT)`/`AVG(BIGINT)` return the input type);
+//!   `AVG` of doubles is a double; NULL when no value arrived.
+//! - `MIN`/`MAX` compare values with [`Value`]'s order; NULL when empty.
+//! - `COUNT(DISTINCT col)` counts distinct non-NULL values.
+//!
+//! Accumulators merge (for session windows) with the same results as if every
+//! record had gone into one accumulator.
+
+use std::collections::HashSet;
+
+use crate::value::Value;
+
+/// An aggregate function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AggFunc {
+    /// `COUNT(*)`.
+    CountStar,
+    /// `COUNT(col)`.
+    Count,
+    /// `COUNT(DISTINCT col)`.
+    CountDistinct,
+    /// `SUM(col)`.
+    Sum,
+    /// `MIN(col)`.
+    Min,
+    /// `MAX(col)`.
+    Max,
+    /// `AVG(col)`.
+    Avg,
+}
+
+/// An aggregate call: a function and the row position of its argument
+/// (`None` for `COUNT(*)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AggSpec {
+    /// The function.
+    pub func: AggFunc,
+    /// Row position of the argument; ignored by `COUNT(*)`.
+    pub column: Option<usize>,
+}
+
+impl AggSpec {
+    /// `COUNT(*)`.
+    pub const fn count_star() -> Self {
+        AggSpec {
+            func: AggFunc::CountStar,
+            column: None,
+        }
+    }
+
+    /// `func(column)`.
+    pub const fn on(func: AggFunc, column: usize) -> Self {
+        AggSpec {
+            func,
+            column: Some(column),
+        }
+    }
+
+    /// A fresh accumulator.
+    pub fn create(&self) -> Accumulator {
+        match self.func {
+            AggFunc::CountStar | AggFunc::Count => Accumulator::Count(0),
+            AggFunc::CountDistinct => Accumulator::Distinct(HashSet::new()),
+            AggFunc::Sum => Accumulator::Sum(Value::Null),
+            AggFunc::Min => Accumulator::Min(Value::Null),
+            AggFunc::Max => Accumulator::Max(Value::Null),
+            AggFunc::Avg => Accumulator::Avg {
+                sum: Value::Null,
+                count: 0,
+            },
+        }
+    }
+
+    /// Adds one row to `acc`.
+    pub fn add(&self, acc: &mut Accumulator, row: &[Value]) {
+        if self.func == AggFunc::CountStar {
+            if let Accumulator::Count(n) = acc {
+                *n += 1;
+            }
+            return;
+        }
+        let v = match self.column.and_then(|c| row.get(c)) {
+            Some(v) if !v.is_null() => v,
+            _ => return,
+        };
+        acc.add_value(v);
+    }
+}
+
+/// The running state of one aggregate.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Accumulator {
+    /// `COUNT(*)` / `COUNT(col)`.
+    Count(i64),
+    /// `COUNT(DISTINCT col)`.
+    Distinct(HashSet<Value>),
+    /// `SUM`: NULL until the first value.
+    Sum(Value),
+    /// `MIN`: NULL until the first value.
+    Min(Value),
+    /// `MAX`: NULL until the first value.
+    Max(Value),
+    /// `AVG`: running sum and count.
+    Avg {
+        /// Sum of the values (NULL until the first).
+        sum: Value,
+        /// Number of values.
+        count: i64,
+    },
+}
+
+fn add_numbers(a: &Value, b: &Value) -> Value {
+    match (a, b) {
+        (Value::Null, v) | (v, Value::Null) => v.clone(),
+        (Value::Int(x), Value::Int(y)) => Value::Int(x.wrapping_add(*y)),
+        _ => match (a.as_f64(), b.as_f64()) {
+            (Some(x), Some(y)) => Value::Double(x + y),
+            // Non-numeric input cannot be summed; the planner rejects it, so
+            // keep the first operand rather than invent a number.
+            _ => a.clone(),
+        },
+    }
+}
+
+impl Accumulator {
+    fn add_value(&mut self, v: &Value) {
+        match self {
+            Accumulator::Count(n) => *n += 1,
+            Accumulator::Distinct(set) => {
+                if !set.contains(v) {
+                    set.insert(v.clone());
+                }
+            }
+            Accumulator::Sum(s) => *s = add_numbers(s, v),
+            Accumulator::Min(m) => {
+                if m.is_null() || v < m {
+                    *m = v.clone();
+                }
+            }
+            Accumulator::Max(m) => {
+                if m.is_null() || v > m {
+                    *m = v.clone();
+                }
+            }
+            Accumulator::Avg { sum, count } => {
+                *sum = add_numbers(sum, v);
+                *count += 1;
+            }
+        }
+    }
+
+    /// Folds `other` (an accumulator of the same aggregate) into `self`.
+    pub fn merge(&mut self, other: Accumulator) {
+        match (self, other) {
+            (Accumulator::Count(a), Accumulator::Count(b)) => *a += b,
+            (Accumulator::Distinct(a), Accumulator::Distinct(b)) => a.extend(b),
+            (Accumulator::Sum(a), Accumulator::Sum(b)) => *a = add_numbers(a, &b),
+            (m @ Accumulator::Min(_), Accumulator::Min(b)) if !b.is_null() => m.add_value(&b),
+            (m @ Accumulator::Max(_), Accumulator::Max(b)) if !b.is_null() => m.add_value(&b),
+            (Accumulator::Avg { sum, count }, Accumulator::Avg { sum: s2, count: c2 }) => {
+                *sum = add_numbers(sum, &s2);
+                *count += c2;
+            }
+            _ => {}
+        }
+    }
+
+    /// The aggregate's current result.
+    pub fn result(&self) -> Value {
+        match self {
+            Accumulator::Count(n) => Value::Int(*n),
+            Accumulator::Distinct(set) => Value::Int(set.len() as i64),
+            Accumulator::Sum(v) | Accumulator::Min(v) | Accumulator::Max(v) => v.clone(),
+            Accumulator::Avg { sum, count } => match sum {
+                _ if *count == 0 => Value::Null,
+                Value::Int(s) => Value::Int(s.wrapping_div(*count)),
+                Value::Double(s) => Value::Double(s / *count as f64),
+                _ => Value::Null,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(spec: AggSpec, rows: &[Value]) -> Value {
+        let mut acc = spec.create();
+        for v in rows {
+            spec.add(&mut acc, std::slice::from_ref(v));
+        }
+        acc.result()
+    }
+
+    #[test]
+    fn null_handling_follows_sql() {
+        let rows = [Value::Int(3), Value::Null, Value::Int(4)];
+        assert_eq!(run(AggSpec::count_star(), &rows), Value::Int(3));
+        assert_eq!(run(AggSpec::on(AggFunc::Count, 0), &rows), Value::Int(2));
+        assert_eq!(run(AggSpec::on(AggFunc::Sum, 0), &rows), Value::Int(7));
+        assert_eq!(
+            run(AggSpec::on(AggFunc::Sum, 0), &[Value::Null]),
+            Value::Null
+        );
+        assert_eq!(run(AggSpec::on(AggFunc::Avg, 0), &[]), Value::Null);
+        assert_eq!(
+            run(AggSpec::on(AggFunc::Min, 0), &[Value::Null]),
+            Value::Null
+        );
+    }
+
+    #[test]
+    fn integer_avg_truncates_like_flink_and_double_avg_does_not() {
+        let ints = [Value::Int(1), Value::Int(2)];
+        assert_eq!(run(AggSpec::on(AggFunc::Avg, 0), &ints), Value::Int(1));
+        let neg = [Value::Int(-1), Value::Int(-2)];
+        assert_eq!(run(AggSpec::on(AggFunc::Avg, 0), &neg), Value::Int(-1));
+        let dbl = [Value::Double(1.0), Value::Double(2.0)];
+        assert_eq!(run(AggSpec::on(AggFunc::Avg, 0), &dbl), Value::Double(1.5));
+    }
+
+    #[test]
+    fn integer_sum_wraps_like_java_long() {
+        let rows = [Value::Int(i64::MAX), Value::Int(1)];
+        assert_eq!(
+            run(AggSpec::on(AggFunc::Sum, 0), &rows),
+            Value::Int(i64::MIN)
+        );
+    }
+
+    #[test]
+    fn min_max_distinct_and_merge() {
+        let rows = [Value::str("b"), Value::str("a"), Value::str("b")];
+        assert_eq!(run(AggSpec::on(AggFunc::Min, 0), &rows), Value::str("a"));
+        assert_eq!(run(AggSpec::on(AggFunc::Max, 0), &rows), Value::str("b"));
+        assert_eq!(
+            run(AggSpec::on(AggFunc::CountDistinct, 0), &rows),
+            Value::Int(2)
+        );
+        for func in [
+            AggFunc::Min,
+            AggFunc::Max,
+            AggFunc::Avg,
+            AggFunc::CountDistinct,
+            AggFunc::Sum,
+        ] {
+            let spec = AggSpec::on(func, 0);
+            let (mut left, mut right) = (spec.create(), spec.create());
+            spec.add(&mut left, &[Value::Int(5)]);
+            spec.add(&mut right, &[Value::Int(1)]);
+            spec.add(&mut right, &[Value::Int(5)]);
+            left.merge(right);
+            let all = run(spec, &[Value::Int(5), Value::Int(1), Value::Int(5)]);
+            assert_eq!(left.result(), all, "{func:?}");
+        }
+    }
+}

@@ -1,0 +1,6 @@
+//! Event-time windows: assigning records to windows, aggregating them
+//! incrementally, and firing them when the watermark passes their end.
+
+pub mod aggregate;
+pub mod assigner;
+pub mod operator;

@@ -1,0 +1,346 @@
+//! The window operator: keyed (or global) incremental aggregation over
+//! event-time windows, fired by the watermark.
+//!
+//! Semantics (Flink's `WindowOperator` + `EventTimeTrigger`, and the SQL window
+//! aggregate, which is the same with allowed lateness 0):
+//! - A window `[start, end)` fires when the watermark reaches `end - 1`, before
+//!   the watermark is forwarded; results carry timestamp `end - 1`.
+//! - With allowed lateness `L`, a window is *late* once `end - 1 + L <=
+//!   watermark`; its state is dropped then. A record goes into each of its
+//!   windows that is not late. A record whose every window is late is a late
+//!   record: it goes to the late side output when one is configured, otherwise
+//!   it is dropped; either way it is counted per input split.
+//! - A record that lands in a window that has already fired but is not late
+//!   (only possible with `L > 0`) fires that window again at once, with its
+//!   full contents.
+//! - Session windows (`[ts, ts + gap)`) merge with every open session of the
+//!   same key that they overlap or touch. A record whose session is late and
+//!   touches no open session is late.
+//!
+//! Output order is deterministic: by window end, then start, then key.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::error::Result;
+use crate::time::{Millis, Timestamp, MIN_WATERMARK};
+use crate::value::{Key, Row, Value};
+
+use super::aggregate::{Accumulator, AggSpec};
+use super::assigner::{Window, WindowAssigner};
+
+/// Identifies the input split (Kafka partition) a record came from, for
+/// per-partition late counters. Assigned by whoever builds the job.
+pub type SplitId = u32;
+
+/// What the window operator computes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WindowSpec {
+    /// Which windows a record belongs to.
+    pub assigner: WindowAssigner,
+    /// The aggregates computed per key and window, in output order.
+    pub aggregates: Vec<AggSpec>,
+    /// How long after firing a window still accepts records (DataStream
+    /// `allowedLateness`; 0 in SQL).
+    pub allowed_lateness: Millis,
+    /// Whether late records go to a side output instead of being dropped.
+    pub late_side_output: bool,
+}
+
+impl WindowSpec {
+    /// `COUNT(*)` per key over `assigner`, no lateness, no side output.
+    pub fn count(assigner: WindowAssigner) -> Self {
+        WindowSpec {
+            assigner,
+            aggregates: vec![AggSpec::count_star()],
+            allowed_lateness: 0,
+            late_side_output: false,
+        }
+    }
+}
+
+/// One record entering the operator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowInput {
+    /// Event time.
+    pub ts: Timestamp,
+    /// The split it was read from.
+    pub split: SplitId,
+    /// Group key (empty for a global aggregate).
+    pub key: Key,
+    /// The row the aggregates read their arguments from.
+    pub row: Row,
+}
+
+/// One fired window of one key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowResult {
+    /// Group key.
+    pub key: Key,
+    /// The window.
+    pub window: Window,
+    /// One value per aggregate, in [`WindowSpec::aggregates`] order.
+    pub values: Vec<Value>,
+}
+
+/// Something the operator emits.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WindowOutput {
+    /// A window fired (or fired again).
+    Fired(WindowResult),
+    /// A late record routed to the side output.
+    Late(WindowInput),
+}
+
+/// Per-split counts of late records.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LateCounters {
+    /// Late records dropped, per split (Flink's `numLateRecordsDropped`).
+    pub dropped: BTreeMap<SplitId, u64>,
+    /// Late records sent to the side output, per split.
+    pub routed: BTreeMap<SplitId, u64>,
+}
+
+impl LateCounters {
+    /// Total dropped over all splits.
+    pub fn total_dropped(&self) -> u64 {
+        self.dropped.values().sum()
+    }
+
+    /// Total routed to the side output over all splits.
+    pub fn total_routed(&self) -> u64 {
+        self.routed.values().sum()
+    }
+}
+
+#[derive(Debug, Clone)]
+struct KeyState {
+    accs: Vec<Accumulator>,
+    fired: bool,
+}
+
+/// The window operator of one window subtask.
+#[derive(Debug, Clone)]
+pub struct WindowOperator {
+    spec: WindowSpec,
+    watermark: Timestamp,
+    windows: BTreeMap<Window, HashMap<Key, KeyState>>,
+    sessions: HashMap<Key, Vec<Window>>,
+    late: LateCounters,
+    records_in: u64,
+    scratch: Vec<Window>,
+}
+
+impl WindowOperator {
+    /// An operator at watermark `MIN`. Validates the window definition.
+    pub fn new(spec: WindowSpec) -> Result<Self> {
+        spec.assigner.validate()?;
+        Ok(WindowOperator {
+            spec,
+            watermark: MIN_WATERMARK,
+            windows: BTreeMap::new(),
+            sessions: HashMap::new(),
+            late: LateCounters::default(),
+            records_in: 0,
+            scratch: Vec::new(),
+        })
+    }
+
+    /// The operator's current (input) watermark.
+    pub fn watermark(&self) -> Timestamp {
+        self.watermark
+    }
+
+    /// Late-record counters.
+    pub fn late(&self) -> &LateCounters {
+        &self.late
+    }
+
+    /// Records processed (including late ones).
+    pub fn records_in(&self) -> u64 {
+        self.records_in
+    }
+
+    /// Number of (window, key) states held.
+    pub fn pending(&self) -> usize {
+        self.windows.values().map(HashMap::len).sum()
+    }
+
+    /// The definition this operator runs.
+    pub fn spec(&self) -> &WindowSpec {
+        &self.spec
+    }
+
+    /// Processes one record. Fails only when the record's time cannot be
+    /// placed in a window (`MIN`), before any state changes.
+    pub fn process(&mut self, input: WindowInput, out: &mut Vec<WindowOutput>) -> Result<()> {
+        let mut windows = std::mem::take(&mut self.scratch);
+        windows.clear();
+        let assigned = self.spec.assigner.assign(input.ts, &mut windows);
+        if let Err(e) = assigned {
+            self.scratch = windows;
+            return Err(e);
+        }
+        self.records_in += 1;
+        let accepted = if self.spec.assigner.is_merging() {
+            self.add_to_session(windows[0], &input, out)
+        } else {
+            let mut any = false;
+            for w in &windows {
+                if !self.is_late(w) {
+                    self.add_to_window(*w, &input, out);
+                    any = true;
+                }
+            }
+            any
+        };
+        self.scratch = windows;
+        if !accepted {
+            self.on_late(input, out);
+        }
+        Ok(())
+    }
+
+    /// The watermark advanced to `wm`: fires every window with `end - 1 <=
+    /// wm` that has not fired, then drops the state of late windows. A
+    /// watermark not above the current one changes nothing.
+    pub fn on_watermark(&mut self, wm: Timestamp, out: &mut Vec<WindowOutput>) {
+        if wm <= self.watermark {
+            return;
+        }
+        self.watermark = wm;
+        for (window, keys) in self.windows.iter_mut() {
+            if window.max_timestamp() > wm {
+                break;
+            }
+            let mut fire: Vec<(&Key, &mut KeyState)> =
+                keys.iter_mut().filter(|(_, s)| !s.fired).collect();
+            fire.sort_by(|a, b| a.0.cmp(b.0));
+            for (key, state) in fire {
+                state.fired = true;
+                out.push(WindowOutput::Fired(result(key, *window, &state.accs)));
+            }
+        }
+        self.cleanup();
+    }
+
+    fn is_late(&self, w: &Window) -> bool {
+        w.max_timestamp().saturating_add(self.spec.allowed_lateness) <= self.watermark
+    }
+
+    fn new_state(&self) -> KeyState {
+        KeyState {
+            accs: self.spec.aggregates.iter().map(AggSpec::create).collect(),
+            fired: false,
+        }
+    }
+
+    fn add_to_window(&mut self, w: Window, input: &WindowInput, out: &mut Vec<WindowOutput>) {
+        let fresh = self.new_state();
+        let keys = self.windows.entry(w).or_default();
+        let state = match keys.get_mut(&input.key) {
+            Some(s) => s,
+            None => keys.entry(input.key.clone()).or_insert(fresh),
+        };
+        for (spec, acc) in self.spec.aggregates.iter().zip(state.accs.iter_mut()) {
+            spec.add(acc, &input.row);
+        }
+        if w.max_timestamp() <= self.watermark {
+            // Late but within allowed lateness: fire again with full contents.
+            state.fired = true;
+            out.push(WindowOutput::Fired(result(&input.key, w, &state.accs)));
+        }
+    }
+
+    fn add_to_session(
+        &mut self,
+        new: Window,
+        input: &WindowInput,
+        out: &mut Vec<WindowOutput>,
+    ) -> bool {
+        let open = self
+            .sessions
+            .get(&input.key)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let touching: Vec<Window> = open
+            .iter()
+            .filter(|w| w.intersects(&new))
+            .copied()
+            .collect();
+        if touching.is_empty() && self.is_late(&new) {
+            return false;
+        }
+        let merged = touching.iter().fold(new, |m, w| m.cover(w));
+        let mut state = self.new_state();
+        for w in &touching {
+            if let Some(old) = self.take_state(w, &input.key) {
+                for (acc, o) in state.accs.iter_mut().zip(old.accs) {
+                    acc.merge(o);
+                }
+            }
+        }
+        let open = self.sessions.entry(input.key.clone()).or_default();
+        open.retain(|w| !touching.contains(w));
+        open.push(merged);
+        self.windows
+            .entry(merged)
+            .or_default()
+            .insert(input.key.clone(), state);
+        self.add_to_window(merged, input, out);
+        true
+    }
+
+    fn take_state(&mut self, w: &Window, key: &Key) -> Option<KeyState> {
+        let keys = self.windows.get_mut(w)?;
+        let state = keys.remove(key);
+        if keys.is_empty() {
+            self.windows.remove(w);
+        }
+        state
+    }
+
+    fn on_late(&mut self, input: WindowInput, out: &mut Vec<WindowOutput>) {
+        let counters = if self.spec.late_side_output {
+            &mut self.late.routed
+        } else {
+            &mut self.late.dropped
+        };
+        *counters.entry(input.split).or_insert(0) += 1;
+        if self.spec.late_side_output {
+            out.push(WindowOutput::Late(input));
+        }
+    }
+
+    fn cleanup(&mut self) {
+        while let Some((w, _)) = self.windows.first_key_value() {
+            if !self.is_late(w) {
+                break;
+            }
+            let w = *w;
+            if let Some(keys) = self.windows.remove(&w) {
+                if self.spec.assigner.is_merging() {
+                    for key in keys.keys() {
+                        self.forget_session(key, &w);
+                    }
+                }
+            }
+        }
+    }
+
+    fn forget_session(&mut self, key: &Key, w: &Window) {
+        if let Some(open) = self.sessions.get_mut(key) {
+            open.retain(|o| o != w);
+            if open.is_empty() {
+                self.sessions.remove(key);
+            }
+        }
+    }
+}
+
+fn result(key: &Key, window: Window, accs: &[Accumulator]) -> WindowResult {
+    WindowResult {
+        key: key.clone(),
+        window,
+        values: accs.iter().map(Accumulator::result).collect(),
+    }
+}
