@@ -12,6 +12,7 @@
 //! for t in [0, 30, 90, 150] { h.process(Event::new("k0", secs(t)).partition(0)); }
 //! h.advance_processing_time(secs(300));
 //! assert!(h.output().is_empty()); // the bug, asserted
+//! assert_eq!(h.held_by().and_then(|w| w.partition), Some(1)); // and who causes it
 //!
 //! // With idleness, partition 1 stops holding the watermark after 60 s.
 //! let mut h = Harness::tumbling(secs(60)).out_of_orderness(secs(30)).partitions(2).idle_timeout(Some(secs(60)));

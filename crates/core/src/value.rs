@@ -189,7 +189,7 @@ mod tests {
 
     #[test]
     fn ordering_is_total_across_types() {
-        let mut vs = vec![
+        let mut vs = [
             Value::str("b"),
             Value::Double(1.5),
             Value::Null,

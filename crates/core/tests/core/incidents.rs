@@ -130,6 +130,17 @@ fn heartbeat_partition_with_idle_timeout_fires_on_time() {
             );
         }
     }
+    // Exactly the hold the timeout allows: after the heartbeat at 90:10,
+    // partition 11 holds the watermark at 90:05 until it is idle again, so
+    // the window [90:00, 91:00) leaves when partition 11 goes idle, between
+    // 60 s and 60 s + 3 intervals after the heartbeat.
+    let held = h
+        .output()
+        .iter()
+        .find(|f| f.window.start == mins(90))
+        .expect("fired");
+    let hb = mins(90) + secs(10);
+    assert!(held.emitted_at > hb + timeout && held.emitted_at <= hb + timeout + 3 * INTERVAL);
     // Every minute up to the end fired (199 windows of one minute, per key).
     let minutes: std::collections::BTreeSet<Timestamp> =
         h.output().iter().map(|f| f.window.start).collect();
