@@ -89,9 +89,155 @@ pub fn display_duration(d: Millis) -> String {
     }
 }
 
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+/// `days_from_civil`).
+pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (i64::from(m) + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The date `(year, month, day)` of a day number since 1970-01-01.
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// Formats epoch milliseconds as `yyyy-MM-dd{sep}HH:mm:ss.SSS` in UTC
+/// (`sep` is `' '` for Flink's SQL format, `'T'` for ISO-8601).
+pub fn format_timestamp(ts: Timestamp, sep: char) -> String {
+    let days = ts.div_euclid(86_400_000);
+    let ms = ts.rem_euclid(86_400_000);
+    let (y, mo, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{mo:02}-{d:02}{sep}{:02}:{:02}:{:02}.{:03}",
+        ms / 3_600_000,
+        ms / 60_000 % 60,
+        ms / 1_000 % 60,
+        ms % 1_000
+    )
+}
+
+/// Parses `yyyy-MM-dd[ |T]HH:mm[:ss[.fraction]][Z]` as UTC epoch
+/// milliseconds (fractions beyond milliseconds are truncated). `None` when
+/// the text is not such a timestamp or names an impossible date.
+pub fn parse_timestamp(text: &str) -> Option<Timestamp> {
+    let b = text.trim().as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let part = b.get(r)?;
+        if part.is_empty() || !part.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        std::str::from_utf8(part).ok()?.parse().ok()
+    };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
+        return None;
+    }
+    if !(1..=12).contains(&mo) || d < 1 || d > days_in_month(y, mo as u32) {
+        return None;
+    }
+    let mut ms = 0;
+    let mut i = 10;
+    if i < b.len() {
+        if b[i] != b' ' && b[i] != b'T' {
+            return None;
+        }
+        let (h, mi) = (num(11..13)?, num(14..16)?);
+        if b.get(13) != Some(&b':') || h > 23 || mi > 59 {
+            return None;
+        }
+        ms = h * 3_600_000 + mi * 60_000;
+        i = 16;
+        if b.get(i) == Some(&b':') {
+            let s = num(17..19)?;
+            if s > 59 {
+                return None;
+            }
+            ms += s * 1_000;
+            i = 19;
+            if b.get(i) == Some(&b'.') {
+                let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+                if digits == 0 {
+                    return None;
+                }
+                let mut frac = 0;
+                for k in 0..3 {
+                    frac = frac * 10
+                        + b.get(i + 1 + k)
+                            .filter(|_| k < digits)
+                            .map_or(0, |c| i64::from(c - b'0'));
+                }
+                ms += frac;
+                i += 1 + digits;
+            }
+        }
+        if b.get(i) == Some(&b'Z') {
+            i += 1;
+        }
+        if i != b.len() {
+            return None;
+        }
+    }
+    Some(days_from_civil(y, mo as u32, d as u32) * 86_400_000 + ms)
+}
+
+fn days_in_month(y: i64, m: u32) -> i64 {
+    match m {
+        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamps_round_trip_through_text() {
+        let t = 1_757_820_000_123;
+        assert_eq!(format_timestamp(t, ' '), "2025-09-14 03:20:00.123");
+        assert_eq!(parse_timestamp("2025-09-14 03:20:00.123"), Some(t));
+        assert_eq!(parse_timestamp("2025-09-14T03:20:00.123456Z"), Some(t));
+        assert_eq!(parse_timestamp("2025-09-14T03:20"), Some(t - 123));
+        assert_eq!(parse_timestamp("1969-12-31 23:59:59.999"), Some(-1));
+        assert_eq!(format_timestamp(-1, 'T'), "1969-12-31T23:59:59.999");
+        assert_eq!(
+            parse_timestamp("2024-02-29"),
+            Some(days_from_civil(2024, 2, 29) * 86_400_000)
+        );
+        for bad in [
+            "2023-02-29",
+            "2025-13-01",
+            "2025-09-14 25:00",
+            "yesterday",
+            "2025-09-14 03:20:00.",
+            "2025-09-14 03:20:00x",
+        ] {
+            assert_eq!(parse_timestamp(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn civil_conversion_is_inverse() {
+        for days in [-800_000, -1, 0, 1, 19_000, 2_932_896] {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, m, d), days);
+        }
+    }
 
     #[test]
     fn units_compose() {

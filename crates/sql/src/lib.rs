@@ -1,0 +1,18 @@
+//! # lowwater-sql: the Flink SQL subset lowwater runs
+//!
+//! A job file is what a Flink user already has: `SET` statements, `CREATE
+//! TABLE` with a `WATERMARK` clause and connector options, and `INSERT INTO
+//! sink SELECT ... FROM TABLE(TUMBLE|HOP|CUMULATE|SESSION(...)) GROUP BY
+//! window_start, window_end, keys`. This crate parses it ([`parse`]),
+//! checks it against what lowwater supports (every unsupported construct or
+//! option is an error with line and column, as in Flink nothing is silently
+//! ignored), and plans it ([`plan`]) into the core's watermark strategies,
+//! window assigners and aggregates, with compiled row expressions ([`expr`]).
+
+pub mod error;
+pub mod expr;
+pub mod parse;
+pub mod types;
+
+pub use error::{Loc, Result, SqlError};
+pub use types::SqlType;

@@ -1,0 +1,638 @@
+//! Parsing the Flink SQL subset into lowwater's statement tree.
+//!
+//! The `sqlparser` crate tokenizes the file and parses expressions, select
+//! items and names; the statement shapes that are Flink's own and that
+//! sqlparser does not know (`WATERMARK FOR`, computed and metadata columns,
+//! `TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), ...))`, `SET 'k' = 'v'`) are
+//! parsed here on top of its token stream, so every error keeps an exact
+//! line and column.
+
+use sqlparser::ast::{Expr as AstExpr, SelectItem, Spanned};
+use sqlparser::dialect::GenericDialect;
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::Parser;
+use sqlparser::tokenizer::{Token, Tokenizer};
+
+use crate::error::{Loc, Result, SqlError};
+use crate::types::SqlType;
+
+/// One statement of a job file.
+#[derive(Debug, Clone)]
+pub enum Statement {
+    /// `SET 'key' = 'value'`.
+    Set {
+        /// Option key.
+        key: String,
+        /// Option value.
+        value: String,
+        /// Where.
+        loc: Loc,
+    },
+    /// `CREATE TABLE`.
+    CreateTable(CreateTable),
+    /// `INSERT INTO ... SELECT ...`.
+    Insert(Insert),
+}
+
+/// `CREATE TABLE name (...) WITH (...)`.
+#[derive(Debug, Clone)]
+pub struct CreateTable {
+    /// Table name.
+    pub name: String,
+    /// Where the statement starts.
+    pub loc: Loc,
+    /// Column definitions, in order.
+    pub columns: Vec<ColumnDef>,
+    /// `WATERMARK FOR column AS expr`.
+    pub watermark: Option<WatermarkClause>,
+    /// `WITH ('k' = 'v', ...)`, in order.
+    pub options: Vec<(String, String, Loc)>,
+}
+
+/// One column definition.
+#[derive(Debug, Clone)]
+pub struct ColumnDef {
+    /// Column name.
+    pub name: String,
+    /// Where.
+    pub loc: Loc,
+    /// What kind of column.
+    pub kind: ColumnKind,
+}
+
+/// Physical, computed or metadata column.
+#[derive(Debug, Clone)]
+pub enum ColumnKind {
+    /// `name TYPE`: read from the payload.
+    Physical(SqlType),
+    /// `name AS expr`: computed from other columns.
+    Computed(AstExpr),
+    /// `name TYPE METADATA [FROM 'key'] [VIRTUAL]`.
+    Metadata {
+        /// Declared type.
+        ty: SqlType,
+        /// Metadata key (the column name when FROM is absent).
+        key: String,
+    },
+}
+
+/// `WATERMARK FOR column AS expr`.
+#[derive(Debug, Clone)]
+pub struct WatermarkClause {
+    /// The rowtime column.
+    pub column: String,
+    /// The watermark expression.
+    pub expr: AstExpr,
+    /// Where.
+    pub loc: Loc,
+}
+
+/// The window table-valued functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TvfKind {
+    /// `TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset])`.
+    Tumble,
+    /// `HOP(TABLE t, DESCRIPTOR(ts), slide, size [, offset])`.
+    Hop,
+    /// `CUMULATE(TABLE t, DESCRIPTOR(ts), step, max_size [, offset])`.
+    Cumulate,
+    /// `SESSION(TABLE t [PARTITION BY k], DESCRIPTOR(ts), gap)`.
+    Session,
+}
+
+/// `TABLE(TVF(TABLE source ..., DESCRIPTOR(col), args...))`.
+#[derive(Debug, Clone)]
+pub struct WindowTvf {
+    /// Which window function.
+    pub kind: TvfKind,
+    /// Where the function name is.
+    pub loc: Loc,
+    /// The source table.
+    pub source: String,
+    /// Where the source name is.
+    pub source_loc: Loc,
+    /// `PARTITION BY` columns (SESSION only).
+    pub partition_by: Vec<String>,
+    /// The DESCRIPTOR column.
+    pub time_column: String,
+    /// Where the DESCRIPTOR column is.
+    pub time_loc: Loc,
+    /// The remaining arguments (intervals).
+    pub args: Vec<AstExpr>,
+}
+
+/// `INSERT INTO sink [(cols)] SELECT ... FROM TABLE(...) [WHERE ...] GROUP BY ...`.
+#[derive(Debug, Clone)]
+pub struct Insert {
+    /// Sink table.
+    pub sink: String,
+    /// Where the statement starts.
+    pub loc: Loc,
+    /// Explicit target columns, if given.
+    pub sink_columns: Option<Vec<String>>,
+    /// The select list.
+    pub items: Vec<SelectItem>,
+    /// The window function.
+    pub tvf: WindowTvf,
+    /// `WHERE`.
+    pub filter: Option<AstExpr>,
+    /// `GROUP BY` expressions.
+    pub group_by: Vec<AstExpr>,
+}
+
+/// Where an expression starts (or `fallback` when sqlparser has no span).
+pub fn expr_loc(e: &AstExpr, fallback: Loc) -> Loc {
+    let s = e.span().start;
+    if s.line == 0 {
+        fallback
+    } else {
+        Loc::from_sp(s)
+    }
+}
+
+/// Parses a whole job file.
+pub fn parse_script(sql: &str) -> Result<Vec<Statement>> {
+    let dialect = GenericDialect {};
+    let tokens = Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .map_err(|e| SqlError::new(Loc::from_sp(e.location), e.message))?;
+    let mut p = Parser::new(&dialect).with_tokens_with_locations(tokens);
+    let mut out = Vec::new();
+    loop {
+        while p.consume_token(&Token::SemiColon) {}
+        if p.peek_token().token == Token::EOF {
+            break;
+        }
+        out.push(statement(&mut p)?);
+        let next = p.peek_token();
+        if next.token != Token::EOF && !p.consume_token(&Token::SemiColon) {
+            return Err(SqlError::new(
+                Loc::from_sp(next.span.start),
+                format!("expected ';' to end the statement, found {}", next.token),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn here(p: &Parser) -> Loc {
+    Loc::from_sp(p.peek_token().span.start)
+}
+
+fn pe<T>(r: std::result::Result<T, sqlparser::parser::ParserError>) -> Result<T> {
+    r.map_err(SqlError::from_parser)
+}
+
+/// Whether the next token is the (unquoted) word `w`.
+fn peek_word(p: &Parser, w: &str) -> bool {
+    match &p.peek_token().token {
+        Token::Word(word) => word.quote_style.is_none() && word.value.eq_ignore_ascii_case(w),
+        _ => false,
+    }
+}
+
+fn parse_word(p: &mut Parser, w: &str) -> bool {
+    if peek_word(p, w) {
+        p.next_token();
+        true
+    } else {
+        false
+    }
+}
+
+fn statement(p: &mut Parser) -> Result<Statement> {
+    let loc = here(p);
+    if p.parse_keyword(Keyword::SET) {
+        return set(p, loc);
+    }
+    if p.parse_keyword(Keyword::CREATE) {
+        let _ = p.parse_keyword(Keyword::TEMPORARY);
+        if p.parse_keyword(Keyword::TABLE) {
+            return create_table(p, loc).map(Statement::CreateTable);
+        }
+        return Err(SqlError::new(
+            here(p),
+            "only CREATE TABLE is supported (no views, functions or catalogs)",
+        ));
+    }
+    if p.parse_keyword(Keyword::INSERT) {
+        return insert(p, loc).map(Statement::Insert);
+    }
+    let t = p.peek_token();
+    Err(SqlError::new(
+        loc,
+        format!(
+            "unsupported statement starting with {}; lowwater runs SET, CREATE TABLE and \
+             INSERT INTO ... SELECT over window table functions",
+            t.token
+        ),
+    ))
+}
+
+fn set(p: &mut Parser, loc: Loc) -> Result<Statement> {
+    let key = quoted(p, "the option key, e.g. SET 'parallelism.default' = '2'")?;
+    pe(p.expect_token(&Token::Eq))?;
+    let value = quoted(p, "the option value in quotes")?;
+    Ok(Statement::Set { key, value, loc })
+}
+
+fn quoted(p: &mut Parser, what: &str) -> Result<String> {
+    let t = p.next_token();
+    match t.token {
+        Token::SingleQuotedString(s) => Ok(s),
+        other => Err(SqlError::new(
+            Loc::from_sp(t.span.start),
+            format!("expected {what}, found {other}"),
+        )),
+    }
+}
+
+fn create_table(p: &mut Parser, loc: Loc) -> Result<CreateTable> {
+    let _ = p.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
+    let name = pe(p.parse_identifier())?.value;
+    pe(p.expect_token(&Token::LParen))?;
+    let mut columns = Vec::new();
+    let mut watermark = None;
+    loop {
+        let at = here(p);
+        if parse_word(p, "WATERMARK") {
+            if watermark.is_some() {
+                return Err(SqlError::new(
+                    at,
+                    "a table can have only one WATERMARK clause",
+                ));
+            }
+            pe(p.expect_keyword(Keyword::FOR))?;
+            let column = pe(p.parse_identifier())?.value;
+            pe(p.expect_keyword(Keyword::AS))?;
+            let expr = pe(p.parse_expr())?;
+            watermark = Some(WatermarkClause {
+                column,
+                expr,
+                loc: at,
+            });
+        } else if p.peek_keyword(Keyword::PRIMARY) || p.peek_keyword(Keyword::CONSTRAINT) {
+            return Err(SqlError::new(
+                at,
+                "PRIMARY KEY / CONSTRAINT is not supported: lowwater's window results are \
+                 append-only, remove the constraint",
+            ));
+        } else {
+            columns.push(column_def(p)?);
+        }
+        if p.consume_token(&Token::Comma) {
+            continue;
+        }
+        pe(p.expect_token(&Token::RParen))?;
+        break;
+    }
+    if p.peek_keyword(Keyword::PARTITIONED) || p.peek_keyword(Keyword::COMMENT) {
+        return Err(SqlError::new(
+            here(p),
+            "PARTITIONED BY and table COMMENT are not supported",
+        ));
+    }
+    let mut options = Vec::new();
+    if p.parse_keyword(Keyword::WITH) {
+        pe(p.expect_token(&Token::LParen))?;
+        loop {
+            let at = here(p);
+            let k = quoted(p, "an option key in quotes, e.g. 'connector'")?;
+            pe(p.expect_token(&Token::Eq))?;
+            let v = quoted(p, "an option value in quotes")?;
+            options.push((k, v, at));
+            if !p.consume_token(&Token::Comma) {
+                break;
+            }
+        }
+        pe(p.expect_token(&Token::RParen))?;
+    }
+    Ok(CreateTable {
+        name,
+        loc,
+        columns,
+        watermark,
+        options,
+    })
+}
+
+fn column_def(p: &mut Parser) -> Result<ColumnDef> {
+    let loc = here(p);
+    let name = pe(p.parse_identifier())?.value;
+    if p.parse_keyword(Keyword::AS) {
+        let expr = pe(p.parse_expr())?;
+        skip_comment(p)?;
+        return Ok(ColumnDef {
+            name,
+            loc,
+            kind: ColumnKind::Computed(expr),
+        });
+    }
+    let ty = data_type(p)?;
+    let _ = p.parse_keywords(&[Keyword::NOT, Keyword::NULL]);
+    let _ = p.parse_keyword(Keyword::NULL);
+    let kind = if parse_word(p, "METADATA") {
+        let key = if p.parse_keyword(Keyword::FROM) {
+            quoted(p, "the metadata key in quotes, e.g. 'timestamp'")?
+        } else {
+            name.clone()
+        };
+        parse_word(p, "VIRTUAL");
+        ColumnKind::Metadata { ty, key }
+    } else {
+        ColumnKind::Physical(ty)
+    };
+    skip_comment(p)?;
+    Ok(ColumnDef { name, loc, kind })
+}
+
+fn skip_comment(p: &mut Parser) -> Result<()> {
+    if p.parse_keyword(Keyword::COMMENT) {
+        quoted(p, "the comment in quotes")?;
+    }
+    Ok(())
+}
+
+const SUPPORTED_TYPES: &str = "STRING, VARCHAR(n), CHAR(n), TINYINT, SMALLINT, INT, BIGINT, \
+     FLOAT, DOUBLE, BOOLEAN, TIMESTAMP(3), TIMESTAMP_LTZ(3)";
+
+fn data_type(p: &mut Parser) -> Result<SqlType> {
+    let t = p.next_token();
+    let loc = Loc::from_sp(t.span.start);
+    let name = match &t.token {
+        Token::Word(w) => w.value.to_ascii_uppercase(),
+        other => {
+            return Err(SqlError::new(
+                loc,
+                format!("expected a column type, found {other}"),
+            ))
+        }
+    };
+    const KNOWN: [&str; 13] = [
+        "STRING",
+        "VARCHAR",
+        "CHAR",
+        "TINYINT",
+        "SMALLINT",
+        "INT",
+        "INTEGER",
+        "BIGINT",
+        "DOUBLE",
+        "FLOAT",
+        "BOOLEAN",
+        "TIMESTAMP",
+        "TIMESTAMP_LTZ",
+    ];
+    if !KNOWN.contains(&name.as_str()) {
+        return Err(SqlError::new(
+            loc,
+            format!("type {name} is not supported; supported types: {SUPPORTED_TYPES}"),
+        ));
+    }
+    let precision = if p.consume_token(&Token::LParen) {
+        let n = p.next_token();
+        let value = match &n.token {
+            Token::Number(s, _) => s.parse::<u64>().ok(),
+            _ => None,
+        };
+        pe(p.expect_token(&Token::RParen))?;
+        Some(value.ok_or_else(|| SqlError::new(loc, format!("{name}(...) needs a number")))?)
+    } else {
+        None
+    };
+    let ty = match name.as_str() {
+        "STRING" | "VARCHAR" | "CHAR" => SqlType::String,
+        "TINYINT" | "SMALLINT" | "INT" | "INTEGER" => SqlType::Int,
+        "BIGINT" => SqlType::BigInt,
+        "DOUBLE" => {
+            parse_word(p, "PRECISION");
+            SqlType::Double
+        }
+        "FLOAT" => SqlType::Double,
+        "BOOLEAN" => SqlType::Boolean,
+        "TIMESTAMP" => {
+            if p.parse_keywords(&[Keyword::WITH, Keyword::LOCAL, Keyword::TIME, Keyword::ZONE]) {
+                SqlType::TimestampLtz
+            } else {
+                let _ = p.parse_keywords(&[Keyword::WITHOUT, Keyword::TIME, Keyword::ZONE]);
+                SqlType::Timestamp
+            }
+        }
+        "TIMESTAMP_LTZ" => SqlType::TimestampLtz,
+        _ => {
+            return Err(SqlError::new(
+                loc,
+                format!("type {name} is not supported; supported types: {SUPPORTED_TYPES}"),
+            ))
+        }
+    };
+    if ty.is_time() && precision.is_some_and(|p| p > 3) {
+        return Err(SqlError::new(
+            loc,
+            format!(
+                "{name}({}) is not supported: lowwater keeps time in milliseconds, use precision 3",
+                precision.unwrap_or(0)
+            ),
+        ));
+    }
+    Ok(ty)
+}
+
+fn insert(p: &mut Parser, loc: Loc) -> Result<Insert> {
+    if !p.parse_keyword(Keyword::INTO) {
+        return Err(SqlError::new(
+            here(p),
+            "only INSERT INTO is supported (no INSERT OVERWRITE)",
+        ));
+    }
+    let sink = pe(p.parse_identifier())?.value;
+    let sink_columns = if p.consume_token(&Token::LParen) {
+        let cols = pe(p.parse_comma_separated(|p| p.parse_identifier()))?;
+        pe(p.expect_token(&Token::RParen))?;
+        Some(cols.into_iter().map(|c| c.value).collect())
+    } else {
+        None
+    };
+    pe(p.expect_keyword(Keyword::SELECT))?;
+    if p.peek_keyword(Keyword::DISTINCT) {
+        return Err(SqlError::new(here(p), "SELECT DISTINCT is not supported"));
+    }
+    let items = pe(p.parse_comma_separated(|p| p.parse_select_item()))?;
+    pe(p.expect_keyword(Keyword::FROM))?;
+    let tvf = window_tvf(p)?;
+    let filter = if p.parse_keyword(Keyword::WHERE) {
+        Some(pe(p.parse_expr())?)
+    } else {
+        None
+    };
+    let group_loc = here(p);
+    if !p.parse_keywords(&[Keyword::GROUP, Keyword::BY]) {
+        return Err(SqlError::new(
+            group_loc,
+            format!(
+                "expected GROUP BY window_start, window_end[, keys], found {}; lowwater runs \
+                 window aggregations only",
+                p.peek_token().token
+            ),
+        ));
+    }
+    let group_by = pe(p.parse_comma_separated(|p| p.parse_expr()))?;
+    for kw in [
+        Keyword::HAVING,
+        Keyword::ORDER,
+        Keyword::LIMIT,
+        Keyword::UNION,
+        Keyword::WINDOW,
+    ] {
+        if p.peek_keyword(kw) {
+            return Err(SqlError::new(
+                here(p),
+                format!("{kw:?} is not supported after GROUP BY in lowwater's SQL subset"),
+            ));
+        }
+    }
+    Ok(Insert {
+        sink,
+        loc,
+        sink_columns,
+        items,
+        tvf,
+        filter,
+        group_by,
+    })
+}
+
+fn window_tvf(p: &mut Parser) -> Result<WindowTvf> {
+    let from_loc = here(p);
+    let unsupported = || {
+        SqlError::new(
+            from_loc,
+            "FROM must be a window table function: TABLE(TUMBLE|HOP|CUMULATE|SESSION(TABLE src, \
+             DESCRIPTOR(time_col), ...)); joins, subqueries and plain tables are not supported",
+        )
+    };
+    if !p.parse_keyword(Keyword::TABLE) {
+        return Err(unsupported());
+    }
+    pe(p.expect_token(&Token::LParen))?;
+    let loc = here(p);
+    let fname = pe(p.parse_identifier())?.value.to_ascii_uppercase();
+    let kind = match fname.as_str() {
+        "TUMBLE" => TvfKind::Tumble,
+        "HOP" => TvfKind::Hop,
+        "CUMULATE" => TvfKind::Cumulate,
+        "SESSION" => TvfKind::Session,
+        _ => {
+            return Err(SqlError::new(
+                loc,
+                format!("{fname} is not a window function; use TUMBLE, HOP, CUMULATE or SESSION"),
+            ))
+        }
+    };
+    pe(p.expect_token(&Token::LParen))?;
+    let source_loc = here(p);
+    if !p.parse_keyword(Keyword::TABLE) {
+        return Err(SqlError::new(
+            source_loc,
+            format!("{fname}'s first argument must be TABLE <source> (named arguments are not supported)"),
+        ));
+    }
+    let source = pe(p.parse_identifier())?.value;
+    let mut partition_by = Vec::new();
+    if p.parse_keywords(&[Keyword::PARTITION, Keyword::BY]) {
+        let cols = pe(p.parse_comma_separated(|p| p.parse_identifier()))?;
+        partition_by = cols.into_iter().map(|c| c.value).collect();
+    }
+    pe(p.expect_token(&Token::Comma))?;
+    let time_at = here(p);
+    if !parse_word(p, "DESCRIPTOR") {
+        return Err(SqlError::new(
+            time_at,
+            format!("{fname}'s second argument must be DESCRIPTOR(<time column>)"),
+        ));
+    }
+    pe(p.expect_token(&Token::LParen))?;
+    let time_loc = here(p);
+    let time_column = pe(p.parse_identifier())?.value;
+    pe(p.expect_token(&Token::RParen))?;
+    let mut args = Vec::new();
+    while p.consume_token(&Token::Comma) {
+        args.push(pe(p.parse_expr())?);
+    }
+    pe(p.expect_token(&Token::RParen))?;
+    pe(p.expect_token(&Token::RParen))?;
+    if p.parse_keyword(Keyword::AS) {
+        pe(p.parse_identifier())?;
+    } else if let Token::Word(w) = &p.peek_token().token {
+        if w.keyword == Keyword::NoKeyword {
+            p.next_token();
+        }
+    }
+    if p.peek_keyword(Keyword::JOIN) || p.peek_token().token == Token::Comma {
+        return Err(SqlError::new(
+            here(p),
+            "joins are not supported in lowwater's SQL subset",
+        ));
+    }
+    Ok(WindowTvf {
+        kind,
+        loc,
+        source,
+        source_loc,
+        partition_by,
+        time_column,
+        time_loc,
+        args,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_a_seed_job() {
+        let sql = "SET 'table.exec.source.idle-timeout' = '60 s';
+            CREATE TABLE clicks (
+              user_id STRING, epoch_ms BIGINT,
+              ts AS TO_TIMESTAMP_LTZ(epoch_ms, 3),
+              kts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL,
+              WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+            ) WITH ('connector' = 'kafka', 'topic' = 'clickstream');
+            INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) AS c
+            FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+            WHERE user_id <> 'bot' GROUP BY window_start, window_end, user_id;";
+        let stmts = parse_script(sql).expect("parses");
+        assert_eq!(stmts.len(), 3);
+        let Statement::CreateTable(t) = &stmts[1] else {
+            panic!("create")
+        };
+        assert_eq!(t.columns.len(), 4);
+        assert!(matches!(t.columns[2].kind, ColumnKind::Computed(_)));
+        assert!(
+            matches!(&t.columns[3].kind, ColumnKind::Metadata { key, .. } if key == "timestamp")
+        );
+        assert_eq!(t.watermark.as_ref().map(|w| w.column.as_str()), Some("ts"));
+        let Statement::Insert(i) = &stmts[2] else {
+            panic!("insert")
+        };
+        assert_eq!(
+            (i.tvf.kind, i.tvf.source.as_str(), i.tvf.args.len()),
+            (TvfKind::Tumble, "clicks", 1)
+        );
+        assert_eq!(i.group_by.len(), 3);
+        assert!(i.filter.is_some());
+    }
+
+    #[test]
+    fn errors_carry_line_and_column() {
+        let e =
+            parse_script("CREATE TABLE t (\n  a DECIMAL(10, 2)\n)").expect_err("unsupported type");
+        assert_eq!((e.loc.line, e.loc.column), (2, 5));
+        assert!(e.message.contains("DECIMAL") && e.message.contains("supported types"));
+        let e = parse_script("SELECT 1").expect_err("not a job");
+        assert!(e.message.contains("unsupported statement"));
+        let e = parse_script("INSERT INTO s SELECT a FROM t GROUP BY a").expect_err("no tvf");
+        assert!(e.message.contains("window table function"), "{e}");
+    }
+}

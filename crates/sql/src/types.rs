@@ -1,0 +1,113 @@
+//! SQL types of the supported subset, and Flink's duration syntax.
+
+use lowwater_core::Millis;
+
+/// A column type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SqlType {
+    /// STRING, VARCHAR(n), CHAR(n).
+    String,
+    /// INT / INTEGER (32 bits in Flink; held as 64 bits here).
+    Int,
+    /// BIGINT.
+    BigInt,
+    /// DOUBLE (and FLOAT, widened).
+    Double,
+    /// BOOLEAN.
+    Boolean,
+    /// TIMESTAMP(3): a wall-clock date-time without zone (read as UTC).
+    Timestamp,
+    /// TIMESTAMP_LTZ(3): an instant.
+    TimestampLtz,
+}
+
+impl SqlType {
+    /// The SQL spelling.
+    pub fn name(&self) -> &'static str {
+        match self {
+            SqlType::String => "STRING",
+            SqlType::Int => "INT",
+            SqlType::BigInt => "BIGINT",
+            SqlType::Double => "DOUBLE",
+            SqlType::Boolean => "BOOLEAN",
+            SqlType::Timestamp => "TIMESTAMP(3)",
+            SqlType::TimestampLtz => "TIMESTAMP_LTZ(3)",
+        }
+    }
+
+    /// INT, BIGINT or DOUBLE.
+    pub fn is_numeric(&self) -> bool {
+        matches!(self, SqlType::Int | SqlType::BigInt | SqlType::Double)
+    }
+
+    /// INT or BIGINT.
+    pub fn is_integer(&self) -> bool {
+        matches!(self, SqlType::Int | SqlType::BigInt)
+    }
+
+    /// TIMESTAMP or TIMESTAMP_LTZ.
+    pub fn is_time(&self) -> bool {
+        matches!(self, SqlType::Timestamp | SqlType::TimestampLtz)
+    }
+
+    /// Whether a value of type `from` can be written to a column of this
+    /// type without an explicit CAST (Flink's implicit widening).
+    pub fn accepts(&self, from: SqlType) -> bool {
+        match self {
+            SqlType::BigInt => from.is_integer(),
+            SqlType::Double => from.is_numeric(),
+            SqlType::Timestamp | SqlType::TimestampLtz => from.is_time(),
+            other => *other == from,
+        }
+    }
+}
+
+/// Parses a Flink duration: a number with an optional unit (`500 ms`,
+/// `60 s`, `60s`, `1 min`, `2 h`, `1 d`); a bare number is milliseconds.
+pub fn parse_duration(text: &str) -> Result<Millis, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: i64 = num
+        .parse()
+        .map_err(|_| format!("'{text}' is not a duration; write e.g. '500 ms', '60 s', '1 min'"))?;
+    let factor = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "ms" | "milli" | "millis" | "millisecond" | "milliseconds" => 1,
+        "s" | "sec" | "secs" | "second" | "seconds" => 1_000,
+        "min" | "m" | "minute" | "minutes" => 60_000,
+        "h" | "hour" | "hours" => 3_600_000,
+        "d" | "day" | "days" => 86_400_000,
+        other => {
+            return Err(format!(
+                "unknown time unit '{other}' in '{text}'; use ms, s, min, h or d"
+            ))
+        }
+    };
+    n.checked_mul(factor)
+        .ok_or_else(|| format!("duration '{text}' is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flink_duration_forms() {
+        assert_eq!(parse_duration("60 s"), Ok(60_000));
+        assert_eq!(parse_duration("60s"), Ok(60_000));
+        assert_eq!(parse_duration("1 min"), Ok(60_000));
+        assert_eq!(parse_duration("500 ms"), Ok(500));
+        assert_eq!(parse_duration("0"), Ok(0));
+        assert_eq!(parse_duration("2 h"), Ok(7_200_000));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("5 fortnights").is_err());
+    }
+
+    #[test]
+    fn implicit_widening_only() {
+        assert!(SqlType::BigInt.accepts(SqlType::Int));
+        assert!(!SqlType::Int.accepts(SqlType::Double));
+        assert!(SqlType::Double.accepts(SqlType::BigInt));
+        assert!(!SqlType::String.accepts(SqlType::BigInt));
+    }
+}
