@@ -28,7 +28,7 @@ pub enum Error {
     InvalidStrategy(String),
     /// A record's event time cannot be placed in a window.
     #[error(
-        "event time {ts} cannot be assigned to a window: it is the minimum timestamp \
+        "event time {ts} cannot be assigned to a window: it lies at the minimum timestamp \
          (a missing or null time column?); fix the record or its timestamp column"
     )]
     TimestampOutOfRange {

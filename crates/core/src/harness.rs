@@ -23,9 +23,11 @@
 //!
 //! Time rules (the same as `lowwater replay`): processing time starts at 0;
 //! periodic watermark emission runs at every multiple of the emit interval;
-//! [`Harness::process`] handles a record at the current time, after any tick
-//! at that time; [`Harness::process_at`] handles it before the tick at its
-//! time. At a tick every split's generator runs (idleness first), every
+//! [`Harness::process`] handles a record at the current time and runs no
+//! tick (so it comes after the ticks that already ran: after
+//! `advance_processing_time(d)` the tick at the new time has run);
+//! [`Harness::process_at`] runs the ticks before its time and handles the
+//! record before the tick at its time, as replay orders records. At a tick every split's generator runs (idleness first), every
 //! subtask combines its splits, and the result flows through the window
 //! operator's valve at once; windows fired then are stamped with the tick time.
 //!
@@ -211,7 +213,8 @@ impl Harness {
         self.watermark_expr(WatermarkExpr::BoundedOutOfOrderness { delay: d })
     }
 
-    /// SQL `WATERMARK FOR ts AS ts - INTERVAL d`: watermark = max(ts - `d`).
+    /// SQL `WATERMARK FOR ts AS ts - INTERVAL d`: the last row's `ts - d` (never
+    /// below the split's previous watermark).
     pub fn sql_watermark(self, d: Millis) -> Self {
         self.watermark_expr(WatermarkExpr::SqlDelay { delay: d })
     }

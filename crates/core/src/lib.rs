@@ -15,7 +15,8 @@
 //! - **Per split** ([`watermark::generator`], [`watermark::idleness`]): a
 //!   generator remembers the largest event time and, on each periodic emit,
 //!   yields a watermark (DataStream form `max - d - 1`, SQL form
-//!   `max(ts - d)`) or, after the idle timeout, IDLE.
+//!   the last row's `ts - d`, kept monotone per split) or, after the idle
+//!   timeout, IDLE.
 //! - **Per source subtask** ([`source`], [`watermark::combiner`]): the
 //!   minimum over active splits, never going backwards; all idle -> the
 //!   maximum is flushed, then IDLE.

@@ -13,7 +13,11 @@ use crate::time::Timestamp;
 use crate::watermark::combiner::SplitCombiner;
 use crate::watermark::generator::{Emit, WatermarkGenerator, WatermarkStrategy};
 use crate::watermark::Progress;
-use crate::window::operator::SplitId;
+
+/// Identifies a split (one Kafka partition of one topic) within a job, for
+/// per-partition state and counters. Whoever builds the job numbers its
+/// splits and keeps the map back to topic and partition.
+pub type SplitId = u32;
 
 /// What is known about one split.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,7 +11,9 @@
 
 pub mod error;
 pub mod expr;
+pub mod options;
 pub mod parse;
+pub mod plan;
 pub mod types;
 
 pub use error::{Loc, Result, SqlError};

@@ -66,7 +66,7 @@ pub enum ColumnKind {
     /// `name TYPE`: read from the payload.
     Physical(SqlType),
     /// `name AS expr`: computed from other columns.
-    Computed(AstExpr),
+    Computed(Box<AstExpr>),
     /// `name TYPE METADATA [FROM 'key'] [VIRTUAL]`.
     Metadata {
         /// Declared type.
@@ -325,7 +325,7 @@ fn column_def(p: &mut Parser) -> Result<ColumnDef> {
         return Ok(ColumnDef {
             name,
             loc,
-            kind: ColumnKind::Computed(expr),
+            kind: ColumnKind::Computed(Box::new(expr)),
         });
     }
     let ty = data_type(p)?;

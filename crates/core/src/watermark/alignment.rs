@@ -16,7 +16,8 @@ pub const DEFAULT_ALIGNMENT_UPDATE_INTERVAL: Millis = 1_000;
 #[derive(Debug, Clone)]
 pub struct AlignmentGroup {
     max_drift: Millis,
-    reports: BTreeMap<u32, Timestamp>,
+    /// Each member's last report: its watermark, or `None` while idle.
+    reports: BTreeMap<u32, Option<Timestamp>>,
 }
 
 impl AlignmentGroup {
@@ -28,22 +29,25 @@ impl AlignmentGroup {
         }
     }
 
-    /// Member `id` reports its current watermark.
+    /// Member `id` reports its current watermark. Members report only after
+    /// their first watermark (as in Flink): a member at `MIN` would hold the
+    /// whole group at `MIN + max_drift`.
     pub fn report(&mut self, id: u32, watermark: Timestamp) {
-        self.reports.insert(id, watermark);
+        self.reports.insert(id, Some(watermark));
     }
 
-    /// Member `id` reports that it is idle (counts as `MAX`: it holds nobody back).
+    /// Member `id` reports that it is idle: it counts as `MAX` in the
+    /// minimum (it holds nobody back) and is itself never paused.
     pub fn report_idle(&mut self, id: u32) {
-        self.reports.insert(id, MAX_WATERMARK);
+        self.reports.insert(id, None);
     }
 
     /// The highest watermark a member may have without being paused;
     /// `MAX` while no member holds anyone back.
     pub fn max_allowed(&self) -> Timestamp {
-        match self.reports.values().min() {
-            Some(&min) if min != MAX_WATERMARK => min.saturating_add(self.max_drift),
-            _ => MAX_WATERMARK,
+        match self.reports.values().flatten().min() {
+            Some(&min) => min.saturating_add(self.max_drift),
+            None => MAX_WATERMARK,
         }
     }
 
@@ -52,12 +56,14 @@ impl AlignmentGroup {
         watermark > self.max_allowed()
     }
 
-    /// The members that must pause now, in id order.
+    /// The active members that must pause now, in id order. An idle member
+    /// is never paused: a paused member reads nothing and would stay idle, and
+    /// paused, forever.
     pub fn paused(&self) -> Vec<u32> {
         let limit = self.max_allowed();
         self.reports
             .iter()
-            .filter(|(_, wm)| **wm > limit)
+            .filter(|(_, wm)| wm.is_some_and(|w| w > limit))
             .map(|(id, _)| *id)
             .collect()
     }

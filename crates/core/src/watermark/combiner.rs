@@ -37,8 +37,8 @@ pub struct PartialWatermark {
 pub struct SplitCombiner {
     splits: Vec<PartialWatermark>,
     combined: Timestamp,
-    all_idle: bool,
     emitted: Timestamp,
+    finished: bool,
     output_idle: bool,
     no_split_timer: Option<IdlenessTimer>,
 }
@@ -50,8 +50,8 @@ impl SplitCombiner {
         SplitCombiner {
             splits: Vec::new(),
             combined: MIN_WATERMARK,
-            all_idle: false,
             emitted: MIN_WATERMARK,
+            finished: false,
             output_idle: false,
             no_split_timer: idle_timeout.filter(|t| *t > 0).map(IdlenessTimer::new),
         }
@@ -59,14 +59,15 @@ impl SplitCombiner {
 
     /// Registers a split at `MIN`, active; its index is `len() - 1`. A split
     /// added while running therefore freezes the subtask's watermark until it
-    /// catches up; the subtask's output never goes backwards. An IDLE subtask
-    /// becomes ACTIVE again.
+    /// catches up; the subtask's output never goes backwards. Registering a
+    /// split sends nothing downstream (as in Flink): an IDLE subtask stays
+    /// IDLE until a record or a higher watermark arrives.
     pub fn add_split(&mut self) -> Progress {
         self.splits.push(PartialWatermark {
             watermark: MIN_WATERMARK,
             idle: false,
         });
-        self.reactivate()
+        Progress::NONE
     }
 
     /// Number of registered splits.
@@ -87,6 +88,7 @@ impl SplitCombiner {
     /// A split emitted watermark `wm` (deferred until [`Self::combine`]).
     /// Clears the split's idle flag; the split's watermark only moves up.
     pub fn set_split_watermark(&mut self, i: usize, wm: Timestamp) {
+        debug_assert!(i < self.splits.len(), "split {i} is not registered");
         if let Some(s) = self.splits.get_mut(i) {
             s.idle = false;
             s.watermark = s.watermark.max(wm);
@@ -95,6 +97,7 @@ impl SplitCombiner {
 
     /// A split declared itself idle (deferred until [`Self::combine`]).
     pub fn set_split_idle(&mut self, i: usize) {
+        debug_assert!(i < self.splits.len(), "split {i} is not registered");
         if let Some(s) = self.splits.get_mut(i) {
             s.idle = true;
         }
@@ -104,6 +107,10 @@ impl SplitCombiner {
     /// at its last watermark, and an IDLE subtask becomes ACTIVE at once
     /// (lowwater's fix for FLINK-40504).
     pub fn on_split_record(&mut self, i: usize) -> Progress {
+        debug_assert!(i < self.splits.len(), "split {i} is not registered");
+        if self.finished {
+            return Progress::NONE;
+        }
         if let Some(s) = self.splits.get_mut(i) {
             s.idle = false;
         }
@@ -114,6 +121,9 @@ impl SplitCombiner {
     /// `WatermarkOutputMultiplexer.onPeriodicEmit`). `now` only matters for
     /// a subtask without splits.
     pub fn combine(&mut self, now: Timestamp) -> Progress {
+        if self.finished {
+            return Progress::NONE;
+        }
         if self.splits.is_empty() {
             return self.combine_without_splits(now);
         }
@@ -127,7 +137,6 @@ impl SplitCombiner {
                 all_idle = false;
             }
         }
-        self.all_idle = all_idle;
         let candidate = if all_idle { max_all } else { min_active };
         if candidate > self.combined {
             self.combined = candidate;
@@ -140,10 +149,11 @@ impl SplitCombiner {
     }
 
     /// End of a bounded input: `MAX` always reaches downstream, also when the
-    /// subtask is idle (lowwater's fix for FLINK-40499).
+    /// subtask is idle (lowwater's fix for FLINK-40499). The combiner is
+    /// finished afterwards: nothing more goes downstream.
     pub fn end_of_input(&mut self) -> Progress {
         self.combined = Timestamp::MAX;
-        self.all_idle = false;
+        self.finished = true;
         let was_idle = std::mem::replace(&mut self.output_idle, false);
         let watermark = (self.emitted < Timestamp::MAX).then_some(Timestamp::MAX);
         self.emitted = Timestamp::MAX;
@@ -216,7 +226,6 @@ impl SplitCombiner {
             return Progress::NONE;
         }
         self.output_idle = false;
-        self.all_idle = false;
         Progress {
             became_active: true,
             ..Progress::NONE

@@ -5,8 +5,13 @@
 //! - the DataStream form (`BoundedOutOfOrdernessWatermarks.java`) emits
 //!   `max_ts - delay - 1`; its state starts at `MIN + delay + 1` so that the
 //!   first watermark is exactly `MIN`;
-//! - the SQL form (`WATERMARK FOR ts AS ts - INTERVAL 'd'`) emits the maximum
-//!   over rows of `ts - delay`, without the `- 1`, starting at `MIN`.
+//! - the SQL form (`WATERMARK FOR ts AS ts - INTERVAL 'd'`) evaluates
+//!   `ts - delay` per row, without the `- 1`, starting at `MIN`, and emits the
+//!   value of the *last* row seen (Flink's `GeneratedWatermarkGeneratorSupplier
+//!   .DefaultWatermarkGenerator` assigns, it does not take a maximum). The
+//!   split's watermark still never goes back: the combiner keeps the maximum
+//!   per split, exactly as Flink's `PartialWatermark` does. So rows 9999 then
+//!   1000 within one interval yield 1000 - d, not 9999 - d.
 //!
 //! A generator does nothing on an event but remember it; it speaks only on a
 //! periodic emit (every `pipeline.auto-watermark-interval`). With an idle
@@ -30,7 +35,8 @@ pub enum WatermarkExpr {
         /// The tolerated out-of-orderness in ms.
         delay: Millis,
     },
-    /// SQL `WATERMARK FOR ts AS ts - INTERVAL 'delay'`: `max(ts - delay)`.
+    /// SQL `WATERMARK FOR ts AS ts - INTERVAL 'delay'`: the last row's
+    /// `ts - delay` (the split keeps the maximum it has emitted).
     SqlDelay {
         /// The interval subtracted from each row's time, in ms.
         delay: Millis,
@@ -150,7 +156,7 @@ pub enum Emit {
 #[derive(Debug, Clone)]
 pub struct WatermarkGenerator {
     expr: WatermarkExpr,
-    /// DataStream form: `maxTimestamp`; SQL form: the current watermark.
+    /// DataStream form: `maxTimestamp`; SQL form: the last row's watermark.
     state: Timestamp,
     idleness: Option<IdlenessTimer>,
     idle_now: bool,
@@ -181,9 +187,7 @@ impl WatermarkGenerator {
     pub fn on_event(&mut self, ts: Timestamp) {
         match self.expr {
             WatermarkExpr::BoundedOutOfOrderness { .. } => self.state = self.state.max(ts),
-            WatermarkExpr::SqlDelay { delay } => {
-                self.state = self.state.max(ts.saturating_sub(delay))
-            }
+            WatermarkExpr::SqlDelay { delay } => self.state = ts.saturating_sub(delay),
         }
         if let Some(timer) = &mut self.idleness {
             timer.activity();
@@ -237,11 +241,19 @@ mod tests {
     }
 
     #[test]
-    fn generators_never_move_back_on_older_events() {
-        let mut g = WatermarkStrategy::sql(10).create_generator();
+    fn datastream_keeps_the_maximum_sql_keeps_the_last_row() {
+        let mut g = WatermarkStrategy::bounded_out_of_orderness(10).create_generator();
         g.on_event(100);
         g.on_event(50);
-        assert_eq!(g.current_watermark(), 90);
+        assert_eq!(g.current_watermark(), 89);
+        let mut s = WatermarkStrategy::sql(10).create_generator();
+        s.on_event(100);
+        s.on_event(50);
+        assert_eq!(
+            s.current_watermark(),
+            40,
+            "Flink assigns the last row's value"
+        );
     }
 
     #[test]

@@ -62,6 +62,7 @@ impl ChannelValve {
             return Progress::NONE;
         }
         let last_output = self.last_output;
+        debug_assert!(ch < self.channels.len(), "channel {ch} does not exist");
         let Some(c) = self.channels.get_mut(ch) else {
             return Progress::NONE;
         };
@@ -78,6 +79,7 @@ impl ChannelValve {
     /// A status change arrives on channel `ch`.
     pub fn input_status(&mut self, ch: usize, status: WatermarkStatus) -> Progress {
         let last_output = self.last_output;
+        debug_assert!(ch < self.channels.len(), "channel {ch} does not exist");
         let Some(c) = self.channels.get_mut(ch) else {
             return Progress::NONE;
         };

@@ -58,13 +58,18 @@ impl PartialOrd for Window {
     }
 }
 
-/// Flink's `TimeWindow.getWindowStartWithOffset`, correct for negative times.
-pub fn window_start(ts: Timestamp, offset: Millis, size: Millis) -> Timestamp {
-    let r = (ts.wrapping_sub(offset)) % size;
+/// Flink's `TimeWindow.getWindowStartWithOffset`, correct for negative
+/// times. `None` when the start is not representable (a timestamp within one
+/// window of `MIN`) or `size` is not positive.
+pub fn window_start(ts: Timestamp, offset: Millis, size: Millis) -> Option<Timestamp> {
+    if size <= 0 {
+        return None;
+    }
+    let r = ts.checked_sub(offset)? % size;
     if r < 0 {
-        ts - (r + size)
+        ts.checked_sub(r + size)
     } else {
-        ts - r
+        ts.checked_sub(r)
     }
 }
 
@@ -216,12 +221,13 @@ impl WindowAssigner {
 
     /// Appends the windows `ts` belongs to, in firing order, to `out`.
     pub fn assign(&self, ts: Timestamp, out: &mut Vec<Window>) -> Result<()> {
+        let out_of_range = || Error::TimestampOutOfRange { ts };
         if ts == MIN_WATERMARK {
-            return Err(Error::TimestampOutOfRange { ts });
+            return Err(out_of_range());
         }
         match *self {
             WindowAssigner::Tumbling { size, offset } => {
-                let start = window_start(ts, offset, size);
+                let start = window_start(ts, offset, size).ok_or_else(out_of_range)?;
                 out.push(Window::new(start, start.saturating_add(size)));
             }
             WindowAssigner::Hopping {
@@ -229,7 +235,7 @@ impl WindowAssigner {
                 slide,
                 offset,
             } => {
-                let last_start = window_start(ts, offset, slide);
+                let last_start = window_start(ts, offset, slide).ok_or_else(out_of_range)?;
                 let first = out.len();
                 let mut start = last_start;
                 while start > ts.saturating_sub(size) {
@@ -246,8 +252,10 @@ impl WindowAssigner {
                 max_size,
                 offset,
             } => {
-                let start = window_start(ts, offset, max_size);
-                let first_end = window_start(ts, offset, step).saturating_add(step);
+                let start = window_start(ts, offset, max_size).ok_or_else(out_of_range)?;
+                let first_end = window_start(ts, offset, step)
+                    .ok_or_else(out_of_range)?
+                    .saturating_add(step);
                 let last_end = start.saturating_add(max_size);
                 let mut end = first_end;
                 while end <= last_end {
@@ -259,6 +267,9 @@ impl WindowAssigner {
                 }
             }
             WindowAssigner::Session { gap } => {
+                if gap <= 0 {
+                    return Err(out_of_range());
+                }
                 out.push(Window::new(ts, ts.saturating_add(gap)));
             }
         }
@@ -314,6 +325,26 @@ mod tests {
         .is_err());
         assert!(WindowAssigner::session(0).validate().is_err());
         assert!(WindowAssigner::tumbling(0).validate().is_err());
+    }
+
+    #[test]
+    fn timestamps_near_min_are_an_error_not_a_panic() {
+        let mut out = Vec::new();
+        for a in [
+            WindowAssigner::tumbling(10_000),
+            WindowAssigner::hopping(10_000, 5_000),
+            WindowAssigner::cumulate(1_000, 3_000),
+            WindowAssigner::Tumbling { size: 0, offset: 0 },
+        ] {
+            assert!(a.assign(i64::MIN + 1, &mut out).is_err(), "{a:?}");
+            // Near MIN a start may or may not be representable; never a panic.
+            for ts in i64::MIN..i64::MIN + 20_000 {
+                let _ = a.assign(ts, &mut out);
+            }
+        }
+        assert!(WindowAssigner::tumbling(10)
+            .assign(i64::MAX, &mut out)
+            .is_ok());
     }
 
     #[test]

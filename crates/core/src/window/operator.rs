@@ -28,9 +28,7 @@ use crate::value::{Key, Row, Value};
 use super::aggregate::{Accumulator, AggSpec};
 use super::assigner::{Window, WindowAssigner};
 
-/// Identifies the input split (Kafka partition) a record came from, for
-/// per-partition late counters. Assigned by whoever builds the job.
-pub type SplitId = u32;
+pub use crate::source::SplitId;
 
 /// What the window operator computes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,6 +78,9 @@ pub struct WindowResult {
     pub window: Window,
     /// One value per aggregate, in [`WindowSpec::aggregates`] order.
     pub values: Vec<Value>,
+    /// Whether this (window, key) had fired before: a late record within the
+    /// allowed lateness fired it again with its full contents (never in SQL).
+    pub refired: bool,
 }
 
 /// Something the operator emits.
@@ -217,7 +218,13 @@ impl WindowOperator {
             fire.sort_by(|a, b| a.0.cmp(b.0));
             for (key, state) in fire {
                 state.fired = true;
-                out.push(WindowOutput::Fired(result(key, *window, &state.accs)));
+                out.push(WindowOutput::Fired(result(
+                    &self.spec,
+                    key,
+                    *window,
+                    &state.accs,
+                    false,
+                )));
             }
         }
         self.cleanup();
@@ -246,8 +253,14 @@ impl WindowOperator {
         }
         if w.max_timestamp() <= self.watermark {
             // Late but within allowed lateness: fire again with full contents.
-            state.fired = true;
-            out.push(WindowOutput::Fired(result(&input.key, w, &state.accs)));
+            let refired = std::mem::replace(&mut state.fired, true);
+            out.push(WindowOutput::Fired(result(
+                &self.spec,
+                &input.key,
+                w,
+                &state.accs,
+                refired,
+            )));
         }
     }
 
@@ -274,6 +287,7 @@ impl WindowOperator {
         let mut state = self.new_state();
         for w in &touching {
             if let Some(old) = self.take_state(w, &input.key) {
+                state.fired |= old.fired && merged == *w;
                 for (acc, o) in state.accs.iter_mut().zip(old.accs) {
                     acc.merge(o);
                 }
@@ -337,10 +351,22 @@ impl WindowOperator {
     }
 }
 
-fn result(key: &Key, window: Window, accs: &[Accumulator]) -> WindowResult {
+fn result(
+    spec: &WindowSpec,
+    key: &Key,
+    window: Window,
+    accs: &[Accumulator],
+    refired: bool,
+) -> WindowResult {
     WindowResult {
         key: key.clone(),
         window,
-        values: accs.iter().map(Accumulator::result).collect(),
+        values: spec
+            .aggregates
+            .iter()
+            .zip(accs)
+            .map(|(s, a)| s.finish(a))
+            .collect(),
+        refired,
     }
 }

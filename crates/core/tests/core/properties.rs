@@ -213,6 +213,31 @@ proptest! {
     }
 
     #[test]
+    fn session_records_are_in_one_session_or_counted_late(
+        gap in 1i64..3_000,
+        ops in prop::collection::vec(op(), 1..150),
+    ) {
+        let mut h = Harness::session(gap).partitions(2).sql_watermark(0);
+        let mut records = 0u64;
+        for op in &ops {
+            match *op {
+                Op::Record { p, key, ts, .. } => {
+                    records += 1;
+                    h.process(Event::new(i64::from(key), ts).partition(i32::from(p % 2)));
+                }
+                Op::Advance(d) => h.advance_processing_time(d),
+            }
+        }
+        h.end_of_input();
+        let mut seen = std::collections::BTreeSet::new();
+        for f in h.output() {
+            prop_assert!(seen.insert((f.window, f.key.clone())), "a session fired twice: {f:?}");
+        }
+        let counted: i64 = h.output().iter().map(|f| f.count()).sum();
+        prop_assert_eq!(counted as u64 + h.late_dropped(), records);
+    }
+
+    #[test]
     fn valve_output_is_monotone_and_bounded_by_aligned_channels(
         n in 1usize..5,
         ops in prop::collection::vec((0usize..5, 0u8..4, 0i64..1_000), 1..100),

@@ -327,24 +327,23 @@ fn v12_valve_all_idle_flushes_max_in_either_order() {
 #[test]
 fn v13_valve_ignores_watermark_on_idle_channel() {
     let mut v = ChannelValve::new(2);
-    v.input_watermark(0, 30);
-    v.input_watermark(1, 10);
-    v.input_status(1, IDLE);
-    assert_eq!(v.watermark(), 30);
+    v.input_watermark(0, 15);
+    assert_eq!(v.input_watermark(1, 10), wm(10));
+    assert_eq!(v.input_status(1, IDLE), wm(15));
     assert_eq!(v.input_watermark(1, 20), Progress::NONE);
     assert_eq!(
         v.channel(1).map(|c| c.watermark),
         Some(10),
-        "20 was ignored"
+        "20 on idle ch1 was ignored"
     );
     assert_eq!(v.input_status(1, ACTIVE), Progress::NONE);
-    v.input_watermark(1, 21);
+    assert_eq!(v.input_watermark(1, 21), Progress::NONE, "min(15, 21) = 15");
     assert_eq!(
         v.channel(1).map(|c| (c.watermark, c.aligned)),
-        Some((21, false))
+        Some((21, true)),
+        "21 counts"
     );
-    assert_eq!(v.input_watermark(1, 35), Progress::NONE, "min(30, 35) = 30");
-    assert_eq!(v.input_watermark(0, 40), wm(35));
+    assert_eq!(v.input_watermark(0, 30), wm(21), "and now holds the output");
 }
 
 #[test]
@@ -389,7 +388,10 @@ fn v16_allowed_lateness_refires_with_full_contents_then_clears() {
     assert!(out.is_empty(), "no second firing without a new element");
     op.process(input(5_000), &mut out).expect("ok");
     assert_eq!(fired(&out), [(0, 10_000, 3)], "re-fired with full contents");
+    assert!(matches!(&out[0], WindowOutput::Fired(r) if r.refired));
     assert_eq!(op.late().total_dropped(), 0);
+    op.on_watermark(11_998, &mut out);
+    assert_eq!(op.pending(), 1, "state kept until end - 1 + lateness");
     op.on_watermark(11_999, &mut out);
     assert_eq!(op.pending(), 0, "state cleared at end - 1 + lateness");
     op.process(input(5_000), &mut out).expect("ok");
@@ -512,6 +514,33 @@ fn v23_sql_watermark_has_no_minus_one() {
 }
 
 #[test]
+fn v23b_sql_watermark_takes_the_last_row_like_flink() {
+    // Flink's SQL generator assigns the last row's `ts - d` (it does not take
+    // a maximum); the split keeps its highest watermark.
+    let mut h = Harness::tumbling(1_000).sql_watermark(0);
+    h.process(Event::new("k", 9_999));
+    h.process(Event::new("k", 1_000));
+    h.advance_processing_time(200);
+    assert_eq!(h.watermark(), 1_000, "the last row, 1000, not 9999");
+    h.process(Event::new("k", 500));
+    h.advance_processing_time(200);
+    assert_eq!(
+        h.watermark(),
+        1_000,
+        "500 is below the split's 1000: no regression"
+    );
+    h.process(Event::new("k", 3_000));
+    h.advance_processing_time(200);
+    assert_eq!(h.watermark(), 3_000);
+    // The DataStream form keeps the maximum.
+    let mut d = Harness::tumbling(1_000).out_of_orderness(0);
+    d.process(Event::new("k", 9_999));
+    d.process(Event::new("k", 1_000));
+    d.advance_processing_time(200);
+    assert_eq!(d.watermark(), 9_998);
+}
+
+#[test]
 fn v24_sql_tumble_late_row_dropped_boundary_row_accepted() {
     let mut h = Harness::tumbling(secs(5)).sql_watermark(secs(5));
     h.process(Event::new("k", 1_000));
@@ -576,8 +605,12 @@ fn v27_alignment_pauses_sources_ahead_by_more_than_max_drift() {
         !g.should_pause(135_000),
         "exactly at max_allowed is not paused"
     );
-    g.report_idle(0);
     g.report_idle(1);
+    assert_eq!(g.max_allowed(), 135_000);
+    g.report(0, 200_000);
+    g.report_idle(1);
+    assert!(g.paused().is_empty(), "an idle member is never paused");
+    g.report_idle(0);
     assert_eq!(g.max_allowed(), MAX_WATERMARK);
 }
 

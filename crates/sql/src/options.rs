@@ -1,0 +1,426 @@
+//! Connector and format options, checked as Flink checks them: every key
+//! must be known to the connector (or be a pass-through `properties.*`),
+//! required keys must be there, and values must parse. An unknown option is
+//! an error that lists the supported ones.
+
+use std::collections::BTreeMap;
+
+use lowwater_core::Millis;
+
+use crate::error::{Loc, Result, SqlError};
+use crate::types::parse_duration;
+
+/// Where a table reads from or writes to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Connector {
+    /// Apache Kafka.
+    Kafka {
+        /// Topics (`'topic' = 'a;b'`).
+        topics: Vec<String>,
+        /// `properties.*` passed to the client, without the prefix.
+        properties: BTreeMap<String, String>,
+        /// `scan.startup.mode` (default `group-offsets`).
+        startup_mode: String,
+    },
+    /// Files of JSON lines.
+    Filesystem {
+        /// `path`.
+        path: String,
+    },
+    /// Rows printed to stdout.
+    Print,
+    /// Rows discarded.
+    Blackhole,
+}
+
+impl Connector {
+    /// The `'connector'` value.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Connector::Kafka { .. } => "kafka",
+            Connector::Filesystem { .. } => "filesystem",
+            Connector::Print => "print",
+            Connector::Blackhole => "blackhole",
+        }
+    }
+}
+
+/// How JSON timestamps are written and read (`json.timestamp-format.standard`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimestampStandard {
+    /// `yyyy-MM-dd HH:mm:ss.SSS` (Flink's default).
+    Sql,
+    /// `yyyy-MM-ddTHH:mm:ss.SSS`.
+    Iso8601,
+}
+
+/// The `json` format's options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JsonFormat {
+    /// Skip (and count) records that do not parse, instead of failing.
+    pub ignore_parse_errors: bool,
+    /// Fail when a field is missing instead of reading NULL.
+    pub fail_on_missing_field: bool,
+    /// Timestamp text format.
+    pub timestamp_standard: TimestampStandard,
+    /// Leave NULL fields out of written objects.
+    pub ignore_null_fields: bool,
+}
+
+/// Options lowwater understands beyond Flink's.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LowwaterOptions {
+    /// `scan.watermark.idle-timeout` (overrides the job-wide setting).
+    pub idle_timeout: Option<Option<Millis>>,
+    /// `late-data.sink`: a table that receives late rows.
+    pub late_data_sink: Option<String>,
+}
+
+/// The checked options of one table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableOptions {
+    /// The connector.
+    pub connector: Connector,
+    /// The format, for connectors that have one.
+    pub format: Option<JsonFormat>,
+    /// lowwater's own options.
+    pub lowwater: LowwaterOptions,
+    /// All options as written.
+    pub raw: BTreeMap<String, String>,
+}
+
+const KAFKA: &[&str] = &[
+    "connector",
+    "topic",
+    "format",
+    "value.format",
+    "key.format",
+    "key.fields",
+    "key.fields-prefix",
+    "value.fields-include",
+    "scan.startup.mode",
+    "scan.startup.specific-offsets",
+    "scan.startup.timestamp-millis",
+    "scan.topic-partition-discovery.interval",
+    "scan.watermark.idle-timeout",
+    "scan.watermark.idle-mode",
+    "sink.partitioner",
+    "sink.delivery-guarantee",
+    "sink.transactional-id-prefix",
+    "late-data.sink",
+];
+const FILESYSTEM: &[&str] = &[
+    "connector",
+    "path",
+    "format",
+    "scan.watermark.idle-timeout",
+    "late-data.sink",
+];
+const PRINT: &[&str] = &[
+    "connector",
+    "print-identifier",
+    "standard-error",
+    "sink.parallelism",
+];
+const BLACKHOLE: &[&str] = &["connector"];
+const JSON: &[&str] = &[
+    "json.ignore-parse-errors",
+    "json.fail-on-missing-field",
+    "json.timestamp-format.standard",
+    "json.map-null-key.mode",
+    "json.map-null-key.literal",
+    "json.encode.decimal-as-plain-number",
+    "json.encode.ignore-null-fields",
+];
+const STARTUP_MODES: &[&str] = &[
+    "earliest-offset",
+    "latest-offset",
+    "group-offsets",
+    "timestamp",
+    "specific-offsets",
+];
+
+/// Checks the `WITH` options of table `table` (defined at `loc`).
+pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result<TableOptions> {
+    let mut raw = BTreeMap::new();
+    let mut locs = BTreeMap::new();
+    for (k, v, at) in options {
+        if raw.insert(k.clone(), v.clone()).is_some() {
+            return Err(SqlError::new(*at, format!("option '{k}' is set twice")));
+        }
+        locs.insert(k.clone(), *at);
+    }
+    let at = |k: &str| locs.get(k).copied().unwrap_or(loc);
+    let name = raw.get("connector").cloned().ok_or_else(|| {
+        SqlError::new(
+            loc,
+            format!(
+                "table '{table}' has no 'connector' option; supported: kafka, filesystem, print, blackhole"
+            ),
+        )
+    })?;
+    let allowed: &[&str] = match name.as_str() {
+        "kafka" => KAFKA,
+        "filesystem" => FILESYSTEM,
+        "print" => PRINT,
+        "blackhole" => BLACKHOLE,
+        other => {
+            return Err(SqlError::new(
+                at("connector"),
+                format!(
+                    "connector '{other}' is not supported; supported: kafka, filesystem, print, blackhole"
+                ),
+            ))
+        }
+    };
+    let format_key = if raw.contains_key("value.format") {
+        "value.format"
+    } else {
+        "format"
+    };
+    let has_format = allowed.contains(&"format");
+    let format_name = raw.get(format_key).cloned();
+    if let Some(f) = &format_name {
+        if f != "json" {
+            return Err(SqlError::new(
+                at(format_key),
+                format!("format '{f}' is not supported yet; supported: json"),
+            ));
+        }
+    }
+    let unknown: Vec<&String> = raw
+        .keys()
+        .filter(|k| {
+            !(allowed.contains(&k.as_str())
+                || (name == "kafka" && k.starts_with("properties."))
+                || (has_format && JSON.contains(&k.as_str())))
+        })
+        .collect();
+    if let Some(first) = unknown.first() {
+        let mut supported: Vec<&str> = allowed.to_vec();
+        if has_format {
+            supported.extend_from_slice(JSON);
+        }
+        if name == "kafka" {
+            supported.push("properties.*");
+        }
+        return Err(SqlError::new(
+            at(first),
+            format!(
+                "unsupported option{} for connector '{name}': {}; supported options: {}",
+                if unknown.len() > 1 { "s" } else { "" },
+                unknown
+                    .iter()
+                    .map(|k| format!("'{k}'"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                supported.join(", ")
+            ),
+        ));
+    }
+    let require = |k: &str| -> Result<String> {
+        raw.get(k).cloned().ok_or_else(|| {
+            SqlError::new(
+                loc,
+                format!("table '{table}': connector '{name}' requires option '{k}'"),
+            )
+        })
+    };
+    let connector = match name.as_str() {
+        "kafka" => {
+            let topics: Vec<String> = require("topic")?
+                .split(';')
+                .map(|t| t.trim().to_string())
+                .filter(|t| !t.is_empty())
+                .collect();
+            require("properties.bootstrap.servers")?;
+            let startup_mode = raw
+                .get("scan.startup.mode")
+                .cloned()
+                .unwrap_or_else(|| "group-offsets".to_string());
+            if !STARTUP_MODES.contains(&startup_mode.as_str()) {
+                return Err(SqlError::new(
+                    at("scan.startup.mode"),
+                    format!(
+                        "scan.startup.mode '{startup_mode}' is not one of {}",
+                        STARTUP_MODES.join(", ")
+                    ),
+                ));
+            }
+            let properties = raw
+                .iter()
+                .filter_map(|(k, v)| {
+                    k.strip_prefix("properties.")
+                        .map(|p| (p.to_string(), v.clone()))
+                })
+                .collect();
+            Connector::Kafka {
+                topics,
+                properties,
+                startup_mode,
+            }
+        }
+        "filesystem" => Connector::Filesystem {
+            path: require("path")?,
+        },
+        "print" => Connector::Print,
+        _ => Connector::Blackhole,
+    };
+    let format = if has_format {
+        if format_name.is_none() {
+            return Err(SqlError::new(
+                loc,
+                format!("table '{table}': connector '{name}' requires option 'format' (supported: json)"),
+            ));
+        }
+        Some(json_format(&raw, &at)?)
+    } else {
+        None
+    };
+    let idle_timeout = match raw.get("scan.watermark.idle-timeout") {
+        Some(v) => {
+            let d = parse_duration(v)
+                .map_err(|m| SqlError::new(at("scan.watermark.idle-timeout"), m))?;
+            Some((d > 0).then_some(d))
+        }
+        None => None,
+    };
+    if let Some(mode) = raw.get("scan.watermark.idle-mode") {
+        if mode != "timeout" {
+            return Err(SqlError::new(
+                at("scan.watermark.idle-mode"),
+                format!(
+                    "scan.watermark.idle-mode '{mode}' is not supported yet; supported: timeout"
+                ),
+            ));
+        }
+    }
+    Ok(TableOptions {
+        connector,
+        format,
+        lowwater: LowwaterOptions {
+            idle_timeout,
+            late_data_sink: raw.get("late-data.sink").cloned(),
+        },
+        raw,
+    })
+}
+
+fn json_format(raw: &BTreeMap<String, String>, at: &dyn Fn(&str) -> Loc) -> Result<JsonFormat> {
+    let flag = |k: &str| -> Result<bool> {
+        match raw.get(k).map(|v| v.to_ascii_lowercase()) {
+            None => Ok(false),
+            Some(v) if v == "true" => Ok(true),
+            Some(v) if v == "false" => Ok(false),
+            Some(v) => Err(SqlError::new(
+                at(k),
+                format!("option '{k}' must be true or false, got '{v}'"),
+            )),
+        }
+    };
+    let ignore_parse_errors = flag("json.ignore-parse-errors")?;
+    let fail_on_missing_field = flag("json.fail-on-missing-field")?;
+    if ignore_parse_errors && fail_on_missing_field {
+        return Err(SqlError::new(
+            at("json.fail-on-missing-field"),
+            "json.fail-on-missing-field and json.ignore-parse-errors cannot both be true",
+        ));
+    }
+    let timestamp_standard = match raw
+        .get("json.timestamp-format.standard")
+        .map(String::as_str)
+    {
+        None | Some("SQL") => TimestampStandard::Sql,
+        Some("ISO-8601") => TimestampStandard::Iso8601,
+        Some(other) => {
+            return Err(SqlError::new(
+                at("json.timestamp-format.standard"),
+                format!(
+                    "json.timestamp-format.standard must be 'SQL' or 'ISO-8601', got '{other}'"
+                ),
+            ))
+        }
+    };
+    Ok(JsonFormat {
+        ignore_parse_errors,
+        fail_on_missing_field,
+        timestamp_standard,
+        ignore_null_fields: flag("json.encode.ignore-null-fields")?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(kv: &[(&str, &str)]) -> Vec<(String, String, Loc)> {
+        kv.iter()
+            .enumerate()
+            .map(|(i, (k, v))| {
+                (
+                    k.to_string(),
+                    v.to_string(),
+                    Loc {
+                        line: i as u64 + 1,
+                        column: 3,
+                    },
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn unknown_option_is_an_error_listing_supported_ones() {
+        let e = check(
+            "t",
+            Loc::default(),
+            &opts(&[
+                ("connector", "filesystem"),
+                ("path", "x"),
+                ("format", "json"),
+                ("scan.bogus", "1"),
+            ]),
+        )
+        .expect_err("unknown");
+        assert_eq!(e.loc.line, 4);
+        assert!(
+            e.message.contains("'scan.bogus'")
+                && e.message.contains("supported options: connector")
+        );
+    }
+
+    #[test]
+    fn kafka_requires_topic_bootstrap_and_format() {
+        let e = check(
+            "t",
+            Loc::default(),
+            &opts(&[("connector", "kafka"), ("format", "json")]),
+        )
+        .expect_err("topic");
+        assert!(e.message.contains("'topic'"));
+        let ok = check(
+            "t",
+            Loc::default(),
+            &opts(&[
+                ("connector", "kafka"),
+                ("topic", "a;b"),
+                ("properties.bootstrap.servers", "127.0.0.1:9092"),
+                ("value.format", "json"),
+                ("scan.watermark.idle-timeout", "1 min"),
+            ]),
+        )
+        .expect("valid");
+        assert!(matches!(&ok.connector, Connector::Kafka { topics, .. } if topics == &["a", "b"]));
+        assert_eq!(ok.lowwater.idle_timeout, Some(Some(60_000)));
+        let csv = check(
+            "t",
+            Loc::default(),
+            &opts(&[
+                ("connector", "filesystem"),
+                ("path", "p"),
+                ("format", "csv"),
+            ]),
+        );
+        assert!(csv.is_err_and(|e| e.message.contains("format 'csv'")));
+    }
+}
