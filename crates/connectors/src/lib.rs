@@ -1,1 +1,14 @@
-//! x
+//! # lowwater-connectors: formats and record envelopes
+//!
+//! - [`json`]: Flink's `json` format, decoding a payload into a table's row
+//!   and encoding a result row, with Flink's conversions (numbers from
+//!   strings, timestamps in the SQL or ISO-8601 text form, missing fields as
+//!   NULL);
+//! - [`dump`]: topic dumps in the shape `kcat -J` prints, one record per
+//!   line, which `lowwater replay` reads and writes.
+//!
+//! Kafka, filesystem, datagen and print connectors for the live runtime
+//! come with it.
+
+pub mod dump;
+pub mod json;

@@ -898,11 +898,17 @@ fn aggregate(
                 format!("{name} needs a numeric argument, found {}", arg_ty.name()),
             ))
         }
-        AggFunc::Sum if arg_ty.is_integer() => SqlType::BigInt,
         _ => arg_ty,
     };
     agg_args.push(t.expr);
-    Ok((AggSpec::on(func, agg_args.len() - 1), ty))
+    let spec = AggSpec::on(func, agg_args.len() - 1);
+    // Flink's SUM(INT) is an INT that wraps at 32 bits.
+    let spec = if func == AggFunc::Sum && arg_ty == SqlType::Int {
+        spec.int32()
+    } else {
+        spec
+    };
+    Ok((spec, ty))
 }
 
 fn sink_mapping(ins: &Insert, sink: &TableDef, outputs: &[Output]) -> Result<Vec<usize>> {

@@ -1,0 +1,379 @@
+//! Flink's `json` format for lowwater's tables.
+//!
+//! Decoding follows Flink's `JsonToRowDataConverters`: a missing field is
+//! NULL (an error with `json.fail-on-missing-field`); integers and doubles
+//! are also read from numeric strings and doubles are truncated into integer
+//! columns; a STRING column takes any JSON value's text; BOOLEAN reads `true`
+//! (any case) as true; TIMESTAMP(3) is text `yyyy-MM-dd HH:mm:ss[.fff]`
+//! (`T` instead of the space with `json.timestamp-format.standard` =
+//! 'ISO-8601'), TIMESTAMP_LTZ(3) the same followed by `Z`.
+//!
+//! Encoding follows `RowDataToJsonConverters`: fields in column order, NULL
+//! as `null` (left out with `json.encode.ignore-null-fields`), timestamps in
+//! the same text form with the fraction trimmed (`03:37:00`, `03:37:59.999`).
+
+use lowwater_core::time::{civil_from_days, parse_timestamp};
+use lowwater_core::{Row, Timestamp, Value};
+use lowwater_sql::options::{JsonFormat, TimestampStandard};
+use lowwater_sql::plan::{ColumnSource, TableDef};
+use lowwater_sql::SqlType;
+use sonic_rs::{JsonContainerTrait, JsonType, JsonValueTrait};
+
+use crate::dump::write_json_str;
+
+/// Why a payload could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct DecodeError(pub String);
+
+/// Decodes payloads into rows of one table.
+#[derive(Debug, Clone)]
+pub struct JsonDecoder {
+    fields: Vec<(String, usize, SqlType)>,
+    width: usize,
+    format: JsonFormat,
+}
+
+impl JsonDecoder {
+    /// A decoder for `table`'s physical columns.
+    pub fn new(table: &TableDef) -> Self {
+        let fields = table
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.source == ColumnSource::Physical)
+            .map(|(i, c)| (c.name.clone(), i, c.ty))
+            .collect();
+        JsonDecoder {
+            fields,
+            width: table.columns.len(),
+            format: table.format.unwrap_or(JsonFormat {
+                ignore_parse_errors: false,
+                fail_on_missing_field: false,
+                timestamp_standard: TimestampStandard::Sql,
+                ignore_null_fields: false,
+            }),
+        }
+    }
+
+    /// Whether undecodable records are skipped (and counted) instead of failing.
+    pub fn ignores_errors(&self) -> bool {
+        self.format.ignore_parse_errors
+    }
+
+    /// Decodes `payload` into `row` (resized to the table's width; physical
+    /// columns filled, the others NULL).
+    pub fn decode(&self, payload: &str, row: &mut Row) -> Result<(), DecodeError> {
+        row.clear();
+        row.resize(self.width, Value::Null);
+        let doc: sonic_rs::Value = sonic_rs::from_str(payload).map_err(|e| {
+            DecodeError(format!(
+                "payload is not valid JSON at column {} of the payload: {}",
+                e.column(),
+                e.to_string().lines().next().unwrap_or("")
+            ))
+        })?;
+        let obj = doc
+            .as_object()
+            .ok_or_else(|| DecodeError("payload is not a JSON object".to_string()))?;
+        for (name, pos, ty) in &self.fields {
+            match obj.get(name) {
+                None if self.format.fail_on_missing_field => {
+                    return Err(DecodeError(format!("field '{name}' is missing")))
+                }
+                None => {}
+                Some(v) => {
+                    row[*pos] = convert(v, *ty, self.format.timestamp_standard)
+                        .map_err(|m| DecodeError(format!("field '{name}' ({}): {m}", ty.name())))?
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn text_of(v: &sonic_rs::Value) -> String {
+    match v.as_str() {
+        Some(s) => s.to_string(),
+        None => sonic_rs::to_string(v).unwrap_or_default(),
+    }
+}
+
+fn convert(v: &sonic_rs::Value, ty: SqlType, std: TimestampStandard) -> Result<Value, String> {
+    if v.get_type() == JsonType::Null {
+        return Ok(Value::Null);
+    }
+    let number_text = || -> Result<String, String> {
+        match v.get_type() {
+            JsonType::String | JsonType::Number => Ok(text_of(v).trim().to_string()),
+            _ => Err(format!("expected a number, found {}", text_of(v))),
+        }
+    };
+    match ty {
+        SqlType::String => Ok(Value::str(&text_of(v))),
+        SqlType::Int | SqlType::BigInt => {
+            if let Some(i) = v.as_i64() {
+                return Ok(Value::Int(i));
+            }
+            if let (JsonType::Number, Some(d)) = (v.get_type(), v.as_f64()) {
+                return Ok(Value::Int(d as i64));
+            }
+            let t = number_text()?;
+            t.parse()
+                .map(Value::Int)
+                .map_err(|_| format!("'{t}' is not an integer"))
+        }
+        SqlType::Double => {
+            if let Some(d) = v.as_f64() {
+                return Ok(Value::Double(d));
+            }
+            let t = number_text()?;
+            t.parse()
+                .map(Value::Double)
+                .map_err(|_| format!("'{t}' is not a number"))
+        }
+        SqlType::Boolean => Ok(Value::Bool(match v.as_bool() {
+            Some(b) => b,
+            None => text_of(v).trim().eq_ignore_ascii_case("true"),
+        })),
+        SqlType::Timestamp | SqlType::TimestampLtz => {
+            let Some(s) = v.as_str() else {
+                return Err(format!("expected a timestamp string, found {}", text_of(v)));
+            };
+            parse_flink_timestamp(s, ty == SqlType::TimestampLtz, std).map(Value::Timestamp)
+        }
+    }
+}
+
+fn parse_flink_timestamp(s: &str, ltz: bool, std: TimestampStandard) -> Result<Timestamp, String> {
+    let (sep, example) = match std {
+        TimestampStandard::Sql => (b' ', "2025-09-14 03:37:58.000"),
+        TimestampStandard::Iso8601 => (b'T', "2025-09-14T03:37:58.000"),
+    };
+    let zone_ok = s.ends_with('Z') == ltz;
+    let sep_ok = s.as_bytes().get(10) == Some(&sep);
+    match parse_timestamp(s) {
+        Some(t) if zone_ok && sep_ok => Ok(t),
+        _ => Err(format!(
+            "'{s}' is not a timestamp in the {} form, like '{example}{}'",
+            match std {
+                TimestampStandard::Sql => "SQL",
+                TimestampStandard::Iso8601 => "ISO-8601",
+            },
+            if ltz { "Z" } else { "" }
+        )),
+    }
+}
+
+/// Formats a timestamp as Flink's JSON format writes it: date, `sep`, time,
+/// the millisecond fraction without trailing zeros (none if zero), and `Z`
+/// for TIMESTAMP_LTZ.
+pub fn format_flink_timestamp(ts: Timestamp, sep: char, ltz: bool) -> String {
+    let days = ts.div_euclid(86_400_000);
+    let ms = ts.rem_euclid(86_400_000);
+    let (y, mo, d) = civil_from_days(days);
+    let mut s = format!(
+        "{y:04}-{mo:02}-{d:02}{sep}{:02}:{:02}:{:02}",
+        ms / 3_600_000,
+        ms / 60_000 % 60,
+        ms / 1_000 % 60
+    );
+    let frac = ms % 1_000;
+    if frac != 0 {
+        let f = format!("{frac:03}");
+        s.push('.');
+        s.push_str(f.trim_end_matches('0'));
+    }
+    if ltz {
+        s.push('Z');
+    }
+    s
+}
+
+/// Encodes rows of a sink table as JSON objects.
+#[derive(Debug, Clone)]
+pub struct JsonEncoder {
+    columns: Vec<(String, SqlType)>,
+    format: Option<JsonFormat>,
+}
+
+impl JsonEncoder {
+    /// An encoder for `table`'s columns.
+    pub fn new(table: &TableDef) -> Self {
+        JsonEncoder {
+            columns: table
+                .columns
+                .iter()
+                .map(|c| (c.name.clone(), c.ty))
+                .collect(),
+            format: table.format,
+        }
+    }
+
+    /// Encodes `values` (one per column, in column order) as a JSON object.
+    pub fn encode(&self, values: &[Value]) -> String {
+        let mut out = String::with_capacity(32 * self.columns.len());
+        let (sep, skip_nulls) = match self.format {
+            Some(f) => (
+                if f.timestamp_standard == TimestampStandard::Iso8601 {
+                    'T'
+                } else {
+                    ' '
+                },
+                f.ignore_null_fields,
+            ),
+            None => (' ', false),
+        };
+        out.push('{');
+        let mut first = true;
+        for ((name, ty), v) in self.columns.iter().zip(values) {
+            if skip_nulls && v.is_null() {
+                continue;
+            }
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            write_json_str(&mut out, name);
+            out.push(':');
+            write_value(&mut out, v, *ty, sep);
+        }
+        out.push('}');
+        out
+    }
+}
+
+fn write_value(out: &mut String, v: &Value, ty: SqlType, sep: char) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Int(i) if ty == SqlType::Double => out.push_str(&format!("{:?}", *i as f64)),
+        Value::Int(i) => out.push_str(&i.to_string()),
+        Value::Double(d) if d.is_finite() => out.push_str(&format!("{d:?}")),
+        Value::Double(d) => write_json_str(out, &format!("{d}")),
+        Value::Str(s) => write_json_str(out, s),
+        Value::Timestamp(t) => write_json_str(
+            out,
+            &format_flink_timestamp(*t, sep, ty == SqlType::TimestampLtz),
+        ),
+    }
+}
+
+/// Renders a row as Flink's `print` connector does: `+I[v1, v2, ...]`, with
+/// timestamps as Java's `LocalDateTime.toString()` (`2025-09-14T03:37`,
+/// seconds and fraction only when not zero).
+pub fn print_row(values: &[Value]) -> String {
+    let parts: Vec<String> = values
+        .iter()
+        .map(|v| match v {
+            Value::Null => "null".to_string(),
+            Value::Timestamp(t) => {
+                let s = format_flink_timestamp(*t, 'T', false);
+                s.strip_suffix(":00").map_or(s.clone(), str::to_string)
+            }
+            Value::Double(d) => format!("{d:?}"),
+            other => other.to_string(),
+        })
+        .collect();
+    format!("+I[{}]", parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lowwater_sql::plan::JobPlan;
+
+    fn table(cols: &str, extra: &str) -> TableDef {
+        let sql = format!(
+            "CREATE TABLE t ({cols}, WATERMARK FOR ts AS ts) WITH ('connector'='filesystem','path'='p','format'='json'{extra});
+             CREATE TABLE s (n BIGINT) WITH ('connector'='blackhole');
+             INSERT INTO s SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end"
+        );
+        JobPlan::from_sql(&sql).expect("valid job").tables.remove(0)
+    }
+
+    #[test]
+    fn decodes_with_flink_conversions() {
+        let t = table(
+            "u STRING, n BIGINT, d DOUBLE, b BOOLEAN, ts TIMESTAMP(3)",
+            "",
+        );
+        let dec = JsonDecoder::new(&t);
+        let mut row = Vec::new();
+        dec.decode(
+            r#"{"u":7,"n":"42","d":"1.5","b":"TRUE","ts":"2025-09-14 03:37:58.5","extra":1}"#,
+            &mut row,
+        )
+        .expect("decodes");
+        assert_eq!(row[0], Value::str("7"));
+        assert_eq!(row[1], Value::Int(42));
+        assert_eq!(row[2], Value::Double(1.5));
+        assert_eq!(row[3], Value::Bool(true));
+        assert_eq!(
+            row[4],
+            Value::Timestamp(parse_timestamp("2025-09-14 03:37:58.500").unwrap_or(0))
+        );
+        dec.decode(r#"{"n":2.9}"#, &mut row)
+            .expect("missing fields are null");
+        assert_eq!(
+            (row[0].clone(), row[1].clone()),
+            (Value::Null, Value::Int(2))
+        );
+    }
+
+    #[test]
+    fn bad_payloads_say_which_field_and_why() {
+        let t = table("n BIGINT, ts TIMESTAMP(3)", "");
+        let dec = JsonDecoder::new(&t);
+        let mut row = Vec::new();
+        let e = dec.decode(r#"{"n":"abc"}"#, &mut row).expect_err("bad int");
+        assert!(
+            e.0.contains("field 'n' (BIGINT)") && e.0.contains("'abc'"),
+            "{e}"
+        );
+        let e = dec
+            .decode(r#"{"ts":"2025-09-14T03:37:58"}"#, &mut row)
+            .expect_err("iso in sql mode");
+        assert!(e.0.contains("SQL form"), "{e}");
+        assert!(dec
+            .decode("[1]", &mut row)
+            .is_err_and(|e| e.0.contains("not a JSON object")));
+        assert!(dec
+            .decode("{\"n\":", &mut row)
+            .is_err_and(|e| e.0.contains("not valid JSON")));
+        let strict = table(
+            "n BIGINT, ts TIMESTAMP(3)",
+            ",'json.fail-on-missing-field'='true'",
+        );
+        assert!(JsonDecoder::new(&strict).decode("{}", &mut row).is_err());
+    }
+
+    #[test]
+    fn encodes_like_flink() {
+        let t = table("u STRING, n BIGINT, d DOUBLE, ts TIMESTAMP(3)", "");
+        let enc = JsonEncoder::new(&t);
+        let ts = parse_timestamp("2025-09-14 03:37:00").unwrap_or(0);
+        let s = enc.encode(&[
+            Value::str("a\"b"),
+            Value::Null,
+            Value::Int(3),
+            Value::Timestamp(ts),
+        ]);
+        assert_eq!(
+            s,
+            r#"{"u":"a\"b","n":null,"d":3.0,"ts":"2025-09-14 03:37:00"}"#
+        );
+        assert_eq!(
+            format_flink_timestamp(ts + 999, 'T', true),
+            "2025-09-14T03:37:00.999Z"
+        );
+        assert_eq!(
+            format_flink_timestamp(ts + 500, ' ', false),
+            "2025-09-14 03:37:00.5"
+        );
+        assert_eq!(
+            print_row(&[Value::Timestamp(ts), Value::Int(1)]),
+            "+I[2025-09-14T03:37, 1]"
+        );
+    }
+}
