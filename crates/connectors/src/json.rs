@@ -210,6 +210,18 @@ impl JsonEncoder {
         }
     }
 
+    /// An encoder for the columns `cols` of `table` (a Kafka key, say).
+    pub fn subset(table: &TableDef, cols: &[usize]) -> Self {
+        JsonEncoder {
+            columns: cols
+                .iter()
+                .filter_map(|&i| table.columns.get(i))
+                .map(|c| (c.name.clone(), c.ty))
+                .collect(),
+            format: table.format,
+        }
+    }
+
     /// Encodes `values` (one per column, in column order) as a JSON object.
     pub fn encode(&self, values: &[Value]) -> String {
         let mut out = String::with_capacity(32 * self.columns.len());

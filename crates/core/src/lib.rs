@@ -39,6 +39,7 @@
 
 pub mod assignment;
 pub mod clock;
+pub mod diagnose;
 pub mod error;
 pub mod harness;
 pub mod source;

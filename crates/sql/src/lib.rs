@@ -10,6 +10,7 @@
 //! window assigners and aggregates, with compiled row expressions ([`expr`]).
 
 pub mod error;
+pub mod explain;
 pub mod expr;
 pub mod options;
 pub mod parse;

@@ -1,0 +1,203 @@
+//! The `lowwater` command: a thin shell over the library crates.
+//!
+//! - `lowwater replay JOB.sql --input T=FILE ... [--output T=FILE ...] [--report FILE]`
+//! - `lowwater explain JOB.sql [--partitions T=N ...]`
+//!
+//! Exit codes: 0 success, 1 a failure reading or writing files, 2 a problem
+//! with the job, its inputs or the command line (the message says where).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use lowwater_connectors::dump::write_records;
+use lowwater_replay::{replay, report, ReplayArgs, ReplayError};
+use lowwater_sql::plan::JobPlan;
+use lowwater_sql::types::parse_duration;
+
+#[derive(Parser)]
+#[command(
+    name = "lowwater",
+    version,
+    about = "Event-time windowed aggregation over Kafka, with watermarks you can see"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Replay a job over topic dumps (kcat -J lines) in virtual processing time.
+    Replay {
+        /// The job file (Flink SQL).
+        job: PathBuf,
+        /// TABLE=FILE: a dump that feeds a source table (repeatable).
+        #[arg(long = "input", value_name = "TABLE=FILE", required = true)]
+        inputs: Vec<String>,
+        /// TABLE=FILE: where a sink table's rows are written as a dump (repeatable).
+        #[arg(long = "output", value_name = "TABLE=FILE")]
+        outputs: Vec<String>,
+        /// Where to write the JSON report.
+        #[arg(long)]
+        report: Option<PathBuf>,
+        /// TABLE=N: the table's topic has partitions 0..N-1, even those without records.
+        #[arg(long = "partitions", value_name = "TABLE=N")]
+        partitions: Vec<String>,
+        /// Stop at the end of input without flushing the MAX watermark.
+        #[arg(long)]
+        no_drain: bool,
+        /// Report stalls longer than this (e.g. '5 min'); default 3 x max(window, emit interval).
+        #[arg(long, value_name = "DURATION")]
+        stall_threshold: Option<String>,
+    },
+    /// Print the plan, the partition -> subtask map and watermark warnings.
+    Explain {
+        /// The job file (Flink SQL).
+        job: PathBuf,
+        /// TABLE=N: partitions of the table's topic, for the map and warnings.
+        #[arg(long = "partitions", value_name = "TABLE=N")]
+        partitions: Vec<String>,
+    },
+}
+
+/// An error that is the user's to fix (exit code 2).
+#[derive(Debug)]
+struct UserError(String);
+
+impl std::fmt::Display for UserError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UserError {}
+
+fn pairs(args: &[String], flag: &str) -> Result<Vec<(String, String)>> {
+    args.iter()
+        .map(|a| match a.split_once('=') {
+            Some((k, v)) if !k.is_empty() && !v.is_empty() => Ok((k.to_string(), v.to_string())),
+            _ => Err(UserError(format!("{flag} {a}: expected TABLE=VALUE")).into()),
+        })
+        .collect()
+}
+
+fn partition_counts(args: &[String]) -> Result<Vec<(String, i32)>> {
+    pairs(args, "--partitions")?
+        .into_iter()
+        .map(|(t, n)| match n.parse::<i32>() {
+            Ok(n) if n > 0 => Ok((t, n)),
+            _ => {
+                Err(UserError(format!("--partitions {t}={n}: N must be a positive number")).into())
+            }
+        })
+        .collect()
+}
+
+fn load_plan(job: &Path) -> Result<JobPlan> {
+    let sql = std::fs::read_to_string(job).with_context(|| format!("reading {}", job.display()))?;
+    JobPlan::from_sql(&sql).map_err(|e| UserError(format!("{}: {e}", job.display())).into())
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Explain { job, partitions } => {
+            let plan = load_plan(&job)?;
+            let counts: BTreeMap<String, i32> = partition_counts(&partitions)?
+                .into_iter()
+                .map(|(t, n)| (t.to_ascii_lowercase(), n))
+                .collect();
+            for t in counts.keys() {
+                if plan.table(t).is_none() {
+                    bail!(UserError(format!(
+                        "--partitions names table '{t}', which the job does not define"
+                    )));
+                }
+            }
+            print!("{}", lowwater_sql::explain::explain(&plan, &counts));
+            Ok(())
+        }
+        Command::Replay {
+            job,
+            inputs,
+            outputs,
+            report: report_path,
+            partitions,
+            no_drain,
+            stall_threshold,
+        } => {
+            let plan = load_plan(&job)?;
+            let stall_threshold = match stall_threshold {
+                Some(s) => Some(
+                    parse_duration(&s).map_err(|m| UserError(format!("--stall-threshold: {m}")))?,
+                ),
+                None => None,
+            };
+            let args = ReplayArgs {
+                inputs: pairs(&inputs, "--input")?
+                    .into_iter()
+                    .map(|(t, f)| (t, PathBuf::from(f)))
+                    .collect(),
+                partitions: partition_counts(&partitions)?,
+                drain: !no_drain,
+                stall_threshold,
+            };
+            let outs = pairs(&outputs, "--output")?;
+            for (t, _) in &outs {
+                if plan.table(t).is_none() {
+                    bail!(UserError(format!(
+                        "--output names table '{t}', which the job does not define"
+                    )));
+                }
+            }
+            for (k, v) in &plan.settings.inert {
+                eprintln!("note: SET '{k}' = '{v}' has no effect in lowwater yet");
+            }
+            let outcome = replay(&plan, &args).map_err(|e| match e {
+                ReplayError::Io { .. } => anyhow::Error::new(e),
+                other => UserError(other.to_string()).into(),
+            })?;
+            for (t, path) in &outs {
+                let Some(records) = outcome
+                    .outputs
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case(t))
+                    .map(|(_, r)| r)
+                else {
+                    bail!(UserError(format!("--output {t}: table '{t}' receives no rows in this job (it is not a sink of any INSERT)")));
+                };
+                let mut f = std::io::BufWriter::new(
+                    std::fs::File::create(path).with_context(|| format!("creating {path}"))?,
+                );
+                write_records(&mut f, records).with_context(|| format!("writing {path}"))?;
+                f.flush().with_context(|| format!("writing {path}"))?;
+            }
+            if let Some(path) = report_path {
+                let mut json = sonic_rs::to_string_pretty(&outcome.report)
+                    .context("serializing the report")?;
+                json.push('\n');
+                std::fs::write(&path, json)
+                    .with_context(|| format!("writing {}", path.display()))?;
+            }
+            eprint!("{}", report::summary(&outcome.report));
+            Ok(())
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            if e.downcast_ref::<UserError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! Stall detection: noticing that event time stopped while data still flows.
+//!
+//! A watermark that does not move is normal when nothing arrives. It is the
+//! seeds' failure when records keep arriving and the watermark stays put:
+//! every window waits, and lag, checkpoints and CPU all look fine. The
+//! detector opens a stall when a record arrives and the watermark has not
+//! advanced for longer than the threshold, keeps the latest explanation of
+//! who holds it (refreshed by the caller while the stall lasts), and closes
+//! the stall when the watermark advances again. It is pure: the replay
+//! engine drives it in virtual time, the live runtime in real time.
+
+use crate::source::SplitId;
+use crate::time::{Millis, Timestamp};
+
+/// Who holds a watermark back at one moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Holder {
+    /// The source subtask whose channel is the minimum.
+    pub subtask: usize,
+    /// The split holding that subtask, if it has any split.
+    pub split: Option<SplitId>,
+    /// How long that split has had no record (since the start if never).
+    pub silent_ms: Millis,
+    /// Whether that split never had a record.
+    pub never_had_record: bool,
+}
+
+/// An interval in which the watermark did not advance while records arrived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stall {
+    /// When the watermark last advanced (or the start, if it never did).
+    pub from: Timestamp,
+    /// When it advanced again (or the input ended); `None` while it lasts.
+    pub to: Option<Timestamp>,
+    /// Whether it ended because the watermark advanced.
+    pub resolved: bool,
+    /// The watermark it was stuck at.
+    pub watermark: Timestamp,
+    /// The last explanation seen while it lasted.
+    pub held_by: Option<Holder>,
+}
+
+/// Watches one watermark.
+#[derive(Debug, Clone)]
+pub struct StallDetector {
+    threshold: Millis,
+    last_advance: Timestamp,
+    watermark: Timestamp,
+    last_record: Option<Timestamp>,
+    open: Option<Stall>,
+}
+
+impl StallDetector {
+    /// A detector that reports stalls longer than `threshold`, starting at `start`.
+    pub fn new(threshold: Millis, start: Timestamp, watermark: Timestamp) -> Self {
+        StallDetector {
+            threshold,
+            last_advance: start,
+            watermark,
+            last_record: None,
+            open: None,
+        }
+    }
+
+    /// A record arrived at `now`. Returns the stall if this opened it; the
+    /// caller then explains it with [`StallDetector::explain`].
+    pub fn on_record(&mut self, now: Timestamp) -> Option<Stall> {
+        self.last_record = Some(now);
+        if self.open.is_none() && now.saturating_sub(self.last_advance) > self.threshold {
+            self.open = Some(Stall {
+                from: self.last_advance,
+                to: None,
+                resolved: false,
+                watermark: self.watermark,
+                held_by: None,
+            });
+            return self.open;
+        }
+        None
+    }
+
+    /// Records the current explanation of an open stall (ignored otherwise).
+    pub fn explain(&mut self, holder: Option<Holder>) {
+        if let Some(s) = &mut self.open {
+            s.held_by = holder.or(s.held_by);
+        }
+    }
+
+    /// The watermark advanced to `wm` at `now`. Returns the stall this closed.
+    pub fn on_advance(&mut self, now: Timestamp, wm: Timestamp) -> Option<Stall> {
+        self.last_advance = now;
+        self.watermark = wm;
+        self.open.take().map(|mut s| {
+            s.to = Some(now);
+            s.resolved = true;
+            s
+        })
+    }
+
+    /// The stall going on now, if any.
+    pub fn current(&self) -> Option<Stall> {
+        self.open
+    }
+
+    /// Ends observation: an open stall ends at the last record's time.
+    pub fn finish(&mut self) -> Option<Stall> {
+        let end = self.last_record;
+        self.open.take().map(|mut s| {
+            s.to = end.or(Some(s.from));
+            s
+        })
+    }
+
+    /// The threshold.
+    pub fn threshold(&self) -> Millis {
+        self.threshold
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opens_only_when_records_arrive_past_the_threshold_and_closes_on_advance() {
+        let mut d = StallDetector::new(1_000, 0, i64::MIN);
+        assert_eq!(d.on_record(500), None);
+        assert_eq!(
+            d.on_record(1_000),
+            None,
+            "exactly the threshold is not a stall"
+        );
+        let s = d.on_record(1_001).expect("opened");
+        assert_eq!((s.from, s.to), (0, None));
+        assert_eq!(d.on_record(1_500), None, "already open");
+        let h = Holder {
+            subtask: 2,
+            split: Some(11),
+            silent_ms: 1_500,
+            never_had_record: true,
+        };
+        d.explain(Some(h));
+        let closed = d.on_advance(2_000, 5).expect("closed");
+        assert_eq!(
+            (closed.from, closed.to, closed.held_by),
+            (0, Some(2_000), Some(h))
+        );
+        assert_eq!(d.current(), None);
+    }
+
+    #[test]
+    fn silence_without_records_is_not_a_stall_and_open_stalls_end_at_the_last_record() {
+        let mut d = StallDetector::new(1_000, 0, i64::MIN);
+        d.on_advance(100, 1);
+        assert_eq!(d.finish(), None);
+        assert!(d.on_record(5_000).is_some());
+        d.on_record(7_000);
+        assert_eq!(d.finish().and_then(|s| s.to), Some(7_000));
+    }
+}

@@ -1,0 +1,588 @@
+//! The virtual-time executor: one planned job over ordered records.
+//!
+//! The clock is the records' `ts` (their arrival time). Before a record at
+//! time `t` every periodic tick `t0 + k*I < t` runs; at a tick every split's
+//! generator emits (idleness first), every source subtask combines its splits
+//! and the result goes through each pipeline's valve at once; windows fired
+//! then carry the tick's time. A record is processed at its own time: its
+//! split's generator sees it (before any filter, as in Flink), then each
+//! pipeline reading the table filters, keys and aggregates it. The result is
+//! a pure function of the inputs and flags.
+
+use std::collections::{BTreeMap, HashMap};
+
+use lowwater_connectors::dump::DumpRecord;
+use lowwater_connectors::json::{print_row, JsonDecoder, JsonEncoder};
+use lowwater_core::assignment::split_owner;
+use lowwater_core::diagnose::{Holder, Stall, StallDetector};
+use lowwater_core::source::{SourceSubtask, SplitId, SplitView};
+use lowwater_core::watermark::valve::ChannelValve;
+use lowwater_core::watermark::Progress;
+use lowwater_core::window::operator::{WindowInput, WindowOperator, WindowOutput, WindowResult};
+use lowwater_core::{Millis, Row, Timestamp, Value, MIN_WATERMARK};
+use lowwater_sql::expr::truth;
+use lowwater_sql::options::Connector;
+use lowwater_sql::plan::{ColumnSource, JobPlan, MetadataKey, OutputKind, Pipeline};
+
+/// A split of the job: one partition of one topic of one source table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplitMeta {
+    /// Source table index.
+    pub table: usize,
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// Owning source subtask.
+    pub subtask: usize,
+}
+
+/// Why a record could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordError(pub String);
+
+struct Source {
+    table: usize,
+    subtasks: Vec<SourceSubtask>,
+    decoder: JsonDecoder,
+    time_col: usize,
+    pipelines: Vec<usize>,
+}
+
+struct Pipe {
+    valve: ChannelValve,
+    op: WindowOperator,
+    detector: StallDetector,
+    stalls: Vec<Stall>,
+    filtered: u64,
+    late_map: Option<(usize, Vec<usize>)>,
+}
+
+/// Rows a sink table received.
+#[derive(Debug, Clone, Default)]
+pub struct SinkOutput {
+    /// The records, in emission order, as a dump would hold them.
+    pub records: Vec<DumpRecord>,
+    /// Rows written (also for sinks that keep no records, like blackhole).
+    pub rows: u64,
+    /// Window results among them.
+    pub window_rows: u64,
+    /// Late rows among them (from a `late-data.sink`).
+    pub late_rows: u64,
+    /// Largest emission time minus window end over window results.
+    pub max_emission_lag: Option<Millis>,
+}
+
+struct Sink {
+    encoder: JsonEncoder,
+    key: Option<(JsonEncoder, Vec<usize>)>,
+    topic: String,
+    print: bool,
+    keep: bool,
+    out: SinkOutput,
+}
+
+/// The executor.
+pub struct Engine<'p> {
+    plan: &'p JobPlan,
+    splits: Vec<SplitMeta>,
+    index: HashMap<(usize, String, i32), SplitId>,
+    sources: Vec<Source>,
+    source_of: HashMap<usize, usize>,
+    pipes: Vec<Pipe>,
+    sinks: BTreeMap<usize, Sink>,
+    skipped: BTreeMap<SplitId, u64>,
+    interval: Millis,
+    t0: Timestamp,
+    last_tick: Timestamp,
+    now: Timestamp,
+    records_in: u64,
+    buf: Vec<WindowOutput>,
+    row: Row,
+}
+
+impl<'p> Engine<'p> {
+    /// An executor for `plan` with the given splits (every partition of every
+    /// source, known from the start), starting at `t0`, reporting stalls
+    /// longer than `threshold`.
+    pub fn new(
+        plan: &'p JobPlan,
+        split_list: &[(usize, String, i32)],
+        t0: Timestamp,
+        threshold: Millis,
+    ) -> Result<Self, String> {
+        let p = plan.settings.parallelism;
+        let mut sources: Vec<Source> = Vec::new();
+        let mut source_of = HashMap::new();
+        let mut pipes = Vec::new();
+        let mut sinks = BTreeMap::new();
+        for (pi, pl) in plan.pipelines.iter().enumerate() {
+            let t = &plan.tables[pl.source];
+            let si = *source_of.entry(pl.source).or_insert_with(|| sources.len());
+            if si == sources.len() {
+                let strategy = t
+                    .strategy(&plan.settings)
+                    .ok_or_else(|| format!("table {} has no watermark", t.name))?;
+                let subtasks = (0..p)
+                    .map(|_| SourceSubtask::new(strategy))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| e.to_string())?;
+                sources.push(Source {
+                    table: pl.source,
+                    subtasks,
+                    decoder: JsonDecoder::new(t),
+                    time_col: t.watermark.map_or(0, |w| w.column),
+                    pipelines: Vec::new(),
+                });
+            }
+            sources[si].pipelines.push(pi);
+            let late_map = t.late_data_sink.map(|ls| {
+                let late = &plan.tables[ls];
+                let map = late
+                    .columns
+                    .iter()
+                    .map(|c| t.column(&c.name).unwrap_or(0))
+                    .collect();
+                (ls, map)
+            });
+            if let Some((ls, _)) = &late_map {
+                sinks.entry(*ls).or_insert_with(|| sink(plan, *ls));
+            }
+            sinks.entry(pl.sink).or_insert_with(|| sink(plan, pl.sink));
+            pipes.push(Pipe {
+                valve: ChannelValve::new(p),
+                op: WindowOperator::new(pl.window.clone()).map_err(|e| e.to_string())?,
+                detector: StallDetector::new(threshold, t0, MIN_WATERMARK),
+                stalls: Vec::new(),
+                filtered: 0,
+                late_map,
+            });
+        }
+        let mut splits = Vec::new();
+        let mut index = HashMap::new();
+        let mut sorted = split_list.to_vec();
+        sorted.sort();
+        sorted.dedup();
+        for (table, topic, partition) in sorted {
+            let Some(&si) = source_of.get(&table) else {
+                continue;
+            };
+            let subtask = split_owner(&topic, partition, p).map_err(|e| e.to_string())?;
+            let id = splits.len() as SplitId;
+            sources[si].subtasks[subtask]
+                .add_split(id)
+                .map_err(|e| e.to_string())?;
+            index.insert((table, topic.clone(), partition), id);
+            splits.push(SplitMeta {
+                table,
+                topic,
+                partition,
+                subtask,
+            });
+        }
+        Ok(Engine {
+            plan,
+            splits,
+            index,
+            sources,
+            source_of,
+            pipes,
+            sinks,
+            skipped: BTreeMap::new(),
+            interval: plan.settings.emit_interval,
+            t0,
+            last_tick: t0,
+            now: t0,
+            records_in: 0,
+            buf: Vec::new(),
+            row: Vec::new(),
+        })
+    }
+
+    /// The job's splits.
+    pub fn splits(&self) -> &[SplitMeta] {
+        &self.splits
+    }
+
+    /// Processes one record of `table` arriving at its `ts`.
+    pub fn process(&mut self, table: usize, rec: &DumpRecord) -> Result<(), RecordError> {
+        self.run_ticks(rec.ts, false);
+        self.now = self.now.max(rec.ts);
+        self.records_in += 1;
+        let Some(&si) = self.source_of.get(&table) else {
+            return Ok(());
+        };
+        let id = *self
+            .index
+            .get(&(table, rec.topic.clone(), rec.partition))
+            .ok_or_else(|| {
+                RecordError(format!(
+                    "partition {} of {} is not a split of this job",
+                    rec.partition, rec.topic
+                ))
+            })?;
+        let ignore = self.sources[si].decoder.ignores_errors();
+        let ts = match self.decode(si, rec) {
+            Ok(ts) => ts,
+            Err(_) if ignore => {
+                *self.skipped.entry(id).or_insert(0) += 1;
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
+        let subtask = self.splits[id as usize].subtask;
+        let progress = self.sources[si].subtasks[subtask]
+            .on_record(id, ts, self.now)
+            .map_err(|e| RecordError(e.to_string()))?;
+        self.forward(si, subtask, progress);
+        for k in 0..self.sources[si].pipelines.len() {
+            let pi = self.sources[si].pipelines[k];
+            self.feed(pi, id, ts)?;
+        }
+        Ok(())
+    }
+
+    /// Decodes `rec` into `self.row` and returns its event time.
+    fn decode(&mut self, si: usize, rec: &DumpRecord) -> Result<Timestamp, RecordError> {
+        let plan = self.plan;
+        let table = &plan.tables[self.sources[si].table];
+        let Some(payload) = rec.payload.as_deref() else {
+            return Err(RecordError(
+                "the record has no payload (a tombstone)".into(),
+            ));
+        };
+        self.sources[si]
+            .decoder
+            .decode(payload, &mut self.row)
+            .map_err(|e| RecordError(e.0))?;
+        for (i, c) in table.columns.iter().enumerate() {
+            match &c.source {
+                ColumnSource::Physical => {}
+                ColumnSource::Metadata(k) => {
+                    self.row[i] = match k {
+                        MetadataKey::Timestamp => Value::Timestamp(rec.ts),
+                        MetadataKey::Partition => Value::Int(i64::from(rec.partition)),
+                        MetadataKey::Offset => rec.offset.map_or(Value::Null, Value::Int),
+                        MetadataKey::Topic => Value::str(&rec.topic),
+                    }
+                }
+                ColumnSource::Computed(e) => {
+                    self.row[i] = e
+                        .eval(&self.row)
+                        .map_err(|m| RecordError(format!("computed column '{}': {m}", c.name)))?
+                }
+            }
+        }
+        match self.row.get(self.sources[si].time_col) {
+            Some(Value::Timestamp(t)) => Ok(*t),
+            _ => Err(RecordError(format!(
+                "the event-time column '{}' is NULL or missing",
+                table.columns[self.sources[si].time_col].name
+            ))),
+        }
+    }
+
+    fn feed(&mut self, pi: usize, id: SplitId, ts: Timestamp) -> Result<(), RecordError> {
+        let plan = self.plan;
+        let pl = &plan.pipelines[pi];
+        let now = self.now;
+        if let Some(f) = &pl.filter {
+            let keep = truth(
+                &f.eval(&self.row)
+                    .map_err(|m| RecordError(format!("WHERE: {m}")))?,
+            );
+            if keep != Some(true) {
+                self.pipes[pi].filtered += 1;
+                return self.note_record(pi);
+            }
+        }
+        let key = pl
+            .keys
+            .iter()
+            .map(|k| k.eval(&self.row))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|m| RecordError(format!("GROUP BY: {m}")))?;
+        let args = pl
+            .agg_args
+            .iter()
+            .map(|a| a.eval(&self.row))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|m| RecordError(format!("aggregate argument: {m}")))?;
+        let input = WindowInput {
+            ts,
+            split: id,
+            key,
+            row: args,
+        };
+        self.pipes[pi]
+            .op
+            .process(input, &mut self.buf)
+            .map_err(|e| RecordError(e.to_string()))?;
+        self.emit(pi, now, true);
+        self.note_record(pi)
+    }
+
+    fn note_record(&mut self, pi: usize) -> Result<(), RecordError> {
+        if self.pipes[pi].detector.on_record(self.now).is_some() {
+            let h = self.holder(pi);
+            self.pipes[pi].detector.explain(h);
+        }
+        Ok(())
+    }
+
+    /// Who holds pipeline `pi`'s watermark now.
+    pub fn holder(&self, pi: usize) -> Option<Holder> {
+        let pipe = &self.pipes[pi];
+        if pipe.valve.is_idle() {
+            return None;
+        }
+        let subtask = pipe.valve.holding_channel()?;
+        let si = self.source_of[&self.plan.pipelines[pi].source];
+        let src = &self.sources[si].subtasks[subtask];
+        let split = src.holding_split().and_then(|id| src.split(id));
+        Some(Holder {
+            subtask,
+            split: split.map(|s| s.id),
+            silent_ms: self.now - split.and_then(|s| s.last_arrival).unwrap_or(self.t0),
+            never_had_record: split.is_none_or(|s| s.records == 0),
+        })
+    }
+
+    fn forward(&mut self, si: usize, subtask: usize, p: Progress) {
+        if p.is_empty() {
+            return;
+        }
+        let now = self.now;
+        for k in 0..self.sources[si].pipelines.len() {
+            let pi = self.sources[si].pipelines[k];
+            for out in self.pipes[pi].valve.input(subtask, p) {
+                if let Some(wm) = out.watermark {
+                    self.pipes[pi].op.on_watermark(wm, &mut self.buf);
+                    if let Some(s) = self.pipes[pi].detector.on_advance(now, wm) {
+                        self.pipes[pi].stalls.push(s);
+                    }
+                    self.emit(pi, now, false);
+                }
+            }
+        }
+    }
+
+    fn run_ticks(&mut self, t: Timestamp, inclusive: bool) {
+        if self.interval <= 0 {
+            return;
+        }
+        loop {
+            let next = self.last_tick.saturating_add(self.interval);
+            if next > t || (!inclusive && next == t) {
+                break;
+            }
+            self.last_tick = next;
+            self.now = self.now.max(next);
+            for si in 0..self.sources.len() {
+                for s in 0..self.sources[si].subtasks.len() {
+                    let p = self.sources[si].subtasks[s].on_periodic_emit(next);
+                    self.forward(si, s, p);
+                }
+            }
+            for pi in 0..self.pipes.len() {
+                if self.pipes[pi].detector.current().is_some() {
+                    let h = self.holder(pi);
+                    self.pipes[pi].detector.explain(h);
+                }
+            }
+        }
+    }
+
+    fn emit(&mut self, pi: usize, now: Timestamp, with_row: bool) {
+        let plan = self.plan;
+        let pl = &plan.pipelines[pi];
+        for o in std::mem::take(&mut self.buf) {
+            match o {
+                WindowOutput::Fired(r) => {
+                    let values = sink_values(pl, &r, plan.tables[pl.sink].columns.len());
+                    let lag = now.saturating_sub(r.window.end);
+                    if let Some(s) = self.sinks.get_mut(&pl.sink) {
+                        s.write(&values, now);
+                        s.out.window_rows += 1;
+                        s.out.max_emission_lag =
+                            Some(s.out.max_emission_lag.map_or(lag, |m| m.max(lag)));
+                    }
+                }
+                WindowOutput::Late(_) if with_row => {
+                    if let Some((ls, map)) = &self.pipes[pi].late_map {
+                        let values: Vec<Value> = map
+                            .iter()
+                            .map(|&c| self.row.get(c).cloned().unwrap_or(Value::Null))
+                            .collect();
+                        if let Some(s) = self.sinks.get_mut(ls) {
+                            s.write(&values, now);
+                            s.out.late_rows += 1;
+                        }
+                    }
+                }
+                WindowOutput::Late(_) => {}
+            }
+        }
+    }
+
+    /// Ends the replay: runs the ticks up to the last record's time, then,
+    /// with `drain`, ends every source (MAX: every window fires), and closes
+    /// open stalls.
+    pub fn finish(&mut self, drain: bool) {
+        let end = self.now;
+        self.run_ticks(end, true);
+        if drain {
+            for si in 0..self.sources.len() {
+                for s in 0..self.sources[si].subtasks.len() {
+                    let p = self.sources[si].subtasks[s].end_of_input();
+                    self.forward(si, s, p);
+                }
+            }
+        }
+        for p in &mut self.pipes {
+            if let Some(s) = p.detector.finish() {
+                p.stalls.push(s);
+            }
+        }
+    }
+
+    /// The state of split `id` and its late counters.
+    pub fn split_state(&self, id: SplitId) -> Option<SplitState> {
+        let meta = self.splits.get(id as usize)?;
+        let si = self.source_of[&meta.table];
+        let view = self.sources[si].subtasks[meta.subtask].split(id)?;
+        let (mut dropped, mut routed) = (0, 0);
+        for &pi in &self.sources[si].pipelines {
+            let late = self.pipes[pi].op.late();
+            dropped += late.dropped.get(&id).copied().unwrap_or(0);
+            routed += late.routed.get(&id).copied().unwrap_or(0);
+        }
+        Some(SplitState {
+            view,
+            skipped: self.skipped.get(&id).copied().unwrap_or(0),
+            late_dropped: dropped,
+            late_routed: routed,
+        })
+    }
+
+    /// Sink outputs by table index.
+    pub fn sinks(&self) -> impl Iterator<Item = (usize, &SinkOutput)> {
+        self.sinks.iter().map(|(t, s)| (*t, &s.out))
+    }
+
+    /// Takes the sink outputs.
+    pub fn take_sinks(&mut self) -> BTreeMap<usize, SinkOutput> {
+        std::mem::take(&mut self.sinks)
+            .into_iter()
+            .map(|(t, s)| (t, s.out))
+            .collect()
+    }
+
+    /// Stalls of pipeline `pi`, in time order.
+    pub fn stalls(&self, pi: usize) -> &[Stall] {
+        &self.pipes[pi].stalls
+    }
+
+    /// Records filtered out by pipeline `pi`'s WHERE.
+    pub fn filtered(&self, pi: usize) -> u64 {
+        self.pipes[pi].filtered
+    }
+
+    /// Pipeline `pi`'s final watermark.
+    pub fn watermark(&self, pi: usize) -> Timestamp {
+        self.pipes[pi].valve.watermark()
+    }
+
+    /// Records read.
+    pub fn records_in(&self) -> u64 {
+        self.records_in
+    }
+
+    /// Replay start.
+    pub fn t0(&self) -> Timestamp {
+        self.t0
+    }
+
+    /// The last processing time.
+    pub fn now(&self) -> Timestamp {
+        self.now
+    }
+}
+
+/// A split's final state.
+#[derive(Debug, Clone, Copy)]
+pub struct SplitState {
+    /// Watermark, idle flag, records, last times.
+    pub view: SplitView,
+    /// Records skipped as undecodable.
+    pub skipped: u64,
+    /// Late records dropped (all pipelines).
+    pub late_dropped: u64,
+    /// Late records routed to the late-data sink (all pipelines).
+    pub late_routed: u64,
+}
+
+fn sink(plan: &JobPlan, table: usize) -> Sink {
+    let t = &plan.tables[table];
+    let key = t.options.get("key.fields").map(|f| {
+        let cols: Vec<usize> = f.split(';').filter_map(|n| t.column(n.trim())).collect();
+        (JsonEncoder::subset(t, &cols), cols)
+    });
+    let topic = t
+        .topics()
+        .first()
+        .cloned()
+        .unwrap_or_else(|| t.name.clone());
+    Sink {
+        encoder: JsonEncoder::new(t),
+        key,
+        topic,
+        print: matches!(t.connector, Connector::Print),
+        keep: !matches!(t.connector, Connector::Blackhole),
+        out: SinkOutput::default(),
+    }
+}
+
+impl Sink {
+    fn write(&mut self, values: &[Value], now: Timestamp) {
+        let offset = self.out.rows as i64;
+        self.out.rows += 1;
+        if !self.keep {
+            return;
+        }
+        let payload = if self.print {
+            print_row(values)
+        } else {
+            self.encoder.encode(values)
+        };
+        let key = self.key.as_ref().map(|(enc, cols)| {
+            let kv: Vec<Value> = cols
+                .iter()
+                .map(|&c| values.get(c).cloned().unwrap_or(Value::Null))
+                .collect();
+            enc.encode(&kv)
+        });
+        self.out.records.push(DumpRecord {
+            topic: self.topic.clone(),
+            partition: 0,
+            offset: Some(offset),
+            ts: now,
+            key,
+            payload: Some(payload),
+        });
+    }
+}
+
+fn sink_values(pl: &Pipeline, r: &WindowResult, width: usize) -> Vec<Value> {
+    let mut values = vec![Value::Null; width];
+    for (o, &col) in pl.outputs.iter().zip(&pl.sink_columns) {
+        values[col] = match o.kind {
+            OutputKind::WindowStart => Value::Timestamp(r.window.start),
+            OutputKind::WindowEnd => Value::Timestamp(r.window.end),
+            OutputKind::WindowTime => Value::Timestamp(r.window.max_timestamp()),
+            OutputKind::Key(i) => r.key.get(i).cloned().unwrap_or(Value::Null),
+            OutputKind::Agg(i) => r.values.get(i).cloned().unwrap_or(Value::Null),
+        };
+    }
+    values
+}

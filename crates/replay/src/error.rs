@@ -1,0 +1,61 @@
+//! Replay errors: each names the file and line (and for a record its topic,
+//! partition and offset), says what is wrong and what to do.
+
+use std::path::PathBuf;
+
+/// Why a replay stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReplayError {
+    /// A file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A dump line is not a kcat -J record.
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    Dump {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A record does not fit the table.
+    #[error("{0}")]
+    Record(Box<RecordFailure>),
+    /// The command line does not fit the job.
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// Where and why a record could not be used.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{path}:{line}: topic {topic} partition {partition} offset {offset}: {message} \
+     (fix the record, or set 'json.ignore-parse-errors' = 'true' on table {table} to skip \
+     and count such records)",
+    path = .path.display()
+)]
+pub struct RecordFailure {
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line.
+    pub line: usize,
+    /// The table.
+    pub table: String,
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// Offset (`?` when the dump has none).
+    pub offset: String,
+    /// What is wrong.
+    pub message: String,
+}

@@ -1,0 +1,353 @@
+//! The replay report (JSON) and its human summary.
+//!
+//! The shape is a contract (DESIGN.md): `totals`, one entry per source
+//! partition, one per sink, and `stalls`, each with the partition and subtask
+//! that held the watermark and a one-line reason a person can act on. lowwater
+//! adds fields; it never renames or removes one.
+
+use std::fmt::Write as _;
+
+use lowwater_core::diagnose::Stall;
+use lowwater_core::time::{display_duration, format_timestamp};
+use lowwater_core::{Millis, Timestamp, MAX_WATERMARK, MIN_WATERMARK};
+use lowwater_sql::plan::JobPlan;
+use serde::Serialize;
+
+use crate::engine::Engine;
+
+/// The whole report.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Report {
+    /// Totals over the job.
+    pub totals: Totals,
+    /// One entry per source partition.
+    pub partitions: Vec<PartitionReport>,
+    /// One entry per sink table.
+    pub sinks: Vec<SinkReport>,
+    /// Every stall, in time order per pipeline.
+    pub stalls: Vec<StallReport>,
+    /// Replay parameters that decide the result.
+    pub replay: ReplayInfo,
+}
+
+/// Totals.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Totals {
+    /// Records read from the dumps.
+    pub records_in: u64,
+    /// Rows written to sinks (window results and late rows).
+    pub records_out: u64,
+    /// Late records dropped (counted, not written).
+    pub late_records_dropped: u64,
+    /// Late records written to a `late-data.sink`.
+    pub late_records_routed: u64,
+    /// Records skipped as undecodable (`json.ignore-parse-errors`).
+    pub records_skipped: u64,
+    /// Records a WHERE clause filtered out (summed over pipelines).
+    pub records_filtered: u64,
+}
+
+/// One source partition.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PartitionReport {
+    /// Source table.
+    pub table: String,
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// Source subtask reading it.
+    pub subtask: usize,
+    /// Records read from it (decoded).
+    pub records: u64,
+    /// Its late records dropped.
+    pub late_records_dropped: u64,
+    /// Its late records routed to the late-data sink.
+    pub late_records_routed: u64,
+    /// Its records skipped as undecodable.
+    pub records_skipped: u64,
+    /// Its final watermark (`null` if it never had one).
+    pub final_watermark: Option<Timestamp>,
+    /// Whether it ended idle.
+    pub idle: bool,
+    /// Largest event time read (`null` if none).
+    pub last_event_time: Option<Timestamp>,
+    /// Arrival time of its last record (`null` if none).
+    pub last_arrival: Option<Timestamp>,
+}
+
+/// One sink.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SinkReport {
+    /// Sink table.
+    pub table: String,
+    /// Rows written.
+    pub rows: u64,
+    /// Window results among them.
+    pub window_rows: u64,
+    /// Late rows among them.
+    pub late_rows: u64,
+    /// Largest emit time minus window end (`null` without window results).
+    pub max_emission_lag_ms: Option<Millis>,
+}
+
+/// Who held the watermark during a stall.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct HeldBy {
+    /// Topic (`null` for a subtask without partitions).
+    pub topic: Option<String>,
+    /// Partition (`null` for a subtask without partitions).
+    pub partition: Option<i32>,
+    /// Source subtask.
+    pub subtask: usize,
+    /// How long it had been silent when last seen during the stall.
+    pub silent_ms: Millis,
+    /// Whether it never had a record.
+    pub never_had_record: bool,
+}
+
+/// One stall.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct StallReport {
+    /// The INSERT's sink table (the pipeline whose watermark stalled).
+    pub sink: String,
+    /// Its source table.
+    pub source: String,
+    /// When the watermark last advanced (or the replay start).
+    pub from_ts: Timestamp,
+    /// When it advanced again (or the last record's time).
+    pub to_ts: Timestamp,
+    /// `to_ts - from_ts`.
+    pub duration_ms: Millis,
+    /// Whether it ended because the watermark advanced (`false`: the input ended first).
+    pub resolved: bool,
+    /// The stuck watermark (`null` for MIN: it never had one).
+    pub watermark: Option<Timestamp>,
+    /// One line a person can act on.
+    pub reason: String,
+    /// Who held it.
+    pub held_by: Option<HeldBy>,
+}
+
+/// Replay parameters.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ReplayInfo {
+    /// First arrival time (t0).
+    pub start_ts: Timestamp,
+    /// Last arrival time.
+    pub end_ts: Timestamp,
+    /// Periodic watermark interval.
+    pub emit_interval_ms: Millis,
+    /// Source parallelism.
+    pub parallelism: usize,
+    /// Stall threshold.
+    pub stall_threshold_ms: Millis,
+    /// Whether the end of input flushed MAX.
+    pub drained: bool,
+}
+
+fn wm(w: Timestamp) -> Option<Timestamp> {
+    (w != MIN_WATERMARK).then_some(w)
+}
+
+/// Builds the report of a finished engine.
+pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bool) -> Report {
+    let mut partitions = Vec::new();
+    let mut totals = Totals {
+        records_in: engine.records_in(),
+        records_out: 0,
+        late_records_dropped: 0,
+        late_records_routed: 0,
+        records_skipped: 0,
+        records_filtered: (0..plan.pipelines.len()).map(|p| engine.filtered(p)).sum(),
+    };
+    for (id, meta) in engine.splits().iter().enumerate() {
+        let Some(st) = engine.split_state(id as u32) else {
+            continue;
+        };
+        totals.late_records_dropped += st.late_dropped;
+        totals.late_records_routed += st.late_routed;
+        totals.records_skipped += st.skipped;
+        partitions.push(PartitionReport {
+            table: plan.tables[meta.table].name.clone(),
+            topic: meta.topic.clone(),
+            partition: meta.partition,
+            subtask: meta.subtask,
+            records: st.view.records,
+            late_records_dropped: st.late_dropped,
+            late_records_routed: st.late_routed,
+            records_skipped: st.skipped,
+            final_watermark: wm(st.view.watermark),
+            idle: st.view.idle,
+            last_event_time: st.view.max_event_time,
+            last_arrival: st.view.last_arrival,
+        });
+    }
+    let sinks: Vec<SinkReport> = engine
+        .sinks()
+        .map(|(t, s)| SinkReport {
+            table: plan.tables[t].name.clone(),
+            rows: s.rows,
+            window_rows: s.window_rows,
+            late_rows: s.late_rows,
+            max_emission_lag_ms: s.max_emission_lag,
+        })
+        .collect();
+    totals.records_out = sinks.iter().map(|s| s.rows).sum();
+    let mut stalls = Vec::new();
+    for (pi, pl) in plan.pipelines.iter().enumerate() {
+        let _ = pl;
+        for s in engine.stalls(pi) {
+            stalls.push(stall_report(plan, engine, pi, s));
+        }
+    }
+    Report {
+        totals,
+        partitions,
+        sinks,
+        stalls,
+        replay: ReplayInfo {
+            start_ts: engine.t0(),
+            end_ts: engine.now(),
+            emit_interval_ms: plan.settings.emit_interval,
+            parallelism: plan.settings.parallelism,
+            stall_threshold_ms: threshold,
+            drained,
+        },
+    }
+}
+
+fn stall_report(plan: &JobPlan, engine: &Engine<'_>, pi: usize, s: &Stall) -> StallReport {
+    let pl = &plan.pipelines[pi];
+    let to = s.to.unwrap_or(s.from);
+    let held_by = s.held_by.map(|h| {
+        let meta = h.split.and_then(|id| engine.splits().get(id as usize));
+        HeldBy {
+            topic: meta.map(|m| m.topic.clone()),
+            partition: meta.map(|m| m.partition),
+            subtask: h.subtask,
+            silent_ms: h.silent_ms,
+            never_had_record: h.never_had_record,
+        }
+    });
+    StallReport {
+        sink: plan.tables[pl.sink].name.clone(),
+        source: plan.tables[pl.source].name.clone(),
+        from_ts: s.from,
+        to_ts: to,
+        duration_ms: to - s.from,
+        resolved: s.resolved,
+        watermark: wm(s.watermark),
+        reason: reason(plan, pi, held_by.as_ref(), engine),
+        held_by,
+    }
+}
+
+/// The one-line explanation of a stall.
+pub fn reason(plan: &JobPlan, pi: usize, h: Option<&HeldBy>, engine: &Engine<'_>) -> String {
+    let pl = &plan.pipelines[pi];
+    let src = &plan.tables[pl.source];
+    let own = src.options.contains_key("scan.watermark.idle-timeout");
+    let setting = if own {
+        format!("'scan.watermark.idle-timeout' on table {}", src.name)
+    } else {
+        "SET 'table.exec.source.idle-timeout'".to_string()
+    };
+    if plan.settings.emit_interval <= 0 {
+        return "pipeline.auto-watermark-interval is 0, so watermarks only move at the end of input; \
+                remove it or SET 'pipeline.auto-watermark-interval' = '200 ms'"
+            .to_string();
+    }
+    let Some(h) = h else {
+        return "the watermark did not advance while records arrived, and no single input holds it \
+                (all inputs idle)"
+            .to_string();
+    };
+    let (Some(topic), Some(partition)) = (&h.topic, h.partition) else {
+        let n = engine
+            .splits()
+            .iter()
+            .filter(|m| m.table == pl.source)
+            .count();
+        return format!(
+            "subtask {} of {} reads no partition (parallelism {} > {n} partitions) and holds the \
+             watermark at MIN because idle-timeout is disabled; SET 'parallelism.default' = '{n}' \
+             or {setting} releases it",
+            h.subtask, src.name, plan.settings.parallelism
+        );
+    };
+    let what = format!("partition {partition} of {topic} (subtask {})", h.subtask);
+    match src.idle_timeout {
+        None if h.never_had_record => format!(
+            "{what} has had no record since the job started and idle-timeout is disabled, so it holds \
+             the watermark at MIN; {setting} = '1 min' releases it"
+        ),
+        None => format!(
+            "{what} has had no record for {} and idle-timeout is disabled; {setting} = '1 min' \
+             releases it (its later records may then be late: they are counted per partition)",
+            display_duration(h.silent_ms)
+        ),
+        Some(t) if h.silent_ms <= t => format!(
+            "{what} gets a record at least every {} (last one {} ago), more often than the \
+             idle-timeout of {}, so it never goes idle while its event time trails the others; \
+             lower the idle-timeout below its record interval or give that producer its own topic",
+            display_duration(h.silent_ms),
+            display_duration(h.silent_ms),
+            display_duration(t)
+        ),
+        Some(t) => format!(
+            "{what} has had no record for {} but is not idle yet (idle-timeout {}); it goes idle \
+             on the next periodic watermark",
+            display_duration(h.silent_ms),
+            display_duration(t)
+        ),
+    }
+}
+
+fn when(ts: Timestamp) -> String {
+    match ts {
+        MIN_WATERMARK => "MIN".into(),
+        MAX_WATERMARK => "MAX".into(),
+        t => format_timestamp(t, ' '),
+    }
+}
+
+/// A short human summary of the report.
+pub fn summary(r: &Report) -> String {
+    let t = &r.totals;
+    let mut s = format!(
+        "replay: {} records in, {} rows out, {} late dropped, {} late routed, {} skipped, {} filtered\n",
+        t.records_in, t.records_out, t.late_records_dropped, t.late_records_routed, t.records_skipped, t.records_filtered
+    );
+    for k in &r.sinks {
+        let _ = writeln!(
+            s,
+            "  sink {}: {} rows, max emission lag {}",
+            k.table,
+            k.rows,
+            k.max_emission_lag_ms
+                .map_or("-".to_string(), display_duration)
+        );
+    }
+    if r.stalls.is_empty() {
+        let _ = writeln!(
+            s,
+            "  no stalls longer than {}",
+            display_duration(r.replay.stall_threshold_ms)
+        );
+    }
+    for (i, st) in r.stalls.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "  stall {}: {} -> {} ({}), {} watermark stuck at {}: {}",
+            i + 1,
+            when(st.from_ts),
+            when(st.to_ts),
+            display_duration(st.duration_ms),
+            st.sink,
+            st.watermark.map_or("MIN".to_string(), when),
+            st.reason
+        );
+    }
+    s
+}
