@@ -540,8 +540,15 @@ fn window_tvf(p: &mut Parser) -> Result<WindowTvf> {
     let source = pe(p.parse_identifier())?.value;
     let mut partition_by = Vec::new();
     if p.parse_keywords(&[Keyword::PARTITION, Keyword::BY]) {
-        let cols = pe(p.parse_comma_separated(|p| p.parse_identifier()))?;
-        partition_by = cols.into_iter().map(|c| c.value).collect();
+        // `PARTITION BY k` or `PARTITION BY (k1, k2)`: a bare list would
+        // swallow the DESCRIPTOR argument that follows.
+        if p.consume_token(&Token::LParen) {
+            let cols = pe(p.parse_comma_separated(|p| p.parse_identifier()))?;
+            pe(p.expect_token(&Token::RParen))?;
+            partition_by = cols.into_iter().map(|c| c.value).collect();
+        } else {
+            partition_by.push(pe(p.parse_identifier())?.value);
+        }
     }
     pe(p.expect_token(&Token::Comma))?;
     let time_at = here(p);

@@ -1,0 +1,9 @@
+CREATE TABLE events (
+  user_id STRING,
+  amount INT,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'kafka', 'topic' = 'events', 'properties.bootstrap.servers' = '127.0.0.1:9092', 'format' = 'json');
+CREATE TABLE out (window_start TIMESTAMP(3), c BIGINT, c_user BIGINT, users BIGINT, s INT, mn INT, mx INT, av INT, avg_d DOUBLE) WITH ('connector' = 'kafka', 'topic' = 'out', 'properties.bootstrap.servers' = '127.0.0.1:9092', 'format' = 'json');
+INSERT INTO out SELECT window_start, COUNT(*), COUNT(user_id), COUNT(DISTINCT user_id), SUM(amount), MIN(amount), MAX(amount), AVG(amount), AVG(CAST(amount AS DOUBLE))
+FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end;

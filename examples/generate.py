@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Regenerates the example dumps (kcat -J lines) of the seed incidents.
+
+Deterministic: the same files every run. Run from the repository root:
+    python3 examples/generate.py
+"""
+import datetime
+import json
+import os
+
+DAY = int(datetime.datetime(2025, 9, 14, tzinfo=datetime.timezone.utc).timestamp() * 1000)
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def sql_ts(ms):
+    d = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.timezone.utc)
+    return d.strftime("%Y-%m-%d %H:%M:%S.") + "%03d" % (ms % 1000)
+
+
+def line(topic, partition, offset, ts, payload, key=None):
+    return json.dumps(
+        {"topic": topic, "partition": partition, "offset": offset, "tstype": "create", "ts": ts,
+         "key": key, "payload": json.dumps(payload, separators=(",", ":"))},
+        separators=(",", ":"))
+
+
+def write(path, records):
+    records.sort(key=lambda r: (r[0], r[1]))
+    with open(path, "w") as f:
+        for _, _, text in records:
+            f.write(text + "\n")
+
+
+def clickstream(minutes, heartbeat=True):
+    """16 partitions; 15 busy (a click per partition per minute), partition 11
+    one heartbeat every 90 minutes stamped with the wall clock."""
+    out, offsets = [], [0] * 16
+    for p in range(16):
+        if p == 11:
+            continue
+        for k in range(minutes):
+            at = DAY + k * 60_000 + p * 3_700
+            event = at - (p * 389 + k * 113) % 2_000
+            payload = {"user_id": "u%d" % ((p * 7 + k) % 5), "url": "/p/%d" % (k % 9), "event_time": sql_ts(event)}
+            out.append((at, p, line("clickstream", p, offsets[p], at, payload)))
+            offsets[p] += 1
+    if heartbeat:
+        for at in range(DAY + 10_000, DAY + minutes * 60_000, 90 * 60_000):
+            payload = {"user_id": "heartbeat", "url": "/health", "event_time": sql_ts(at)}
+            out.append((at, 11, line("clickstream", 11, offsets[11], at, payload)))
+            offsets[11] += 1
+    return out
+
+
+def stock_changes():
+    """12 partitions keyed by SKU, 03:00-07:00; partition 7 (slow SKUs) is
+    quiet from 03:37:58 to 06:20."""
+    out, start = [], DAY + 3 * 3_600_000
+    quiet = (DAY + (3 * 3600 + 37 * 60 + 58) * 1000, DAY + (6 * 3600 + 20 * 60) * 1000)
+    for p in range(12):
+        offset = 0
+        for k in range(240):
+            at = start + k * 60_000 + p * 2_900
+            if p == 7:
+                at = start + k * 60_000 + 58_000 if k < 37 else (quiet[0] if k == 37 else quiet[1] + (k - 200) * 60_000)
+                if k > 37 and k < 200:
+                    continue
+            qty = max(0, 40 - (k * (p + 3)) % 43)
+            payload = {"sku": "sku-%02d-%d" % (p, k % 3), "available_qty": qty, "changed_at": sql_ts(at)}
+            out.append((at, p, line("stock_changes", p, offset, at, payload)))
+            offset += 1
+    return out
+
+
+if __name__ == "__main__":
+    write(os.path.join(HERE, "seed000_heartbeat", "clickstream.jsonl"), clickstream(200))
+    write(os.path.join(HERE, "seed000_heartbeat", "clickstream_retired.jsonl"), clickstream(30, heartbeat=False))
+    write(os.path.join(HERE, "seed003_overnight", "stock_changes.jsonl"), stock_changes())
