@@ -28,7 +28,10 @@ struct Case {
 }
 
 fn load(dir: &Path) -> Case {
-    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let sql = std::fs::read_to_string(dir.join("job.sql")).expect("job.sql");
     let plan = JobPlan::from_sql(&sql).unwrap_or_else(|e| panic!("{name}: {e}"));
     let text = std::fs::read_to_string(dir.join("args")).expect("args");
@@ -40,7 +43,9 @@ fn load(dir: &Path) -> Case {
     let mut it = text.split_whitespace();
     while let Some(flag) = it.next() {
         let mut value = || {
-            let v = it.next().unwrap_or_else(|| panic!("{name}: {flag} needs a value"));
+            let v = it
+                .next()
+                .unwrap_or_else(|| panic!("{name}: {flag} needs a value"));
             let (k, v) = v.split_once('=').unwrap_or((v, ""));
             (k.to_string(), v.to_string())
         };
@@ -52,9 +57,12 @@ fn load(dir: &Path) -> Case {
             "--output" => outputs.push(value()),
             "--partitions" => {
                 let (t, n) = value();
-                args.partitions.push((t, n.parse().expect("partition count")));
+                args.partitions
+                    .push((t, n.parse().expect("partition count")));
             }
-            "--stall-threshold" => args.stall_threshold = Some(parse_duration(&value().0).expect("duration")),
+            "--stall-threshold" => {
+                args.stall_threshold = Some(parse_duration(&value().0).expect("duration"))
+            }
             "--no-drain" => args.drain = false,
             "--not-parallelism-invariant" => invariant = false,
             other => panic!("{name}: unknown flag {other}"),
@@ -72,7 +80,11 @@ fn load(dir: &Path) -> Case {
 
 /// Runs a case (at `parallelism`, if given) and renders its files, with the
 /// smallest partition count of its sources.
-fn render(case: &Case, parallelism: Option<usize>, with_report: bool) -> (BTreeMap<String, String>, usize) {
+fn render(
+    case: &Case,
+    parallelism: Option<usize>,
+    with_report: bool,
+) -> (BTreeMap<String, String>, usize) {
     let mut plan = case.plan.clone();
     if let Some(p) = parallelism {
         plan.settings.parallelism = p;
@@ -107,7 +119,11 @@ fn first_difference(a: &str, b: &str) -> String {
             return format!("line {}:\n    expected: {x}\n    actual:   {y}", i + 1);
         }
     }
-    format!("lengths differ: expected {} lines, actual {}", a.lines().count(), b.lines().count())
+    format!(
+        "lengths differ: expected {} lines, actual {}",
+        a.lines().count(),
+        b.lines().count()
+    )
 }
 
 #[test]
@@ -119,14 +135,23 @@ fn golden_cases() {
         .filter(|p| p.join("job.sql").exists())
         .collect();
     dirs.sort();
-    assert!(dirs.len() >= 25, "expected at least 25 golden cases, found {}", dirs.len());
+    assert!(
+        dirs.len() >= 25,
+        "expected at least 25 golden cases, found {}",
+        dirs.len()
+    );
     let bless = std::env::var_os("BLESS").is_some();
     let mut failures = Vec::new();
     let mut checked_at_8 = 0;
     for dir in &dirs {
         let case = load(dir);
         let (actual, partitions) = render(&case, None, true);
-        assert_eq!(actual, render(&case, None, true).0, "{}: two runs differ", case.name);
+        assert_eq!(
+            actual,
+            render(&case, None, true).0,
+            "{}: two runs differ",
+            case.name
+        );
         let expected_dir = case.dir.join("expected");
         if bless {
             let _ = std::fs::remove_dir_all(&expected_dir);
@@ -138,8 +163,15 @@ fn golden_cases() {
             for (f, text) in &actual {
                 match std::fs::read_to_string(expected_dir.join(f)) {
                     Ok(exp) if &exp == text => {}
-                    Ok(exp) => failures.push(format!("{}/{f}: {}", case.name, first_difference(&exp, text))),
-                    Err(_) => failures.push(format!("{}/{f}: no expected file (run with BLESS=1)", case.name)),
+                    Ok(exp) => failures.push(format!(
+                        "{}/{f}: {}",
+                        case.name,
+                        first_difference(&exp, text)
+                    )),
+                    Err(_) => failures.push(format!(
+                        "{}/{f}: no expected file (run with BLESS=1)",
+                        case.name
+                    )),
                 }
             }
         }
@@ -160,6 +192,14 @@ fn golden_cases() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} golden mismatch(es):\n{}", failures.len(), failures.join("\n"));
-    assert!(checked_at_8 >= 4, "only {checked_at_8} cases were checked at parallelism 8");
+    assert!(
+        failures.is_empty(),
+        "{} golden mismatch(es):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        checked_at_8 >= 4,
+        "only {checked_at_8} cases were checked at parallelism 8"
+    );
 }

@@ -152,6 +152,19 @@ pub fn expr_loc(e: &AstExpr, fallback: Loc) -> Loc {
 
 /// Parses a whole job file.
 pub fn parse_script(sql: &str) -> Result<Vec<Statement>> {
+    parse_all(sql).map_err(|mut e| {
+        if e.loc.line == 0 {
+            // sqlparser has no place for "end of input": name the file's end.
+            let line = sql.lines().count().max(1) as u64;
+            let column = sql.lines().last().map_or(0, |l| l.chars().count()) as u64 + 1;
+            e.loc = Loc { line, column };
+            e.message = e.message.replace("found: EOF", "found the end of the file");
+        }
+        e
+    })
+}
+
+fn parse_all(sql: &str) -> Result<Vec<Statement>> {
     let dialect = GenericDialect {};
     let tokens = Tokenizer::new(&dialect, sql)
         .tokenize_with_location()

@@ -1,0 +1,226 @@
+//! The `lowwater` binary, run for real: success paths write what they say,
+//! and every kind of bad input stops with exit code 2 and a message that
+//! names the place (line and column, or file:line and topic/partition/offset).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn lowwater(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args(args)
+        .output()
+        .expect("the lowwater binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lowwater-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir.join(name)
+}
+
+fn write(name: &str, text: &str) -> PathBuf {
+    let p = tmp(name);
+    std::fs::write(&p, text).expect("write temp file");
+    p
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+const JOB: &str = "CREATE TABLE events (user_id STRING, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+) WITH ('connector' = 'kafka', 'topic' = 'events', 'properties.bootstrap.servers' = '127.0.0.1:9092', 'format' = 'json');
+CREATE TABLE out (window_start TIMESTAMP(3), window_end TIMESTAMP(3), cnt BIGINT)
+  WITH ('connector' = 'filesystem', 'path' = '/tmp/out', 'format' = 'json');
+INSERT INTO out SELECT window_start, window_end, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+GROUP BY window_start, window_end;
+";
+
+fn line(partition: i32, offset: i64, ts: i64, payload: &str) -> String {
+    let escaped = payload.replace('\\', "\\\\").replace('"', "\\\"");
+    format!(
+        r#"{{"topic":"events","partition":{partition},"offset":{offset},"ts":{ts},"key":null,"payload":"{escaped}"}}"#
+    )
+}
+
+#[test]
+fn replay_writes_rows_and_report_and_explains_the_stall() {
+    let job = write("ok.sql", JOB);
+    let mut dump = String::new();
+    for k in 0..40 {
+        let ts = 1_757_851_200_000 + k * 1_000;
+        dump += &line(
+            0,
+            k,
+            ts,
+            &format!(
+                r#"{{"user_id":"u","ts":"2025-09-14 12:00:{:02}.000"}}"#,
+                k % 60
+            ),
+        );
+        dump.push('\n');
+    }
+    let input = write("ok.jsonl", &dump);
+    let (out, report) = (tmp("ok.out.jsonl"), tmp("ok.report.json"));
+    let o = lowwater(&[
+        "replay",
+        s(&job),
+        "--input",
+        &format!("events={}", s(&input)),
+        "--output",
+        &format!("out={}", s(&out)),
+        "--report",
+        s(&report),
+        "--partitions",
+        "events=2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = std::fs::read_to_string(&out).expect("output written");
+    assert_eq!(rows.lines().count(), 4, "{rows}");
+    assert!(rows.contains(r#"\"cnt\":10"#));
+    let report = std::fs::read_to_string(&report).expect("report written");
+    assert!(report.contains("\"never_had_record\": true"), "{report}");
+    assert!(
+        stderr(&o)
+            .contains("partition 1 of events (subtask 0) has had no record since the job started"),
+        "{}",
+        stderr(&o)
+    );
+
+    let e = lowwater(&["explain", s(&job), "--partitions", "events=4"]);
+    let text = String::from_utf8_lossy(&e.stdout);
+    assert!(e.status.success());
+    assert!(
+        text.contains("idle-timeout is disabled and it has 4 partitions"),
+        "{text}"
+    );
+    assert!(
+        text.contains("subtask 0: events/0, events/1, events/2, events/3"),
+        "{text}"
+    );
+}
+
+fn expect_user_error(args: &[&str], needles: &[&str]) {
+    let o = lowwater(args);
+    assert_eq!(o.status.code(), Some(2), "stderr: {}", stderr(&o));
+    let err = stderr(&o);
+    for n in needles {
+        assert!(err.contains(n), "expected {n:?} in: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn unsupported_sql_names_the_construct_and_its_place() {
+    let job = write(
+        "join.sql",
+        &JOB.replace(
+            "FROM TABLE(TUMBLE",
+            "FROM events JOIN x ON true, TABLE(TUMBLE",
+        ),
+    );
+    expect_user_error(
+        &["explain", s(&job)],
+        &["join.sql: line 6, column 64", "window table function"],
+    );
+    let job = write(
+        "decimal.sql",
+        &JOB.replace("user_id STRING", "user_id DECIMAL(10, 2)"),
+    );
+    expect_user_error(
+        &["explain", s(&job)],
+        &["line 1, column 30", "type DECIMAL is not supported"],
+    );
+}
+
+#[test]
+fn unknown_with_option_is_an_error_like_in_flink() {
+    let job = write(
+        "opt.sql",
+        &JOB.replace(
+            "'format' = 'json');\nCREATE TABLE out",
+            "'format' = 'json', 'scan.startup.mdoe' = 'x');\nCREATE TABLE out",
+        ),
+    );
+    expect_user_error(
+        &["explain", s(&job)],
+        &["line 3, column", "'scan.startup.mdoe'", "supported options"],
+    );
+}
+
+#[test]
+fn malformed_dump_line_names_file_line_and_column() {
+    let job = write("dump.sql", JOB);
+    let good = line(
+        0,
+        0,
+        1_000,
+        r#"{"user_id":"u","ts":"2025-09-14 12:00:00.000"}"#,
+    );
+    let input = write(
+        "bad.jsonl",
+        &format!("{good}\n{{\"topic\":\"events\",\"partition\":oops}}\n"),
+    );
+    expect_user_error(
+        &[
+            "replay",
+            s(&job),
+            "--input",
+            &format!("events={}", s(&input)),
+        ],
+        &["bad.jsonl:2:", "not a kcat -J record"],
+    );
+}
+
+#[test]
+fn payload_of_the_wrong_type_names_the_record_and_the_field() {
+    let job = write("type.sql", JOB);
+    let input = write(
+        "type.jsonl",
+        &(line(3, 17, 1_000, r#"{"user_id":"u","ts":12345}"#) + "\n"),
+    );
+    expect_user_error(
+        &[
+            "replay",
+            s(&job),
+            "--input",
+            &format!("events={}", s(&input)),
+        ],
+        &[
+            "type.jsonl:1: topic events partition 3 offset 17",
+            "field 'ts' (TIMESTAMP(3))",
+            "json.ignore-parse-errors",
+        ],
+    );
+}
+
+#[test]
+fn command_line_mistakes_are_explained() {
+    let job = write("args.sql", JOB);
+    expect_user_error(
+        &["replay", s(&job), "--input", "nosuch=x.jsonl"],
+        &["table 'nosuch'"],
+    );
+    expect_user_error(
+        &["replay", s(&job), "--input", "events"],
+        &["expected TABLE=VALUE"],
+    );
+    let o = lowwater(&[
+        "replay",
+        s(&job),
+        "--input",
+        "events=/nonexistent/dump.jsonl",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "an unreadable file is an I/O failure: {}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("/nonexistent/dump.jsonl"));
+}

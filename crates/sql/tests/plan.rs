@@ -1,0 +1,154 @@
+//! Planning: what the planner accepts, what it rejects (with the place and a
+//! way out), and the warnings `explain` gives before a job runs.
+
+use std::collections::BTreeMap;
+
+use lowwater_core::window::aggregate::AggFunc;
+use lowwater_core::window::assigner::WindowAssigner;
+use lowwater_sql::explain::warnings;
+use lowwater_sql::plan::{JobPlan, OutputKind};
+
+const SRC: &str = "CREATE TABLE events (user_id STRING, amount INT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'kafka', 'topic' = 'events', 'properties.bootstrap.servers' = 'b:9092', 'format' = 'json');
+CREATE TABLE out (window_start TIMESTAMP(3), window_end TIMESTAMP(3), user_id STRING, n BIGINT)
+  WITH ('connector' = 'print');
+";
+
+fn job(insert: &str) -> String {
+    format!("{SRC}{insert}")
+}
+
+fn err(sql: &str) -> String {
+    match JobPlan::from_sql(sql) {
+        Ok(_) => panic!("expected an error for:\n{sql}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn plans_a_keyed_window_aggregation() {
+    let plan = JobPlan::from_sql(&job("SET 'parallelism.default' = '3';
+         INSERT INTO out SELECT window_start, window_end, user_id, SUM(amount) AS n
+         FROM TABLE(HOP(TABLE events, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND))
+         WHERE amount > 0 GROUP BY window_start, window_end, user_id"))
+    .expect("plans");
+    assert_eq!(plan.settings.parallelism, 3);
+    let p = &plan.pipelines[0];
+    assert_eq!(p.window.assigner, WindowAssigner::hopping(10_000, 5_000));
+    assert_eq!(p.window.aggregates[0].func, AggFunc::Sum);
+    assert!(p.window.aggregates[0].int32, "SUM(INT) is an INT in Flink");
+    assert_eq!(
+        p.outputs.iter().map(|o| o.kind).collect::<Vec<_>>(),
+        [
+            OutputKind::WindowStart,
+            OutputKind::WindowEnd,
+            OutputKind::Key(0),
+            OutputKind::Agg(0)
+        ]
+    );
+    assert!(p.filter.is_some());
+    assert_eq!(
+        plan.tables[p.source].watermark.map(|w| w.delay),
+        Some(5_000)
+    );
+}
+
+#[test]
+fn rejections_name_the_problem_and_the_fix() {
+    let cases: Vec<(String, &str)> = vec![
+        (
+            job("INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(user_id), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id"),
+            "DESCRIPTOR(user_id) must name the rowtime column 'ts'",
+        ),
+        (
+            job("INSERT INTO out SELECT window_start, window_end, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end"),
+            "writes 3 column(s) but the target has 4",
+        ),
+        (
+            job("INSERT INTO out SELECT window_start, window_end, amount, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id"),
+            "`amount` must be window_start, window_end, window_time, a GROUP BY key or an aggregate",
+        ),
+        (
+            job("INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(SESSION(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id"),
+            "SESSION must be partitioned by exactly the GROUP BY keys",
+        ),
+        (
+            job("INSERT INTO out SELECT window_start, window_end, user_id, SUM(user_id) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id"),
+            "SUM needs a numeric argument, found STRING",
+        ),
+        (
+            job("INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(HOP(TABLE events, DESCRIPTOR(ts), INTERVAL '4' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end, user_id"),
+            "integral multiple of the slide",
+        ),
+        (
+            job("INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY user_id"),
+            "GROUP BY must contain window_start and window_end",
+        ),
+        (
+            job("SET 'table.exec.mini-batch.enabled' = 'true'; INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id"),
+            "unknown setting 'table.exec.mini-batch.enabled'",
+        ),
+        (job("INSERT INTO out SELECT 1"), "found the end of the file"),
+        (
+            SRC.replace("'format' = 'json');\nCREATE TABLE out", "'format' = 'json', 'late-data.sink' = 'nowhere');\nCREATE TABLE out"),
+            "late-data.sink 'nowhere' is not a table of this job",
+        ),
+        (
+            SRC.replace("WATERMARK FOR ts AS ts - INTERVAL '5' SECOND", "WATERMARK FOR ts AS ts + INTERVAL '5' SECOND"),
+            "unsupported watermark expression",
+        ),
+        (
+            job("INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE nope, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id"),
+            "table 'nope' is not defined",
+        ),
+        (SRC.to_string(), "no INSERT INTO"),
+    ];
+    for (sql, needle) in cases {
+        let e = err(&sql);
+        assert!(e.contains(needle), "expected {needle:?} in: {e}");
+        assert!(e.starts_with("line "), "every error has a place: {e}");
+    }
+}
+
+#[test]
+fn explain_warns_about_the_seed_configurations() {
+    let insert = "INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, user_id";
+    let parts = |n| BTreeMap::from([("events".to_string(), n)]);
+    let plan = JobPlan::from_sql(&job(&format!("SET 'parallelism.default' = '8'; {insert}")))
+        .expect("plans");
+    let w = warnings(&plan, &parts(4)).join("\n");
+    assert!(
+        w.contains("idle-timeout is disabled and it has 4 partitions"),
+        "{w}"
+    );
+    assert!(
+        w.contains("subtasks 3, 4, 5, 6 read nothing and hold the watermark at MIN"),
+        "{w}"
+    );
+    assert!(
+        w.contains("the window (2s) is shorter than the watermark delay"),
+        "{w}"
+    );
+    let plan = JobPlan::from_sql(&job(&format!(
+        "SET 'table.exec.source.idle-timeout' = '1 s'; {insert}"
+    )))
+    .expect("plans");
+    let w = warnings(&plan, &parts(1)).join("\n");
+    assert!(
+        w.contains("the idle-timeout (1s) is shorter than the watermark delay (5s)"),
+        "{w}"
+    );
+    let calm = JobPlan::from_sql(&job(&insert
+        .replace("'2' SECOND", "'1' MINUTE")
+        .replace("SET", "")))
+    .expect("plans");
+    let quiet = JobPlan {
+        settings: lowwater_sql::plan::Settings {
+            idle_timeout: None,
+            ..calm.settings.clone()
+        },
+        ..calm
+    };
+    assert_eq!(warnings(&quiet, &parts(1)), Vec::<String>::new());
+}
