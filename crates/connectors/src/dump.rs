@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
-use serde::Deserialize;
+use sonic_rs::{JsonContainerTrait, JsonValueTrait};
 
 /// One record of a dump.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,20 +27,6 @@ pub struct DumpRecord {
     pub payload: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct Raw<'a> {
-    #[serde(borrow)]
-    topic: Cow<'a, str>,
-    partition: i32,
-    #[serde(default)]
-    offset: Option<i64>,
-    ts: i64,
-    #[serde(default, borrow)]
-    key: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    payload: Option<Cow<'a, str>>,
-}
-
 /// A malformed dump line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("column {column}: {message}")]
@@ -51,15 +37,85 @@ pub struct DumpError {
     pub message: String,
 }
 
+/// A dump line's fields, before they are copied into a [`DumpRecord`].
+#[derive(Debug)]
+pub struct RawRecord<'a> {
+    /// Topic.
+    pub topic: Cow<'a, str>,
+    /// Partition.
+    pub partition: i32,
+    /// Offset, when known.
+    pub offset: Option<i64>,
+    /// Record timestamp.
+    pub ts: i64,
+    /// Key.
+    pub key: Option<Cow<'a, str>>,
+    /// Value (`None`: tombstone).
+    pub payload: Option<Cow<'a, str>>,
+}
+
+/// Parses one dump line. The line is parsed into sonic-rs's document tree,
+/// which measured about twice as fast as its serde path for these lines
+/// (whose payload is an escaped JSON string).
+pub fn parse_raw(line: &str) -> Result<RawRecord<'static>, DumpError> {
+    let bad = |column: usize, what: String| {
+        DumpError {
+        column: column.max(1),
+        message: format!(
+            "not a kcat -J record ({what}); expected {{\"topic\":..,\"partition\":..,\"ts\":..,\"payload\":..}}"
+        ),
+    }
+    };
+    let doc: sonic_rs::Value = sonic_rs::from_str(line)
+        .map_err(|e| bad(e.column(), first_line(&e.to_string()).to_string()))?;
+    let obj = doc
+        .as_object()
+        .ok_or_else(|| bad(1, "not a JSON object".into()))?;
+    // One pass over the fields (a lookup per field would scan them each time).
+    let mut found: [Option<&sonic_rs::Value>; 6] = [None; 6];
+    const NAMES: [&str; 6] = ["topic", "partition", "offset", "ts", "key", "payload"];
+    for (k, v) in obj.iter() {
+        if let Some(i) = NAMES.iter().position(|n| *n == k) {
+            found[i] = Some(v).filter(|v| !v.is_null());
+        }
+    }
+    let field = |name: &str| NAMES.iter().position(|n| *n == name).and_then(|i| found[i]);
+    let at = |name: &str| line.find(&format!("\"{name}\"")).map_or(1, |i| i + 1);
+    let int = |name: &str| -> Result<Option<i64>, DumpError> {
+        match field(name) {
+            None => Ok(None),
+            Some(v) => v
+                .as_i64()
+                .map(Some)
+                .ok_or_else(|| bad(at(name), format!("\"{name}\" must be an integer"))),
+        }
+    };
+    let text = |name: &str| -> Result<Option<String>, DumpError> {
+        match field(name) {
+            None => Ok(None),
+            Some(v) => v
+                .as_str()
+                .map(|s| Some(s.to_string()))
+                .ok_or_else(|| bad(at(name), format!("\"{name}\" must be a string or null"))),
+        }
+    };
+    let topic = text("topic")?.ok_or_else(|| bad(1, "missing \"topic\"".into()))?;
+    let partition = int("partition")?.ok_or_else(|| bad(1, "missing \"partition\"".into()))?;
+    let partition = i32::try_from(partition)
+        .map_err(|_| bad(1, format!("partition {partition} is out of range")))?;
+    Ok(RawRecord {
+        topic: Cow::Owned(topic),
+        partition,
+        offset: int("offset")?,
+        ts: int("ts")?.ok_or_else(|| bad(1, "missing \"ts\"".into()))?,
+        key: text("key")?.map(Cow::Owned),
+        payload: text("payload")?.map(Cow::Owned),
+    })
+}
+
 /// Parses one dump line.
 pub fn parse_line(line: &str) -> Result<DumpRecord, DumpError> {
-    let raw: Raw<'_> = sonic_rs::from_str(line).map_err(|e| DumpError {
-        column: e.column().max(1),
-        message: format!(
-            "not a kcat -J record ({}); expected {{\"topic\":..,\"partition\":..,\"ts\":..,\"payload\":..}}",
-            first_line(&e.to_string())
-        ),
-    })?;
+    let raw = parse_raw(line)?;
     Ok(DumpRecord {
         topic: raw.topic.into_owned(),
         partition: raw.partition,

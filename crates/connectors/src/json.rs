@@ -17,7 +17,7 @@ use lowwater_core::{Row, Timestamp, Value};
 use lowwater_sql::options::{JsonFormat, TimestampStandard};
 use lowwater_sql::plan::{ColumnSource, TableDef};
 use lowwater_sql::SqlType;
-use sonic_rs::{JsonContainerTrait, JsonType, JsonValueTrait};
+use sonic_rs::{JsonType, JsonValueTrait, LazyValue};
 
 use crate::dump::write_json_str;
 
@@ -29,22 +29,34 @@ pub struct DecodeError(pub String);
 /// Decodes payloads into rows of one table.
 #[derive(Debug, Clone)]
 pub struct JsonDecoder {
+    /// (JSON field name, row position, type) of the decoded columns.
     fields: Vec<(String, usize, SqlType)>,
     width: usize,
     format: JsonFormat,
+    seen: Vec<bool>,
 }
 
 impl JsonDecoder {
-    /// A decoder for `table`'s physical columns.
+    /// A decoder for all of `table`'s physical columns.
     pub fn new(table: &TableDef) -> Self {
-        let fields = table
+        Self::projected(table, &vec![true; table.columns.len()])
+    }
+
+    /// A decoder for the physical columns of `table` marked in `needed`; the
+    /// others stay NULL and are not converted (Flink's projection push-down:
+    /// a field the job never reads cannot fail it).
+    pub fn projected(table: &TableDef, needed: &[bool]) -> Self {
+        let fields: Vec<(String, usize, SqlType)> = table
             .columns
             .iter()
             .enumerate()
-            .filter(|(_, c)| c.source == ColumnSource::Physical)
+            .filter(|(i, c)| {
+                c.source == ColumnSource::Physical && needed.get(*i).copied().unwrap_or(true)
+            })
             .map(|(i, c)| (c.name.clone(), i, c.ty))
             .collect();
         JsonDecoder {
+            seen: vec![false; fields.len()],
             fields,
             width: table.columns.len(),
             format: table.format.unwrap_or(JsonFormat {
@@ -61,45 +73,58 @@ impl JsonDecoder {
         self.format.ignore_parse_errors
     }
 
-    /// Decodes `payload` into `row` (resized to the table's width; physical
-    /// columns filled, the others NULL).
-    pub fn decode(&self, payload: &str, row: &mut Row) -> Result<(), DecodeError> {
+    /// Decodes `payload` into `row` (resized to the table's width; decoded
+    /// columns filled, the others NULL). One pass over the object; every
+    /// value is validated, converted only if its column is decoded.
+    pub fn decode(&mut self, payload: &str, row: &mut Row) -> Result<(), DecodeError> {
         row.clear();
         row.resize(self.width, Value::Null);
-        let doc: sonic_rs::Value = sonic_rs::from_str(payload).map_err(|e| {
-            DecodeError(format!(
-                "payload is not valid JSON at column {} of the payload: {}",
-                e.column(),
-                e.to_string().lines().next().unwrap_or("")
-            ))
-        })?;
-        let obj = doc
-            .as_object()
-            .ok_or_else(|| DecodeError("payload is not a JSON object".to_string()))?;
-        for (name, pos, ty) in &self.fields {
-            match obj.get(name) {
-                None if self.format.fail_on_missing_field => {
-                    return Err(DecodeError(format!("field '{name}' is missing")))
-                }
-                None => {}
-                Some(v) => {
-                    row[*pos] = convert(v, *ty, self.format.timestamp_standard)
-                        .map_err(|m| DecodeError(format!("field '{name}' ({}): {m}", ty.name())))?
-                }
+        self.seen.iter_mut().for_each(|s| *s = false);
+        let trimmed = payload.trim_start();
+        if !trimmed.starts_with('{') {
+            return Err(match sonic_rs::from_str::<sonic_rs::Value>(payload) {
+                Err(e) => invalid(&e),
+                Ok(_) => DecodeError("payload is not a JSON object".to_string()),
+            });
+        }
+        for entry in sonic_rs::to_object_iter(payload) {
+            let (name, v) = entry.map_err(|e| invalid(&e))?;
+            let Some(f) = self.fields.iter().position(|(n, _, _)| *n == name) else {
+                continue;
+            };
+            let (fname, pos, ty) = &self.fields[f];
+            self.seen[f] = true;
+            row[*pos] = convert(&v, *ty, self.format.timestamp_standard)
+                .map_err(|m| DecodeError(format!("field '{fname}' ({}): {m}", ty.name())))?;
+        }
+        if self.format.fail_on_missing_field {
+            if let Some(f) = self.seen.iter().position(|s| !s) {
+                return Err(DecodeError(format!(
+                    "field '{}' is missing",
+                    self.fields[f].0
+                )));
             }
         }
         Ok(())
     }
 }
 
-fn text_of(v: &sonic_rs::Value) -> String {
+fn invalid(e: &sonic_rs::Error) -> DecodeError {
+    DecodeError(format!(
+        "payload is not valid JSON at column {} of the payload: {}",
+        e.column(),
+        e.to_string().lines().next().unwrap_or("")
+    ))
+}
+
+fn text_of(v: &LazyValue<'_>) -> String {
     match v.as_str() {
         Some(s) => s.to_string(),
-        None => sonic_rs::to_string(v).unwrap_or_default(),
+        None => v.as_raw_str().to_string(),
     }
 }
 
-fn convert(v: &sonic_rs::Value, ty: SqlType, std: TimestampStandard) -> Result<Value, String> {
+fn convert(v: &LazyValue<'_>, ty: SqlType, std: TimestampStandard) -> Result<Value, String> {
     if v.get_type() == JsonType::Null {
         return Ok(Value::Null);
     }
@@ -110,7 +135,10 @@ fn convert(v: &sonic_rs::Value, ty: SqlType, std: TimestampStandard) -> Result<V
         }
     };
     match ty {
-        SqlType::String => Ok(Value::str(&text_of(v))),
+        SqlType::String => Ok(match v.as_str() {
+            Some(s) => Value::str(s),
+            None => Value::str(v.as_raw_str()),
+        }),
         SqlType::Int | SqlType::BigInt => {
             if let Some(i) = v.as_i64() {
                 return Ok(Value::Int(i));
@@ -310,7 +338,7 @@ mod tests {
             "u STRING, n BIGINT, d DOUBLE, b BOOLEAN, ts TIMESTAMP(3)",
             "",
         );
-        let dec = JsonDecoder::new(&t);
+        let mut dec = JsonDecoder::new(&t);
         let mut row = Vec::new();
         dec.decode(
             r#"{"u":7,"n":"42","d":"1.5","b":"TRUE","ts":"2025-09-14 03:37:58.5","extra":1}"#,
@@ -336,7 +364,7 @@ mod tests {
     #[test]
     fn bad_payloads_say_which_field_and_why() {
         let t = table("n BIGINT, ts TIMESTAMP(3)", "");
-        let dec = JsonDecoder::new(&t);
+        let mut dec = JsonDecoder::new(&t);
         let mut row = Vec::new();
         let e = dec.decode(r#"{"n":"abc"}"#, &mut row).expect_err("bad int");
         assert!(
@@ -358,6 +386,17 @@ mod tests {
             ",'json.fail-on-missing-field'='true'",
         );
         assert!(JsonDecoder::new(&strict).decode("{}", &mut row).is_err());
+        // Projection: a field the job does not read is validated as JSON but
+        // not converted, so its type cannot fail the record.
+        let mut projected = JsonDecoder::projected(&t, &[false, true]);
+        projected
+            .decode(r#"{"n":"abc","ts":"2025-09-14 03:37:58"}"#, &mut row)
+            .expect("n is not read");
+        assert_eq!(row[0], Value::Null);
+        assert!(
+            projected.decode(r#"{"n":[1,}"#, &mut row).is_err(),
+            "malformed JSON still fails"
+        );
     }
 
     #[test]

@@ -37,6 +37,21 @@ pub struct SplitMeta {
     pub subtask: usize,
 }
 
+/// One input record, borrowed.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordRef<'a> {
+    /// Topic.
+    pub topic: &'a str,
+    /// Partition.
+    pub partition: i32,
+    /// Offset, if known.
+    pub offset: Option<i64>,
+    /// Arrival time.
+    pub ts: Timestamp,
+    /// Value (`None`: tombstone).
+    pub payload: Option<&'a str>,
+}
+
 /// Why a record could not be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordError(pub String);
@@ -45,6 +60,7 @@ struct Source {
     table: usize,
     subtasks: Vec<SourceSubtask>,
     decoder: JsonDecoder,
+    needed: Vec<bool>,
     time_col: usize,
     pipelines: Vec<usize>,
 }
@@ -127,10 +143,12 @@ impl<'p> Engine<'p> {
                     .map(|_| SourceSubtask::new(strategy))
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(|e| e.to_string())?;
+                let needed = plan.needed_columns(pl.source);
                 sources.push(Source {
                     table: pl.source,
                     subtasks,
-                    decoder: JsonDecoder::new(t),
+                    decoder: JsonDecoder::projected(t, &needed),
+                    needed,
                     time_col: t.watermark.map_or(0, |w| w.column),
                     pipelines: Vec::new(),
                 });
@@ -204,23 +222,26 @@ impl<'p> Engine<'p> {
         &self.splits
     }
 
-    /// Processes one record of `table` arriving at its `ts`.
-    pub fn process(&mut self, table: usize, rec: &DumpRecord) -> Result<(), RecordError> {
+    /// The split of `table`'s `topic`/`partition`, if it is one of the job's.
+    pub fn split_id(&self, table: usize, topic: &str, partition: i32) -> Option<SplitId> {
+        self.index
+            .get(&(table, topic.to_string(), partition))
+            .copied()
+    }
+
+    /// Processes one record of split `id` of `table`, arriving at its `ts`.
+    pub fn process(
+        &mut self,
+        table: usize,
+        id: SplitId,
+        rec: RecordRef<'_>,
+    ) -> Result<(), RecordError> {
         self.run_ticks(rec.ts, false);
         self.now = self.now.max(rec.ts);
         self.records_in += 1;
         let Some(&si) = self.source_of.get(&table) else {
             return Ok(());
         };
-        let id = *self
-            .index
-            .get(&(table, rec.topic.clone(), rec.partition))
-            .ok_or_else(|| {
-                RecordError(format!(
-                    "partition {} of {} is not a split of this job",
-                    rec.partition, rec.topic
-                ))
-            })?;
         let ignore = self.sources[si].decoder.ignores_errors();
         let ts = match self.decode(si, rec) {
             Ok(ts) => ts,
@@ -243,10 +264,10 @@ impl<'p> Engine<'p> {
     }
 
     /// Decodes `rec` into `self.row` and returns its event time.
-    fn decode(&mut self, si: usize, rec: &DumpRecord) -> Result<Timestamp, RecordError> {
+    fn decode(&mut self, si: usize, rec: RecordRef<'_>) -> Result<Timestamp, RecordError> {
         let plan = self.plan;
         let table = &plan.tables[self.sources[si].table];
-        let Some(payload) = rec.payload.as_deref() else {
+        let Some(payload) = rec.payload else {
             return Err(RecordError(
                 "the record has no payload (a tombstone)".into(),
             ));
@@ -256,6 +277,9 @@ impl<'p> Engine<'p> {
             .decode(payload, &mut self.row)
             .map_err(|e| RecordError(e.0))?;
         for (i, c) in table.columns.iter().enumerate() {
+            if !self.sources[si].needed[i] {
+                continue;
+            }
             match &c.source {
                 ColumnSource::Physical => {}
                 ColumnSource::Metadata(k) => {
@@ -263,7 +287,7 @@ impl<'p> Engine<'p> {
                         MetadataKey::Timestamp => Value::Timestamp(rec.ts),
                         MetadataKey::Partition => Value::Int(i64::from(rec.partition)),
                         MetadataKey::Offset => rec.offset.map_or(Value::Null, Value::Int),
-                        MetadataKey::Topic => Value::str(&rec.topic),
+                        MetadataKey::Topic => Value::str(rec.topic),
                     }
                 }
                 ColumnSource::Computed(e) => {

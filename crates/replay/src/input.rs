@@ -2,11 +2,13 @@
 //!
 //! Records of all inputs are replayed in `ts` order; ties keep file order
 //! (inputs in command-line order, then line order), so the same inputs
-//! always replay identically.
+//! always replay identically. Topics are interned: a record keeps a small
+//! topic number, not a copy of the name.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use lowwater_connectors::dump::{parse_line, DumpRecord};
+use lowwater_connectors::dump::parse_raw;
 
 use crate::error::ReplayError;
 
@@ -19,18 +21,36 @@ pub struct Loaded {
     pub file: usize,
     /// 1-based line.
     pub line: usize,
-    /// The record.
-    pub record: DumpRecord,
+    /// Arrival time (the record's `ts`).
+    pub ts: i64,
+    /// Topic number in [`Inputs::topics`].
+    pub topic: u32,
+    /// Partition.
+    pub partition: i32,
+    /// Offset, when the dump has it.
+    pub offset: Option<i64>,
+    /// The value (`None`: a tombstone).
+    pub payload: Option<String>,
+}
+
+/// All input records in replay order, with the interned topic names.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    /// Records in replay order.
+    pub records: Vec<Loaded>,
+    /// Topic names by number.
+    pub topics: Vec<String>,
 }
 
 /// Reads every input (table index, path), parses each non-blank line, and
 /// returns the records in replay order.
-pub fn load(inputs: &[(usize, PathBuf)]) -> Result<Vec<Loaded>, ReplayError> {
-    let mut all = Vec::new();
+pub fn load(inputs: &[(usize, PathBuf)]) -> Result<Inputs, ReplayError> {
+    let mut all = Inputs::default();
+    let mut ids: HashMap<String, u32> = HashMap::new();
     for (file, (table, path)) in inputs.iter().enumerate() {
-        read_one(*table, file, path, &mut all)?;
+        read_one(*table, file, path, &mut all, &mut ids)?;
     }
-    all.sort_by_key(|l| l.record.ts);
+    all.records.sort_by_key(|l| l.ts);
     Ok(all)
 }
 
@@ -38,7 +58,8 @@ fn read_one(
     table: usize,
     file: usize,
     path: &Path,
-    out: &mut Vec<Loaded>,
+    out: &mut Inputs,
+    ids: &mut HashMap<String, u32>,
 ) -> Result<(), ReplayError> {
     let text = std::fs::read_to_string(path).map_err(|source| ReplayError::Io {
         path: path.to_path_buf(),
@@ -48,17 +69,30 @@ fn read_one(
         if line.trim().is_empty() {
             continue;
         }
-        let record = parse_line(line).map_err(|e| ReplayError::Dump {
+        let raw = parse_raw(line).map_err(|e| ReplayError::Dump {
             path: path.to_path_buf(),
             line: i + 1,
             column: e.column,
             message: e.message,
         })?;
-        out.push(Loaded {
+        let topic = match ids.get(raw.topic.as_ref()) {
+            Some(&id) => id,
+            None => {
+                let id = out.topics.len() as u32;
+                out.topics.push(raw.topic.to_string());
+                ids.insert(raw.topic.to_string(), id);
+                id
+            }
+        };
+        out.records.push(Loaded {
             table,
             file,
             line: i + 1,
-            record,
+            ts: raw.ts,
+            topic,
+            partition: raw.partition,
+            offset: raw.offset,
+            payload: raw.payload.map(|p| p.into_owned()),
         });
     }
     Ok(())

@@ -12,7 +12,7 @@ pub mod error;
 pub mod input;
 pub mod report;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use lowwater_connectors::dump::DumpRecord;
@@ -100,20 +100,29 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
             )));
         }
     }
-    let records = input::load(&inputs)?;
+    let loaded = input::load(&inputs)?;
+    let (records, topic_names) = (&loaded.records, &loaded.topics);
     let paths: Vec<PathBuf> = inputs.iter().map(|(_, p)| p.clone()).collect();
+    let mut distinct: BTreeMap<(usize, u32, i32), (usize, usize)> = BTreeMap::new();
+    for (i, l) in records.iter().enumerate() {
+        distinct
+            .entry((l.table, l.topic, l.partition))
+            .or_insert((i, l.file));
+    }
     let mut splits = Vec::new();
-    for l in &records {
-        let t = &plan.tables[l.table];
+    for (&(table, topic, partition), &(i, _)) in &distinct {
+        let l = &records[i];
+        let t = &plan.tables[table];
+        let topic_name = &topic_names[topic as usize];
         if let Connector::Kafka { topics, .. } = &t.connector {
-            if !topics.contains(&l.record.topic) {
+            if !topics.contains(topic_name) {
                 return Err(ReplayError::Record(Box::new(error::RecordFailure {
                     path: paths[l.file].clone(),
                     line: l.line,
                     table: t.name.clone(),
-                    topic: l.record.topic.clone(),
-                    partition: l.record.partition,
-                    offset: offset_text(&l.record),
+                    topic: topic_name.clone(),
+                    partition: l.partition,
+                    offset: offset_text(l.offset),
                     message: format!(
                         "table {} reads topic(s) {}, not this record's topic",
                         t.name,
@@ -122,7 +131,7 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
                 })));
             }
         }
-        splits.push((l.table, l.record.topic.clone(), l.record.partition));
+        splits.push((table, topic_name.clone(), partition));
     }
     for (t, n) in &declared {
         let mut topics = plan.tables[*t].topics();
@@ -142,24 +151,43 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
             }
         }
     }
-    let t0 = records.first().map_or(0, |l| l.record.ts);
+    let t0 = records.first().map_or(0, |l| l.ts);
     let threshold = args
         .stall_threshold
         .unwrap_or_else(|| default_threshold(plan));
     let mut engine =
         engine::Engine::new(plan, &splits, t0, threshold).map_err(ReplayError::Usage)?;
-    for l in &records {
-        engine.process(l.table, &l.record).map_err(|e| {
-            ReplayError::Record(Box::new(error::RecordFailure {
-                path: paths[l.file].clone(),
-                line: l.line,
-                table: plan.tables[l.table].name.clone(),
-                topic: l.record.topic.clone(),
-                partition: l.record.partition,
-                offset: offset_text(&l.record),
-                message: e.0,
-            }))
-        })?;
+    let mut ids: HashMap<(usize, u32, i32), u32> = HashMap::new();
+    for &(table, topic, partition) in distinct.keys() {
+        if let Some(id) = engine.split_id(table, &topic_names[topic as usize], partition) {
+            ids.insert((table, topic, partition), id);
+        }
+    }
+    for l in records {
+        let rec = engine::RecordRef {
+            topic: &topic_names[l.topic as usize],
+            partition: l.partition,
+            offset: l.offset,
+            ts: l.ts,
+            payload: l.payload.as_deref(),
+        };
+        ids.get(&(l.table, l.topic, l.partition))
+            .copied()
+            .ok_or_else(|| {
+                engine::RecordError("the record's partition is not a split of this job".into())
+            })
+            .and_then(|id| engine.process(l.table, id, rec))
+            .map_err(|e| {
+                ReplayError::Record(Box::new(error::RecordFailure {
+                    path: paths[l.file].clone(),
+                    line: l.line,
+                    table: plan.tables[l.table].name.clone(),
+                    topic: topic_names[l.topic as usize].clone(),
+                    partition: l.partition,
+                    offset: offset_text(l.offset),
+                    message: e.0,
+                }))
+            })?;
     }
     engine.finish(args.drain);
     let report = report::build(plan, &engine, threshold, args.drain);
@@ -171,6 +199,6 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
     Ok(Outcome { report, outputs })
 }
 
-fn offset_text(r: &DumpRecord) -> String {
-    r.offset.map_or("?".to_string(), |o| o.to_string())
+fn offset_text(offset: Option<i64>) -> String {
+    offset.map_or("?".to_string(), |o| o.to_string())
 }

@@ -458,6 +458,24 @@ impl Expr {
         })
     }
 
+    /// Adds the positions of every column this expression reads to `out`.
+    pub fn columns(&self, out: &mut Vec<usize>) {
+        match self {
+            Expr::Column(i) => out.push(*i),
+            Expr::Literal(_) => {}
+            Expr::Compare(_, a, b) | Expr::Arith(_, a, b) | Expr::And(a, b) | Expr::Or(a, b) => {
+                a.columns(out);
+                b.columns(out);
+            }
+            Expr::Not(a)
+            | Expr::Neg(a)
+            | Expr::IsNull(a, _)
+            | Expr::Cast(a, _)
+            | Expr::ToTimestampLtz(a, _)
+            | Expr::ToTimestamp(a) => a.columns(out),
+        }
+    }
+
     /// Whether this is a plain column reference, and which.
     pub fn as_column(&self) -> Option<usize> {
         match self {

@@ -220,6 +220,49 @@ impl JobPlan {
     }
 }
 
+impl JobPlan {
+    /// Which columns of table `t` the job reads: rowtime, filters, keys,
+    /// aggregate arguments, late-data sink columns, and what computed
+    /// columns among them are computed from. A decoder can leave the others
+    /// unread (Flink's projection push-down).
+    pub fn needed_columns(&self, t: usize) -> Vec<bool> {
+        let table = &self.tables[t];
+        let mut cols = Vec::new();
+        if let Some(w) = table.watermark {
+            cols.push(w.column);
+        }
+        for p in self.pipelines.iter().filter(|p| p.source == t) {
+            for e in p.filter.iter().chain(&p.keys).chain(&p.agg_args) {
+                e.columns(&mut cols);
+            }
+        }
+        if let Some(ls) = table.late_data_sink {
+            cols.extend(
+                self.tables[ls]
+                    .columns
+                    .iter()
+                    .filter_map(|c| table.column(&c.name)),
+            );
+        }
+        let mut needed = vec![false; table.columns.len()];
+        // Computed columns only read columns declared before them, so one
+        // backwards pass closes the set.
+        for c in cols {
+            needed[c] = true;
+        }
+        for i in (0..needed.len()).rev() {
+            if let (true, ColumnSource::Computed(e)) = (needed[i], &table.columns[i].source) {
+                let mut deps = Vec::new();
+                e.columns(&mut deps);
+                for d in deps {
+                    needed[d] = true;
+                }
+            }
+        }
+        needed
+    }
+}
+
 const INERT: &[&str] = &[
     "execution.checkpointing.interval",
     "execution.checkpointing.mode",

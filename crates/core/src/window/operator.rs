@@ -242,11 +242,16 @@ impl WindowOperator {
     }
 
     fn add_to_window(&mut self, w: Window, input: &WindowInput, out: &mut Vec<WindowOutput>) {
-        let fresh = self.new_state();
         let keys = self.windows.entry(w).or_default();
-        let state = match keys.get_mut(&input.key) {
-            Some(s) => s,
-            None => keys.entry(input.key.clone()).or_insert(fresh),
+        if !keys.contains_key(&input.key) {
+            let fresh = KeyState {
+                accs: self.spec.aggregates.iter().map(AggSpec::create).collect(),
+                fired: false,
+            };
+            keys.insert(input.key.clone(), fresh);
+        }
+        let Some(state) = keys.get_mut(&input.key) else {
+            return;
         };
         for (spec, acc) in self.spec.aggregates.iter().zip(state.accs.iter_mut()) {
             spec.add(acc, &input.row);
