@@ -253,7 +253,7 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
         let _ = writeln!(s, "  keys: {}; outputs: {}", pl.keys.len(), outs.join(", "));
     }
     let w = warnings(plan, partitions);
-    let _ = writeln!(s, "\nwarnings: {}", if w.is_empty() { "none" } else { "" });
+    let _ = writeln!(s, "\nwarnings:{}", if w.is_empty() { " none" } else { "" });
     for x in w {
         let _ = writeln!(s, "  - {x}");
     }
