@@ -89,10 +89,12 @@ fn partition_counts(args: &[String]) -> Result<Vec<(String, i32)>> {
     pairs(args, "--partitions")?
         .into_iter()
         .map(|(t, n)| match n.parse::<i32>() {
-            Ok(n) if n > 0 => Ok((t, n)),
-            _ => {
-                Err(UserError(format!("--partitions {t}={n}: N must be a positive number")).into())
-            }
+            Ok(n) if n > 0 && n <= lowwater_sql::explain::MAX_PARTITIONS => Ok((t, n)),
+            _ => Err(UserError(format!(
+                "--partitions {t}={n}: N must be between 1 and {}",
+                lowwater_sql::explain::MAX_PARTITIONS
+            ))
+            .into()),
         })
         .collect()
 }

@@ -224,3 +224,28 @@ fn command_line_mistakes_are_explained() {
     );
     assert!(stderr(&o).contains("/nonexistent/dump.jsonl"));
 }
+
+#[test]
+fn absurd_arrival_times_finish_and_negative_partitions_are_named() {
+    let job = write("absurd.sql", JOB);
+    let ok = r#"{"user_id":"u","ts":"2025-09-14 12:00:00.000"}"#;
+    let dump = format!("{}\n{}\n", line(0, 0, 1_000, ok), line(0, 1, i64::MAX, ok));
+    let input = write("absurd.jsonl", &dump);
+    let started = std::time::Instant::now();
+    let o = lowwater(&[
+        "replay",
+        s(&job),
+        "--input",
+        &format!("events={}", s(&input)),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        started.elapsed().as_secs() < 30,
+        "idle ticks are skipped, not run one by one"
+    );
+    let neg = write("neg.jsonl", &format!("{}\n", line(-1, 0, 1_000, ok)));
+    expect_user_error(
+        &["replay", s(&job), "--input", &format!("events={}", s(&neg))],
+        &["neg.jsonl:1:", "partition -1 is negative"],
+    );
+}

@@ -75,8 +75,11 @@ impl JsonDecoder {
 
     /// Decodes `payload` into `row` (resized to the table's width; decoded
     /// columns filled, the others NULL). One pass over the object; every
-    /// value is validated, converted only if its column is decoded.
-    pub fn decode(&mut self, payload: &str, row: &mut Row) -> Result<(), DecodeError> {
+    /// value is validated, converted only if its column is decoded. With
+    /// `json.ignore-parse-errors` a field that does not convert becomes NULL
+    /// (as in Flink's `JsonToRowDataConverters`); the number of such fields
+    /// is returned, so that the caller can count them.
+    pub fn decode(&mut self, payload: &str, row: &mut Row) -> Result<usize, DecodeError> {
         row.clear();
         row.resize(self.width, Value::Null);
         self.seen.iter_mut().for_each(|s| *s = false);
@@ -87,6 +90,7 @@ impl JsonDecoder {
                 Ok(_) => DecodeError("payload is not a JSON object".to_string()),
             });
         }
+        let mut nulled = 0;
         for entry in sonic_rs::to_object_iter(payload) {
             let (name, v) = entry.map_err(|e| invalid(&e))?;
             let Some(f) = self.fields.iter().position(|(n, _, _)| *n == name) else {
@@ -94,8 +98,11 @@ impl JsonDecoder {
             };
             let (fname, pos, ty) = &self.fields[f];
             self.seen[f] = true;
-            row[*pos] = convert(&v, *ty, self.format.timestamp_standard)
-                .map_err(|m| DecodeError(format!("field '{fname}' ({}): {m}", ty.name())))?;
+            match convert(&v, *ty, self.format.timestamp_standard) {
+                Ok(value) => row[*pos] = value,
+                Err(_) if self.format.ignore_parse_errors => nulled += 1,
+                Err(m) => return Err(DecodeError(format!("field '{fname}' ({}): {m}", ty.name()))),
+            }
         }
         if self.format.fail_on_missing_field {
             if let Some(f) = self.seen.iter().position(|s| !s) {
@@ -105,7 +112,7 @@ impl JsonDecoder {
                 )));
             }
         }
-        Ok(())
+        Ok(nulled)
     }
 }
 
@@ -117,11 +124,51 @@ fn invalid(e: &sonic_rs::Error) -> DecodeError {
     ))
 }
 
+/// The value's text as Jackson's `asText()` gives it: strings unquoted,
+/// integers as written, other numbers as Java prints a double, anything else
+/// as JSON text.
 fn text_of(v: &LazyValue<'_>) -> String {
-    match v.as_str() {
-        Some(s) => s.to_string(),
-        None => v.as_raw_str().to_string(),
+    if let Some(s) = v.as_str() {
+        return s.to_string();
     }
+    if v.get_type() == JsonType::Number {
+        if let Some(i) = v.as_i64() {
+            return i.to_string();
+        }
+        if let Some(d) = v.as_f64() {
+            return java_double(d);
+        }
+    }
+    v.as_raw_str().to_string()
+}
+
+/// Formats a double as Java's `Double.toString` (and so Jackson) does:
+/// shortest round-trip digits, plain notation for magnitudes in [1e-3, 1e7),
+/// otherwise `d.dddE±n`; `NaN`, `Infinity`, `-Infinity`.
+pub fn java_double(d: f64) -> String {
+    if d.is_nan() {
+        return "NaN".into();
+    }
+    if d.is_infinite() {
+        return if d > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
+    }
+    let a = d.abs();
+    if a == 0.0 || (1e-3..1e7).contains(&a) {
+        return format!("{d:?}");
+    }
+    // `{:e}` gives the shortest digits as `m.mmmeE`.
+    let sci = format!("{d:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let mantissa = if mantissa.contains('.') {
+        mantissa.to_string()
+    } else {
+        format!("{mantissa}.0")
+    };
+    format!("{mantissa}E{exp}")
 }
 
 fn convert(v: &LazyValue<'_>, ty: SqlType, std: TimestampStandard) -> Result<Value, String> {
@@ -137,19 +184,21 @@ fn convert(v: &LazyValue<'_>, ty: SqlType, std: TimestampStandard) -> Result<Val
     match ty {
         SqlType::String => Ok(match v.as_str() {
             Some(s) => Value::str(s),
-            None => Value::str(v.as_raw_str()),
+            None => Value::str(&text_of(v)),
         }),
         SqlType::Int | SqlType::BigInt => {
-            if let Some(i) = v.as_i64() {
-                return Ok(Value::Int(i));
+            let i = if let Some(i) = v.as_i64() {
+                i
+            } else if let (JsonType::Number, Some(d)) = (v.get_type(), v.as_f64()) {
+                d as i64
+            } else {
+                let t = number_text()?;
+                t.parse().map_err(|_| format!("'{t}' is not an integer"))?
+            };
+            if ty == SqlType::Int && i32::try_from(i).is_err() {
+                return Err(format!("{i} does not fit in an INT"));
             }
-            if let (JsonType::Number, Some(d)) = (v.get_type(), v.as_f64()) {
-                return Ok(Value::Int(d as i64));
-            }
-            let t = number_text()?;
-            t.parse()
-                .map(Value::Int)
-                .map_err(|_| format!("'{t}' is not an integer"))
+            Ok(Value::Int(i))
         }
         SqlType::Double => {
             if let Some(d) = v.as_f64() {
@@ -238,13 +287,19 @@ impl JsonEncoder {
         }
     }
 
-    /// An encoder for the columns `cols` of `table` (a Kafka key, say).
-    pub fn subset(table: &TableDef, cols: &[usize]) -> Self {
+    /// An encoder for the columns `cols` of `table`, with `prefix` removed
+    /// from their names (a Kafka key with `key.fields-prefix`, say).
+    pub fn subset(table: &TableDef, cols: &[usize], prefix: &str) -> Self {
         JsonEncoder {
             columns: cols
                 .iter()
                 .filter_map(|&i| table.columns.get(i))
-                .map(|c| (c.name.clone(), c.ty))
+                .map(|c| {
+                    (
+                        c.name.strip_prefix(prefix).unwrap_or(&c.name).to_string(),
+                        c.ty,
+                    )
+                })
                 .collect(),
             format: table.format,
         }
@@ -287,10 +342,11 @@ fn write_value(out: &mut String, v: &Value, ty: SqlType, sep: char) {
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int(i) if ty == SqlType::Double => out.push_str(&format!("{:?}", *i as f64)),
+        Value::Int(i) if ty == SqlType::Double => out.push_str(&java_double(*i as f64)),
         Value::Int(i) => out.push_str(&i.to_string()),
-        Value::Double(d) if d.is_finite() => out.push_str(&format!("{d:?}")),
-        Value::Double(d) => write_json_str(out, &format!("{d}")),
+        Value::Double(d) if d.is_finite() => out.push_str(&java_double(*d)),
+        // Jackson writes non-finite numbers as strings by default.
+        Value::Double(d) => write_json_str(out, &java_double(*d)),
         Value::Str(s) => write_json_str(out, s),
         Value::Timestamp(t) => write_json_str(
             out,
@@ -300,22 +356,46 @@ fn write_value(out: &mut String, v: &Value, ty: SqlType, sep: char) {
 }
 
 /// Renders a row as Flink's `print` connector does: `+I[v1, v2, ...]`, with
-/// timestamps as Java's `LocalDateTime.toString()` (`2025-09-14T03:37`,
-/// seconds and fraction only when not zero).
-pub fn print_row(values: &[Value]) -> String {
+/// TIMESTAMP as Java's `LocalDateTime.toString()` (`2025-09-14T03:37`,
+/// `...T03:37:59.500`: seconds only when not zero, milliseconds as three
+/// digits), TIMESTAMP_LTZ as `Instant.toString()` (`2025-09-14T03:37:00Z`)
+/// and doubles as Java prints them.
+pub fn print_row(values: &[Value], types: &[SqlType]) -> String {
     let parts: Vec<String> = values
         .iter()
-        .map(|v| match v {
+        .zip(types.iter().chain(std::iter::repeat(&SqlType::String)))
+        .map(|(v, ty)| match v {
             Value::Null => "null".to_string(),
-            Value::Timestamp(t) => {
-                let s = format_flink_timestamp(*t, 'T', false);
-                s.strip_suffix(":00").map_or(s.clone(), str::to_string)
-            }
-            Value::Double(d) => format!("{d:?}"),
+            Value::Timestamp(t) => java_date_time(*t, *ty == SqlType::TimestampLtz),
+            Value::Double(d) => java_double(*d),
+            Value::Int(i) if *ty == SqlType::Double => java_double(*i as f64),
             other => other.to_string(),
         })
         .collect();
     format!("+I[{}]", parts.join(", "))
+}
+
+fn java_date_time(t: Timestamp, instant: bool) -> String {
+    let days = t.div_euclid(86_400_000);
+    let ms = t.rem_euclid(86_400_000);
+    let (y, mo, d) = civil_from_days(days);
+    let (h, mi, sec, frac) = (
+        ms / 3_600_000,
+        ms / 60_000 % 60,
+        ms / 1_000 % 60,
+        ms % 1_000,
+    );
+    let mut s = format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}");
+    if instant || sec != 0 || frac != 0 {
+        s.push_str(&format!(":{sec:02}"));
+    }
+    if frac != 0 {
+        s.push_str(&format!(".{frac:03}"));
+    }
+    if instant {
+        s.push('Z');
+    }
+    s
 }
 
 #[cfg(test)]
@@ -422,9 +502,67 @@ mod tests {
             format_flink_timestamp(ts + 500, ' ', false),
             "2025-09-14 03:37:00.5"
         );
+        let types = [
+            SqlType::Timestamp,
+            SqlType::BigInt,
+            SqlType::TimestampLtz,
+            SqlType::Double,
+        ];
+        let row = [
+            Value::Timestamp(ts),
+            Value::Int(1),
+            Value::Timestamp(ts + 1_500),
+            Value::Double(1.5e8),
+        ];
         assert_eq!(
-            print_row(&[Value::Timestamp(ts), Value::Int(1)]),
-            "+I[2025-09-14T03:37, 1]"
+            print_row(&row, &types),
+            "+I[2025-09-14T03:37, 1, 2025-09-14T03:37:01.500Z, 1.5E8]"
         );
+        let half = [Value::Timestamp(ts + 500)];
+        assert_eq!(
+            print_row(&half, &[SqlType::Timestamp]),
+            "+I[2025-09-14T03:37:00.500]"
+        );
+    }
+
+    #[test]
+    fn doubles_print_like_java() {
+        assert_eq!(java_double(3.0), "3.0");
+        assert_eq!(java_double(1234567.0), "1234567.0");
+        assert_eq!(java_double(123456795.0), "1.23456795E8");
+        assert_eq!(java_double(1e7), "1.0E7");
+        assert_eq!(java_double(0.001), "0.001");
+        assert_eq!(java_double(0.0001), "1.0E-4");
+        assert_eq!(java_double(-2.5e-5), "-2.5E-5");
+        assert_eq!(java_double(0.0), "0.0");
+        assert_eq!(java_double(f64::NAN), "NaN");
+        assert_eq!(java_double(f64::NEG_INFINITY), "-Infinity");
+    }
+
+    #[test]
+    fn conversions_match_jackson_and_ignore_parse_errors_nulls_fields() {
+        let t = table("u STRING, n BIGINT, ts TIMESTAMP(3)", "");
+        let mut row = Vec::new();
+        JsonDecoder::new(&t)
+            .decode(r#"{"u":1.50,"n":3000000000}"#, &mut row)
+            .expect("BIGINT takes 3e9");
+        assert_eq!(row[0], Value::str("1.5"), "Jackson's asText of a double");
+        let int = table("n INT, ts TIMESTAMP(3)", "");
+        let e = JsonDecoder::new(&int)
+            .decode(r#"{"n":3000000000}"#, &mut row)
+            .expect_err("INT overflow");
+        assert!(e.0.contains("does not fit in an INT"), "{e}");
+        let lenient = table(
+            "n INT, ts TIMESTAMP(3)",
+            ",'json.ignore-parse-errors'='true'",
+        );
+        let nulled =
+            JsonDecoder::new(&lenient).decode(r#"{"n":"x","ts":"2025-09-14 03:37:58"}"#, &mut row);
+        assert_eq!(
+            nulled,
+            Ok(1),
+            "a field that does not convert is NULL and counted"
+        );
+        assert_eq!(row[0], Value::Null);
     }
 }

@@ -47,6 +47,7 @@ pub struct StallDetector {
     last_advance: Timestamp,
     watermark: Timestamp,
     last_record: Option<Timestamp>,
+    first_record_since_advance: Option<Timestamp>,
     open: Option<Stall>,
 }
 
@@ -58,6 +59,7 @@ impl StallDetector {
             last_advance: start,
             watermark,
             last_record: None,
+            first_record_since_advance: None,
             open: None,
         }
     }
@@ -66,7 +68,9 @@ impl StallDetector {
     /// caller then explains it with [`StallDetector::explain`].
     pub fn on_record(&mut self, now: Timestamp) -> Option<Stall> {
         self.last_record = Some(now);
-        if self.open.is_none() && now.saturating_sub(self.last_advance) > self.threshold {
+        let first = *self.first_record_since_advance.get_or_insert(now);
+        let waiting_since = first.max(self.last_advance);
+        if self.open.is_none() && now.saturating_sub(waiting_since) > self.threshold {
             self.open = Some(Stall {
                 from: self.last_advance,
                 to: None,
@@ -90,6 +94,7 @@ impl StallDetector {
     pub fn on_advance(&mut self, now: Timestamp, wm: Timestamp) -> Option<Stall> {
         self.last_advance = now;
         self.watermark = wm;
+        self.first_record_since_advance = None;
         self.open.take().map(|mut s| {
             s.to = Some(now);
             s.resolved = true;
@@ -124,6 +129,7 @@ mod tests {
     #[test]
     fn opens_only_when_records_arrive_past_the_threshold_and_closes_on_advance() {
         let mut d = StallDetector::new(1_000, 0, i64::MIN);
+        assert_eq!(d.on_record(0), None);
         assert_eq!(d.on_record(500), None);
         assert_eq!(
             d.on_record(1_000),
@@ -153,8 +159,25 @@ mod tests {
         let mut d = StallDetector::new(1_000, 0, i64::MIN);
         d.on_advance(100, 1);
         assert_eq!(d.finish(), None);
-        assert!(d.on_record(5_000).is_some());
+        assert_eq!(
+            d.on_record(5_000),
+            None,
+            "an hour of nothing, then one record"
+        );
+        assert_eq!(
+            d.on_record(6_000),
+            None,
+            "records for exactly the threshold"
+        );
+        let s = d
+            .on_record(6_001)
+            .expect("records kept arriving, the watermark did not move");
+        assert_eq!(
+            s.from, 100,
+            "the stall starts when the watermark last moved"
+        );
         d.on_record(7_000);
-        assert_eq!(d.finish().and_then(|s| s.to), Some(7_000));
+        let end = d.finish().expect("open");
+        assert_eq!((end.to, end.resolved), (Some(7_000), false));
     }
 }

@@ -54,7 +54,31 @@ pub struct RecordRef<'a> {
 
 /// Why a record could not be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordError(pub String);
+pub struct RecordError {
+    /// What is wrong.
+    pub message: String,
+    /// Whether the record failed to decode (so that `json.ignore-parse-errors`
+    /// would have skipped it).
+    pub decode: bool,
+}
+
+impl RecordError {
+    /// A decoding failure.
+    pub fn decode(message: impl Into<String>) -> Self {
+        RecordError {
+            message: message.into(),
+            decode: true,
+        }
+    }
+
+    /// Any other failure (an expression, a window assignment).
+    pub fn other(message: impl Into<String>) -> Self {
+        RecordError {
+            message: message.into(),
+            decode: false,
+        }
+    }
+}
 
 struct Source {
     table: usize,
@@ -90,10 +114,13 @@ pub struct SinkOutput {
 }
 
 struct Sink {
-    encoder: JsonEncoder,
+    /// The value encoder and the columns it writes.
+    value: (JsonEncoder, Vec<usize>),
     key: Option<(JsonEncoder, Vec<usize>)>,
     topic: String,
-    print: bool,
+    /// `print`: the line prefix (`'print-identifier'`).
+    print: Option<String>,
+    types: Vec<lowwater_sql::SqlType>,
     keep: bool,
     out: SinkOutput,
 }
@@ -108,7 +135,10 @@ pub struct Engine<'p> {
     pipes: Vec<Pipe>,
     sinks: BTreeMap<usize, Sink>,
     skipped: BTreeMap<SplitId, u64>,
+    nulled: BTreeMap<SplitId, u64>,
     interval: Millis,
+    horizon: Millis,
+    last_record: Timestamp,
     t0: Timestamp,
     last_tick: Timestamp,
     now: Timestamp,
@@ -176,6 +206,16 @@ impl<'p> Engine<'p> {
                 late_map,
             });
         }
+        // After this long without a record, every periodic tick is a no-op
+        // (generators repeat themselves, idleness has been decided, statuses
+        // have settled) until the next record: such ticks are skipped.
+        let max_idle = plan
+            .tables
+            .iter()
+            .filter_map(|t| t.idle_timeout)
+            .max()
+            .unwrap_or(0);
+        let horizon = max_idle.saturating_add(plan.settings.emit_interval.saturating_mul(6));
         let mut splits = Vec::new();
         let mut index = HashMap::new();
         let mut sorted = split_list.to_vec();
@@ -207,7 +247,10 @@ impl<'p> Engine<'p> {
             pipes,
             sinks,
             skipped: BTreeMap::new(),
+            nulled: BTreeMap::new(),
             interval: plan.settings.emit_interval,
+            horizon,
+            last_record: t0,
             t0,
             last_tick: t0,
             now: t0,
@@ -242,19 +285,15 @@ impl<'p> Engine<'p> {
         let Some(&si) = self.source_of.get(&table) else {
             return Ok(());
         };
-        let ignore = self.sources[si].decoder.ignores_errors();
-        let ts = match self.decode(si, rec) {
-            Ok(ts) => ts,
-            Err(_) if ignore => {
-                *self.skipped.entry(id).or_insert(0) += 1;
-                return Ok(());
-            }
-            Err(e) => return Err(e),
+        self.last_record = rec.ts;
+        let Some(ts) = self.decode(si, id, rec)? else {
+            *self.skipped.entry(id).or_insert(0) += 1;
+            return Ok(());
         };
         let subtask = self.splits[id as usize].subtask;
         let progress = self.sources[si].subtasks[subtask]
             .on_record(id, ts, self.now)
-            .map_err(|e| RecordError(e.to_string()))?;
+            .map_err(|e| RecordError::other(e.to_string()))?;
         self.forward(si, subtask, progress);
         for k in 0..self.sources[si].pipelines.len() {
             let pi = self.sources[si].pipelines[k];
@@ -263,19 +302,31 @@ impl<'p> Engine<'p> {
         Ok(())
     }
 
-    /// Decodes `rec` into `self.row` and returns its event time.
-    fn decode(&mut self, si: usize, rec: RecordRef<'_>) -> Result<Timestamp, RecordError> {
+    /// Decodes `rec` into `self.row` and returns its event time, or `None`
+    /// when the record is to be skipped (and counted): an empty payload or a
+    /// tombstone, which Flink's json format skips too, or, with
+    /// `json.ignore-parse-errors`, a payload that is not JSON or a row without
+    /// event time. With that option a field that does not convert is NULL, as
+    /// in Flink, and counted.
+    fn decode(
+        &mut self,
+        si: usize,
+        id: SplitId,
+        rec: RecordRef<'_>,
+    ) -> Result<Option<Timestamp>, RecordError> {
         let plan = self.plan;
         let table = &plan.tables[self.sources[si].table];
-        let Some(payload) = rec.payload else {
-            return Err(RecordError(
-                "the record has no payload (a tombstone)".into(),
-            ));
+        let payload = match rec.payload {
+            Some(p) if !p.trim().is_empty() => p,
+            _ => return Ok(None),
         };
-        self.sources[si]
-            .decoder
-            .decode(payload, &mut self.row)
-            .map_err(|e| RecordError(e.0))?;
+        let ignore = self.sources[si].decoder.ignores_errors();
+        match self.sources[si].decoder.decode(payload, &mut self.row) {
+            Ok(0) => {}
+            Ok(n) => *self.nulled.entry(id).or_insert(0) += n as u64,
+            Err(_) if ignore => return Ok(None),
+            Err(e) => return Err(RecordError::decode(e.0)),
+        }
         for (i, c) in table.columns.iter().enumerate() {
             if !self.sources[si].needed[i] {
                 continue;
@@ -291,15 +342,16 @@ impl<'p> Engine<'p> {
                     }
                 }
                 ColumnSource::Computed(e) => {
-                    self.row[i] = e
-                        .eval(&self.row)
-                        .map_err(|m| RecordError(format!("computed column '{}': {m}", c.name)))?
+                    self.row[i] = e.eval(&self.row).map_err(|m| {
+                        RecordError::other(format!("computed column '{}': {m}", c.name))
+                    })?
                 }
             }
         }
         match self.row.get(self.sources[si].time_col) {
-            Some(Value::Timestamp(t)) => Ok(*t),
-            _ => Err(RecordError(format!(
+            Some(Value::Timestamp(t)) => Ok(Some(*t)),
+            _ if ignore => Ok(None),
+            _ => Err(RecordError::decode(format!(
                 "the event-time column '{}' is NULL or missing",
                 table.columns[self.sources[si].time_col].name
             ))),
@@ -313,7 +365,7 @@ impl<'p> Engine<'p> {
         if let Some(f) = &pl.filter {
             let keep = truth(
                 &f.eval(&self.row)
-                    .map_err(|m| RecordError(format!("WHERE: {m}")))?,
+                    .map_err(|m| RecordError::other(format!("WHERE: {m}")))?,
             );
             if keep != Some(true) {
                 self.pipes[pi].filtered += 1;
@@ -325,13 +377,13 @@ impl<'p> Engine<'p> {
             .iter()
             .map(|k| k.eval(&self.row))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|m| RecordError(format!("GROUP BY: {m}")))?;
+            .map_err(|m| RecordError::other(format!("GROUP BY: {m}")))?;
         let args = pl
             .agg_args
             .iter()
             .map(|a| a.eval(&self.row))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|m| RecordError(format!("aggregate argument: {m}")))?;
+            .map_err(|m| RecordError::other(format!("aggregate argument: {m}")))?;
         let input = WindowInput {
             ts,
             split: id,
@@ -341,7 +393,7 @@ impl<'p> Engine<'p> {
         self.pipes[pi]
             .op
             .process(input, &mut self.buf)
-            .map_err(|e| RecordError(e.to_string()))?;
+            .map_err(|e| RecordError::other(e.to_string()))?;
         self.emit(pi, now, true);
         self.note_record(pi)
     }
@@ -395,10 +447,17 @@ impl<'p> Engine<'p> {
         if self.interval <= 0 {
             return;
         }
-        loop {
-            let next = self.last_tick.saturating_add(self.interval);
-            if next > t || (!inclusive && next == t) {
+        let limit = if inclusive { t } else { t.saturating_sub(1) };
+        while let Some(mut next) = self.last_tick.checked_add(self.interval) {
+            if next > limit {
                 break;
+            }
+            if next > self.last_record.saturating_add(self.horizon) {
+                // Nothing can change until the next record: jump to the last
+                // tick before `limit` and run only that one (it refreshes the
+                // stall explanations at the right time).
+                let k = (limit - self.last_tick) / self.interval;
+                next = self.last_tick + k * self.interval;
             }
             self.last_tick = next;
             self.now = self.now.max(next);
@@ -455,17 +514,19 @@ impl<'p> Engine<'p> {
     pub fn finish(&mut self, drain: bool) {
         let end = self.now;
         self.run_ticks(end, true);
+        // Stalls still open end with the input: the drain's MAX is not the
+        // watermark advancing, so it must not close them as resolved.
+        for p in &mut self.pipes {
+            if let Some(s) = p.detector.finish() {
+                p.stalls.push(s);
+            }
+        }
         if drain {
             for si in 0..self.sources.len() {
                 for s in 0..self.sources[si].subtasks.len() {
                     let p = self.sources[si].subtasks[s].end_of_input();
                     self.forward(si, s, p);
                 }
-            }
-        }
-        for p in &mut self.pipes {
-            if let Some(s) = p.detector.finish() {
-                p.stalls.push(s);
             }
         }
     }
@@ -484,6 +545,7 @@ impl<'p> Engine<'p> {
         Some(SplitState {
             view,
             skipped: self.skipped.get(&id).copied().unwrap_or(0),
+            nulled: self.nulled.get(&id).copied().unwrap_or(0),
             late_dropped: dropped,
             late_routed: routed,
         })
@@ -538,8 +600,11 @@ impl<'p> Engine<'p> {
 pub struct SplitState {
     /// Watermark, idle flag, records, last times.
     pub view: SplitView,
-    /// Records skipped as undecodable.
+    /// Records skipped: empty payloads and tombstones, and with
+    /// `json.ignore-parse-errors` undecodable records.
     pub skipped: u64,
+    /// Fields set to NULL because they did not convert (`json.ignore-parse-errors`).
+    pub nulled: u64,
     /// Late records dropped (all pipelines).
     pub late_dropped: u64,
     /// Late records routed to the late-data sink (all pipelines).
@@ -548,20 +613,33 @@ pub struct SplitState {
 
 fn sink(plan: &JobPlan, table: usize) -> Sink {
     let t = &plan.tables[table];
-    let key = t.options.get("key.fields").map(|f| {
-        let cols: Vec<usize> = f.split(';').filter_map(|n| t.column(n.trim())).collect();
-        (JsonEncoder::subset(t, &cols), cols)
+    let all: Vec<usize> = (0..t.columns.len()).collect();
+    let key = t.key.as_ref().map(|k| {
+        (
+            JsonEncoder::subset(t, &k.fields, &k.prefix),
+            k.fields.clone(),
+        )
     });
+    let value_cols: Vec<usize> = match &t.key {
+        Some(k) if k.except_key => all.into_iter().filter(|c| !k.fields.contains(c)).collect(),
+        _ => all,
+    };
     let topic = t
         .topics()
         .first()
         .cloned()
         .unwrap_or_else(|| t.name.clone());
+    let print = matches!(t.connector, Connector::Print).then(|| {
+        t.options
+            .get("print-identifier")
+            .map_or(String::new(), |id| format!("{id}> "))
+    });
     Sink {
-        encoder: JsonEncoder::new(t),
+        value: (JsonEncoder::subset(t, &value_cols, ""), value_cols),
         key,
         topic,
-        print: matches!(t.connector, Connector::Print),
+        print,
+        types: t.columns.iter().map(|c| c.ty).collect(),
         keep: !matches!(t.connector, Connector::Blackhole),
         out: SinkOutput::default(),
     }
@@ -574,18 +652,16 @@ impl Sink {
         if !self.keep {
             return;
         }
-        let payload = if self.print {
-            print_row(values)
-        } else {
-            self.encoder.encode(values)
-        };
-        let key = self.key.as_ref().map(|(enc, cols)| {
-            let kv: Vec<Value> = cols
-                .iter()
+        let pick = |cols: &[usize]| -> Vec<Value> {
+            cols.iter()
                 .map(|&c| values.get(c).cloned().unwrap_or(Value::Null))
-                .collect();
-            enc.encode(&kv)
-        });
+                .collect()
+        };
+        let payload = match &self.print {
+            Some(prefix) => format!("{prefix}{}", print_row(values, &self.types)),
+            None => self.value.0.encode(&pick(&self.value.1)),
+        };
+        let key = self.key.as_ref().map(|(enc, cols)| enc.encode(&pick(cols)));
         self.out.records.push(DumpRecord {
             topic: self.topic.clone(),
             partition: 0,

@@ -36,13 +36,7 @@ pub enum ReplayError {
 }
 
 /// Where and why a record could not be used.
-#[derive(Debug, thiserror::Error)]
-#[error(
-    "{path}:{line}: topic {topic} partition {partition} offset {offset}: {message} \
-     (fix the record, or set 'json.ignore-parse-errors' = 'true' on table {table} to skip \
-     and count such records)",
-    path = .path.display()
-)]
+#[derive(Debug)]
 pub struct RecordFailure {
     /// The file.
     pub path: PathBuf,
@@ -58,4 +52,32 @@ pub struct RecordFailure {
     pub offset: String,
     /// What is wrong.
     pub message: String,
+    /// Whether `json.ignore-parse-errors` would skip such a record.
+    pub hint: bool,
 }
+
+impl std::fmt::Display for RecordFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}: topic {} partition {} offset {}: {}",
+            self.path.display(),
+            self.line,
+            self.topic,
+            self.partition,
+            self.offset,
+            self.message
+        )?;
+        if self.hint {
+            write!(
+                f,
+                " (fix the record, or set 'json.ignore-parse-errors' = 'true' on table {} to skip \
+                 and count such records)",
+                self.table
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RecordFailure {}

@@ -75,6 +75,17 @@ fn read_one(
             column: e.column,
             message: e.message,
         })?;
+        if raw.partition < 0 {
+            return Err(ReplayError::Dump {
+                path: path.to_path_buf(),
+                line: i + 1,
+                column: line.find("\"partition\"").map_or(1, |c| c + 1),
+                message: format!(
+                    "partition {} is negative; Kafka partitions start at 0",
+                    raw.partition
+                ),
+            });
+        }
         let topic = match ids.get(raw.topic.as_ref()) {
             Some(&id) => id,
             None => {

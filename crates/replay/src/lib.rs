@@ -23,8 +23,8 @@ use lowwater_sql::plan::JobPlan;
 pub use error::ReplayError;
 pub use report::Report;
 
-/// What to replay.
-#[derive(Debug, Clone, Default)]
+/// What to replay. The default drains at the end of input, as the CLI does.
+#[derive(Debug, Clone)]
 pub struct ReplayArgs {
     /// `TABLE=FILE` inputs, in command-line order.
     pub inputs: Vec<(String, PathBuf)>,
@@ -34,6 +34,17 @@ pub struct ReplayArgs {
     pub drain: bool,
     /// Stall threshold; default 3 x max(window size, emit interval).
     pub stall_threshold: Option<Millis>,
+}
+
+impl Default for ReplayArgs {
+    fn default() -> Self {
+        ReplayArgs {
+            inputs: Vec::new(),
+            partitions: Vec::new(),
+            drain: true,
+            stall_threshold: None,
+        }
+    }
 }
 
 /// What a replay produced.
@@ -128,6 +139,7 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
                         t.name,
                         topics.join(", ")
                     ),
+                    hint: false,
                 })));
             }
         }
@@ -174,7 +186,7 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
         ids.get(&(l.table, l.topic, l.partition))
             .copied()
             .ok_or_else(|| {
-                engine::RecordError("the record's partition is not a split of this job".into())
+                engine::RecordError::other("the record's partition is not a split of this job")
             })
             .and_then(|id| engine.process(l.table, id, rec))
             .map_err(|e| {
@@ -185,7 +197,8 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
                     topic: topic_names[l.topic as usize].clone(),
                     partition: l.partition,
                     offset: offset_text(l.offset),
-                    message: e.0,
+                    message: e.message,
+                    hint: e.decode,
                 }))
             })?;
     }

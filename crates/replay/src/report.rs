@@ -41,8 +41,11 @@ pub struct Totals {
     pub late_records_dropped: u64,
     /// Late records written to a `late-data.sink`.
     pub late_records_routed: u64,
-    /// Records skipped as undecodable (`json.ignore-parse-errors`).
+    /// Records skipped: empty payloads and tombstones (as Flink's json format
+    /// skips them), and with `json.ignore-parse-errors` undecodable records.
     pub records_skipped: u64,
+    /// Fields read as NULL because they did not convert (`json.ignore-parse-errors`).
+    pub fields_nulled: u64,
     /// Records a WHERE clause filtered out (summed over pipelines).
     pub records_filtered: u64,
 }
@@ -64,8 +67,11 @@ pub struct PartitionReport {
     pub late_records_dropped: u64,
     /// Its late records routed to the late-data sink.
     pub late_records_routed: u64,
-    /// Its records skipped as undecodable.
+    /// Its records skipped (empty, tombstones, undecodable with
+    /// `json.ignore-parse-errors`).
     pub records_skipped: u64,
+    /// Its fields read as NULL because they did not convert.
+    pub fields_nulled: u64,
     /// Its final watermark (`null` if it never had one).
     pub final_watermark: Option<Timestamp>,
     /// Whether it ended idle.
@@ -159,6 +165,7 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
         late_records_dropped: 0,
         late_records_routed: 0,
         records_skipped: 0,
+        fields_nulled: 0,
         records_filtered: (0..plan.pipelines.len()).map(|p| engine.filtered(p)).sum(),
     };
     for (id, meta) in engine.splits().iter().enumerate() {
@@ -168,6 +175,7 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
         totals.late_records_dropped += st.late_dropped;
         totals.late_records_routed += st.late_routed;
         totals.records_skipped += st.skipped;
+        totals.fields_nulled += st.nulled;
         partitions.push(PartitionReport {
             table: plan.tables[meta.table].name.clone(),
             topic: meta.topic.clone(),
@@ -177,6 +185,7 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
             late_records_dropped: st.late_dropped,
             late_records_routed: st.late_routed,
             records_skipped: st.skipped,
+            fields_nulled: st.nulled,
             final_watermark: wm(st.view.watermark),
             idle: st.view.idle,
             last_event_time: st.view.max_event_time,
@@ -198,7 +207,7 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
     for (pi, pl) in plan.pipelines.iter().enumerate() {
         let _ = pl;
         for s in engine.stalls(pi) {
-            stalls.push(stall_report(plan, engine, pi, s));
+            stalls.push(stall_report(plan, engine, pi, s, threshold));
         }
     }
     Report {
@@ -217,7 +226,13 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
     }
 }
 
-fn stall_report(plan: &JobPlan, engine: &Engine<'_>, pi: usize, s: &Stall) -> StallReport {
+fn stall_report(
+    plan: &JobPlan,
+    engine: &Engine<'_>,
+    pi: usize,
+    s: &Stall,
+    threshold: Millis,
+) -> StallReport {
     let pl = &plan.pipelines[pi];
     let to = s.to.unwrap_or(s.from);
     let held_by = s.held_by.map(|h| {
@@ -238,13 +253,20 @@ fn stall_report(plan: &JobPlan, engine: &Engine<'_>, pi: usize, s: &Stall) -> St
         duration_ms: to - s.from,
         resolved: s.resolved,
         watermark: wm(s.watermark),
-        reason: reason(plan, pi, held_by.as_ref(), engine),
+        reason: reason(plan, pi, held_by.as_ref(), engine, threshold),
         held_by,
     }
 }
 
-/// The one-line explanation of a stall.
-pub fn reason(plan: &JobPlan, pi: usize, h: Option<&HeldBy>, engine: &Engine<'_>) -> String {
+/// The one-line explanation of a stall. A holder that had records within
+/// the threshold is not silent: its event time trails the others.
+pub fn reason(
+    plan: &JobPlan,
+    pi: usize,
+    h: Option<&HeldBy>,
+    engine: &Engine<'_>,
+    threshold: Millis,
+) -> String {
     let pl = &plan.pipelines[pi];
     let src = &plan.tables[pl.source];
     let own = src.options.contains_key("scan.watermark.idle-timeout");
@@ -272,11 +294,19 @@ pub fn reason(plan: &JobPlan, pi: usize, h: Option<&HeldBy>, engine: &Engine<'_>
         return format!(
             "subtask {} of {} reads no partition (parallelism {} > {n} partitions) and holds the \
              watermark at MIN because idle-timeout is disabled; SET 'parallelism.default' = '{n}' \
-             or {setting} releases it",
+             or {setting} = '1 min' releases it",
             h.subtask, src.name, plan.settings.parallelism
         );
     };
     let what = format!("partition {partition} of {topic} (subtask {})", h.subtask);
+    if !h.never_had_record && h.silent_ms <= threshold {
+        return format!(
+            "{what} keeps receiving records (the last {} ago) but its event time trails the other \
+             partitions: its producer is behind or its data is old; the job waits for it (watermark \
+             alignment or a separate topic keeps one slow producer from holding every window)",
+            display_duration(h.silent_ms)
+        );
+    }
     match src.idle_timeout {
         None if h.never_had_record => format!(
             "{what} has had no record since the job started and idle-timeout is disabled, so it holds \

@@ -160,6 +160,19 @@ fn golden_cases() {
                 std::fs::write(expected_dir.join(f), text).expect("write expected file");
             }
         } else {
+            let stale: Vec<String> = std::fs::read_dir(&expected_dir)
+                .map(|d| {
+                    d.filter_map(|e| e.ok())
+                        .map(|e| e.file_name().to_string_lossy().into_owned())
+                        .collect()
+                })
+                .unwrap_or_default();
+            for f in stale.iter().filter(|f| !actual.contains_key(*f)) {
+                failures.push(format!(
+                    "{}/expected/{f}: no longer produced (remove it or re-bless)",
+                    case.name
+                ));
+            }
             for (f, text) in &actual {
                 match std::fs::read_to_string(expected_dir.join(f)) {
                     Ok(exp) if &exp == text => {}

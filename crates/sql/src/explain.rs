@@ -13,6 +13,10 @@ use lowwater_core::window::assigner::WindowAssigner;
 use crate::options::Connector;
 use crate::plan::{ColumnSource, JobPlan, OutputKind, TableDef};
 
+/// The largest partition count `explain` maps (Kafka topics have at most a
+/// few thousand partitions; this keeps a typo from building a huge map).
+pub const MAX_PARTITIONS: i32 = 100_000;
+
 fn connector_text(t: &TableDef) -> String {
     match &t.connector {
         Connector::Kafka { topics, .. } => format!("kafka topic {}, json", topics.join(";")),
@@ -97,7 +101,7 @@ pub fn warnings(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> Vec<Strin
         }
         seen.push(pl.source);
         let n = partitions.get(&t.name.to_ascii_lowercase()).copied();
-        let total = n.map(|n| n * t.topics().len() as i32);
+        let total = n.map(|n| n.clamp(0, MAX_PARTITIONS) * t.topics().len() as i32);
         match (t.idle_timeout, total) {
             (None, Some(total)) if total > 1 => w.push(format!(
                 "table {}: idle-timeout is disabled and it has {total} partitions: one partition without records holds every window (SET 'table.exec.source.idle-timeout' = '1 min', or 'scan.watermark.idle-timeout' on the table)",

@@ -178,7 +178,13 @@ fn literal(e: &AstExpr, v: &AstValue, loc: Loc) -> Result<Typed> {
     match v {
         AstValue::Number(n, _) => {
             if let Ok(i) = n.parse::<i64>() {
-                Ok(typed(Expr::Literal(Value::Int(i)), SqlType::BigInt))
+                // Calcite types an integer literal as INT when it fits.
+                let ty = if i32::try_from(i).is_ok() {
+                    SqlType::Int
+                } else {
+                    SqlType::BigInt
+                };
+                Ok(typed(Expr::Literal(Value::Int(i)), ty))
             } else if let Ok(d) = n.parse::<f64>() {
                 Ok(typed(Expr::Literal(Value::Double(d)), SqlType::Double))
             } else {
@@ -276,6 +282,9 @@ fn binary(
         }
         let ty = if lt == Some(SqlType::Double) || rt == Some(SqlType::Double) {
             SqlType::Double
+        } else if lt.is_none_or(|t| t == SqlType::Int) && rt.is_none_or(|t| t == SqlType::Int) {
+            // INT op INT is an INT in Flink (values are held in 64 bits here).
+            SqlType::Int
         } else {
             SqlType::BigInt
         };

@@ -176,6 +176,20 @@ fn parse_all(sql: &str) -> Result<Vec<Statement>> {
         if p.peek_token().token == Token::EOF {
             break;
         }
+        // Statement sets group INSERTs into one job in Flink; lowwater always
+        // runs every INSERT of a file as one job, so the wrappers are
+        // accepted and the INSERTs inside planned as usual:
+        // `EXECUTE STATEMENT SET BEGIN ... END;` and `BEGIN STATEMENT SET; ... END;`.
+        if p.parse_keywords(&[
+            Keyword::EXECUTE,
+            Keyword::STATEMENT,
+            Keyword::SET,
+            Keyword::BEGIN,
+        ]) || p.parse_keywords(&[Keyword::BEGIN, Keyword::STATEMENT, Keyword::SET])
+            || p.parse_keyword(Keyword::END)
+        {
+            continue;
+        }
         out.push(statement(&mut p)?);
         let next = p.peek_token();
         if next.token != Token::EOF && !p.consume_token(&Token::SemiColon) {
@@ -642,6 +656,19 @@ mod tests {
         );
         assert_eq!(i.group_by.len(), 3);
         assert!(i.filter.is_some());
+    }
+
+    #[test]
+    fn statement_sets_are_accepted() {
+        let body = "CREATE TABLE t (a STRING) WITH ('connector' = 'blackhole');
+            INSERT INTO t SELECT 1 FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(a), INTERVAL '1' SECOND)) GROUP BY window_start, window_end;";
+        for wrapped in [
+            format!("EXECUTE STATEMENT SET BEGIN {body} END;"),
+            format!("BEGIN STATEMENT SET; {body} END;"),
+        ] {
+            let stmts = parse_script(&wrapped).expect("parses");
+            assert_eq!(stmts.len(), 2, "{wrapped}");
+        }
     }
 
     #[test]

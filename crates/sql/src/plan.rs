@@ -96,6 +96,18 @@ pub struct WatermarkDef {
     pub delay: Millis,
 }
 
+/// Kafka key options of a table (`key.fields`, `key.fields-prefix`,
+/// `value.fields-include`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KafkaKey {
+    /// Columns written to the key, in `key.fields` order.
+    pub fields: Vec<usize>,
+    /// `key.fields-prefix`, removed from the names inside the key.
+    pub prefix: String,
+    /// `value.fields-include` = 'EXCEPT_KEY': key columns are left out of the value.
+    pub except_key: bool,
+}
+
 /// A table of the job.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableDef {
@@ -116,6 +128,8 @@ pub struct TableDef {
     pub idle_timeout: Option<Millis>,
     /// `late-data.sink`.
     pub late_data_sink: Option<usize>,
+    /// Kafka key options, when `key.fields` is set.
+    pub key: Option<KafkaKey>,
     /// All `WITH` options.
     pub options: BTreeMap<String, String>,
 }
@@ -367,7 +381,7 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
     }
     if pipelines.is_empty() {
         return Err(SqlError::new(
-            Loc::default(),
+            Loc { line: 1, column: 1 },
             "the job has no INSERT INTO statement: nothing to run",
         ));
     }
@@ -490,6 +504,7 @@ fn table(ct: &CreateTable, settings: &Settings) -> Result<(TableDef, Option<(Str
             .map_or(ct.loc, |(_, _, l)| *l);
         (n, loc)
     });
+    let key = kafka_key(ct, &columns, &opts.raw)?;
     Ok((
         TableDef {
             name: ct.name.clone(),
@@ -500,10 +515,90 @@ fn table(ct: &CreateTable, settings: &Settings) -> Result<(TableDef, Option<(Str
             format: opts.format,
             idle_timeout,
             late_data_sink: None,
+            key,
             options: opts.raw,
         },
         late,
     ))
+}
+
+fn kafka_key(
+    ct: &CreateTable,
+    columns: &[Column],
+    raw: &BTreeMap<String, String>,
+) -> Result<Option<KafkaKey>> {
+    let at = |k: &str| {
+        ct.options
+            .iter()
+            .find(|(o, _, _)| o == k)
+            .map_or(ct.loc, |(_, _, l)| *l)
+    };
+    let include = raw
+        .get("value.fields-include")
+        .map(String::as_str)
+        .unwrap_or("ALL");
+    if include != "ALL" && include != "EXCEPT_KEY" {
+        return Err(SqlError::new(
+            at("value.fields-include"),
+            format!("value.fields-include must be 'ALL' or 'EXCEPT_KEY', got '{include}'"),
+        ));
+    }
+    if let Some(f) = raw.get("key.format") {
+        if f != "json" {
+            return Err(SqlError::new(
+                at("key.format"),
+                format!("key.format '{f}' is not supported yet; supported: json"),
+            ));
+        }
+    }
+    let Some(fields) = raw.get("key.fields") else {
+        for k in ["key.format", "key.fields-prefix"] {
+            if raw.contains_key(k) {
+                return Err(SqlError::new(at(k), format!("'{k}' needs 'key.fields'")));
+            }
+        }
+        return Ok(None);
+    };
+    if !raw.contains_key("key.format") {
+        return Err(SqlError::new(
+            at("key.fields"),
+            "'key.fields' needs 'key.format' (supported: json)",
+        ));
+    }
+    let prefix = raw.get("key.fields-prefix").cloned().unwrap_or_default();
+    if !prefix.is_empty() && include != "EXCEPT_KEY" {
+        return Err(SqlError::new(
+            at("key.fields-prefix"),
+            "'key.fields-prefix' requires 'value.fields-include' = 'EXCEPT_KEY' (as in Flink)",
+        ));
+    }
+    let mut cols = Vec::new();
+    for name in fields.split(';').map(str::trim) {
+        let i = columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| {
+                SqlError::new(
+                    at("key.fields"),
+                    format!(
+                        "key.fields names '{name}', which is not a column of table '{}'",
+                        ct.name
+                    ),
+                )
+            })?;
+        if !columns[i].name.starts_with(&prefix) {
+            return Err(SqlError::new(
+                at("key.fields"),
+                format!("key field '{name}' does not start with key.fields-prefix '{prefix}'"),
+            ));
+        }
+        cols.push(i);
+    }
+    Ok(Some(KafkaKey {
+        fields: cols,
+        prefix,
+        except_key: include == "EXCEPT_KEY",
+    }))
 }
 
 fn watermark(w: &parse::WatermarkClause, columns: &[Column]) -> Result<WatermarkDef> {
@@ -722,6 +817,16 @@ fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
             format!(
                 "DESCRIPTOR({}) must name the rowtime column '{}' (the column of the WATERMARK clause)",
                 ins.tvf.time_column, src.columns[wm.column].name
+            ),
+        ));
+    }
+    if src.key.is_some() {
+        return Err(SqlError::new(
+            ins.tvf.source_loc,
+            format!(
+                "table '{}' reads columns from the Kafka key ('key.fields'): reading keys is not \
+                 supported yet; remove the key options from the source table",
+                src.name
             ),
         ));
     }

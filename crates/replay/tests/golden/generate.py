@@ -166,6 +166,22 @@ def main():
     case("ignore_parse_errors", source(extra=", 'json.ignore-parse-errors' = 'true'") + COUNT_SINK
          + COUNT_BY_USER.format(tvf=tvf("TUMBLE", "INTERVAL '5' SECOND")), {"events.jsonl": bad}, std_args)
 
+    case("ignore_parse_errors_nulls_fields", source(extra=", 'json.ignore-parse-errors' = 'true'")
+         + sink("out", "window_start TIMESTAMP(3), window_end TIMESTAMP(3), user_id STRING, total INT, n BIGINT")
+         + "INSERT INTO out SELECT window_start, window_end, user_id, SUM(amount), COUNT(amount) FROM TABLE(%s) GROUP BY window_start, window_end, user_id;\n"
+         % tvf("TUMBLE", "INTERVAL '5' SECOND"), {"events.jsonl": bad}, std_args)
+    tomb = events(steady(1, 8))
+    tomb[2] = json.dumps({"topic": "events", "partition": 0, "offset": 2, "tstype": "create", "ts": T0 + 2000,
+                          "key": "k", "payload": None}, separators=(",", ":"))
+    tomb[4] = rec("events", 0, 4, T0 + 4000, "")
+    case("tombstones_and_empty_payloads_are_skipped", source() + COUNT_SINK
+         + COUNT_BY_USER.format(tvf=tvf("TUMBLE", "INTERVAL '5' SECOND")), {"events.jsonl": tomb}, std_args)
+    gap = events([(t, p, t, "a", 1) for t in list(range(0, 20000, 1000)) + list(range(3600000, 3620000, 1000)) for p in (0, 1)])
+    case("silent_hour_is_not_a_stall", source() + COUNT_SINK
+         + COUNT_BY_USER.format(tvf=tvf("TUMBLE", "INTERVAL '5' SECOND")), {"events.jsonl": gap}, std_args)
+    case("kafka_sink_key_except_key", source() + sink("out", "window_start TIMESTAMP(3), window_end TIMESTAMP(3), k_user STRING, cnt BIGINT",
+         connector=KAFKA.format(topic="out", extra=", 'key.format' = 'json', 'key.fields' = 'k_user', 'key.fields-prefix' = 'k_', 'value.fields-include' = 'EXCEPT_KEY'"))
+         + COUNT_BY_USER.format(tvf=tvf("TUMBLE", "INTERVAL '10' SECOND")), {"events.jsonl": basic}, std_args)
     case("parallelism_2", "SET 'parallelism.default' = '2';\n" + source() + COUNT_SINK
          + COUNT_BY_USER.format(tvf=tvf("TUMBLE", "INTERVAL '5' SECOND")), {"events.jsonl": events(steady(6, 20))}, std_args)
     case("parallelism_8_more_subtasks_than_partitions", "SET 'parallelism.default' = '8';\n" + source() + COUNT_SINK
