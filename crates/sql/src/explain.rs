@@ -9,6 +9,7 @@ use lowwater_core::assignment::split_owner;
 use lowwater_core::time::display_duration;
 use lowwater_core::window::aggregate::AggFunc;
 use lowwater_core::window::assigner::WindowAssigner;
+use lowwater_core::Millis;
 
 use crate::options::Connector;
 use crate::plan::{ColumnSource, JobPlan, OutputKind, TableDef};
@@ -262,4 +263,93 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
         let _ = writeln!(s, "  - {x}");
     }
     s
+}
+
+/// Who held a stalled watermark, for [`stall_reason`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StallHolder<'a> {
+    /// Topic (`None` for a subtask without partitions).
+    pub topic: Option<&'a str>,
+    /// Partition (`None` for a subtask without partitions).
+    pub partition: Option<i32>,
+    /// Source subtask.
+    pub subtask: usize,
+    /// How long it has had no record.
+    pub silent_ms: Millis,
+    /// Whether it never had one.
+    pub never_had_record: bool,
+}
+
+/// The one-line explanation of a stall of pipeline `pi`, the same in replay
+/// reports and live warnings. `partitions` is the source's partition count.
+/// A holder that had records within the threshold is not silent: its event
+/// time trails the others.
+pub fn stall_reason(
+    plan: &JobPlan,
+    pi: usize,
+    h: Option<&StallHolder<'_>>,
+    partitions: usize,
+    threshold: Millis,
+) -> String {
+    let pl = &plan.pipelines[pi];
+    let src = &plan.tables[pl.source];
+    let own = src.options.contains_key("scan.watermark.idle-timeout");
+    let setting = if own {
+        format!("'scan.watermark.idle-timeout' on table {}", src.name)
+    } else {
+        "SET 'table.exec.source.idle-timeout'".to_string()
+    };
+    if plan.settings.emit_interval <= 0 {
+        return "pipeline.auto-watermark-interval is 0, so watermarks only move at the end of input; \
+                remove it or SET 'pipeline.auto-watermark-interval' = '200 ms'"
+            .to_string();
+    }
+    let Some(h) = h else {
+        return "the watermark did not advance while records arrived, and no single input holds it \
+                (all inputs idle)"
+            .to_string();
+    };
+    let (Some(topic), Some(partition)) = (h.topic, h.partition) else {
+        let n = partitions;
+        return format!(
+            "subtask {} of {} reads no partition (parallelism {} > {n} partitions) and holds the \
+             watermark at MIN because idle-timeout is disabled; SET 'parallelism.default' = '{n}' \
+             or {setting} = '1 min' releases it",
+            h.subtask, src.name, plan.settings.parallelism
+        );
+    };
+    let what = format!("partition {partition} of {topic} (subtask {})", h.subtask);
+    if !h.never_had_record && h.silent_ms <= threshold {
+        return format!(
+            "{what} keeps receiving records (the last {} ago) but its event time trails the other \
+             partitions: its producer is behind or its data is old; the job waits for it (watermark \
+             alignment or a separate topic keeps one slow producer from holding every window)",
+            display_duration(h.silent_ms)
+        );
+    }
+    match src.idle_timeout {
+        None if h.never_had_record => format!(
+            "{what} has had no record since the job started and idle-timeout is disabled, so it holds \
+             the watermark at MIN; {setting} = '1 min' releases it"
+        ),
+        None => format!(
+            "{what} has had no record for {} and idle-timeout is disabled; {setting} = '1 min' \
+             releases it (its later records may then be late: they are counted per partition)",
+            display_duration(h.silent_ms)
+        ),
+        Some(t) if h.silent_ms <= t => format!(
+            "{what} gets a record at least every {} (last one {} ago), more often than the \
+             idle-timeout of {}, so it never goes idle while its event time trails the others; \
+             lower the idle-timeout below its record interval or give that producer its own topic",
+            display_duration(h.silent_ms),
+            display_duration(h.silent_ms),
+            display_duration(t)
+        ),
+        Some(t) => format!(
+            "{what} has had no record for {} but is not idle yet (idle-timeout {}); it goes idle \
+             on the next periodic watermark",
+            display_duration(h.silent_ms),
+            display_duration(t)
+        ),
+    }
 }
