@@ -12,3 +12,4 @@
 
 pub mod dump;
 pub mod json;
+pub mod row;

@@ -12,7 +12,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use lowwater_connectors::dump::DumpRecord;
-use lowwater_connectors::json::{print_row, JsonDecoder, JsonEncoder};
+use lowwater_connectors::json::{print_row, JsonEncoder};
+use lowwater_connectors::row::{Built, RowBuilder};
 use lowwater_core::assignment::split_owner;
 use lowwater_core::diagnose::{Holder, Stall, StallDetector};
 use lowwater_core::source::{SourceSubtask, SplitId, SplitView};
@@ -22,7 +23,7 @@ use lowwater_core::window::operator::{WindowInput, WindowOperator, WindowOutput,
 use lowwater_core::{Millis, Row, Timestamp, Value, MIN_WATERMARK};
 use lowwater_sql::expr::truth;
 use lowwater_sql::options::Connector;
-use lowwater_sql::plan::{ColumnSource, JobPlan, MetadataKey, OutputKind, Pipeline};
+use lowwater_sql::plan::{JobPlan, OutputKind, Pipeline};
 
 /// A split of the job: one partition of one topic of one source table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,55 +38,11 @@ pub struct SplitMeta {
     pub subtask: usize,
 }
 
-/// One input record, borrowed.
-#[derive(Debug, Clone, Copy)]
-pub struct RecordRef<'a> {
-    /// Topic.
-    pub topic: &'a str,
-    /// Partition.
-    pub partition: i32,
-    /// Offset, if known.
-    pub offset: Option<i64>,
-    /// Arrival time.
-    pub ts: Timestamp,
-    /// Value (`None`: tombstone).
-    pub payload: Option<&'a str>,
-}
-
-/// Why a record could not be used.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordError {
-    /// What is wrong.
-    pub message: String,
-    /// Whether the record failed to decode (so that `json.ignore-parse-errors`
-    /// would have skipped it).
-    pub decode: bool,
-}
-
-impl RecordError {
-    /// A decoding failure.
-    pub fn decode(message: impl Into<String>) -> Self {
-        RecordError {
-            message: message.into(),
-            decode: true,
-        }
-    }
-
-    /// Any other failure (an expression, a window assignment).
-    pub fn other(message: impl Into<String>) -> Self {
-        RecordError {
-            message: message.into(),
-            decode: false,
-        }
-    }
-}
+pub use lowwater_connectors::row::{RecordError, RecordRef};
 
 struct Source {
-    table: usize,
     subtasks: Vec<SourceSubtask>,
-    decoder: JsonDecoder,
-    needed: Vec<bool>,
-    time_col: usize,
+    rows: RowBuilder,
     pipelines: Vec<usize>,
 }
 
@@ -173,13 +130,9 @@ impl<'p> Engine<'p> {
                     .map(|_| SourceSubtask::new(strategy))
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(|e| e.to_string())?;
-                let needed = plan.needed_columns(pl.source);
                 sources.push(Source {
-                    table: pl.source,
                     subtasks,
-                    decoder: JsonDecoder::projected(t, &needed),
-                    needed,
-                    time_col: t.watermark.map_or(0, |w| w.column),
+                    rows: RowBuilder::new(plan, pl.source),
                     pipelines: Vec::new(),
                 });
             }
@@ -303,59 +256,22 @@ impl<'p> Engine<'p> {
     }
 
     /// Decodes `rec` into `self.row` and returns its event time, or `None`
-    /// when the record is to be skipped (and counted): an empty payload or a
-    /// tombstone, which Flink's json format skips too, or, with
-    /// `json.ignore-parse-errors`, a payload that is not JSON or a row without
-    /// event time. With that option a field that does not convert is NULL, as
-    /// in Flink, and counted.
+    /// when the record is skipped (see [`Built::Skipped`]).
     fn decode(
         &mut self,
         si: usize,
         id: SplitId,
         rec: RecordRef<'_>,
     ) -> Result<Option<Timestamp>, RecordError> {
-        let plan = self.plan;
-        let table = &plan.tables[self.sources[si].table];
-        let payload = match rec.payload {
-            Some(p) if !p.trim().is_empty() => p,
-            _ => return Ok(None),
-        };
-        let ignore = self.sources[si].decoder.ignores_errors();
-        match self.sources[si].decoder.decode(payload, &mut self.row) {
-            Ok(0) => {}
-            Ok(n) => *self.nulled.entry(id).or_insert(0) += n as u64,
-            Err(_) if ignore => return Ok(None),
-            Err(e) => return Err(RecordError::decode(e.0)),
+        let mut nulled = 0;
+        let built = self.sources[si].rows.build(rec, &mut self.row, &mut nulled);
+        if nulled > 0 {
+            *self.nulled.entry(id).or_insert(0) += nulled;
         }
-        for (i, c) in table.columns.iter().enumerate() {
-            if !self.sources[si].needed[i] {
-                continue;
-            }
-            match &c.source {
-                ColumnSource::Physical => {}
-                ColumnSource::Metadata(k) => {
-                    self.row[i] = match k {
-                        MetadataKey::Timestamp => Value::Timestamp(rec.ts),
-                        MetadataKey::Partition => Value::Int(i64::from(rec.partition)),
-                        MetadataKey::Offset => rec.offset.map_or(Value::Null, Value::Int),
-                        MetadataKey::Topic => Value::str(rec.topic),
-                    }
-                }
-                ColumnSource::Computed(e) => {
-                    self.row[i] = e.eval(&self.row).map_err(|m| {
-                        RecordError::other(format!("computed column '{}': {m}", c.name))
-                    })?
-                }
-            }
-        }
-        match self.row.get(self.sources[si].time_col) {
-            Some(Value::Timestamp(t)) => Ok(Some(*t)),
-            _ if ignore => Ok(None),
-            _ => Err(RecordError::decode(format!(
-                "the event-time column '{}' is NULL or missing",
-                table.columns[self.sources[si].time_col].name
-            ))),
-        }
+        Ok(match built? {
+            Built::Row(ts) => Some(ts),
+            Built::Skipped => None,
+        })
     }
 
     fn feed(&mut self, pi: usize, id: SplitId, ts: Timestamp) -> Result<(), RecordError> {

@@ -1,0 +1,160 @@
+//! Turning one source record into a row of its table: the payload decoded by
+//! the format (only the columns the job reads), metadata columns from the
+//! record, computed columns in declaration order, and the event time from
+//! the rowtime column. Shared by the replay executor and the live runtime, so
+//! that both read records exactly alike.
+
+use lowwater_core::{Row, Timestamp, Value};
+use lowwater_sql::plan::{ColumnSource, JobPlan, MetadataKey, TableDef};
+
+use crate::json::JsonDecoder;
+
+/// One input record, borrowed.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordRef<'a> {
+    /// Topic (the table name for non-Kafka sources).
+    pub topic: &'a str,
+    /// Partition.
+    pub partition: i32,
+    /// Offset, if known.
+    pub offset: Option<i64>,
+    /// The connector's record timestamp (Kafka's; arrival time in a dump).
+    pub ts: Timestamp,
+    /// Value (`None`: tombstone).
+    pub payload: Option<&'a str>,
+}
+
+/// Why a record could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordError {
+    /// What is wrong.
+    pub message: String,
+    /// Whether the record failed to decode (so that `json.ignore-parse-errors`
+    /// would have skipped it).
+    pub decode: bool,
+}
+
+impl RecordError {
+    /// A decoding failure.
+    pub fn decode(message: impl Into<String>) -> Self {
+        RecordError {
+            message: message.into(),
+            decode: true,
+        }
+    }
+
+    /// Any other failure (an expression, a window assignment).
+    pub fn other(message: impl Into<String>) -> Self {
+        RecordError {
+            message: message.into(),
+            decode: false,
+        }
+    }
+}
+
+/// What became of one record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Built {
+    /// A row with this event time.
+    Row(Timestamp),
+    /// Skipped and to be counted: an empty payload or a tombstone (Flink's
+    /// json format skips them too), or, with `json.ignore-parse-errors`, a
+    /// payload that is not JSON or a row without event time.
+    Skipped,
+}
+
+/// Builds rows of one source table.
+#[derive(Debug, Clone)]
+pub struct RowBuilder {
+    table: TableDef,
+    decoder: JsonDecoder,
+    needed: Vec<bool>,
+    time_col: usize,
+}
+
+impl RowBuilder {
+    /// A builder for table `t` of `plan`, decoding only the columns the job reads.
+    pub fn new(plan: &JobPlan, t: usize) -> Self {
+        let table = plan.tables[t].clone();
+        let needed = plan.needed_columns(t);
+        RowBuilder {
+            decoder: JsonDecoder::projected(&table, &needed),
+            time_col: table.watermark.map_or(0, |w| w.column),
+            needed,
+            table,
+        }
+    }
+
+    /// Builds `row` from `rec`. With `json.ignore-parse-errors` a field that
+    /// does not convert is NULL (as in Flink); their number is added to
+    /// `nulled`.
+    pub fn build(
+        &mut self,
+        rec: RecordRef<'_>,
+        row: &mut Row,
+        nulled: &mut u64,
+    ) -> Result<Built, RecordError> {
+        let payload = match rec.payload {
+            Some(p) if !p.trim().is_empty() => p,
+            _ => return Ok(Built::Skipped),
+        };
+        let ignore = self.decoder.ignores_errors();
+        match self.decoder.decode(payload, row) {
+            Ok(n) => *nulled += n as u64,
+            Err(_) if ignore => return Ok(Built::Skipped),
+            Err(e) => return Err(RecordError::decode(e.0)),
+        }
+        self.complete(rec, row)?;
+        self.event_time(row, ignore)
+    }
+
+    /// Fills metadata and computed columns of a row whose physical columns
+    /// are set (by the decoder, or by a generator).
+    pub fn complete(&self, rec: RecordRef<'_>, row: &mut Row) -> Result<(), RecordError> {
+        row.resize(self.table.columns.len(), Value::Null);
+        for (i, c) in self.table.columns.iter().enumerate() {
+            if !self.needed[i] {
+                continue;
+            }
+            match &c.source {
+                ColumnSource::Physical => {}
+                ColumnSource::Metadata(k) => {
+                    row[i] = match k {
+                        MetadataKey::Timestamp => Value::Timestamp(rec.ts),
+                        MetadataKey::Partition => Value::Int(i64::from(rec.partition)),
+                        MetadataKey::Offset => rec.offset.map_or(Value::Null, Value::Int),
+                        MetadataKey::Topic => Value::str(rec.topic),
+                    }
+                }
+                ColumnSource::Computed(e) => {
+                    row[i] = e.eval(row).map_err(|m| {
+                        RecordError::other(format!("computed column '{}': {m}", c.name))
+                    })?
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The row's event time (`Skipped` if NULL and errors are ignored).
+    pub fn event_time(&self, row: &Row, ignore: bool) -> Result<Built, RecordError> {
+        match row.get(self.time_col) {
+            Some(Value::Timestamp(t)) => Ok(Built::Row(*t)),
+            _ if ignore => Ok(Built::Skipped),
+            _ => Err(RecordError::decode(format!(
+                "the event-time column '{}' is NULL or missing",
+                self.table.columns[self.time_col].name
+            ))),
+        }
+    }
+
+    /// Whether undecodable records are skipped (and counted).
+    pub fn ignores_errors(&self) -> bool {
+        self.decoder.ignores_errors()
+    }
+
+    /// The table.
+    pub fn table(&self) -> &TableDef {
+        &self.table
+    }
+}
