@@ -13,3 +13,4 @@
 pub mod dump;
 pub mod json;
 pub mod row;
+pub mod sink;

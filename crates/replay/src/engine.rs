@@ -12,8 +12,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use lowwater_connectors::dump::DumpRecord;
-use lowwater_connectors::json::{print_row, JsonEncoder};
 use lowwater_connectors::row::{Built, RowBuilder};
+use lowwater_connectors::sink::SinkFormat;
 use lowwater_core::assignment::split_owner;
 use lowwater_core::diagnose::{Holder, Stall, StallDetector};
 use lowwater_core::source::{SourceSubtask, SplitId, SplitView};
@@ -22,7 +22,6 @@ use lowwater_core::watermark::Progress;
 use lowwater_core::window::operator::{WindowInput, WindowOperator, WindowOutput, WindowResult};
 use lowwater_core::{Millis, Row, Timestamp, Value, MIN_WATERMARK};
 use lowwater_sql::expr::truth;
-use lowwater_sql::options::Connector;
 use lowwater_sql::plan::{JobPlan, OutputKind, Pipeline};
 
 /// A split of the job: one partition of one topic of one source table.
@@ -71,14 +70,7 @@ pub struct SinkOutput {
 }
 
 struct Sink {
-    /// The value encoder and the columns it writes.
-    value: (JsonEncoder, Vec<usize>),
-    key: Option<(JsonEncoder, Vec<usize>)>,
-    topic: String,
-    /// `print`: the line prefix (`'print-identifier'`).
-    print: Option<String>,
-    types: Vec<lowwater_sql::SqlType>,
-    keep: bool,
+    format: SinkFormat,
     out: SinkOutput,
 }
 
@@ -528,35 +520,8 @@ pub struct SplitState {
 }
 
 fn sink(plan: &JobPlan, table: usize) -> Sink {
-    let t = &plan.tables[table];
-    let all: Vec<usize> = (0..t.columns.len()).collect();
-    let key = t.key.as_ref().map(|k| {
-        (
-            JsonEncoder::subset(t, &k.fields, &k.prefix),
-            k.fields.clone(),
-        )
-    });
-    let value_cols: Vec<usize> = match &t.key {
-        Some(k) if k.except_key => all.into_iter().filter(|c| !k.fields.contains(c)).collect(),
-        _ => all,
-    };
-    let topic = t
-        .topics()
-        .first()
-        .cloned()
-        .unwrap_or_else(|| t.name.clone());
-    let print = matches!(t.connector, Connector::Print).then(|| {
-        t.options
-            .get("print-identifier")
-            .map_or(String::new(), |id| format!("{id}> "))
-    });
     Sink {
-        value: (JsonEncoder::subset(t, &value_cols, ""), value_cols),
-        key,
-        topic,
-        print,
-        types: t.columns.iter().map(|c| c.ty).collect(),
-        keep: !matches!(t.connector, Connector::Blackhole),
+        format: SinkFormat::new(&plan.tables[table]),
         out: SinkOutput::default(),
     }
 }
@@ -565,31 +530,23 @@ impl Sink {
     fn write(&mut self, values: &[Value], now: Timestamp) {
         let offset = self.out.rows as i64;
         self.out.rows += 1;
-        if !self.keep {
+        if self.format.discards() {
             return;
         }
-        let pick = |cols: &[usize]| -> Vec<Value> {
-            cols.iter()
-                .map(|&c| values.get(c).cloned().unwrap_or(Value::Null))
-                .collect()
-        };
-        let payload = match &self.print {
-            Some(prefix) => format!("{prefix}{}", print_row(values, &self.types)),
-            None => self.value.0.encode(&pick(&self.value.1)),
-        };
-        let key = self.key.as_ref().map(|(enc, cols)| enc.encode(&pick(cols)));
+        let r = self.format.render(values);
         self.out.records.push(DumpRecord {
-            topic: self.topic.clone(),
+            topic: self.format.topic().to_string(),
             partition: 0,
             offset: Some(offset),
             ts: now,
-            key,
-            payload: Some(payload),
+            key: r.key,
+            payload: Some(r.payload),
         });
     }
 }
 
-fn sink_values(pl: &Pipeline, r: &WindowResult, width: usize) -> Vec<Value> {
+/// The sink row of a window result: each output in its sink column.
+pub fn sink_values(pl: &Pipeline, r: &WindowResult, width: usize) -> Vec<Value> {
     let mut values = vec![Value::Null; width];
     for (o, &col) in pl.outputs.iter().zip(&pl.sink_columns) {
         values[col] = match o.kind {
