@@ -10,6 +10,7 @@
 //! Kafka, filesystem, datagen and print connectors for the live runtime
 //! come with it.
 
+pub mod datagen;
 pub mod dump;
 pub mod json;
 pub mod row;

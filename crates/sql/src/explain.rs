@@ -24,6 +24,13 @@ fn connector_text(t: &TableDef) -> String {
         Connector::Filesystem { path } => format!("filesystem {path}, json"),
         Connector::Print => "print".into(),
         Connector::Blackhole => "blackhole".into(),
+        Connector::Datagen(d) => format!(
+            "datagen, {} rows/s over {} partition(s){}",
+            d.rows_per_second,
+            d.partitions,
+            d.number_of_rows
+                .map_or(String::new(), |n| format!(", {n} rows"))
+        ),
     }
 }
 

@@ -11,7 +11,7 @@ use crate::error::{Loc, Result, SqlError};
 use crate::types::parse_duration;
 
 /// Where a table reads from or writes to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Connector {
     /// Apache Kafka.
     Kafka {
@@ -31,6 +31,42 @@ pub enum Connector {
     Print,
     /// Rows discarded.
     Blackhole,
+    /// Generated rows (Flink's `datagen`, plus lowwater's per-partition
+    /// behaviours that reproduce the seed incidents live).
+    Datagen(Datagen),
+}
+
+/// How one datagen partition behaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartitionBehaviour {
+    /// Never produces a record (a retired producer).
+    Never,
+    /// One record every this many ms, stamped with the current time (a heartbeat).
+    Every(Millis),
+    /// Produces normally except between these offsets from the start (ms).
+    Quiet {
+        /// Start of the quiet period, from the job start.
+        from: Millis,
+        /// End of the quiet period, from the job start.
+        to: Millis,
+    },
+}
+
+/// The `datagen` connector's options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Datagen {
+    /// `rows-per-second` (over the whole table; default 10000).
+    pub rows_per_second: f64,
+    /// `number-of-rows`: a bounded source of this many rows.
+    pub number_of_rows: Option<u64>,
+    /// `lowwater.partitions` (default 1).
+    pub partitions: i32,
+    /// `lowwater.max-out-of-orderness`: event times lag the clock by up to this.
+    pub max_out_of_orderness: Millis,
+    /// `lowwater.partition.<n>.never|every|quiet`.
+    pub behaviours: BTreeMap<i32, PartitionBehaviour>,
+    /// `fields.<column>.<option>`.
+    pub fields: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 impl Connector {
@@ -41,6 +77,7 @@ impl Connector {
             Connector::Filesystem { .. } => "filesystem",
             Connector::Print => "print",
             Connector::Blackhole => "blackhole",
+            Connector::Datagen(_) => "datagen",
         }
     }
 }
@@ -77,7 +114,7 @@ pub struct LowwaterOptions {
 }
 
 /// The checked options of one table.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TableOptions {
     /// The connector.
     pub connector: Connector,
@@ -123,6 +160,26 @@ const PRINT: &[&str] = &[
     "sink.parallelism",
 ];
 const BLACKHOLE: &[&str] = &["connector"];
+const DATAGEN: &[&str] = &[
+    "connector",
+    "rows-per-second",
+    "number-of-rows",
+    "lowwater.partitions",
+    "lowwater.max-out-of-orderness",
+    "scan.watermark.idle-timeout",
+    "late-data.sink",
+];
+/// `fields.<column>.<option>` options of datagen.
+pub const DATAGEN_FIELD_OPTIONS: &[&str] = &[
+    "kind",
+    "min",
+    "max",
+    "length",
+    "start",
+    "end",
+    "max-past",
+    "null-rate",
+];
 const JSON: &[&str] = &[
     "json.ignore-parse-errors",
     "json.fail-on-missing-field",
@@ -164,11 +221,12 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
         "filesystem" => FILESYSTEM,
         "print" => PRINT,
         "blackhole" => BLACKHOLE,
+        "datagen" => DATAGEN,
         other => {
             return Err(SqlError::new(
                 at("connector"),
                 format!(
-                    "connector '{other}' is not supported; supported: kafka, filesystem, print, blackhole"
+                    "connector '{other}' is not supported; supported: kafka, filesystem, print, blackhole, datagen"
                 ),
             ))
         }
@@ -193,6 +251,7 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
         .filter(|k| {
             !(allowed.contains(&k.as_str())
                 || (name == "kafka" && k.starts_with("properties."))
+                || (name == "datagen" && datagen_key(k))
                 || (has_format && JSON.contains(&k.as_str())))
         })
         .collect();
@@ -264,6 +323,7 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
             path: require("path")?,
         },
         "print" => Connector::Print,
+        "datagen" => Connector::Datagen(datagen(&raw, &at)?),
         _ => Connector::Blackhole,
     };
     let format = if has_format {
@@ -303,6 +363,103 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
             late_data_sink: raw.get("late-data.sink").cloned(),
         },
         raw,
+    })
+}
+
+fn datagen_key(k: &str) -> bool {
+    if let Some(rest) = k.strip_prefix("fields.") {
+        return rest
+            .rsplit_once('.')
+            .is_some_and(|(col, opt)| !col.is_empty() && DATAGEN_FIELD_OPTIONS.contains(&opt));
+    }
+    if let Some(rest) = k.strip_prefix("lowwater.partition.") {
+        return rest.split_once('.').is_some_and(|(n, opt)| {
+            n.parse::<i32>().is_ok() && ["never", "every", "quiet"].contains(&opt)
+        });
+    }
+    false
+}
+
+fn datagen(raw: &BTreeMap<String, String>, at: &dyn Fn(&str) -> Loc) -> Result<Datagen> {
+    let dur =
+        |k: &str, v: &str| parse_duration(v).map_err(|m| SqlError::new(at(k), format!("{k}: {m}")));
+    let num = |k: &str| -> Result<Option<f64>> {
+        raw.get(k)
+            .map(|v| {
+                v.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite() && *x >= 0.0)
+                    .ok_or_else(|| {
+                        SqlError::new(
+                            at(k),
+                            format!("{k} must be a non-negative number, got '{v}'"),
+                        )
+                    })
+            })
+            .transpose()
+    };
+    let partitions = num("lowwater.partitions")?.unwrap_or(1.0);
+    if !(1.0..=100_000.0).contains(&partitions) || partitions.fract() != 0.0 {
+        return Err(SqlError::new(
+            at("lowwater.partitions"),
+            "lowwater.partitions must be a whole number from 1 to 100000",
+        ));
+    }
+    let partitions = partitions as i32;
+    let mut behaviours = BTreeMap::new();
+    let mut fields: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for (k, v) in raw {
+        if let Some((col, opt)) = k.strip_prefix("fields.").and_then(|r| r.rsplit_once('.')) {
+            fields
+                .entry(col.to_string())
+                .or_default()
+                .insert(opt.to_string(), v.clone());
+        }
+        let Some((n, opt)) = k
+            .strip_prefix("lowwater.partition.")
+            .and_then(|r| r.split_once('.'))
+        else {
+            continue;
+        };
+        let p: i32 = n.parse().unwrap_or(-1);
+        if !(0..partitions).contains(&p) {
+            return Err(SqlError::new(
+                at(k),
+                format!("{k}: partition {n} does not exist (lowwater.partitions = {partitions})"),
+            ));
+        }
+        let b = match opt {
+            "never" if v == "true" => PartitionBehaviour::Never,
+            "never" => continue,
+            "every" => PartitionBehaviour::Every(dur(k, v)?.max(1)),
+            _ => {
+                let (from, to) = v.split_once("..").ok_or_else(|| {
+                    SqlError::new(
+                        at(k),
+                        format!(
+                            "{k} must be 'FROM..TO' (durations from the start, e.g. '10 s..40 s')"
+                        ),
+                    )
+                })?;
+                PartitionBehaviour::Quiet {
+                    from: dur(k, from)?,
+                    to: dur(k, to)?,
+                }
+            }
+        };
+        behaviours.insert(p, b);
+    }
+    Ok(Datagen {
+        rows_per_second: num("rows-per-second")?.unwrap_or(10_000.0),
+        number_of_rows: num("number-of-rows")?.map(|n| n as u64),
+        partitions,
+        max_out_of_orderness: match raw.get("lowwater.max-out-of-orderness") {
+            Some(v) => dur("lowwater.max-out-of-orderness", v)?,
+            None => 0,
+        },
+        behaviours,
+        fields,
     })
 }
 

@@ -505,6 +505,19 @@ fn table(ct: &CreateTable, settings: &Settings) -> Result<(TableDef, Option<(Str
         (n, loc)
     });
     let key = kafka_key(ct, &columns, &opts.raw)?;
+    if let Connector::Datagen(d) = &opts.connector {
+        for col in d.fields.keys() {
+            if !columns.iter().any(|c| c.name.eq_ignore_ascii_case(col)) {
+                return Err(SqlError::new(
+                    ct.loc,
+                    format!(
+                        "datagen option fields.{col}.*: table '{}' has no column '{col}'",
+                        ct.name
+                    ),
+                ));
+            }
+        }
+    }
     Ok((
         TableDef {
             name: ct.name.clone(),
