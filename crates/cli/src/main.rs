@@ -1,5 +1,6 @@
 //! The `lowwater` command: a thin shell over the library crates.
 //!
+//! - `lowwater run JOB.sql [--duration D] [--input T=DUMP ...] [--output T=FILE ...] [--report FILE]`
 //! - `lowwater replay JOB.sql --input T=FILE ... [--output T=FILE ...] [--report FILE]`
 //! - `lowwater explain JOB.sql [--partitions T=N ...]`
 //!
@@ -31,6 +32,30 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run a job on real time until its bounded inputs end (then every window
+    /// fires), Ctrl-C / SIGTERM, or --duration (then it stops and flushes).
+    Run {
+        /// The job file (Flink SQL).
+        job: PathBuf,
+        /// TABLE=DUMP: read a source table from a topic dump (kcat -J lines) instead of its connector.
+        #[arg(long = "input", value_name = "TABLE=DUMP")]
+        inputs: Vec<String>,
+        /// TABLE=FILE: write a sink table's rows as a topic dump instead of its connector.
+        #[arg(long = "output", value_name = "TABLE=FILE")]
+        outputs: Vec<String>,
+        /// Stop after this long (e.g. '60 s').
+        #[arg(long, value_name = "DURATION")]
+        duration: Option<String>,
+        /// Where to write the JSON report at the end (the replay report's shape).
+        #[arg(long)]
+        report: Option<PathBuf>,
+        /// Warn about stalls longer than this; default 3 x max(window, emit interval).
+        #[arg(long, value_name = "DURATION")]
+        stall_threshold: Option<String>,
+        /// Override the job's 'parallelism.default'.
+        #[arg(long, value_name = "N")]
+        parallelism: Option<usize>,
+    },
     /// Replay a job over topic dumps (kcat -J lines) in virtual processing time.
     Replay {
         /// The job file (Flink SQL).
@@ -104,8 +129,109 @@ fn load_plan(job: &Path) -> Result<JobPlan> {
     JobPlan::from_sql(&sql).map_err(|e| UserError(format!("{}: {e}", job.display())).into())
 }
 
+fn duration_arg(flag: &str, v: Option<String>) -> Result<Option<i64>> {
+    match v {
+        Some(s) => Ok(Some(
+            parse_duration(&s).map_err(|m| UserError(format!("{flag}: {m}")))?,
+        )),
+        None => Ok(None),
+    }
+}
+
+fn write_report(path: &Option<PathBuf>, report: &lowwater_replay::Report) -> Result<()> {
+    if let Some(path) = path {
+        let mut json = sonic_rs::to_string_pretty(report).context("serializing the report")?;
+        json.push('\n');
+        std::fs::write(path, json).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn run_job(
+    job: &Path,
+    inputs: &[String],
+    outputs: &[String],
+    duration: Option<String>,
+    report_path: &Option<PathBuf>,
+    stall_threshold: Option<String>,
+    parallelism: Option<usize>,
+) -> Result<()> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_max_level(tracing::Level::INFO)
+        .init();
+    let mut plan = load_plan(job)?;
+    if let Some(p) = parallelism {
+        if !(1..=1024).contains(&p) {
+            bail!(UserError(format!("--parallelism {p}: must be 1..1024")));
+        }
+        plan.settings.parallelism = p;
+    }
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::SeqCst))
+        .context("installing the Ctrl-C/SIGTERM handler")?;
+    let args = lowwater_runtime::RunArgs {
+        inputs: pairs(inputs, "--input")?
+            .into_iter()
+            .map(|(t, f)| (t, PathBuf::from(f)))
+            .collect(),
+        outputs: pairs(outputs, "--output")?
+            .into_iter()
+            .map(|(t, f)| (t, PathBuf::from(f)))
+            .collect(),
+        duration: duration_arg("--duration", duration)?
+            .map(|ms| std::time::Duration::from_millis(ms.max(0) as u64)),
+        stall_threshold: duration_arg("--stall-threshold", stall_threshold)?,
+        stop,
+        ..lowwater_runtime::RunArgs::default()
+    };
+    for (k, v) in &plan.settings.inert {
+        tracing::info!("SET '{k}' = '{v}' has no effect in lowwater yet");
+    }
+    tracing::info!(
+        "running {} ({} INSERT(s), parallelism {})",
+        job.display(),
+        plan.pipelines.len(),
+        plan.settings.parallelism
+    );
+    let outcome = lowwater_runtime::run(&plan, &args).map_err(|e| match e {
+        lowwater_runtime::RunError::Io(m) => anyhow::anyhow!(m),
+        other => UserError(other.to_string()).into(),
+    })?;
+    write_report(report_path, &outcome.report)?;
+    tracing::info!(
+        "{}",
+        if outcome.completed {
+            "inputs ended: every window fired"
+        } else {
+            "stopped: emitted rows are flushed, windows still open were not fired"
+        }
+    );
+    eprint!("{}", report::summary_for("run", &outcome.report));
+    Ok(())
+}
+
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
+        Command::Run {
+            job,
+            inputs,
+            outputs,
+            duration,
+            report,
+            stall_threshold,
+            parallelism,
+        } => run_job(
+            &job,
+            &inputs,
+            &outputs,
+            duration,
+            &report,
+            stall_threshold,
+            parallelism,
+        ),
         Command::Explain { job, partitions } => {
             let plan = load_plan(&job)?;
             let counts: BTreeMap<String, i32> = partition_counts(&partitions)?
@@ -177,13 +303,7 @@ fn run(cli: Cli) -> Result<()> {
                 write_records(&mut f, records).with_context(|| format!("writing {path}"))?;
                 f.flush().with_context(|| format!("writing {path}"))?;
             }
-            if let Some(path) = report_path {
-                let mut json = sonic_rs::to_string_pretty(&outcome.report)
-                    .context("serializing the report")?;
-                json.push('\n');
-                std::fs::write(&path, json)
-                    .with_context(|| format!("writing {}", path.display()))?;
-            }
+            write_report(&report_path, &outcome.report)?;
             eprint!("{}", report::summary(&outcome.report));
             Ok(())
         }

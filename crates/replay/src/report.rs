@@ -293,9 +293,14 @@ fn when(ts: Timestamp) -> String {
 
 /// A short human summary of the report.
 pub fn summary(r: &Report) -> String {
+    summary_for("replay", r)
+}
+
+/// A short human summary of the report, headed by `what` (`replay`, `run`).
+pub fn summary_for(what: &str, r: &Report) -> String {
     let t = &r.totals;
     let mut s = format!(
-        "replay: {} records in, {} rows out, {} late dropped, {} late routed, {} skipped, {} filtered\n",
+        "{what}: {} records in, {} rows out, {} late dropped, {} late routed, {} skipped, {} filtered\n",
         t.records_in, t.records_out, t.late_records_dropped, t.late_records_routed, t.records_skipped, t.records_filtered
     );
     for k in &r.sinks {

@@ -1,0 +1,623 @@
+//! Building a job's threads from a plan, running them, and collecting the
+//! outcome (the same report shape as replay).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::mpsc::sync_channel;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use lowwater_connectors::datagen::DatagenTable;
+use lowwater_connectors::dump::format_record;
+use lowwater_connectors::row::RowBuilder;
+use lowwater_connectors::sink::SinkFormat;
+use lowwater_core::assignment::split_owner;
+use lowwater_core::clock::Clock;
+use lowwater_core::source::{SourceSubtask, SplitId, SplitView};
+use lowwater_core::window::operator::LateCounters;
+use lowwater_core::{Millis, Timestamp, Value, MIN_WATERMARK};
+use lowwater_replay::report::{
+    PartitionReport, ReplayInfo, Report, SinkReport, StallReport, Totals,
+};
+use lowwater_sql::options::Connector;
+use lowwater_sql::plan::JobPlan;
+
+use crate::clock::SystemClock;
+use crate::monitor::Monitor;
+use crate::source::{Input, PipeOut, SourceTask};
+use crate::window::WindowTask;
+
+/// How to run a job.
+#[derive(Debug, Clone)]
+pub struct RunArgs {
+    /// `TABLE=DUMP`: read a source table from a topic dump (kcat -J lines)
+    /// instead of its connector, as fast as possible.
+    pub inputs: Vec<(String, PathBuf)>,
+    /// `TABLE=FILE`: write a sink table's rows to a dump file instead of its connector.
+    pub outputs: Vec<(String, PathBuf)>,
+    /// Stop (gracefully) after this long.
+    pub duration: Option<Duration>,
+    /// Report stalls longer than this; default 3 x max(window, emit interval).
+    pub stall_threshold: Option<Millis>,
+    /// Set to stop the job gracefully (Ctrl-C, SIGTERM).
+    pub stop: Arc<AtomicBool>,
+    /// Records per batch between threads.
+    pub batch: usize,
+    /// Capacity of each channel, in batches.
+    pub channel_capacity: usize,
+}
+
+impl Default for RunArgs {
+    fn default() -> Self {
+        RunArgs {
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            duration: None,
+            stall_threshold: None,
+            stop: Arc::new(AtomicBool::new(false)),
+            batch: 512,
+            channel_capacity: 16,
+        }
+    }
+}
+
+/// Why a job could not run or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The job or the command line asks for something this runtime cannot do.
+    #[error("{0}")]
+    Usage(String),
+    /// A record that cannot be processed, with its place.
+    #[error("{0}")]
+    Record(String),
+    /// A file could not be read or written.
+    #[error("{0}")]
+    Io(String),
+}
+
+/// What a finished run produced.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    /// The report (the replay report's shape, from live values).
+    pub report: Report,
+    /// Whether the job ended because its bounded inputs ended (else stopped).
+    pub completed: bool,
+}
+
+/// A split's identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SplitMeta {
+    pub table: usize,
+    pub topic: String,
+    pub partition: i32,
+    pub subtask: usize,
+}
+
+/// What a source subtask publishes for the monitor and the report.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SubtaskView {
+    pub watermark: Timestamp,
+    pub idle: bool,
+    pub splits: Vec<SplitView>,
+    pub skipped: BTreeMap<SplitId, u64>,
+    pub nulled: BTreeMap<SplitId, u64>,
+}
+
+/// One source table's shared counters.
+pub(crate) struct SourceShared {
+    pub table: usize,
+    pub records: AtomicU64,
+    pub filtered: AtomicU64,
+    pub subtasks: Vec<Mutex<SubtaskView>>,
+}
+
+/// A sink table's writer, shared by the window subtasks writing to it.
+pub(crate) struct SinkWriter {
+    pub format: SinkFormat,
+    pub out: Option<Box<dyn Write + Send>>,
+    pub dump: bool,
+    pub rows: u64,
+    pub window_rows: u64,
+    pub late_rows: u64,
+    pub max_lag: Option<Millis>,
+}
+
+impl SinkWriter {
+    pub fn write(
+        &mut self,
+        values: &[Value],
+        now: Timestamp,
+        lag: Option<Millis>,
+    ) -> std::io::Result<()> {
+        let offset = self.rows as i64;
+        self.rows += 1;
+        match lag {
+            Some(l) => {
+                self.window_rows += 1;
+                self.max_lag = Some(self.max_lag.map_or(l, |m| m.max(l)));
+            }
+            None => self.late_rows += 1,
+        }
+        let Some(out) = self.out.as_mut() else {
+            return Ok(());
+        };
+        let r = self.format.render(values);
+        if self.dump {
+            let rec = lowwater_connectors::dump::DumpRecord {
+                topic: self.format.topic().to_string(),
+                partition: 0,
+                offset: Some(offset),
+                ts: now,
+                key: r.key,
+                payload: Some(r.payload),
+            };
+            writeln!(out, "{}", format_record(&rec))
+        } else {
+            writeln!(out, "{}", r.payload)
+        }
+    }
+
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        match self.out.as_mut() {
+            Some(o) => o.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// State shared by every thread of a job.
+pub(crate) struct Shared {
+    pub stop: Arc<AtomicBool>,
+    pub error: Mutex<Option<RunError>>,
+    pub clock: SystemClock,
+    pub start: Timestamp,
+    pub sources: Vec<SourceShared>,
+    pub windows: Vec<Vec<AtomicI64>>,
+    pub sinks: BTreeMap<usize, Mutex<SinkWriter>>,
+    pub splits: Vec<SplitMeta>,
+}
+
+impl Shared {
+    /// Records the first error and stops the job.
+    pub fn fail(&self, e: RunError) {
+        if let Ok(mut slot) = self.error.lock() {
+            if slot.is_none() {
+                *slot = Some(e);
+            }
+        }
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+fn sink_writer(
+    plan: &JobPlan,
+    t: usize,
+    outputs: &[(usize, PathBuf)],
+) -> Result<SinkWriter, RunError> {
+    let table = &plan.tables[t];
+    let format = SinkFormat::new(table);
+    let file = |p: &PathBuf| -> Result<Box<dyn Write + Send>, RunError> {
+        let f =
+            std::fs::File::create(p).map_err(|e| RunError::Io(format!("{}: {e}", p.display())))?;
+        Ok(Box::new(std::io::BufWriter::new(f)))
+    };
+    let (out, dump): (Option<Box<dyn Write + Send>>, bool) =
+        match outputs.iter().find(|(o, _)| *o == t) {
+            Some((_, path)) => (Some(file(path)?), true),
+            None => match &table.connector {
+                Connector::Print => (Some(Box::new(std::io::stdout())), false),
+                Connector::Blackhole => (None, false),
+                Connector::Filesystem { path } => {
+                    let dir = PathBuf::from(path);
+                    std::fs::create_dir_all(&dir)
+                        .map_err(|e| RunError::Io(format!("{}: {e}", dir.display())))?;
+                    (Some(file(&dir.join("part-0.json"))?), false)
+                }
+                other => {
+                    return Err(RunError::Usage(format!(
+                        "sink '{}' uses connector '{}', which `lowwater run` cannot write yet; \
+                     use --output {}=FILE to write its rows as a topic dump",
+                        table.name,
+                        other.name(),
+                        table.name
+                    )))
+                }
+            },
+        };
+    Ok(SinkWriter {
+        format,
+        out,
+        dump,
+        rows: 0,
+        window_rows: 0,
+        late_rows: 0,
+        max_lag: None,
+    })
+}
+
+/// The inputs of one source table: splits with their readers.
+fn source_inputs(
+    plan: &JobPlan,
+    t: usize,
+    dump: Option<&PathBuf>,
+    start: Timestamp,
+) -> Result<Vec<(String, i32, Input)>, RunError> {
+    let table = &plan.tables[t];
+    if let Some(path) = dump {
+        let loaded = lowwater_replay::input::load(&[(t, path.clone())])
+            .map_err(|e| RunError::Usage(e.to_string()))?;
+        let mut by_split: BTreeMap<(u32, i32), VecDeque<lowwater_replay::input::Loaded>> =
+            BTreeMap::new();
+        for l in loaded.records {
+            by_split
+                .entry((l.topic, l.partition))
+                .or_default()
+                .push_back(l);
+        }
+        return Ok(by_split
+            .into_iter()
+            .map(|((topic, p), recs)| {
+                (
+                    loaded.topics[topic as usize].clone(),
+                    p,
+                    Input::Dump {
+                        path: path.clone(),
+                        recs,
+                    },
+                )
+            })
+            .collect());
+    }
+    match &table.connector {
+        Connector::Datagen(d) => {
+            let g = DatagenTable::new(table, d);
+            Ok((0..g.partitions())
+                .map(|p| {
+                    (
+                        table.name.clone(),
+                        p,
+                        Input::Gen(Box::new(g.partition(p, start))),
+                    )
+                })
+                .collect())
+        }
+        Connector::Filesystem { path } => {
+            let root = PathBuf::from(path);
+            let mut files: Vec<PathBuf> = if root.is_dir() {
+                std::fs::read_dir(&root)
+                    .map_err(|e| RunError::Io(format!("{}: {e}", root.display())))?
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.is_file())
+                    .collect()
+            } else {
+                vec![root.clone()]
+            };
+            files.sort();
+            let mut inputs = Vec::new();
+            for (i, f) in files.into_iter().enumerate() {
+                let file = std::fs::File::open(&f)
+                    .map_err(|e| RunError::Io(format!("{}: {e}", f.display())))?;
+                let lines = std::io::BufReader::new(file).lines();
+                inputs.push((
+                    table.name.clone(),
+                    i as i32,
+                    Input::Lines {
+                        path: f,
+                        lines,
+                        line: 0,
+                    },
+                ));
+            }
+            Ok(inputs)
+        }
+        other => Err(RunError::Usage(format!(
+            "source '{}' uses connector '{}', which `lowwater run` cannot read yet; \
+             use --input {}=DUMP to read a topic dump (kcat -J lines) in its place",
+            table.name,
+            other.name(),
+            table.name
+        ))),
+    }
+}
+
+/// Runs `plan` until its bounded inputs end (then drains: every window
+/// fires) or `args.stop` is set or `args.duration` passes (then stops:
+/// emitted rows are flushed, pending windows are not fired, as a Flink job
+/// stopped without drain).
+pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
+    let plan = Arc::new(plan.clone());
+    let p = plan.settings.parallelism;
+    let clock = SystemClock::new();
+    let start = clock.now();
+    let named = |name: &str, what: &str| {
+        plan.table(name).ok_or_else(|| {
+            RunError::Usage(format!(
+                "{what} names table '{name}', which the job does not define"
+            ))
+        })
+    };
+    let mut dumps = BTreeMap::new();
+    for (name, path) in &args.inputs {
+        dumps.insert(named(name, "--input")?, path.clone());
+    }
+    let mut outputs = Vec::new();
+    for (name, path) in &args.outputs {
+        outputs.push((named(name, "--output")?, path.clone()));
+    }
+    // Source tables and their splits.
+    let mut source_tables: Vec<usize> = Vec::new();
+    for pl in &plan.pipelines {
+        if !source_tables.contains(&pl.source) {
+            source_tables.push(pl.source);
+        }
+    }
+    let mut splits = Vec::new();
+    let mut inputs_by_source = Vec::new();
+    for &t in &source_tables {
+        let mut list = source_inputs(&plan, t, dumps.get(&t), start)?;
+        list.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        let mut per_subtask: Vec<Vec<(SplitId, Input)>> = (0..p).map(|_| Vec::new()).collect();
+        for (topic, partition, input) in list {
+            let subtask =
+                split_owner(&topic, partition, p).map_err(|e| RunError::Usage(e.to_string()))?;
+            let id = splits.len() as SplitId;
+            splits.push(SplitMeta {
+                table: t,
+                topic,
+                partition,
+                subtask,
+            });
+            per_subtask[subtask].push((id, input));
+        }
+        inputs_by_source.push(per_subtask);
+    }
+    let mut sinks = BTreeMap::new();
+    for pl in &plan.pipelines {
+        for t in std::iter::once(pl.sink).chain(plan.tables[pl.source].late_data_sink) {
+            if let std::collections::btree_map::Entry::Vacant(e) = sinks.entry(t) {
+                e.insert(Mutex::new(sink_writer(&plan, t, &outputs)?));
+            }
+        }
+    }
+    let shared = Arc::new(Shared {
+        stop: args.stop.clone(),
+        error: Mutex::new(None),
+        clock,
+        start,
+        sources: source_tables
+            .iter()
+            .map(|&t| SourceShared {
+                table: t,
+                records: AtomicU64::new(0),
+                filtered: AtomicU64::new(0),
+                subtasks: (0..p).map(|_| Mutex::new(SubtaskView::default())).collect(),
+            })
+            .collect(),
+        windows: plan
+            .pipelines
+            .iter()
+            .map(|_| (0..p).map(|_| AtomicI64::new(MIN_WATERMARK)).collect())
+            .collect(),
+        sinks,
+        splits,
+    });
+    // Channels: one per window subtask, fed by every source subtask of its source.
+    let mut window_tasks = Vec::new();
+    let mut senders = Vec::new();
+    for (pi, _) in plan.pipelines.iter().enumerate() {
+        let mut per_window = Vec::new();
+        for w in 0..p {
+            let (tx, rx) = sync_channel(args.channel_capacity.max(1));
+            per_window.push(tx);
+            window_tasks.push(
+                WindowTask::new(plan.clone(), pi, w, p, rx, shared.clone())
+                    .map_err(RunError::Usage)?,
+            );
+        }
+        senders.push(per_window);
+    }
+    let mut source_tasks = Vec::new();
+    for (si, &t) in source_tables.iter().enumerate() {
+        let strategy = plan.tables[t].strategy(&plan.settings).ok_or_else(|| {
+            RunError::Usage(format!("table {} has no watermark", plan.tables[t].name))
+        })?;
+        for (s, inputs) in std::mem::take(&mut inputs_by_source[si])
+            .into_iter()
+            .enumerate()
+        {
+            let mut sub =
+                SourceSubtask::new(strategy).map_err(|e| RunError::Usage(e.to_string()))?;
+            for (id, _) in &inputs {
+                sub.add_split(*id)
+                    .map_err(|e| RunError::Usage(e.to_string()))?;
+            }
+            let outs = plan
+                .pipelines
+                .iter()
+                .enumerate()
+                .filter(|(_, pl)| pl.source == t)
+                .map(|(pi, _)| PipeOut::new(&plan, pi, senders[pi].clone()))
+                .collect();
+            source_tasks.push(SourceTask {
+                source: si,
+                subtask: s,
+                plan: plan.clone(),
+                sub,
+                inputs,
+                rows: RowBuilder::new(&plan, t),
+                outs,
+                shared: shared.clone(),
+                batch: args.batch.max(1),
+            });
+        }
+    }
+    drop(senders);
+    let threshold = args
+        .stall_threshold
+        .unwrap_or_else(|| lowwater_replay::default_threshold(&plan));
+    let mut monitor = Monitor::new(plan.clone(), shared.clone(), threshold);
+    let deadline = args.duration.map(|d| start + d.as_millis() as i64);
+    let (late, completed) = std::thread::scope(|scope| {
+        let windows: Vec<_> = window_tasks
+            .into_iter()
+            .map(|w| {
+                std::thread::Builder::new()
+                    .name(format!("window-{}-{}", w.pipeline(), w.subtask()))
+                    .spawn_scoped(scope, move || w.run())
+            })
+            .collect();
+        let sources: Vec<_> = source_tasks
+            .into_iter()
+            .map(|s| {
+                std::thread::Builder::new()
+                    .name(format!("source-{}-{}", s.source, s.subtask))
+                    .spawn_scoped(scope, move || s.run())
+            })
+            .collect();
+        let handles_alive = || {
+            windows
+                .iter()
+                .any(|h| h.as_ref().is_ok_and(|h| !h.is_finished()))
+        };
+        while handles_alive() {
+            let now = shared.clock.now();
+            if deadline.is_some_and(|d| now >= d) {
+                shared.stop.store(true, Ordering::SeqCst);
+            }
+            monitor.tick(now);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let mut completed = true;
+        for h in sources {
+            match h.map(|h| h.join()) {
+                Ok(Ok(drained)) => completed &= drained,
+                _ => completed = false,
+            }
+        }
+        let mut late: Vec<(usize, LateCounters)> = Vec::new();
+        for h in windows {
+            if let Ok(Ok(l)) = h.map(|h| h.join()) {
+                late.push(l);
+            }
+        }
+        (late, completed)
+    });
+    monitor.finish(shared.clock.now());
+    for s in shared.sinks.values() {
+        if let Ok(mut w) = s.lock() {
+            w.flush().map_err(|e| RunError::Io(e.to_string()))?;
+        }
+    }
+    if let Some(e) = shared.error.lock().ok().and_then(|mut e| e.take()) {
+        return Err(e);
+    }
+    let report = report(
+        &plan,
+        &shared,
+        &late,
+        monitor.stalls(),
+        threshold,
+        completed,
+    );
+    Ok(RunOutcome { report, completed })
+}
+
+fn report(
+    plan: &JobPlan,
+    shared: &Shared,
+    late: &[(usize, LateCounters)],
+    stalls: Vec<StallReport>,
+    threshold: Millis,
+    drained: bool,
+) -> Report {
+    let mut totals = Totals {
+        records_in: shared
+            .sources
+            .iter()
+            .map(|s| s.records.load(Ordering::Relaxed))
+            .sum(),
+        records_out: 0,
+        late_records_dropped: 0,
+        late_records_routed: 0,
+        records_skipped: 0,
+        fields_nulled: 0,
+        records_filtered: shared
+            .sources
+            .iter()
+            .map(|s| s.filtered.load(Ordering::Relaxed))
+            .sum(),
+    };
+    let mut partitions = Vec::new();
+    for (id, meta) in shared.splits.iter().enumerate() {
+        let id = id as SplitId;
+        let Some(src) = shared.sources.iter().find(|s| s.table == meta.table) else {
+            continue;
+        };
+        let Ok(view) = src.subtasks[meta.subtask].lock().map(|v| v.clone()) else {
+            continue;
+        };
+        let Some(split) = view.splits.iter().find(|s| s.id == id).copied() else {
+            continue;
+        };
+        let dropped: u64 = late
+            .iter()
+            .map(|(_, l)| l.dropped.get(&id).copied().unwrap_or(0))
+            .sum();
+        let routed: u64 = late
+            .iter()
+            .map(|(_, l)| l.routed.get(&id).copied().unwrap_or(0))
+            .sum();
+        let skipped = view.skipped.get(&id).copied().unwrap_or(0);
+        let nulled = view.nulled.get(&id).copied().unwrap_or(0);
+        totals.late_records_dropped += dropped;
+        totals.late_records_routed += routed;
+        totals.records_skipped += skipped;
+        totals.fields_nulled += nulled;
+        partitions.push(PartitionReport {
+            table: plan.tables[meta.table].name.clone(),
+            topic: meta.topic.clone(),
+            partition: meta.partition,
+            subtask: meta.subtask,
+            records: split.records,
+            late_records_dropped: dropped,
+            late_records_routed: routed,
+            records_skipped: skipped,
+            fields_nulled: nulled,
+            final_watermark: (split.watermark != MIN_WATERMARK).then_some(split.watermark),
+            idle: split.idle,
+            last_event_time: split.max_event_time,
+            last_arrival: split.last_arrival,
+        });
+    }
+    let sinks: Vec<SinkReport> = shared
+        .sinks
+        .iter()
+        .filter_map(|(t, w)| {
+            let w = w.lock().ok()?;
+            Some(SinkReport {
+                table: plan.tables[*t].name.clone(),
+                rows: w.rows,
+                window_rows: w.window_rows,
+                late_rows: w.late_rows,
+                max_emission_lag_ms: w.max_lag,
+            })
+        })
+        .collect();
+    totals.records_out = sinks.iter().map(|s| s.rows).sum();
+    Report {
+        totals,
+        partitions,
+        sinks,
+        stalls,
+        replay: ReplayInfo {
+            start_ts: shared.start,
+            end_ts: shared.clock.now(),
+            emit_interval_ms: plan.settings.emit_interval,
+            parallelism: plan.settings.parallelism,
+            stall_threshold_ms: threshold,
+            drained,
+        },
+    }
+}

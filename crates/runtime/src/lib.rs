@@ -1,0 +1,23 @@
+//! # lowwater-runtime: jobs on real time
+//!
+//! `lowwater run` executes a planned job on OS threads: `parallelism.default`
+//! source subtasks per source table (each owning its splits, generating
+//! watermarks with the core's generators on the system clock) and as many
+//! window subtasks per INSERT, connected by bounded channels (a full channel
+//! blocks its source: backpressure, never an unbounded queue). Records travel
+//! in batches, hashed on the GROUP BY key; watermarks and idle/active status
+//! travel in-band on the same channels, after the records they follow, and
+//! each window subtask merges its inputs with the core's valve. A monitor on
+//! the main thread watches every pipeline's watermark and warns, naming the
+//! partition, the moment it stalls while records still arrive.
+//!
+//! The semantics are the core's, exactly as in replay; only the clock differs
+//! (the system clock here, read only through [`clock::SystemClock`]).
+
+pub mod clock;
+pub mod job;
+mod monitor;
+mod source;
+mod window;
+
+pub use job::{run, RunArgs, RunError, RunOutcome};

@@ -1,0 +1,202 @@
+//! The live stall detector: watches each pipeline's watermark on the system
+//! clock and, when it has not advanced for longer than the threshold while
+//! records keep arriving, logs one WARN naming the partition and subtask that
+//! hold it (the same words as the replay report), and one INFO when it moves
+//! again.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use lowwater_core::diagnose::{Holder, Stall, StallDetector};
+use lowwater_core::time::{display_duration, format_timestamp};
+use lowwater_core::{Millis, Timestamp, MIN_WATERMARK};
+use lowwater_replay::report::{HeldBy, StallReport};
+use lowwater_sql::explain::{stall_reason, StallHolder};
+use lowwater_sql::plan::JobPlan;
+
+use crate::job::Shared;
+
+pub(crate) struct Monitor {
+    plan: Arc<JobPlan>,
+    shared: Arc<Shared>,
+    threshold: Millis,
+    pipes: Vec<PipeWatch>,
+}
+
+struct PipeWatch {
+    detector: StallDetector,
+    watermark: Timestamp,
+    records: u64,
+    stalls: Vec<StallReport>,
+    open_reason: Option<String>,
+}
+
+impl Monitor {
+    pub fn new(plan: Arc<JobPlan>, shared: Arc<Shared>, threshold: Millis) -> Self {
+        let pipes = plan
+            .pipelines
+            .iter()
+            .map(|_| PipeWatch {
+                detector: StallDetector::new(threshold, shared.start, MIN_WATERMARK),
+                watermark: MIN_WATERMARK,
+                records: 0,
+                stalls: Vec::new(),
+                open_reason: None,
+            })
+            .collect();
+        Monitor {
+            plan,
+            shared,
+            threshold,
+            pipes,
+        }
+    }
+
+    fn source_index(&self, pi: usize) -> usize {
+        let t = self.plan.pipelines[pi].source;
+        self.shared
+            .sources
+            .iter()
+            .position(|s| s.table == t)
+            .unwrap_or(0)
+    }
+
+    /// The live holder of pipeline `pi`'s watermark: the active source subtask
+    /// with the lowest watermark, and its active split with the lowest.
+    fn holder(&self, pi: usize, now: Timestamp) -> Option<Holder> {
+        let src = &self.shared.sources[self.source_index(pi)];
+        let views: Vec<_> = src
+            .subtasks
+            .iter()
+            .filter_map(|m| m.lock().ok().map(|v| v.clone()))
+            .collect();
+        let (subtask, view) = views
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| !v.idle)
+            .min_by_key(|(i, v)| (v.watermark, *i))?;
+        let split = view
+            .splits
+            .iter()
+            .filter(|s| !s.idle)
+            .min_by_key(|s| (s.watermark, s.id));
+        Some(Holder {
+            subtask,
+            split: split.map(|s| s.id),
+            silent_ms: now
+                - split
+                    .and_then(|s| s.last_arrival)
+                    .unwrap_or(self.shared.start),
+            never_had_record: split.is_none_or(|s| s.records == 0),
+        })
+    }
+
+    fn report(&self, pi: usize, s: &Stall, now: Timestamp) -> StallReport {
+        let pl = &self.plan.pipelines[pi];
+        let held_by = s.held_by.map(|h| {
+            let meta = h.split.and_then(|id| self.shared.splits.get(id as usize));
+            HeldBy {
+                topic: meta.map(|m| m.topic.clone()),
+                partition: meta.map(|m| m.partition),
+                subtask: h.subtask,
+                silent_ms: h.silent_ms,
+                never_had_record: h.never_had_record,
+            }
+        });
+        let partitions = self
+            .shared
+            .splits
+            .iter()
+            .filter(|m| m.table == pl.source)
+            .count();
+        let reason = stall_reason(
+            &self.plan,
+            pi,
+            held_by
+                .as_ref()
+                .map(|h| StallHolder {
+                    topic: h.topic.as_deref(),
+                    partition: h.partition,
+                    subtask: h.subtask,
+                    silent_ms: h.silent_ms,
+                    never_had_record: h.never_had_record,
+                })
+                .as_ref(),
+            partitions,
+            self.threshold,
+        );
+        let to = s.to.unwrap_or(now);
+        StallReport {
+            sink: self.plan.tables[pl.sink].name.clone(),
+            source: self.plan.tables[pl.source].name.clone(),
+            from_ts: s.from,
+            to_ts: to,
+            duration_ms: to - s.from,
+            resolved: s.resolved,
+            watermark: (s.watermark != MIN_WATERMARK).then_some(s.watermark),
+            reason,
+            held_by,
+        }
+    }
+
+    pub fn tick(&mut self, now: Timestamp) {
+        for pi in 0..self.pipes.len() {
+            let wm = self.shared.windows[pi]
+                .iter()
+                .map(|w| w.load(Ordering::Relaxed))
+                .min()
+                .unwrap_or(MIN_WATERMARK);
+            let records = self.shared.sources[self.source_index(pi)]
+                .records
+                .load(Ordering::Relaxed);
+            let sink = self.plan.tables[self.plan.pipelines[pi].sink].name.clone();
+            if wm > self.pipes[pi].watermark {
+                self.pipes[pi].watermark = wm;
+                if let Some(s) = self.pipes[pi].detector.on_advance(now, wm) {
+                    let r = self.report(pi, &s, now);
+                    tracing::info!(
+                        "stall resolved: the watermark of INSERT INTO {sink} advanced to {} after {}",
+                        format_timestamp(wm, ' '),
+                        display_duration(r.duration_ms)
+                    );
+                    self.pipes[pi].stalls.push(r);
+                    self.pipes[pi].open_reason = None;
+                }
+            }
+            if records > self.pipes[pi].records {
+                self.pipes[pi].records = records;
+                let h = self.holder(pi, now);
+                if let Some(s) = self.pipes[pi].detector.on_record(now) {
+                    self.pipes[pi].detector.explain(h);
+                    let r = self.report(pi, &Stall { held_by: h, ..s }, now);
+                    tracing::warn!(
+                        "watermark stalled: INSERT INTO {sink} has been stuck at {} for {} while records arrive: {}",
+                        r.watermark.map_or("MIN".to_string(), |w| format_timestamp(w, ' ')),
+                        display_duration(now - s.from),
+                        r.reason
+                    );
+                    self.pipes[pi].open_reason = Some(r.reason);
+                } else if self.pipes[pi].detector.current().is_some() {
+                    self.pipes[pi].detector.explain(h);
+                }
+            }
+        }
+    }
+
+    /// Closes open stalls (they end with the run).
+    pub fn finish(&mut self, now: Timestamp) {
+        for pi in 0..self.pipes.len() {
+            if let Some(s) = self.pipes[pi].detector.finish() {
+                let r = self.report(pi, &s, now);
+                self.pipes[pi].stalls.push(r);
+            }
+        }
+    }
+
+    pub fn stalls(&self) -> Vec<StallReport> {
+        self.pipes
+            .iter()
+            .flat_map(|p| p.stalls.iter().cloned())
+            .collect()
+    }
+}

@@ -1,0 +1,400 @@
+//! A source subtask thread: reads its splits, builds rows, generates
+//! watermarks on the system clock, and sends keyed batches and in-band
+//! watermark/status messages to the window subtasks.
+
+use std::collections::VecDeque;
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+use std::io::Lines;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::SyncSender;
+use std::sync::Arc;
+use std::time::Duration;
+
+use lowwater_connectors::datagen::DatagenPartition;
+use lowwater_connectors::row::{Built, RecordError, RecordRef, RowBuilder};
+use lowwater_core::clock::Clock;
+use lowwater_core::source::{SourceSubtask, SplitId};
+use lowwater_core::watermark::Progress;
+use lowwater_core::window::operator::WindowInput;
+use lowwater_core::{Row, Timestamp, Value};
+use lowwater_replay::input::Loaded;
+use lowwater_sql::expr::truth;
+use lowwater_sql::plan::JobPlan;
+
+use crate::job::{RunError, Shared};
+
+/// What travels from a source subtask to a window subtask.
+pub(crate) enum Msg {
+    /// A batch of records for this window subtask.
+    Records(Vec<WindowInput>),
+    /// A watermark and/or status change of the sending source subtask.
+    Progress(Progress),
+    /// The sender is done (after its MAX watermark, when it drained).
+    End,
+}
+
+/// A message with its sender (the source subtask index).
+pub(crate) struct Envelope {
+    pub from: usize,
+    pub msg: Msg,
+}
+
+/// Where a split's records come from.
+pub(crate) enum Input {
+    /// A topic dump's records for this partition, in order.
+    Dump {
+        path: PathBuf,
+        recs: VecDeque<Loaded>,
+    },
+    /// JSON lines of a file.
+    Lines {
+        path: PathBuf,
+        lines: Lines<std::io::BufReader<std::fs::File>>,
+        line: usize,
+    },
+    /// Generated rows.
+    Gen(Box<DatagenPartition>),
+}
+
+/// One pipeline reading this source: its exchange.
+pub(crate) struct PipeOut {
+    pipeline: usize,
+    senders: Vec<SyncSender<Envelope>>,
+    batches: Vec<Vec<WindowInput>>,
+    late_cols: Vec<usize>,
+}
+
+impl PipeOut {
+    pub fn new(plan: &JobPlan, pipeline: usize, senders: Vec<SyncSender<Envelope>>) -> Self {
+        let pl = &plan.pipelines[pipeline];
+        let src = &plan.tables[pl.source];
+        // Late rows need the source columns of the late-data sink; they
+        // travel after the aggregate arguments, which aggregates ignore.
+        let late_cols = src
+            .late_data_sink
+            .map(|ls| {
+                plan.tables[ls]
+                    .columns
+                    .iter()
+                    .filter_map(|c| src.column(&c.name))
+                    .collect()
+            })
+            .unwrap_or_default();
+        PipeOut {
+            pipeline,
+            batches: senders.iter().map(|_| Vec::new()).collect(),
+            senders,
+            late_cols,
+        }
+    }
+}
+
+/// A source subtask.
+pub(crate) struct SourceTask {
+    pub source: usize,
+    pub subtask: usize,
+    pub plan: Arc<JobPlan>,
+    pub sub: SourceSubtask,
+    pub inputs: Vec<(SplitId, Input)>,
+    pub rows: RowBuilder,
+    pub outs: Vec<PipeOut>,
+    pub shared: Arc<Shared>,
+    pub batch: usize,
+}
+
+enum Read {
+    Record,
+    Nothing,
+    Exhausted,
+}
+
+impl SourceTask {
+    /// Runs until the inputs end (returns `true`: drained) or the job stops.
+    pub fn run(mut self) -> bool {
+        let interval = self.plan.settings.emit_interval;
+        let clock_start = self.shared.start;
+        let mut next_emit = if interval > 0 {
+            clock_start + interval
+        } else {
+            i64::MAX
+        };
+        let mut row: Row = Vec::new();
+        let mut exhausted = vec![false; self.inputs.len()];
+        let drained = loop {
+            if self.shared.stop.load(Ordering::Relaxed) {
+                break false;
+            }
+            let now = self.shared.clock.now();
+            if now >= next_emit {
+                self.flush_all();
+                let p = self.sub.on_periodic_emit(now);
+                self.broadcast(p);
+                self.publish();
+                next_emit += interval * ((now - next_emit) / interval + 1);
+            }
+            let mut got = 0;
+            for (i, done) in exhausted.iter_mut().enumerate() {
+                if *done {
+                    continue;
+                }
+                for _ in 0..64 {
+                    match self.read_one(i, now, &mut row) {
+                        Ok(Read::Record) => got += 1,
+                        Ok(Read::Nothing) => break,
+                        Ok(Read::Exhausted) => {
+                            *done = true;
+                            break;
+                        }
+                        Err(e) => {
+                            self.shared.fail(e);
+                            break;
+                        }
+                    }
+                }
+            }
+            if !self.inputs.is_empty() && exhausted.iter().all(|e| *e) {
+                break true;
+            }
+            if got == 0 {
+                self.flush_all();
+                let wake = self.next_due().min(next_emit);
+                let wait = (wake - self.shared.clock.now()).clamp(1, 50);
+                std::thread::sleep(Duration::from_millis(wait as u64));
+            }
+        };
+        self.flush_all();
+        if drained {
+            let p = self.sub.end_of_input();
+            self.broadcast(p);
+        }
+        self.publish();
+        for out in &self.outs {
+            for tx in &out.senders {
+                let _ = tx.send(Envelope {
+                    from: self.subtask,
+                    msg: Msg::End,
+                });
+            }
+        }
+        drained
+    }
+
+    fn next_due(&self) -> Timestamp {
+        self.inputs
+            .iter()
+            .filter_map(|(_, input)| match input {
+                Input::Gen(g) => g.next_due(),
+                _ => None,
+            })
+            .min()
+            .unwrap_or(i64::MAX)
+    }
+
+    /// Reads and routes at most one record of input `i`.
+    fn read_one(&mut self, i: usize, now: Timestamp, row: &mut Row) -> Result<Read, RunError> {
+        let id = self.inputs[i].0;
+        let table = self.rows.table().name.clone();
+        let place: String;
+        let mut nulled = 0;
+        let built = match &mut self.inputs[i].1 {
+            Input::Gen(g) => {
+                if g.due(now, 1) == 0 {
+                    return Ok(if g.next_due().is_none() {
+                        Read::Exhausted
+                    } else {
+                        Read::Nothing
+                    });
+                }
+                g.generate(now, row);
+                let rec = RecordRef {
+                    topic: &table,
+                    partition: g.partition(),
+                    offset: None,
+                    ts: now,
+                    payload: None,
+                };
+                place = format!("datagen table {table} partition {}", g.partition());
+                self.rows
+                    .complete(rec, row)
+                    .and_then(|_| self.rows.event_time(row, self.rows.ignores_errors()))
+            }
+            Input::Lines { path, lines, line } => {
+                let Some(next) = lines.next() else {
+                    return Ok(Read::Exhausted);
+                };
+                *line += 1;
+                let text =
+                    next.map_err(|e| RunError::Io(format!("{}:{}: {e}", path.display(), line)))?;
+                let rec = RecordRef {
+                    topic: &table,
+                    partition: self.shared.splits[id as usize].partition,
+                    offset: Some(*line as i64 - 1),
+                    ts: now,
+                    payload: Some(&text),
+                };
+                place = format!("{}:{}", path.display(), line);
+                self.rows.build(rec, row, &mut nulled)
+            }
+            Input::Dump { path, recs } => {
+                let Some(l) = recs.pop_front() else {
+                    return Ok(Read::Exhausted);
+                };
+                let meta = &self.shared.splits[id as usize];
+                let rec = RecordRef {
+                    topic: &meta.topic,
+                    partition: l.partition,
+                    offset: l.offset,
+                    ts: l.ts,
+                    payload: l.payload.as_deref(),
+                };
+                place = format!(
+                    "{}:{}: topic {} partition {} offset {}",
+                    path.display(),
+                    l.line,
+                    meta.topic,
+                    l.partition,
+                    l.offset.map_or("?".to_string(), |o| o.to_string())
+                );
+                self.rows.build(rec, row, &mut nulled)
+            }
+        };
+        let fail = |e: RecordError| {
+            let hint = if e.decode {
+                format!(" (fix the record, or set 'json.ignore-parse-errors' = 'true' on table {table} to skip and count such records)")
+            } else {
+                String::new()
+            };
+            RunError::Record(format!("{place}: {}{hint}", e.message))
+        };
+        let src = &self.shared.sources[self.source];
+        src.records.fetch_add(1, Ordering::Relaxed);
+        let ts = match built.map_err(&fail)? {
+            Built::Row(ts) => ts,
+            Built::Skipped => {
+                self.count(id, 1, 0);
+                return Ok(Read::Record);
+            }
+        };
+        if nulled > 0 {
+            self.count(id, 0, nulled);
+        }
+        let progress = self
+            .sub
+            .on_record(id, ts, now)
+            .map_err(|e| RunError::Usage(e.to_string()))?;
+        if !progress.is_empty() {
+            self.flush_all();
+            self.broadcast(progress);
+        }
+        for k in 0..self.outs.len() {
+            self.route(k, id, ts, row).map_err(&fail)?;
+        }
+        Ok(Read::Record)
+    }
+
+    fn count(&self, id: SplitId, skipped: u64, nulled: u64) {
+        if let Ok(mut v) = self.shared.sources[self.source].subtasks[self.subtask].lock() {
+            *v.skipped.entry(id).or_insert(0) += skipped;
+            *v.nulled.entry(id).or_insert(0) += nulled;
+        }
+    }
+
+    fn route(
+        &mut self,
+        k: usize,
+        id: SplitId,
+        ts: Timestamp,
+        row: &Row,
+    ) -> Result<(), RecordError> {
+        let pl = &self.plan.pipelines[self.outs[k].pipeline];
+        if let Some(f) = &pl.filter {
+            let keep = truth(
+                &f.eval(row)
+                    .map_err(|m| RecordError::other(format!("WHERE: {m}")))?,
+            );
+            if keep != Some(true) {
+                self.shared.sources[self.source]
+                    .filtered
+                    .fetch_add(1, Ordering::Relaxed);
+                return Ok(());
+            }
+        }
+        let key = pl
+            .keys
+            .iter()
+            .map(|e| e.eval(row))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|m| RecordError::other(format!("GROUP BY: {m}")))?;
+        let mut args = pl
+            .agg_args
+            .iter()
+            .map(|e| e.eval(row))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|m| RecordError::other(format!("aggregate argument: {m}")))?;
+        let out = &mut self.outs[k];
+        args.extend(
+            out.late_cols
+                .iter()
+                .map(|&c| row.get(c).cloned().unwrap_or(Value::Null)),
+        );
+        let w = if key.is_empty() {
+            0
+        } else {
+            (BuildHasherDefault::<DefaultHasher>::default().hash_one(&key)
+                % out.senders.len() as u64) as usize
+        };
+        out.batches[w].push(WindowInput {
+            ts,
+            split: id,
+            key,
+            row: args,
+        });
+        if out.batches[w].len() >= self.batch {
+            let batch = std::mem::take(&mut out.batches[w]);
+            let _ = out.senders[w].send(Envelope {
+                from: self.subtask,
+                msg: Msg::Records(batch),
+            });
+        }
+        Ok(())
+    }
+
+    fn flush_all(&mut self) {
+        for out in &mut self.outs {
+            for (w, b) in out.batches.iter_mut().enumerate() {
+                if !b.is_empty() {
+                    let batch = std::mem::take(b);
+                    let _ = out.senders[w].send(Envelope {
+                        from: self.subtask,
+                        msg: Msg::Records(batch),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Sends a watermark/status change to every window subtask, after the
+    /// records before it (callers flush first).
+    fn broadcast(&self, p: Progress) {
+        if p.is_empty() {
+            return;
+        }
+        for out in &self.outs {
+            for tx in &out.senders {
+                let _ = tx.send(Envelope {
+                    from: self.subtask,
+                    msg: Msg::Progress(p),
+                });
+            }
+        }
+    }
+
+    fn publish(&self) {
+        if let Ok(mut v) = self.shared.sources[self.source].subtasks[self.subtask].lock() {
+            v.watermark = self.sub.watermark();
+            v.idle = self.sub.is_idle();
+            v.splits = self.sub.splits().collect();
+        }
+    }
+}

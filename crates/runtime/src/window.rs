@@ -1,0 +1,144 @@
+//! A window subtask thread: merges its inputs' watermarks with the valve,
+//! runs the window operator, and writes fired windows (and late rows) to
+//! the sinks, stamping emission lag against the system clock.
+
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+
+use lowwater_core::clock::Clock;
+use lowwater_core::watermark::valve::ChannelValve;
+use lowwater_core::window::operator::{LateCounters, WindowOperator, WindowOutput};
+use lowwater_core::Timestamp;
+use lowwater_replay::engine::sink_values;
+use lowwater_sql::plan::JobPlan;
+
+use crate::job::{RunError, Shared};
+use crate::source::{Envelope, Msg};
+
+/// A window subtask.
+pub(crate) struct WindowTask {
+    plan: Arc<JobPlan>,
+    pipeline: usize,
+    subtask: usize,
+    senders: usize,
+    rx: Receiver<Envelope>,
+    op: WindowOperator,
+    valve: ChannelValve,
+    shared: Arc<Shared>,
+}
+
+impl WindowTask {
+    pub fn new(
+        plan: Arc<JobPlan>,
+        pipeline: usize,
+        subtask: usize,
+        senders: usize,
+        rx: Receiver<Envelope>,
+        shared: Arc<Shared>,
+    ) -> Result<Self, String> {
+        let op = WindowOperator::new(plan.pipelines[pipeline].window.clone())
+            .map_err(|e| e.to_string())?;
+        Ok(WindowTask {
+            plan,
+            pipeline,
+            subtask,
+            senders,
+            rx,
+            op,
+            valve: ChannelValve::new(senders),
+            shared,
+        })
+    }
+
+    pub fn pipeline(&self) -> usize {
+        self.pipeline
+    }
+
+    pub fn subtask(&self) -> usize {
+        self.subtask
+    }
+
+    /// Runs until every sender has ended; returns the late counters.
+    pub fn run(mut self) -> (usize, LateCounters) {
+        let mut ended = 0;
+        let mut out = Vec::new();
+        while ended < self.senders {
+            let Ok(env) = self.rx.recv() else {
+                break;
+            };
+            match env.msg {
+                Msg::Records(batch) => {
+                    for input in batch {
+                        if let Err(e) = self.op.process(input, &mut out) {
+                            self.shared.fail(RunError::Record(format!(
+                                "INSERT INTO {}: {e}",
+                                self.plan.tables[self.plan.pipelines[self.pipeline].sink].name
+                            )));
+                        }
+                    }
+                }
+                Msg::Progress(p) => {
+                    for vp in self.valve.input(env.from, p) {
+                        if let Some(wm) = vp.watermark {
+                            self.op.on_watermark(wm, &mut out);
+                            self.shared.windows[self.pipeline][self.subtask]
+                                .store(wm, Ordering::Relaxed);
+                        }
+                    }
+                }
+                Msg::End => ended += 1,
+            }
+            if !out.is_empty() {
+                self.emit(&mut out);
+            }
+        }
+        (self.pipeline, self.op.late().clone())
+    }
+
+    fn emit(&self, out: &mut Vec<WindowOutput>) {
+        let now: Timestamp = self.shared.clock.now();
+        let pl = &self.plan.pipelines[self.pipeline];
+        let n_args = pl.agg_args.len();
+        let late_sink = self.plan.tables[pl.source].late_data_sink;
+        let mut touched = Vec::new();
+        for o in out.drain(..) {
+            let (table, values, lag) = match o {
+                WindowOutput::Fired(r) => {
+                    let values = sink_values(pl, &r, self.plan.tables[pl.sink].columns.len());
+                    (pl.sink, values, Some(now.saturating_sub(r.window.end)))
+                }
+                WindowOutput::Late(input) => match late_sink {
+                    Some(ls) => (
+                        ls,
+                        input
+                            .row
+                            .get(n_args..)
+                            .map(<[_]>::to_vec)
+                            .unwrap_or_default(),
+                        None,
+                    ),
+                    None => continue,
+                },
+            };
+            if let Some(w) = self.shared.sinks.get(&table) {
+                if let Ok(mut w) = w.lock() {
+                    if let Err(e) = w.write(&values, now, lag) {
+                        self.shared.fail(RunError::Io(format!(
+                            "writing sink {}: {e}",
+                            self.plan.tables[table].name
+                        )));
+                    }
+                }
+                if !touched.contains(&table) {
+                    touched.push(table);
+                }
+            }
+        }
+        for t in touched {
+            if let Some(Ok(mut w)) = self.shared.sinks.get(&t).map(|w| w.lock()) {
+                let _ = w.flush();
+            }
+        }
+    }
+}
