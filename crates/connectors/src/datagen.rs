@@ -224,6 +224,12 @@ impl DatagenPartition {
         n
     }
 
+    /// Whether a bounded table has produced all its rows: then every
+    /// partition, heartbeats included, is done.
+    pub fn finished(&self) -> bool {
+        self.table.exhausted()
+    }
+
     /// When the next row is due (for sleeping until then); `None` if never.
     pub fn next_due(&self) -> Option<Timestamp> {
         match self.behaviour {

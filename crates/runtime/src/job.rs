@@ -450,6 +450,11 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                 outs,
                 shared: shared.clone(),
                 batch: args.batch.max(1),
+                bounded: dumps.contains_key(&t)
+                    || match &plan.tables[t].connector {
+                        Connector::Datagen(d) => d.number_of_rows.is_some(),
+                        _ => true,
+                    },
             });
         }
     }

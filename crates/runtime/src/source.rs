@@ -101,6 +101,10 @@ pub(crate) struct SourceTask {
     pub outs: Vec<PipeOut>,
     pub shared: Arc<Shared>,
     pub batch: usize,
+    /// Whether the source ends by itself (files, dumps, datagen with
+    /// 'number-of-rows'): a subtask without splits of a bounded source is
+    /// finished at once, as in Flink.
+    pub bounded: bool,
 }
 
 enum Read {
@@ -153,7 +157,7 @@ impl SourceTask {
                     }
                 }
             }
-            if !self.inputs.is_empty() && exhausted.iter().all(|e| *e) {
+            if (self.bounded || !self.inputs.is_empty()) && exhausted.iter().all(|e| *e) {
                 break true;
             }
             if got == 0 {
@@ -199,6 +203,9 @@ impl SourceTask {
         let mut nulled = 0;
         let built = match &mut self.inputs[i].1 {
             Input::Gen(g) => {
+                if g.finished() {
+                    return Ok(Read::Exhausted);
+                }
                 if g.due(now, 1) == 0 {
                     return Ok(if g.next_due().is_none() {
                         Read::Exhausted

@@ -1,0 +1,274 @@
+//! `lowwater run`, the binary, on real time: golden replay cases give the
+//! same rows live, a quiet datagen partition is named in a warning while it
+//! stalls, an idle timeout releases windows on time, SIGTERM stops cleanly,
+//! and bad filesystem input names its file and line. Tests wait on the
+//! process (bounded by `--duration` or by its output), never on a sleep.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use sonic_rs::{JsonContainerTrait, JsonValueTrait};
+
+fn lowwater(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args(args)
+        .output()
+        .expect("the lowwater binary runs")
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("lowwater-run-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+fn payloads(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut v: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let rec: sonic_rs::Value = sonic_rs::from_str(l).expect("dump line");
+            rec.get("payload")
+                .and_then(|p| p.as_str())
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Golden cases whose rows do not depend on when watermarks are emitted
+/// (no late rows, no idleness): live, read as fast as possible, they must
+/// give exactly the replay's rows.
+const TIMING_FREE: &[&str] = &[
+    "tumble_keyed",
+    "tumble_global",
+    "tumble_offset",
+    "hop_keyed",
+    "cumulate_global",
+    "session_keyed",
+    "session_global",
+    "aggregates_with_nulls",
+    "where_filter_keeps_watermark",
+    "computed_rowtime_ltz",
+    "metadata_timestamp_rowtime",
+    "iso8601_timestamps",
+    "two_inserts_one_source",
+    "two_topics_one_table",
+    "print_sink",
+    "kafka_sink_key_except_key",
+    "seed003_overnight",
+];
+
+#[test]
+fn golden_cases_give_the_replay_rows_under_run_at_parallelism_1_and_2() {
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../replay/tests/golden/cases");
+    let out_dir = dir("golden");
+    for name in TIMING_FREE {
+        let case = cases.join(name);
+        let args = std::fs::read_to_string(case.join("args")).expect("args");
+        let mut inputs = Vec::new();
+        let mut outputs = Vec::new();
+        let mut it = args.split_whitespace();
+        while let Some(flag) = it.next() {
+            let v = it.next().unwrap_or_default();
+            let (t, f) = v.split_once('=').unwrap_or((v, ""));
+            match flag {
+                "--input" => inputs.push(format!("{t}={}", s(&case.join(f)))),
+                "--output" => outputs.push((t.to_string(), f.to_string())),
+                _ => {}
+            }
+        }
+        for p in ["1", "2"] {
+            let mut cmd: Vec<String> = vec![
+                "run".into(),
+                s(&case.join("job.sql")).into(),
+                "--parallelism".into(),
+                p.into(),
+            ];
+            for i in &inputs {
+                cmd.extend(["--input".to_string(), i.clone()]);
+            }
+            for (t, f) in &outputs {
+                cmd.extend([
+                    "--output".to_string(),
+                    format!("{t}={}", s(&out_dir.join(format!("{name}-{p}-{f}")))),
+                ]);
+            }
+            let args: Vec<&str> = cmd.iter().map(String::as_str).collect();
+            let o = lowwater(&args);
+            assert!(
+                o.status.success(),
+                "{name} at {p}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            for (_, f) in &outputs {
+                let got = payloads(&out_dir.join(format!("{name}-{p}-{f}")));
+                let want = payloads(&case.join("expected").join(f));
+                assert!(!want.is_empty(), "{name}: expected rows");
+                assert_eq!(got, want, "{name}/{f} at parallelism {p}");
+            }
+        }
+    }
+}
+
+fn datagen_job(extra_settings: &str) -> String {
+    format!(
+        "SET 'parallelism.default' = '2';
+{extra_settings}
+CREATE TABLE clicks (user_id INT, event_time TIMESTAMP(3),
+  WATERMARK FOR event_time AS event_time - INTERVAL '200' MILLISECOND
+) WITH ('connector' = 'datagen', 'rows-per-second' = '400', 'fields.user_id.min' = '1', 'fields.user_id.max' = '3',
+  'lowwater.partitions' = '4', 'lowwater.partition.2.never' = 'true');
+CREATE TABLE out (window_start TIMESTAMP(3), window_end TIMESTAMP(3), n BIGINT) WITH ('connector' = 'print');
+INSERT INTO out SELECT window_start, window_end, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(event_time), INTERVAL '1' SECOND))
+GROUP BY window_start, window_end;
+"
+    )
+}
+
+#[test]
+fn a_partition_without_records_is_named_in_a_warning_while_it_stalls() {
+    let d = dir("stall");
+    let job = d.join("job.sql");
+    std::fs::write(&job, datagen_job("")).expect("write job");
+    let report = d.join("report.json");
+    let o = lowwater(&["run", s(&job), "--duration", "5 s", "--report", s(&report)]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("WARN"), "{err}");
+    assert!(
+        err.contains("partition 2 of clicks (subtask 1) has had no record since the job started and idle-timeout is disabled"),
+        "{err}"
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(!stdout.contains("+I["), "no window can fire: {stdout}");
+    let r: sonic_rs::Value =
+        sonic_rs::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    let stalls = r
+        .get("stalls")
+        .and_then(|s| s.as_array())
+        .map_or(0, |a| a.len());
+    assert_eq!(stalls, 1);
+}
+
+#[test]
+fn an_idle_timeout_releases_windows_within_window_delay_and_timeout() {
+    let d = dir("idle");
+    let job = d.join("job.sql");
+    std::fs::write(
+        &job,
+        datagen_job("SET 'table.exec.source.idle-timeout' = '1 s';"),
+    )
+    .expect("write job");
+    let report = d.join("report.json");
+    let o = lowwater(&["run", s(&job), "--duration", "6 s", "--report", s(&report)]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter(|l| l.starts_with("+I["))
+        .count();
+    assert!(rows >= 3, "windows fired while running: {rows}");
+    let r: sonic_rs::Value =
+        sonic_rs::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    let lag = r
+        .get("sinks")
+        .and_then(|s| s.as_array())
+        .and_then(|a| a.first())
+        .and_then(|s| s.get("max_emission_lag_ms"))
+        .and_then(|l| l.as_i64())
+        .expect("lag");
+    // The first window also waits for partition 2 to go idle: delay 200 ms +
+    // timeout 1 s + up to 3 emit intervals, plus scheduling slack.
+    assert!(
+        lag <= 200 + 1_000 + 3 * 200 + 500,
+        "max emission lag {lag} ms"
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("WARN"), "{err}");
+}
+
+#[test]
+fn sigterm_stops_the_job_cleanly_with_rows_flushed() {
+    let d = dir("term");
+    let job = d.join("job.sql");
+    std::fs::write(
+        &job,
+        datagen_job("SET 'table.exec.source.idle-timeout' = '500 ms';"),
+    )
+    .expect("write job");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args(["run", s(&job)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let first = lines.next().and_then(Result::ok).unwrap_or_default();
+    assert!(first.starts_with("+I["), "a window fired: {first}");
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let status = child.wait().expect("wait");
+    assert!(
+        status.success(),
+        "exit code 0 after SIGTERM, got {status:?}"
+    );
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        use std::io::Read;
+        let _ = e.read_to_string(&mut err);
+    }
+    assert!(err.contains("stopped: emitted rows are flushed"), "{err}");
+    assert!(rest.iter().all(|l| l.starts_with("+I[")), "{rest:?}");
+}
+
+#[test]
+fn bad_filesystem_input_names_file_and_line_or_is_skipped_and_counted() {
+    let d = dir("fs");
+    let data = d.join("data");
+    std::fs::create_dir_all(&data).expect("data dir");
+    std::fs::write(
+        data.join("a.json"),
+        "{\"k\":\"x\",\"ts\":\"2025-09-14 12:00:00\"}\n{\"k\":\"x\",\"ts\":\"not a time\"}\n{\"k\":\"y\",\"ts\":\"2025-09-14 12:00:01\"}\n",
+    )
+    .expect("write data");
+    let job = |extra: &str| {
+        format!(
+            "CREATE TABLE src (k STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+               WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'json'{extra});
+             CREATE TABLE out (k STRING, n BIGINT) WITH ('connector' = 'print');
+             INSERT INTO out SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+             GROUP BY window_start, window_end, k;",
+            s(&data)
+        )
+    };
+    let strict = d.join("strict.sql");
+    std::fs::write(&strict, job("")).expect("job");
+    let o = lowwater(&["run", s(&strict)]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("a.json:2: field 'ts' (TIMESTAMP(3))"), "{err}");
+    let lenient = d.join("lenient.sql");
+    std::fs::write(&lenient, job(", 'json.ignore-parse-errors' = 'true'")).expect("job");
+    let report = d.join("report.json");
+    let o = lowwater(&["run", s(&lenient), "--report", s(&report)]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("+I[x, 1]") && out.contains("+I[y, 1]"),
+        "{out}"
+    );
+    let r = std::fs::read_to_string(&report).expect("report");
+    assert!(r.contains("\"records_skipped\": 1"), "{r}");
+}
