@@ -66,6 +66,7 @@ pub enum Built {
 /// Builds rows of one source table.
 #[derive(Debug, Clone)]
 pub struct RowBuilder {
+    index: usize,
     table: TableDef,
     decoder: JsonDecoder,
     needed: Vec<bool>,
@@ -78,6 +79,7 @@ impl RowBuilder {
         let table = plan.tables[t].clone();
         let needed = plan.needed_columns(t);
         RowBuilder {
+            index: t,
             decoder: JsonDecoder::projected(&table, &needed),
             time_col: table.watermark.map_or(0, |w| w.column),
             needed,
@@ -151,6 +153,11 @@ impl RowBuilder {
     /// Whether undecodable records are skipped (and counted).
     pub fn ignores_errors(&self) -> bool {
         self.decoder.ignores_errors()
+    }
+
+    /// The table's index in the plan.
+    pub fn table_index(&self) -> usize {
+        self.index
     }
 
     /// The table.

@@ -2,7 +2,7 @@
 //! outcome (the same report shape as replay).
 
 use std::collections::{BTreeMap, VecDeque};
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::mpsc::sync_channel;
@@ -299,13 +299,14 @@ fn source_inputs(
             for (i, f) in files.into_iter().enumerate() {
                 let file = std::fs::File::open(&f)
                     .map_err(|e| RunError::Io(format!("{}: {e}", f.display())))?;
-                let lines = std::io::BufReader::new(file).lines();
+                let reader = std::io::BufReader::with_capacity(1 << 16, file);
                 inputs.push((
                     table.name.clone(),
                     i as i32,
                     Input::Lines {
                         path: f,
-                        lines,
+                        reader,
+                        buf: String::new(),
                         line: 0,
                     },
                 ));

@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
-use std::io::Lines;
+use std::io::BufRead;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::SyncSender;
@@ -50,7 +50,8 @@ pub(crate) enum Input {
     /// JSON lines of a file.
     Lines {
         path: PathBuf,
-        lines: Lines<std::io::BufReader<std::fs::File>>,
+        reader: std::io::BufReader<std::fs::File>,
+        buf: String,
         line: usize,
     },
     /// Generated rows.
@@ -198,9 +199,9 @@ impl SourceTask {
     /// Reads and routes at most one record of input `i`.
     fn read_one(&mut self, i: usize, now: Timestamp, row: &mut Row) -> Result<Read, RunError> {
         let id = self.inputs[i].0;
-        let table = self.rows.table().name.clone();
-        let place: String;
         let mut nulled = 0;
+        let plan = Arc::clone(&self.plan);
+        let table = &plan.tables[self.rows.table_index()].name;
         let built = match &mut self.inputs[i].1 {
             Input::Gen(g) => {
                 if g.finished() {
@@ -215,36 +216,46 @@ impl SourceTask {
                 }
                 g.generate(now, row);
                 let rec = RecordRef {
-                    topic: &table,
+                    topic: table,
                     partition: g.partition(),
                     offset: None,
                     ts: now,
                     payload: None,
                 };
-                place = format!("datagen table {table} partition {}", g.partition());
                 self.rows
                     .complete(rec, row)
                     .and_then(|_| self.rows.event_time(row, self.rows.ignores_errors()))
             }
-            Input::Lines { path, lines, line } => {
-                let Some(next) = lines.next() else {
-                    return Ok(Read::Exhausted);
-                };
+            Input::Lines {
+                path,
+                reader,
+                buf,
+                line,
+            } => {
+                buf.clear();
+                match reader.read_line(buf) {
+                    Ok(0) => return Ok(Read::Exhausted),
+                    Ok(_) => {}
+                    Err(e) => {
+                        return Err(RunError::Io(format!(
+                            "{}:{}: {e}",
+                            path.display(),
+                            *line + 1
+                        )))
+                    }
+                }
                 *line += 1;
-                let text =
-                    next.map_err(|e| RunError::Io(format!("{}:{}: {e}", path.display(), line)))?;
                 let rec = RecordRef {
-                    topic: &table,
+                    topic: table,
                     partition: self.shared.splits[id as usize].partition,
                     offset: Some(*line as i64 - 1),
                     ts: now,
-                    payload: Some(&text),
+                    payload: Some(buf.trim_end_matches(['\n', '\r'])),
                 };
-                place = format!("{}:{}", path.display(), line);
                 self.rows.build(rec, row, &mut nulled)
             }
-            Input::Dump { path, recs } => {
-                let Some(l) = recs.pop_front() else {
+            Input::Dump { recs, .. } => {
+                let Some(l) = recs.front() else {
                     return Ok(Read::Exhausted);
                 };
                 let meta = &self.shared.splits[id as usize];
@@ -255,28 +266,16 @@ impl SourceTask {
                     ts: l.ts,
                     payload: l.payload.as_deref(),
                 };
-                place = format!(
-                    "{}:{}: topic {} partition {} offset {}",
-                    path.display(),
-                    l.line,
-                    meta.topic,
-                    l.partition,
-                    l.offset.map_or("?".to_string(), |o| o.to_string())
-                );
                 self.rows.build(rec, row, &mut nulled)
             }
         };
-        let fail = |e: RecordError| {
-            let hint = if e.decode {
-                format!(" (fix the record, or set 'json.ignore-parse-errors' = 'true' on table {table} to skip and count such records)")
-            } else {
-                String::new()
-            };
-            RunError::Record(format!("{place}: {}{hint}", e.message))
-        };
+        let built = built.map_err(|e| self.fail_at(i, e));
+        if let Input::Dump { recs, .. } = &mut self.inputs[i].1 {
+            recs.pop_front();
+        }
         let src = &self.shared.sources[self.source];
         src.records.fetch_add(1, Ordering::Relaxed);
-        let ts = match built.map_err(&fail)? {
+        let ts = match built? {
             Built::Row(ts) => ts,
             Built::Skipped => {
                 self.count(id, 1, 0);
@@ -295,9 +294,40 @@ impl SourceTask {
             self.broadcast(progress);
         }
         for k in 0..self.outs.len() {
-            self.route(k, id, ts, row).map_err(&fail)?;
+            if let Err(e) = self.route(k, id, ts, row) {
+                return Err(self.fail_at(i, e));
+            }
         }
         Ok(Read::Record)
+    }
+
+    /// The error for a record of input `i`, with where it came from
+    /// (formatted only when there is an error).
+    fn fail_at(&self, i: usize, e: RecordError) -> RunError {
+        let (id, input) = (self.inputs[i].0, &self.inputs[i].1);
+        let table = &self.plan.tables[self.rows.table_index()].name;
+        let place = match input {
+            Input::Gen(g) => format!("datagen table {table} partition {}", g.partition()),
+            Input::Lines { path, line, .. } => format!("{}:{}", path.display(), line),
+            Input::Dump { path, recs } => recs.front().map_or_else(String::new, |l| {
+                format!(
+                    "{}:{}: topic {} partition {} offset {}",
+                    path.display(),
+                    l.line,
+                    self.shared.splits[id as usize].topic,
+                    l.partition,
+                    l.offset.map_or("?".to_string(), |o| o.to_string())
+                )
+            }),
+        };
+        let hint = if e.decode {
+            format!(
+                " (fix the record, or set 'json.ignore-parse-errors' = 'true' on table {table} to skip and count such records)"
+            )
+        } else {
+            String::new()
+        };
+        RunError::Record(format!("{place}: {}{hint}", e.message))
     }
 
     fn count(&self, id: SplitId, skipped: u64, nulled: u64) {
