@@ -7,6 +7,7 @@ use lowwater_sql::options::Connector;
 use lowwater_sql::plan::TableDef;
 use lowwater_sql::SqlType;
 
+use crate::dump::DumpRecord;
 use crate::json::{print_row, JsonEncoder};
 
 /// How rows of one sink table are rendered.
@@ -74,6 +75,19 @@ impl SinkFormat {
     /// The topic rows go to (the table name for non-Kafka sinks).
     pub fn topic(&self) -> &str {
         &self.topic
+    }
+
+    /// Renders one row as a dump record emitted at `ts` with `offset`.
+    pub fn dump_record(&self, values: &[Value], offset: i64, ts: i64) -> DumpRecord {
+        let r = self.render(values);
+        DumpRecord {
+            topic: self.topic.clone(),
+            partition: 0,
+            offset: Some(offset),
+            ts,
+            key: r.key,
+            payload: Some(r.payload),
+        }
     }
 
     /// Renders one row (one value per sink column, in column order).

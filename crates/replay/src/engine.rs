@@ -533,15 +533,9 @@ impl Sink {
         if self.format.discards() {
             return;
         }
-        let r = self.format.render(values);
-        self.out.records.push(DumpRecord {
-            topic: self.format.topic().to_string(),
-            partition: 0,
-            offset: Some(offset),
-            ts: now,
-            key: r.key,
-            payload: Some(r.payload),
-        });
+        self.out
+            .records
+            .push(self.format.dump_record(values, offset, now));
     }
 }
 

@@ -205,8 +205,7 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
         .collect();
     totals.records_out = sinks.iter().map(|s| s.rows).sum();
     let mut stalls = Vec::new();
-    for (pi, pl) in plan.pipelines.iter().enumerate() {
-        let _ = pl;
+    for pi in 0..plan.pipelines.len() {
         for s in engine.stalls(pi) {
             stalls.push(stall_report(plan, engine, pi, s, threshold));
         }

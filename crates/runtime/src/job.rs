@@ -143,19 +143,14 @@ impl SinkWriter {
         let Some(out) = self.out.as_mut() else {
             return Ok(());
         };
-        let r = self.format.render(values);
         if self.dump {
-            let rec = lowwater_connectors::dump::DumpRecord {
-                topic: self.format.topic().to_string(),
-                partition: 0,
-                offset: Some(offset),
-                ts: now,
-                key: r.key,
-                payload: Some(r.payload),
-            };
-            writeln!(out, "{}", format_record(&rec))
+            writeln!(
+                out,
+                "{}",
+                format_record(&self.format.dump_record(values, offset, now))
+            )
         } else {
-            writeln!(out, "{}", r.payload)
+            writeln!(out, "{}", self.format.render(values).payload)
         }
     }
 
