@@ -103,12 +103,15 @@ pub struct DatagenTable {
     gens: Vec<(Gen, f64)>,
     remaining: Option<Arc<AtomicU64>>,
     producing: u64,
+    /// Rows a partition can produce before a `sequence` field passes its end
+    /// (Flink ends the source there).
+    sequence_rows: Option<i128>,
 }
 
 impl DatagenTable {
     /// A generator for `table`, whose connector must be datagen.
     pub fn new(table: &TableDef, spec: &Datagen) -> Self {
-        let gens = table
+        let gens: Vec<(Gen, f64)> = table
             .columns
             .iter()
             .map(|c| match c.source {
@@ -128,11 +131,21 @@ impl DatagenTable {
             })
             .count()
             .max(1) as u64;
+        let sequence_rows = gens
+            .iter()
+            .filter_map(|(g, _)| match g {
+                Gen::Seq { start, end } | Gen::SeqStr { start, end } => {
+                    Some(i128::from(*end) - i128::from(*start) + 1)
+                }
+                _ => None,
+            })
+            .min();
         DatagenTable {
             spec: spec.clone(),
             gens,
             remaining: spec.number_of_rows.map(|n| Arc::new(AtomicU64::new(n))),
             producing,
+            sequence_rows,
         }
     }
 
@@ -141,15 +154,34 @@ impl DatagenTable {
         self.spec.partitions
     }
 
+    /// Whether the table ends by itself (`number-of-rows` or a `sequence` field).
+    pub fn bounded(&self) -> bool {
+        self.remaining.is_some() || self.sequence_rows.is_some()
+    }
+
     /// The generator of partition `p`, starting at `start`.
     pub fn partition(&self, p: i32, start: Timestamp) -> DatagenPartition {
+        let parts = i128::from(self.spec.partitions.max(1));
+        // Sequence values start + k * partitions + p, for k = 0, 1, ...
+        let seq_limit = self.sequence_rows.map(|n| {
+            let n = n - i128::from(p);
+            if n <= 0 {
+                0
+            } else {
+                ((n + parts - 1) / parts) as u64
+            }
+        });
         DatagenPartition {
             table: self.clone(),
             partition: p,
             behaviour: self.spec.behaviours.get(&p).copied(),
             rate: self.spec.rows_per_second / self.producing as f64,
+            // Partitions are offset within one period so that rows do not
+            // come in bursts of one per partition.
+            phase: f64::from(p) / f64::from(self.spec.partitions.max(1)),
             start,
             produced: 0,
+            seq_limit,
             rng: Rng(0x5EED_0000 + p as u64),
         }
     }
@@ -169,8 +201,10 @@ pub struct DatagenPartition {
     partition: i32,
     behaviour: Option<PartitionBehaviour>,
     rate: f64,
+    phase: f64,
     start: Timestamp,
     produced: u64,
+    seq_limit: Option<u64>,
     rng: Rng,
 }
 
@@ -180,43 +214,51 @@ impl DatagenPartition {
         self.partition
     }
 
-    /// How many rows on the schedule are due by `now` (at most `max`), taking
-    /// them from a bounded table's budget. Rows scheduled during a quiet
-    /// period are never produced.
+    /// Rows the rate schedules in the first `ms` milliseconds.
+    fn sched(&self, ms: i64) -> u64 {
+        (ms.max(0) as f64 * self.rate / 1_000.0 + self.phase) as u64
+    }
+
+    /// Rows scheduled but never produced because they fell in a quiet period.
+    fn skipped(&self, elapsed: i64) -> u64 {
+        match self.behaviour {
+            Some(PartitionBehaviour::Quiet { from, to }) if elapsed >= to => {
+                self.sched(to) - self.sched(from).min(self.sched(to))
+            }
+            _ => 0,
+        }
+    }
+
+    /// How many rows are due by `now` (at most `max`), taking them from a
+    /// bounded table's budget. Rows scheduled during a quiet period are never
+    /// produced.
     pub fn due(&mut self, now: Timestamp, max: u64) -> u64 {
-        if self.table.exhausted() && !matches!(self.behaviour, Some(PartitionBehaviour::Every(_))) {
+        if self.finished() {
             return 0;
         }
         let elapsed = now.saturating_sub(self.start).max(0);
-        let sched = |ms: i64| (ms.max(0) as f64 * self.rate / 1_000.0) as u64;
-        let scheduled = match self.behaviour {
+        let allowed = match self.behaviour {
             Some(PartitionBehaviour::Never) => return 0,
             Some(PartitionBehaviour::Every(every)) => (elapsed / every) as u64 + 1,
-            // Rows scheduled in [from, to) are never produced.
-            Some(PartitionBehaviour::Quiet { from, to }) if elapsed >= to => {
-                sched(elapsed) - (sched(to) - sched(from).min(sched(to)))
+            Some(PartitionBehaviour::Quiet { from, to }) if (from..to).contains(&elapsed) => {
+                self.sched(from)
             }
-            Some(PartitionBehaviour::Quiet { from, .. }) if elapsed >= from => sched(from),
-            _ => sched(elapsed),
+            _ => self.sched(elapsed) - self.skipped(elapsed),
         };
-        let mut n = scheduled.saturating_sub(self.produced).min(max);
-        if !matches!(self.behaviour, Some(PartitionBehaviour::Every(_))) {
-            if let Some(r) = &self.table.remaining {
-                let mut left = r.load(Ordering::Relaxed);
-                loop {
-                    let take = n.min(left);
-                    match r.compare_exchange(
-                        left,
-                        left - take,
-                        Ordering::Relaxed,
-                        Ordering::Relaxed,
-                    ) {
-                        Ok(_) => {
-                            n = take;
-                            break;
-                        }
-                        Err(now_left) => left = now_left,
+        let mut n = allowed.saturating_sub(self.produced).min(max);
+        if let Some(limit) = self.seq_limit {
+            n = n.min(limit.saturating_sub(self.produced));
+        }
+        if let Some(r) = &self.table.remaining {
+            let mut left = r.load(Ordering::Relaxed);
+            loop {
+                let take = n.min(left);
+                match r.compare_exchange(left, left - take, Ordering::Relaxed, Ordering::Relaxed) {
+                    Ok(_) => {
+                        n = take;
+                        break;
                     }
+                    Err(now_left) => left = now_left,
                 }
             }
         }
@@ -224,32 +266,46 @@ impl DatagenPartition {
         n
     }
 
-    /// Whether a bounded table has produced all its rows: then every
-    /// partition, heartbeats included, is done.
+    /// Whether this partition will produce nothing more: a bounded table's
+    /// budget is spent (heartbeats included), or its sequence is exhausted.
     pub fn finished(&self) -> bool {
-        self.table.exhausted()
+        self.table.exhausted() || self.seq_limit.is_some_and(|l| self.produced >= l)
     }
 
     /// When the next row is due (for sleeping until then); `None` if never.
     pub fn next_due(&self) -> Option<Timestamp> {
-        match self.behaviour {
-            Some(PartitionBehaviour::Never) => None,
-            Some(PartitionBehaviour::Every(every)) => {
-                Some(self.start + self.produced as i64 * every)
-            }
-            _ if self.rate <= 0.0 => None,
-            _ => {
-                Some(self.start + ((self.produced + 1) as f64 * 1_000.0 / self.rate).ceil() as i64)
-            }
+        if self.finished() {
+            return None;
         }
+        let at = |rows: u64| -> i64 {
+            // The first elapsed time at which sched() reaches `rows`.
+            ((rows as f64 - self.phase).max(0.0) * 1_000.0 / self.rate).ceil() as i64
+        };
+        let next = match self.behaviour {
+            Some(PartitionBehaviour::Never) => return None,
+            Some(PartitionBehaviour::Every(every)) => self.produced as i64 * every,
+            _ if self.rate <= 0.0 => return None,
+            Some(PartitionBehaviour::Quiet { from, to }) => {
+                let plain = at(self.produced + 1);
+                if plain < from {
+                    plain
+                } else {
+                    at(self.produced + 1 + (self.sched(to) - self.sched(from).min(self.sched(to))))
+                        .max(to)
+                }
+            }
+            _ => at(self.produced + 1),
+        };
+        Some(self.start.saturating_add(next))
     }
 
-    /// Fills the physical columns of `row` for a row produced at `now`.
+    /// Fills the physical columns of `row` for the row just counted by
+    /// [`DatagenPartition::due`], produced at `now`.
     pub fn generate(&mut self, now: Timestamp, row: &mut Row) {
         row.clear();
         row.resize(self.table.gens.len(), Value::Null);
-        let seq = self.produced as i64 * i64::from(self.table.spec.partitions)
-            + i64::from(self.partition);
+        let k = i128::from(self.produced.saturating_sub(1) as i64);
+        let seq = k * i128::from(self.table.spec.partitions) + i128::from(self.partition);
         for (i, (g, null_rate)) in self.table.gens.iter().enumerate() {
             if *null_rate > 0.0 && self.rng.unit() < *null_rate {
                 continue;
@@ -257,16 +313,12 @@ impl DatagenPartition {
             row[i] = match g {
                 Gen::Skip => Value::Null,
                 Gen::Int { min, max } => {
-                    let span = (*max as i128 - *min as i128 + 1) as u128;
-                    let off = (self.rng.next() as u128 % span.max(1)) as i128;
+                    let span = (*max as i128 - *min as i128 + 1).max(1) as u128;
+                    let off = (self.rng.next() as u128 % span) as i128;
                     Value::Int((*min as i128 + off) as i64)
                 }
-                Gen::Seq { start, end } => {
-                    Value::Int(start + seq.rem_euclid((end - start).saturating_add(1).max(1)))
-                }
-                Gen::SeqStr { start, end } => Value::str(
-                    &(start + seq.rem_euclid((end - start).saturating_add(1).max(1))).to_string(),
-                ),
+                Gen::Seq { start, .. } => Value::Int((i128::from(*start) + seq) as i64),
+                Gen::SeqStr { start, .. } => Value::str(&(i128::from(*start) + seq).to_string()),
                 Gen::Double { min, max } => Value::Double(min + (max - min) * self.rng.unit()),
                 Gen::Bool => Value::Bool(self.rng.next() & 1 == 1),
                 Gen::Str { length } => {
@@ -333,6 +385,39 @@ mod tests {
         );
         assert_eq!(at(&mut ps, 10_000), [350, 0, 1, 350]);
         assert_eq!(ps[1].next_due(), None);
+    }
+
+    #[test]
+    fn sequences_start_at_start_and_end_the_partition() {
+        let (t, d) = table(",'fields.k.kind'='sequence','fields.k.start'='1','fields.k.end'='5','lowwater.partitions'='2','rows-per-second'='1000'");
+        let g = DatagenTable::new(&t, &d);
+        assert!(g.bounded());
+        let mut row = Vec::new();
+        let mut seen = Vec::new();
+        for p in 0..2 {
+            let mut part = g.partition(p, 0);
+            while part.due(1_000_000, 1) == 1 {
+                part.generate(1_000_000, &mut row);
+                seen.push(row[0].as_int().expect("int"));
+            }
+            assert!(part.finished() && part.next_due().is_none());
+        }
+        seen.sort_unstable();
+        assert_eq!(
+            seen,
+            [1, 2, 3, 4, 5],
+            "each value once, like Flink's sequence"
+        );
+    }
+
+    #[test]
+    fn partitions_are_phased_not_bursty() {
+        let (t, d) = table(",'rows-per-second'='4','lowwater.partitions'='4'");
+        let g = DatagenTable::new(&t, &d);
+        let firsts: Vec<i64> = (0..4)
+            .map(|p| g.partition(p, 0).next_due().unwrap_or(-1))
+            .collect();
+        assert_eq!(firsts, [1_000, 750, 500, 250]);
     }
 
     #[test]

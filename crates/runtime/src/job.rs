@@ -110,6 +110,10 @@ pub(crate) struct SourceShared {
     pub table: usize,
     pub records: AtomicU64,
     pub filtered: AtomicU64,
+    /// Subtasks with splits still reading: subtasks without splits of a
+    /// dump-fed (Kafka) table wait for them before ending, so that they hold
+    /// the watermark as they do in replay.
+    pub reading: std::sync::atomic::AtomicUsize,
     pub subtasks: Vec<Mutex<SubtaskView>>,
 }
 
@@ -301,7 +305,7 @@ fn source_inputs(
                     Input::Lines {
                         path: f,
                         reader,
-                        buf: String::new(),
+                        buf: Vec::new(),
                         line: 0,
                     },
                 ));
@@ -336,11 +340,27 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     };
     let mut dumps = BTreeMap::new();
     for (name, path) in &args.inputs {
-        dumps.insert(named(name, "--input")?, path.clone());
+        let t = named(name, "--input")?;
+        if !plan.pipelines.iter().any(|p| p.source == t) {
+            return Err(RunError::Usage(format!(
+                "--input {name}: table '{name}' is not read by any INSERT of the job"
+            )));
+        }
+        dumps.insert(t, path.clone());
     }
     let mut outputs = Vec::new();
     for (name, path) in &args.outputs {
-        outputs.push((named(name, "--output")?, path.clone()));
+        let t = named(name, "--output")?;
+        if !plan
+            .pipelines
+            .iter()
+            .any(|p| p.sink == t || plan.tables[p.source].late_data_sink == Some(t))
+        {
+            return Err(RunError::Usage(format!(
+                "--output {name}: table '{name}' receives no rows in this job"
+            )));
+        }
+        outputs.push((t, path.clone()));
     }
     // Source tables and their splits.
     let mut source_tables: Vec<usize> = Vec::new();
@@ -388,6 +408,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                 table: t,
                 records: AtomicU64::new(0),
                 filtered: AtomicU64::new(0),
+                reading: std::sync::atomic::AtomicUsize::new(0),
                 subtasks: (0..p).map(|_| Mutex::new(SubtaskView::default())).collect(),
             })
             .collect(),
@@ -429,6 +450,9 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                 sub.add_split(*id)
                     .map_err(|e| RunError::Usage(e.to_string()))?;
             }
+            if !inputs.is_empty() {
+                shared.sources[si].reading.fetch_add(1, Ordering::SeqCst);
+            }
             let outs = plan
                 .pipelines
                 .iter()
@@ -448,9 +472,10 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                 batch: args.batch.max(1),
                 bounded: dumps.contains_key(&t)
                     || match &plan.tables[t].connector {
-                        Connector::Datagen(d) => d.number_of_rows.is_some(),
+                        Connector::Datagen(d) => DatagenTable::new(&plan.tables[t], d).bounded(),
                         _ => true,
                     },
+                waits_for_siblings: dumps.contains_key(&t),
             });
         }
     }
@@ -481,6 +506,9 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
             windows
                 .iter()
                 .any(|h| h.as_ref().is_ok_and(|h| !h.is_finished()))
+                || sources
+                    .iter()
+                    .any(|h| h.as_ref().is_ok_and(|h| !h.is_finished()))
         };
         while handles_alive() {
             let now = shared.clock.now();
@@ -494,13 +522,30 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         for h in sources {
             match h.map(|h| h.join()) {
                 Ok(Ok(drained)) => completed &= drained,
-                _ => completed = false,
+                Ok(Err(_)) => {
+                    completed = false;
+                    shared.fail(RunError::Usage(
+                        "a source subtask panicked (a bug in lowwater)".into(),
+                    ));
+                }
+                Err(e) => {
+                    completed = false;
+                    shared.fail(RunError::Io(format!(
+                        "could not start a source thread: {e}"
+                    )));
+                }
             }
         }
         let mut late: Vec<(usize, LateCounters)> = Vec::new();
         for h in windows {
-            if let Ok(Ok(l)) = h.map(|h| h.join()) {
-                late.push(l);
+            match h.map(|h| h.join()) {
+                Ok(Ok(l)) => late.push(l),
+                Ok(Err(_)) => shared.fail(RunError::Usage(
+                    "a window subtask panicked (a bug in lowwater)".into(),
+                )),
+                Err(e) => shared.fail(RunError::Io(format!(
+                    "could not start a window thread: {e}"
+                ))),
             }
         }
         (late, completed)

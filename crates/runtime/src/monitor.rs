@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use lowwater_core::diagnose::{Holder, Stall, StallDetector};
 use lowwater_core::time::{display_duration, format_timestamp};
-use lowwater_core::{Millis, Timestamp, MIN_WATERMARK};
+use lowwater_core::{Millis, Timestamp, MAX_WATERMARK, MIN_WATERMARK};
 use lowwater_replay::report::{HeldBy, StallReport};
 use lowwater_sql::explain::{stall_reason, StallHolder};
 use lowwater_sql::plan::JobPlan;
@@ -150,7 +150,9 @@ impl Monitor {
                 .records
                 .load(Ordering::Relaxed);
             let sink = self.plan.tables[self.plan.pipelines[pi].sink].name.clone();
-            if wm > self.pipes[pi].watermark {
+            // MAX is the end-of-input drain, not the watermark moving on: a
+            // stall still open then ends unresolved (see `finish`).
+            if wm > self.pipes[pi].watermark && wm != MAX_WATERMARK {
                 self.pipes[pi].watermark = wm;
                 if let Some(s) = self.pipes[pi].detector.on_advance(now, wm) {
                     let r = self.report(pi, &s, now);
@@ -165,8 +167,8 @@ impl Monitor {
             }
             if records > self.pipes[pi].records {
                 self.pipes[pi].records = records;
-                let h = self.holder(pi, now);
                 if let Some(s) = self.pipes[pi].detector.on_record(now) {
+                    let h = self.holder(pi, now);
                     self.pipes[pi].detector.explain(h);
                     let r = self.report(pi, &Stall { held_by: h, ..s }, now);
                     tracing::warn!(
@@ -177,6 +179,7 @@ impl Monitor {
                     );
                     self.pipes[pi].open_reason = Some(r.reason);
                 } else if self.pipes[pi].detector.current().is_some() {
+                    let h = self.holder(pi, now);
                     self.pipes[pi].detector.explain(h);
                 }
             }

@@ -51,7 +51,7 @@ pub(crate) enum Input {
     Lines {
         path: PathBuf,
         reader: std::io::BufReader<std::fs::File>,
-        buf: String,
+        buf: Vec<u8>,
         line: usize,
     },
     /// Generated rows.
@@ -106,6 +106,9 @@ pub(crate) struct SourceTask {
     /// 'number-of-rows'): a subtask without splits of a bounded source is
     /// finished at once, as in Flink.
     pub bounded: bool,
+    /// Whether a subtask without splits waits for the subtasks with splits
+    /// to end before it ends (dump-fed Kafka tables, as in replay).
+    pub waits_for_siblings: bool,
 }
 
 enum Read {
@@ -158,7 +161,15 @@ impl SourceTask {
                     }
                 }
             }
-            if (self.bounded || !self.inputs.is_empty()) && exhausted.iter().all(|e| *e) {
+            if self.inputs.is_empty() {
+                let siblings_done = self.shared.sources[self.source]
+                    .reading
+                    .load(Ordering::SeqCst)
+                    == 0;
+                if self.bounded && (!self.waits_for_siblings || siblings_done) {
+                    break true;
+                }
+            } else if exhausted.iter().all(|e| *e) {
                 break true;
             }
             if got == 0 {
@@ -169,6 +180,11 @@ impl SourceTask {
             }
         };
         self.flush_all();
+        if !self.inputs.is_empty() {
+            self.shared.sources[self.source]
+                .reading
+                .fetch_sub(1, Ordering::SeqCst);
+        }
         if drained {
             let p = self.sub.end_of_input();
             self.broadcast(p);
@@ -196,8 +212,17 @@ impl SourceTask {
             .unwrap_or(i64::MAX)
     }
 
-    /// Reads and routes at most one record of input `i`.
+    /// Reads and routes at most one record of input `i`. A dump record is
+    /// removed only after it was routed, so that an error names it.
     fn read_one(&mut self, i: usize, now: Timestamp, row: &mut Row) -> Result<Read, RunError> {
+        let r = self.read_current(i, now, row);
+        if let (Ok(Read::Record), Input::Dump { recs, .. }) = (&r, &mut self.inputs[i].1) {
+            recs.pop_front();
+        }
+        r
+    }
+
+    fn read_current(&mut self, i: usize, now: Timestamp, row: &mut Row) -> Result<Read, RunError> {
         let id = self.inputs[i].0;
         let mut nulled = 0;
         let plan = Arc::clone(&self.plan);
@@ -208,7 +233,10 @@ impl SourceTask {
                     return Ok(Read::Exhausted);
                 }
                 if g.due(now, 1) == 0 {
-                    return Ok(if g.next_due().is_none() {
+                    // An unbounded partition that never produces (or has a
+                    // zero rate) is not done: it holds its watermark like a
+                    // silent Kafka partition.
+                    return Ok(if g.finished() {
                         Read::Exhausted
                     } else {
                         Read::Nothing
@@ -233,7 +261,7 @@ impl SourceTask {
                 line,
             } => {
                 buf.clear();
-                match reader.read_line(buf) {
+                match reader.read_until(b'\n', buf) {
                     Ok(0) => return Ok(Read::Exhausted),
                     Ok(_) => {}
                     Err(e) => {
@@ -245,14 +273,22 @@ impl SourceTask {
                     }
                 }
                 *line += 1;
-                let rec = RecordRef {
-                    topic: table,
-                    partition: self.shared.splits[id as usize].partition,
-                    offset: Some(*line as i64 - 1),
-                    ts: now,
-                    payload: Some(buf.trim_end_matches(['\n', '\r'])),
-                };
-                self.rows.build(rec, row, &mut nulled)
+                match std::str::from_utf8(buf) {
+                    Ok(text) => {
+                        let rec = RecordRef {
+                            topic: table,
+                            partition: self.shared.splits[id as usize].partition,
+                            offset: Some(*line as i64 - 1),
+                            ts: now,
+                            payload: Some(text.trim_end_matches(['\n', '\r'])),
+                        };
+                        self.rows.build(rec, row, &mut nulled)
+                    }
+                    Err(_) if self.rows.ignores_errors() => Ok(Built::Skipped),
+                    Err(e) => Err(RecordError::decode(format!(
+                        "the line is not valid UTF-8 ({e})"
+                    ))),
+                }
             }
             Input::Dump { recs, .. } => {
                 let Some(l) = recs.front() else {
@@ -270,9 +306,6 @@ impl SourceTask {
             }
         };
         let built = built.map_err(|e| self.fail_at(i, e));
-        if let Input::Dump { recs, .. } = &mut self.inputs[i].1 {
-            recs.pop_front();
-        }
         let src = &self.shared.sources[self.source];
         src.records.fetch_add(1, Ordering::Relaxed);
         let ts = match built? {
@@ -285,10 +318,10 @@ impl SourceTask {
         if nulled > 0 {
             self.count(id, 0, nulled);
         }
-        let progress = self
-            .sub
-            .on_record(id, ts, now)
-            .map_err(|e| RunError::Usage(e.to_string()))?;
+        let progress = match self.sub.on_record(id, ts, now) {
+            Ok(p) => p,
+            Err(e) => return Err(self.fail_at(i, RecordError::other(e.to_string()))),
+        };
         if !progress.is_empty() {
             self.flush_all();
             self.broadcast(progress);
@@ -389,10 +422,17 @@ impl SourceTask {
         });
         if out.batches[w].len() >= self.batch {
             let batch = std::mem::take(&mut out.batches[w]);
-            let _ = out.senders[w].send(Envelope {
-                from: self.subtask,
-                msg: Msg::Records(batch),
-            });
+            if out.senders[w]
+                .send(Envelope {
+                    from: self.subtask,
+                    msg: Msg::Records(batch),
+                })
+                .is_err()
+            {
+                self.shared.fail(RunError::Usage(
+                    "a window subtask ended unexpectedly".into(),
+                ));
+            }
         }
         Ok(())
     }
@@ -402,10 +442,15 @@ impl SourceTask {
             for (w, b) in out.batches.iter_mut().enumerate() {
                 if !b.is_empty() {
                     let batch = std::mem::take(b);
-                    let _ = out.senders[w].send(Envelope {
+                    let sent = out.senders[w].send(Envelope {
                         from: self.subtask,
                         msg: Msg::Records(batch),
                     });
+                    if sent.is_err() {
+                        self.shared.fail(RunError::Usage(
+                            "a window subtask ended unexpectedly".into(),
+                        ));
+                    }
                 }
             }
         }

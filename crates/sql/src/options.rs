@@ -411,6 +411,28 @@ fn datagen(raw: &BTreeMap<String, String>, at: &dyn Fn(&str) -> Loc) -> Result<D
     let mut fields: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     for (k, v) in raw {
         if let Some((col, opt)) = k.strip_prefix("fields.").and_then(|r| r.rsplit_once('.')) {
+            let ok = match opt {
+                "kind" => v == "random" || v == "sequence",
+                "min" | "max" => v.trim().parse::<f64>().is_ok(),
+                "start" | "end" | "length" => v
+                    .trim()
+                    .parse::<i64>()
+                    .is_ok_and(|n| opt != "length" || n >= 0),
+                "null-rate" => v
+                    .trim()
+                    .parse::<f64>()
+                    .is_ok_and(|r| (0.0..=1.0).contains(&r)),
+                _ => parse_duration(v).is_ok(),
+            };
+            if !ok {
+                return Err(SqlError::new(
+                    at(k),
+                    format!(
+                        "{k} = '{v}' is not valid: kind is 'random' or 'sequence'; min/max are numbers; \
+                         start/end/length whole numbers; null-rate between 0 and 1; max-past a duration"
+                    ),
+                ));
+            }
             fields
                 .entry(col.to_string())
                 .or_default()
@@ -442,17 +464,29 @@ fn datagen(raw: &BTreeMap<String, String>, at: &dyn Fn(&str) -> Loc) -> Result<D
                         ),
                     )
                 })?;
-                PartitionBehaviour::Quiet {
-                    from: dur(k, from)?,
-                    to: dur(k, to)?,
+                let (from, to) = (dur(k, from)?, dur(k, to)?);
+                if from >= to {
+                    return Err(SqlError::new(
+                        at(k),
+                        format!("{k}: the quiet period must end after it starts"),
+                    ));
                 }
+                PartitionBehaviour::Quiet { from, to }
             }
         };
         behaviours.insert(p, b);
     }
     Ok(Datagen {
         rows_per_second: num("rows-per-second")?.unwrap_or(10_000.0),
-        number_of_rows: num("number-of-rows")?.map(|n| n as u64),
+        number_of_rows: match num("number-of-rows")? {
+            Some(n) if n.fract() != 0.0 => {
+                return Err(SqlError::new(
+                    at("number-of-rows"),
+                    "number-of-rows must be a whole number",
+                ))
+            }
+            n => n.map(|n| n as u64),
+        },
         partitions,
         max_out_of_orderness: match raw.get("lowwater.max-out-of-orderness") {
             Some(v) => dur("lowwater.max-out-of-orderness", v)?,

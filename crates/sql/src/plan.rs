@@ -508,8 +508,14 @@ fn table(ct: &CreateTable, settings: &Settings) -> Result<(TableDef, Option<(Str
     if let Connector::Datagen(d) = &opts.connector {
         for col in d.fields.keys() {
             if !columns.iter().any(|c| c.name.eq_ignore_ascii_case(col)) {
+                let prefix = format!("fields.{col}.");
+                let at = ct
+                    .options
+                    .iter()
+                    .find(|(k, _, _)| k.starts_with(&prefix))
+                    .map_or(ct.loc, |(_, _, l)| *l);
                 return Err(SqlError::new(
-                    ct.loc,
+                    at,
                     format!(
                         "datagen option fields.{col}.*: table '{}' has no column '{col}'",
                         ct.name
