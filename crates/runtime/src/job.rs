@@ -176,6 +176,8 @@ pub(crate) struct Shared {
     pub windows: Vec<Vec<AtomicI64>>,
     pub sinks: BTreeMap<usize, Mutex<SinkWriter>>,
     pub splits: Vec<SplitMeta>,
+    /// The hasher of the key exchange, one for all source subtasks.
+    pub route: hashbrown::DefaultHashBuilder,
 }
 
 impl Shared {
@@ -419,6 +421,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
             .collect(),
         sinks,
         splits,
+        route: hashbrown::DefaultHashBuilder::default(),
     });
     // Channels: one per window subtask, fed by every source subtask of its source.
     let mut window_tasks = Vec::new();

@@ -3,7 +3,7 @@
 //! watermark/status messages to the window subtasks.
 
 use std::collections::VecDeque;
-use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+use std::hash::BuildHasher;
 use std::io::BufRead;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -411,8 +411,7 @@ impl SourceTask {
         let w = if key.is_empty() {
             0
         } else {
-            (BuildHasherDefault::<DefaultHasher>::default().hash_one(&key)
-                % out.senders.len() as u64) as usize
+            (self.shared.route.hash_one(&key) % out.senders.len() as u64) as usize
         };
         out.batches[w].push(WindowInput {
             ts,

@@ -19,7 +19,12 @@
 //!
 //! Output order is deterministic: by window end, then start, then key.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+// hashbrown's map (std's, with the fast foldhash hasher, randomly seeded per
+// process) has `entry_ref`: one hash per record, the key cloned only when a
+// (window, key) is new.
+use hashbrown::HashMap;
 
 use crate::error::Result;
 use crate::time::{Millis, Timestamp, MIN_WATERMARK};
@@ -242,17 +247,12 @@ impl WindowOperator {
     }
 
     fn add_to_window(&mut self, w: Window, input: &WindowInput, out: &mut Vec<WindowOutput>) {
+        let aggregates = &self.spec.aggregates;
         let keys = self.windows.entry(w).or_default();
-        if !keys.contains_key(&input.key) {
-            let fresh = KeyState {
-                accs: self.spec.aggregates.iter().map(AggSpec::create).collect(),
-                fired: false,
-            };
-            keys.insert(input.key.clone(), fresh);
-        }
-        let Some(state) = keys.get_mut(&input.key) else {
-            return;
-        };
+        let state = keys.entry_ref(&input.key).or_insert_with(|| KeyState {
+            accs: aggregates.iter().map(AggSpec::create).collect(),
+            fired: false,
+        });
         for (spec, acc) in self.spec.aggregates.iter().zip(state.accs.iter_mut()) {
             spec.add(acc, &input.row);
         }
