@@ -157,3 +157,47 @@ fn explain_warns_about_the_seed_configurations() {
     };
     assert_eq!(warnings(&quiet, &parts(1)), Vec::<String>::new());
 }
+
+#[test]
+fn datagen_options_are_checked() {
+    let job = |opts: &str| {
+        format!(
+            "CREATE TABLE g (k INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen'{opts});
+             CREATE TABLE s (n BIGINT) WITH ('connector' = 'blackhole');
+             INSERT INTO s SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end"
+        )
+    };
+    assert!(JobPlan::from_sql(&job(", 'lowwater.partitions' = '4', 'lowwater.partition.3.every' = '90 s', 'fields.k.kind' = 'sequence', 'fields.k.start' = '1', 'fields.k.end' = '9'")).is_ok());
+    for (opts, needle) in [
+        (
+            ", 'fields.k.min' = 'abc'",
+            "fields.k.min = 'abc' is not valid",
+        ),
+        (
+            ", 'fields.k.kind' = 'sequenc'",
+            "fields.k.kind = 'sequenc' is not valid",
+        ),
+        (", 'fields.nope.min' = '1'", "has no column 'nope'"),
+        (
+            ", 'lowwater.partitions' = '2', 'lowwater.partition.1.quiet' = '40 s..10 s'",
+            "must end after it starts",
+        ),
+        (
+            ", 'lowwater.partitions' = '2', 'lowwater.partition.5.never' = 'true'",
+            "partition 5 does not exist",
+        ),
+        (
+            ", 'number-of-rows' = '2.7'",
+            "number-of-rows must be a whole number",
+        ),
+        (
+            ", 'rows-per-second' = '-1'",
+            "must be a non-negative number",
+        ),
+        (", 'lowwater.bogus' = '1'", "unsupported option"),
+    ] {
+        let e = JobPlan::from_sql(&job(opts)).expect_err(opts).to_string();
+        assert!(e.contains(needle), "expected {needle:?} in: {e}");
+        assert!(!e.starts_with("line 0"), "{e}");
+    }
+}
