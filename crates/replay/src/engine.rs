@@ -80,7 +80,8 @@ pub struct Engine<'p> {
     splits: Vec<SplitMeta>,
     index: HashMap<(usize, String, i32), SplitId>,
     sources: Vec<Source>,
-    source_of: HashMap<usize, usize>,
+    /// Source index by table index (`None` for tables no INSERT reads).
+    source_of: Vec<Option<usize>>,
     pipes: Vec<Pipe>,
     sinks: BTreeMap<usize, Sink>,
     skipped: BTreeMap<SplitId, u64>,
@@ -108,12 +109,12 @@ impl<'p> Engine<'p> {
     ) -> Result<Self, String> {
         let p = plan.settings.parallelism;
         let mut sources: Vec<Source> = Vec::new();
-        let mut source_of = HashMap::new();
+        let mut source_of: Vec<Option<usize>> = vec![None; plan.tables.len()];
         let mut pipes = Vec::new();
         let mut sinks = BTreeMap::new();
         for (pi, pl) in plan.pipelines.iter().enumerate() {
             let t = &plan.tables[pl.source];
-            let si = *source_of.entry(pl.source).or_insert_with(|| sources.len());
+            let si = *source_of[pl.source].get_or_insert(sources.len());
             if si == sources.len() {
                 let strategy = t
                     .strategy(&plan.settings)
@@ -167,7 +168,7 @@ impl<'p> Engine<'p> {
         sorted.sort();
         sorted.dedup();
         for (table, topic, partition) in sorted {
-            let Some(&si) = source_of.get(&table) else {
+            let Some(si) = source_of[table] else {
                 continue;
             };
             let subtask = split_owner(&topic, partition, p).map_err(|e| e.to_string())?;
@@ -227,7 +228,7 @@ impl<'p> Engine<'p> {
         self.run_ticks(rec.ts, false);
         self.now = self.now.max(rec.ts);
         self.records_in += 1;
-        let Some(&si) = self.source_of.get(&table) else {
+        let Some(si) = self.source_of.get(table).copied().flatten() else {
             return Ok(());
         };
         self.last_record = rec.ts;
@@ -321,7 +322,7 @@ impl<'p> Engine<'p> {
             return None;
         }
         let subtask = pipe.valve.holding_channel()?;
-        let si = self.source_of[&self.plan.pipelines[pi].source];
+        let si = self.source_of[self.plan.pipelines[pi].source].unwrap_or(0);
         let src = &self.sources[si].subtasks[subtask];
         let split = src.holding_split().and_then(|id| src.split(id));
         Some(Holder {
@@ -442,7 +443,7 @@ impl<'p> Engine<'p> {
     /// The state of split `id` and its late counters.
     pub fn split_state(&self, id: SplitId) -> Option<SplitState> {
         let meta = self.splits.get(id as usize)?;
-        let si = self.source_of[&meta.table];
+        let si = self.source_of[meta.table]?;
         let view = self.sources[si].subtasks[meta.subtask].split(id)?;
         let (mut dropped, mut routed) = (0, 0);
         for &pi in &self.sources[si].pipelines {

@@ -5,7 +5,6 @@
 //! always replay identically. Topics are interned: a record keeps a small
 //! topic number, not a copy of the name.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use lowwater_connectors::dump::parse_raw;
@@ -46,7 +45,7 @@ pub struct Inputs {
 /// returns the records in replay order.
 pub fn load(inputs: &[(usize, PathBuf)]) -> Result<Inputs, ReplayError> {
     let mut all = Inputs::default();
-    let mut ids: HashMap<String, u32> = HashMap::new();
+    let mut ids: hashbrown::HashMap<String, u32> = hashbrown::HashMap::new();
     for (file, (table, path)) in inputs.iter().enumerate() {
         read_one(*table, file, path, &mut all, &mut ids)?;
     }
@@ -59,7 +58,7 @@ fn read_one(
     file: usize,
     path: &Path,
     out: &mut Inputs,
-    ids: &mut HashMap<String, u32>,
+    ids: &mut hashbrown::HashMap<String, u32>,
 ) -> Result<(), ReplayError> {
     let text = std::fs::read_to_string(path).map_err(|source| ReplayError::Io {
         path: path.to_path_buf(),

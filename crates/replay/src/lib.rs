@@ -12,7 +12,7 @@ pub mod error;
 pub mod input;
 pub mod report;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use lowwater_connectors::dump::DumpRecord;
@@ -169,10 +169,18 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
         .unwrap_or_else(|| default_threshold(plan));
     let mut engine =
         engine::Engine::new(plan, &splits, t0, threshold).map_err(ReplayError::Usage)?;
-    let mut ids: HashMap<(usize, u32, i32), u32> = HashMap::new();
+    // Split ids by (table, topic) and partition, looked up once per record
+    // without hashing.
+    let slot = |table: usize, topic: u32| table * topic_names.len() + topic as usize;
+    let mut ids: Vec<Vec<Option<u32>>> = vec![Vec::new(); plan.tables.len() * topic_names.len()];
     for &(table, topic, partition) in distinct.keys() {
         if let Some(id) = engine.split_id(table, &topic_names[topic as usize], partition) {
-            ids.insert((table, topic, partition), id);
+            let v = &mut ids[slot(table, topic)];
+            let p = partition as usize;
+            if v.len() <= p {
+                v.resize(p + 1, None);
+            }
+            v[p] = Some(id);
         }
     }
     for l in records {
@@ -183,8 +191,10 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
             ts: l.ts,
             payload: l.payload.as_deref(),
         };
-        ids.get(&(l.table, l.topic, l.partition))
+        ids[slot(l.table, l.topic)]
+            .get(l.partition as usize)
             .copied()
+            .flatten()
             .ok_or_else(|| {
                 engine::RecordError::other("the record's partition is not a split of this job")
             })
