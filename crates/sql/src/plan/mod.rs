@@ -1,0 +1,397 @@
+//! Planning: from statements to a [`JobPlan`] the executors run.
+//!
+//! This module holds the plan's types and the job-level steps; [`table`]
+//! plans `CREATE TABLE` (columns, watermark, options), [`pipeline`] plans each
+//! `INSERT` (window, keys, aggregates, sink mapping).
+//!
+//! A plan has the job settings, every table with its row layout (physical,
+//! metadata and computed columns, in declaration order, which is also the
+//! position of each value in a row), and one [`Pipeline`] per `INSERT`:
+//! source -> filter -> window aggregation -> sink. Watermarks are generated
+//! at the source, before the filter, as in Flink: a filtered-out record still
+//! moves event time.
+
+use std::collections::BTreeMap;
+
+use lowwater_core::watermark::generator::{
+    WatermarkExpr, WatermarkStrategy, DEFAULT_EMIT_INTERVAL,
+};
+use lowwater_core::window::operator::WindowSpec;
+use lowwater_core::Millis;
+
+use crate::error::{Loc, Result, SqlError};
+use crate::expr::Expr;
+use crate::options::{Connector, JsonFormat};
+use crate::parse::{self, Statement};
+use crate::types::{parse_duration, SqlType};
+
+/// Job-wide settings from `SET` statements.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// `table.exec.source.idle-timeout` (`None` = disabled, the default).
+    pub idle_timeout: Option<Millis>,
+    /// `pipeline.auto-watermark-interval` (default 200 ms; 0 = none).
+    pub emit_interval: Millis,
+    /// `parallelism.default` (default 1).
+    pub parallelism: usize,
+    /// Settings accepted but without effect yet, to be reported to the user.
+    pub inert: Vec<(String, String)>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            idle_timeout: None,
+            emit_interval: DEFAULT_EMIT_INTERVAL,
+            parallelism: 1,
+            inert: Vec::new(),
+        }
+    }
+}
+
+/// A Kafka metadata column's key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetadataKey {
+    /// `'timestamp'`: the record's timestamp.
+    Timestamp,
+    /// `'partition'`.
+    Partition,
+    /// `'offset'`.
+    Offset,
+    /// `'topic'`.
+    Topic,
+}
+
+/// Where a column's value comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ColumnSource {
+    /// The payload field of the same name.
+    Physical,
+    /// Connector metadata.
+    Metadata(MetadataKey),
+    /// Computed from the columns before it.
+    Computed(Expr),
+}
+
+/// One column of a table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    /// Name.
+    pub name: String,
+    /// Type.
+    pub ty: SqlType,
+    /// Where its value comes from.
+    pub source: ColumnSource,
+}
+
+/// The `WATERMARK FOR col AS col - INTERVAL 'd'` of a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WatermarkDef {
+    /// Row position of the rowtime column.
+    pub column: usize,
+    /// The subtracted interval.
+    pub delay: Millis,
+}
+
+/// Kafka key options of a table (`key.fields`, `key.fields-prefix`,
+/// `value.fields-include`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KafkaKey {
+    /// Columns written to the key, in `key.fields` order.
+    pub fields: Vec<usize>,
+    /// `key.fields-prefix`, removed from the names inside the key.
+    pub prefix: String,
+    /// `value.fields-include` = 'EXCEPT_KEY': key columns are left out of the value.
+    pub except_key: bool,
+}
+
+/// A table of the job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableDef {
+    /// Name.
+    pub name: String,
+    /// Where it is defined.
+    pub loc: Loc,
+    /// Columns; a row holds their values in this order.
+    pub columns: Vec<Column>,
+    /// The watermark clause.
+    pub watermark: Option<WatermarkDef>,
+    /// Connector.
+    pub connector: Connector,
+    /// Format (kafka, filesystem).
+    pub format: Option<JsonFormat>,
+    /// Effective idle timeout: the table's `scan.watermark.idle-timeout`,
+    /// else the job's `table.exec.source.idle-timeout`.
+    pub idle_timeout: Option<Millis>,
+    /// `late-data.sink`.
+    pub late_data_sink: Option<usize>,
+    /// Kafka key options, when `key.fields` is set.
+    pub key: Option<KafkaKey>,
+    /// All `WITH` options.
+    pub options: BTreeMap<String, String>,
+}
+
+impl TableDef {
+    /// The watermark strategy of this table's splits under `settings`.
+    pub fn strategy(&self, settings: &Settings) -> Option<WatermarkStrategy> {
+        self.watermark.map(|w| WatermarkStrategy {
+            expr: WatermarkExpr::SqlDelay { delay: w.delay },
+            idle_timeout: self.idle_timeout,
+            emit_interval: settings.emit_interval,
+        })
+    }
+
+    /// Kafka topics, or the table name for other connectors (dumps name it).
+    pub fn topics(&self) -> Vec<String> {
+        match &self.connector {
+            Connector::Kafka { topics, .. } => topics.clone(),
+            _ => vec![self.name.clone()],
+        }
+    }
+
+    /// Position of column `name`.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+    }
+}
+
+/// What an output column of a pipeline is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputKind {
+    /// `window_start`.
+    WindowStart,
+    /// `window_end`.
+    WindowEnd,
+    /// `window_time` (`window_end - 1`).
+    WindowTime,
+    /// Group key `i`.
+    Key(usize),
+    /// Aggregate `i`.
+    Agg(usize),
+}
+
+/// One output column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    /// Name (alias or derived).
+    pub name: String,
+    /// Type.
+    pub ty: SqlType,
+    /// What it holds.
+    pub kind: OutputKind,
+}
+
+/// One `INSERT INTO sink SELECT ... FROM TABLE(window(...))`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pipeline {
+    /// Where the INSERT starts.
+    pub loc: Loc,
+    /// Source table index.
+    pub source: usize,
+    /// Sink table index.
+    pub sink: usize,
+    /// `WHERE`, over the source row.
+    pub filter: Option<Expr>,
+    /// Window and aggregates (aggregate columns index [`Pipeline::agg_args`]).
+    pub window: WindowSpec,
+    /// Group keys, over the source row.
+    pub keys: Vec<Expr>,
+    /// Aggregate arguments, over the source row.
+    pub agg_args: Vec<Expr>,
+    /// The select list.
+    pub outputs: Vec<Output>,
+    /// `outputs[i]` is written to sink column `sink_columns[i]`.
+    pub sink_columns: Vec<usize>,
+}
+
+/// A planned job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobPlan {
+    /// Settings.
+    pub settings: Settings,
+    /// Tables, in definition order.
+    pub tables: Vec<TableDef>,
+    /// Pipelines, in INSERT order.
+    pub pipelines: Vec<Pipeline>,
+}
+
+impl JobPlan {
+    /// Parses and plans a job file.
+    pub fn from_sql(sql: &str) -> Result<JobPlan> {
+        plan(&parse::parse_script(sql)?)
+    }
+
+    /// Table index by name.
+    pub fn table(&self, name: &str) -> Option<usize> {
+        self.tables
+            .iter()
+            .position(|t| t.name.eq_ignore_ascii_case(name))
+    }
+}
+
+impl JobPlan {
+    /// Which columns of table `t` the job reads: rowtime, filters, keys,
+    /// aggregate arguments, late-data sink columns, and what computed
+    /// columns among them are computed from. A decoder can leave the others
+    /// unread (Flink's projection push-down).
+    pub fn needed_columns(&self, t: usize) -> Vec<bool> {
+        let table = &self.tables[t];
+        let mut cols = Vec::new();
+        if let Some(w) = table.watermark {
+            cols.push(w.column);
+        }
+        for p in self.pipelines.iter().filter(|p| p.source == t) {
+            for e in p.filter.iter().chain(&p.keys).chain(&p.agg_args) {
+                e.columns(&mut cols);
+            }
+        }
+        if let Some(ls) = table.late_data_sink {
+            cols.extend(
+                self.tables[ls]
+                    .columns
+                    .iter()
+                    .filter_map(|c| table.column(&c.name)),
+            );
+        }
+        let mut needed = vec![false; table.columns.len()];
+        // Computed columns only read columns declared before them, so one
+        // backwards pass closes the set.
+        for c in cols {
+            needed[c] = true;
+        }
+        for i in (0..needed.len()).rev() {
+            if let (true, ColumnSource::Computed(e)) = (needed[i], &table.columns[i].source) {
+                let mut deps = Vec::new();
+                e.columns(&mut deps);
+                for d in deps {
+                    needed[d] = true;
+                }
+            }
+        }
+        needed
+    }
+}
+
+const INERT: &[&str] = &[
+    "execution.checkpointing.interval",
+    "execution.checkpointing.mode",
+    "pipeline.name",
+    "execution.runtime-mode",
+    "table.exec.state.ttl",
+];
+
+fn settings(stmts: &[Statement]) -> Result<Settings> {
+    let mut s = Settings::default();
+    for st in stmts {
+        let Statement::Set { key, value, loc } = st else {
+            continue;
+        };
+        let dur = || parse_duration(value).map_err(|m| SqlError::new(*loc, format!("{key}: {m}")));
+        match key.as_str() {
+            "table.exec.source.idle-timeout" => s.idle_timeout = Some(dur()?).filter(|d| *d > 0),
+            "pipeline.auto-watermark-interval" => s.emit_interval = dur()?,
+            "parallelism.default" => {
+                s.parallelism = value
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|p| (1..=1024).contains(p))
+                    .ok_or_else(|| {
+                        SqlError::new(
+                            *loc,
+                            format!("parallelism.default must be 1..1024, got '{value}'"),
+                        )
+                    })?
+            }
+            "table.local-time-zone" if value == "UTC" => {}
+            "table.local-time-zone" => {
+                return Err(SqlError::new(
+                    *loc,
+                    format!(
+                    "table.local-time-zone '{value}' is not supported yet: lowwater runs in UTC"
+                ),
+                ))
+            }
+            "execution.runtime-mode" if value != "streaming" => {
+                return Err(SqlError::new(
+                    *loc,
+                    "lowwater runs in execution.runtime-mode 'streaming' only",
+                ))
+            }
+            k if INERT.contains(&k) => s.inert.push((key.clone(), value.clone())),
+            _ => {
+                return Err(SqlError::new(
+                    *loc,
+                    format!(
+                        "unknown setting '{key}'; supported: table.exec.source.idle-timeout, \
+                         pipeline.auto-watermark-interval, parallelism.default, \
+                         table.local-time-zone ('UTC'), and (recorded, no effect yet) {}",
+                        INERT.join(", ")
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(s)
+}
+
+/// Plans parsed statements.
+pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
+    let settings = settings(stmts)?;
+    let mut tables: Vec<TableDef> = Vec::new();
+    let mut late_names: Vec<Option<(String, Loc)>> = Vec::new();
+    for st in stmts {
+        if let Statement::CreateTable(ct) = st {
+            if tables.iter().any(|t| t.name.eq_ignore_ascii_case(&ct.name)) {
+                return Err(SqlError::new(
+                    ct.loc,
+                    format!("table '{}' is defined twice", ct.name),
+                ));
+            }
+            let (t, late) = table(ct, &settings)?;
+            tables.push(t);
+            late_names.push(late);
+        }
+    }
+    for (i, late) in late_names.into_iter().enumerate() {
+        if let Some((name, loc)) = late {
+            let idx = tables
+                .iter()
+                .position(|t| t.name.eq_ignore_ascii_case(&name))
+                .ok_or_else(|| {
+                    SqlError::new(
+                        loc,
+                        format!("late-data.sink '{name}' is not a table of this job"),
+                    )
+                })?;
+            check_late_sink(&tables[i], &tables[idx], loc)?;
+            tables[i].late_data_sink = Some(idx);
+        }
+    }
+    let mut pipelines = Vec::new();
+    for st in stmts {
+        if let Statement::Insert(ins) = st {
+            pipelines.push(pipeline(ins, &tables)?);
+        }
+    }
+    if pipelines.is_empty() {
+        return Err(SqlError::new(
+            Loc { line: 1, column: 1 },
+            "the job has no INSERT INTO statement: nothing to run",
+        ));
+    }
+    Ok(JobPlan {
+        settings,
+        tables,
+        pipelines,
+    })
+}
+
+mod pipeline;
+mod table;
+
+use pipeline::pipeline;
+pub use table::interval;
+use table::{check_late_sink, table};

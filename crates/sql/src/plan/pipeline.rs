@@ -1,0 +1,426 @@
+//! Planning one `INSERT INTO sink SELECT ... FROM TABLE(window(...))`: the
+//! window, the filter, group keys, aggregates and the mapping of outputs to
+//! sink columns.
+
+use sqlparser::ast::{
+    Expr as AstExpr, FunctionArg, FunctionArgExpr, FunctionArguments, SelectItem, Value as AstValue,
+};
+
+use lowwater_core::window::aggregate::{AggFunc, AggSpec};
+use lowwater_core::window::assigner::WindowAssigner;
+use lowwater_core::window::operator::WindowSpec;
+
+use crate::error::{Loc, Result, SqlError};
+use crate::expr::{compile, Expr, Scope};
+use crate::options::Connector;
+use crate::parse::{expr_loc, Insert, TvfKind};
+use crate::types::SqlType;
+
+use super::table::{interval, TableScope};
+use super::{ColumnSource, Output, OutputKind, Pipeline, TableDef};
+
+fn window_assigner(ins: &Insert) -> Result<WindowAssigner> {
+    let tvf = &ins.tvf;
+    let mut ms = Vec::new();
+    for a in &tvf.args {
+        ms.push(interval(a, tvf.loc)?);
+    }
+    let arity = |n: &[usize], usage: &str| -> Result<()> {
+        if n.contains(&ms.len()) {
+            Ok(())
+        } else {
+            Err(SqlError::new(
+                tvf.loc,
+                format!("wrong number of arguments; usage: {usage}"),
+            ))
+        }
+    };
+    let off = |i: usize| ms.get(i).copied().unwrap_or(0);
+    let a = match tvf.kind {
+        TvfKind::Tumble => {
+            arity(&[1, 2], "TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset])")?;
+            WindowAssigner::Tumbling {
+                size: ms[0],
+                offset: off(1),
+            }
+        }
+        TvfKind::Hop => {
+            arity(
+                &[2, 3],
+                "HOP(TABLE t, DESCRIPTOR(ts), slide, size [, offset])",
+            )?;
+            WindowAssigner::Hopping {
+                slide: ms[0],
+                size: ms[1],
+                offset: off(2),
+            }
+        }
+        TvfKind::Cumulate => {
+            arity(
+                &[2, 3],
+                "CUMULATE(TABLE t, DESCRIPTOR(ts), step, max_size [, offset])",
+            )?;
+            WindowAssigner::Cumulate {
+                step: ms[0],
+                max_size: ms[1],
+                offset: off(2),
+            }
+        }
+        TvfKind::Session => {
+            arity(
+                &[1],
+                "SESSION(TABLE t [PARTITION BY k], DESCRIPTOR(ts), gap)",
+            )?;
+            WindowAssigner::Session { gap: ms[0] }
+        }
+    };
+    a.validate()
+        .map_err(|e| SqlError::new(tvf.loc, e.to_string()))?;
+    Ok(a)
+}
+
+fn ident_name(e: &AstExpr) -> Option<String> {
+    match e {
+        AstExpr::Identifier(id) => Some(id.value.to_ascii_lowercase()),
+        AstExpr::CompoundIdentifier(ids) => ids.last().map(|i| i.value.to_ascii_lowercase()),
+        _ => None,
+    }
+}
+
+pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
+    let find = |name: &str, loc: Loc| {
+        tables
+            .iter()
+            .position(|t| t.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| SqlError::new(loc, format!("table '{name}' is not defined in this job")))
+    };
+    let source = find(&ins.tvf.source, ins.tvf.source_loc)?;
+    let sink = find(&ins.sink, ins.loc)?;
+    let src = &tables[source];
+    let wm = src.watermark.ok_or_else(|| {
+        SqlError::new(
+            ins.tvf.source_loc,
+            format!(
+                "table '{}' has no WATERMARK clause; window functions need an event-time column \
+                 (add WATERMARK FOR <col> AS <col> - INTERVAL '5' SECOND)",
+                src.name
+            ),
+        )
+    })?;
+    if src.column(&ins.tvf.time_column) != Some(wm.column) {
+        return Err(SqlError::new(
+            ins.tvf.time_loc,
+            format!(
+                "DESCRIPTOR({}) must name the rowtime column '{}' (the column of the WATERMARK clause)",
+                ins.tvf.time_column, src.columns[wm.column].name
+            ),
+        ));
+    }
+    if src.key.is_some() {
+        return Err(SqlError::new(
+            ins.tvf.source_loc,
+            format!(
+                "table '{}' reads columns from the Kafka key ('key.fields'): reading keys is not \
+                 supported yet; remove the key options from the source table",
+                src.name
+            ),
+        ));
+    }
+    if matches!(src.connector, Connector::Print | Connector::Blackhole) {
+        return Err(SqlError::new(
+            ins.tvf.source_loc,
+            format!(
+                "'{}' is a {} table and cannot be read",
+                src.name,
+                src.connector.name()
+            ),
+        ));
+    }
+    let assigner = window_assigner(ins)?;
+    let scope = TableScope {
+        columns: &src.columns,
+        visible: src.columns.len(),
+    };
+    let filter = match &ins.filter {
+        Some(f) => {
+            let t = compile(f, &scope, ins.loc)?;
+            if !matches!(t.ty, None | Some(SqlType::Boolean)) {
+                return Err(SqlError::new(
+                    expr_loc(f, ins.loc),
+                    "WHERE needs a BOOLEAN condition",
+                ));
+            }
+            Some(t.expr)
+        }
+        None => None,
+    };
+    // GROUP BY: window_start and window_end, then keys.
+    let mut keys: Vec<(String, Expr, SqlType)> = Vec::new();
+    let (mut has_start, mut has_end) = (false, false);
+    for g in &ins.group_by {
+        match ident_name(g).as_deref() {
+            Some("window_start") => has_start = true,
+            Some("window_end") => has_end = true,
+            Some("window_time") => {}
+            _ => {
+                let t = compile(g, &scope, ins.loc)?;
+                let ty = t.ty.unwrap_or(SqlType::String);
+                keys.push((g.to_string().to_ascii_lowercase(), t.expr, ty));
+            }
+        }
+    }
+    if !(has_start && has_end) {
+        return Err(SqlError::new(
+            ins.loc,
+            "GROUP BY must contain window_start and window_end (lowwater runs window aggregations)",
+        ));
+    }
+    if ins.tvf.kind == TvfKind::Session {
+        let mut part: Vec<String> = ins
+            .tvf
+            .partition_by
+            .iter()
+            .map(|p| p.to_ascii_lowercase())
+            .collect();
+        let mut ks: Vec<String> = keys.iter().map(|k| k.0.clone()).collect();
+        part.sort();
+        ks.sort();
+        if part != ks {
+            return Err(SqlError::new(
+                ins.tvf.loc,
+                format!(
+                    "SESSION must be partitioned by exactly the GROUP BY keys: write \
+                     SESSION(TABLE {} PARTITION BY {}, ...)",
+                    src.name,
+                    if ks.is_empty() {
+                        "<nothing: remove PARTITION BY>".to_string()
+                    } else {
+                        ks.join(", ")
+                    }
+                ),
+            ));
+        }
+    }
+    let time_ty = src.columns[wm.column].ty;
+    let mut outputs = Vec::new();
+    let mut aggs = Vec::new();
+    let mut agg_args = Vec::new();
+    for (i, item) in ins.items.iter().enumerate() {
+        let (e, alias) = match item {
+            SelectItem::UnnamedExpr(e) => (e, None),
+            SelectItem::ExprWithAlias { expr, alias } => (expr, Some(alias.value.clone())),
+            _ => {
+                return Err(SqlError::new(
+                    ins.loc,
+                    "SELECT * is not supported in a window aggregation; list the columns",
+                ))
+            }
+        };
+        let (kind, ty) = match ident_name(e).as_deref() {
+            Some("window_start") => (OutputKind::WindowStart, SqlType::Timestamp),
+            Some("window_end") => (OutputKind::WindowEnd, SqlType::Timestamp),
+            Some("window_time") => (OutputKind::WindowTime, time_ty),
+            _ => match e {
+                AstExpr::Function(f) if aggregate_name(&f.name.to_string()).is_some() => {
+                    let (spec, ty) = aggregate(e, f, &scope, ins.loc, &mut agg_args)?;
+                    aggs.push(spec);
+                    (OutputKind::Agg(aggs.len() - 1), ty)
+                }
+                _ => {
+                    let text = e.to_string().to_ascii_lowercase();
+                    match keys.iter().position(|k| k.0 == text) {
+                        Some(k) => (OutputKind::Key(k), keys[k].2),
+                        None => {
+                            return Err(SqlError::new(
+                                expr_loc(e, ins.loc),
+                                format!(
+                                "`{e}` must be window_start, window_end, window_time, a GROUP BY \
+                                     key or an aggregate (COUNT, SUM, MIN, MAX, AVG)"
+                            ),
+                            ))
+                        }
+                    }
+                }
+            },
+        };
+        let name = alias
+            .or_else(|| ident_name(e))
+            .unwrap_or_else(|| format!("EXPR${i}"));
+        outputs.push(Output { name, ty, kind });
+    }
+    let sink_columns = sink_mapping(ins, &tables[sink], &outputs)?;
+    Ok(Pipeline {
+        loc: ins.loc,
+        source,
+        sink,
+        filter,
+        window: WindowSpec {
+            assigner,
+            aggregates: aggs,
+            allowed_lateness: 0,
+            late_side_output: src.late_data_sink.is_some(),
+        },
+        keys: keys.into_iter().map(|k| k.1).collect(),
+        agg_args,
+        outputs,
+        sink_columns,
+    })
+}
+
+fn aggregate_name(name: &str) -> Option<AggFunc> {
+    match name.to_ascii_uppercase().as_str() {
+        "COUNT" => Some(AggFunc::Count),
+        "SUM" => Some(AggFunc::Sum),
+        "MIN" => Some(AggFunc::Min),
+        "MAX" => Some(AggFunc::Max),
+        "AVG" => Some(AggFunc::Avg),
+        _ => None,
+    }
+}
+
+fn aggregate(
+    e: &AstExpr,
+    f: &sqlparser::ast::Function,
+    scope: &dyn Scope,
+    loc: Loc,
+    agg_args: &mut Vec<Expr>,
+) -> Result<(AggSpec, SqlType)> {
+    let at = expr_loc(e, loc);
+    let name = f.name.to_string().to_ascii_uppercase();
+    let mut func = aggregate_name(&name).ok_or_else(|| SqlError::new(at, "not an aggregate"))?;
+    let FunctionArguments::List(list) = &f.args else {
+        return Err(SqlError::new(at, format!("{name} needs an argument")));
+    };
+    if f.filter.is_some() || f.over.is_some() || !list.clauses.is_empty() {
+        return Err(SqlError::new(
+            at,
+            format!("{name} with FILTER, OVER or ORDER BY is not supported"),
+        ));
+    }
+    let distinct = matches!(
+        list.duplicate_treatment,
+        Some(sqlparser::ast::DuplicateTreatment::Distinct)
+    );
+    let arg = match list.args.as_slice() {
+        [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)]
+            if func == AggFunc::Count && !distinct =>
+        {
+            None
+        }
+        [FunctionArg::Unnamed(FunctionArgExpr::Expr(AstExpr::Value(v)))]
+            if func == AggFunc::Count && !distinct && matches!(v.value, AstValue::Number(_, _)) =>
+        {
+            None
+        }
+        [FunctionArg::Unnamed(FunctionArgExpr::Expr(x))] => Some(x),
+        _ => {
+            return Err(SqlError::new(
+                at,
+                format!("{name} takes exactly one argument"),
+            ))
+        }
+    };
+    let Some(arg) = arg else {
+        return Ok((AggSpec::count_star(), SqlType::BigInt));
+    };
+    if distinct {
+        if func != AggFunc::Count {
+            return Err(SqlError::new(
+                at,
+                format!("{name}(DISTINCT ...) is not supported; only COUNT(DISTINCT ...)"),
+            ));
+        }
+        func = AggFunc::CountDistinct;
+    }
+    let t = compile(arg, scope, loc)?;
+    let arg_ty = t.ty.unwrap_or(SqlType::BigInt);
+    let ty = match func {
+        AggFunc::Count | AggFunc::CountDistinct | AggFunc::CountStar => SqlType::BigInt,
+        AggFunc::Sum | AggFunc::Avg if !arg_ty.is_numeric() => {
+            return Err(SqlError::new(
+                at,
+                format!("{name} needs a numeric argument, found {}", arg_ty.name()),
+            ))
+        }
+        _ => arg_ty,
+    };
+    agg_args.push(t.expr);
+    let spec = AggSpec::on(func, agg_args.len() - 1);
+    // Flink's SUM(INT) is an INT that wraps at 32 bits.
+    let spec = if func == AggFunc::Sum && arg_ty == SqlType::Int {
+        spec.int32()
+    } else {
+        spec
+    };
+    Ok((spec, ty))
+}
+
+fn sink_mapping(ins: &Insert, sink: &TableDef, outputs: &[Output]) -> Result<Vec<usize>> {
+    if matches!(
+        sink.connector,
+        Connector::Kafka { .. }
+            | Connector::Filesystem { .. }
+            | Connector::Print
+            | Connector::Blackhole
+    ) && sink
+        .columns
+        .iter()
+        .any(|c| c.source != ColumnSource::Physical)
+    {
+        return Err(SqlError::new(
+            sink.loc,
+            format!(
+                "sink '{}' has computed or metadata columns; sinks take physical columns only",
+                sink.name
+            ),
+        ));
+    }
+    let targets: Vec<usize> = match &ins.sink_columns {
+        Some(cols) => cols
+            .iter()
+            .map(|c| {
+                sink.column(c).ok_or_else(|| {
+                    SqlError::new(ins.loc, format!("sink '{}' has no column '{c}'", sink.name))
+                })
+            })
+            .collect::<Result<_>>()?,
+        None => (0..sink.columns.len()).collect(),
+    };
+    if targets.len() != outputs.len() {
+        return Err(SqlError::new(
+            ins.loc,
+            format!(
+                "INSERT INTO {} writes {} column(s) but the target has {}",
+                sink.name,
+                outputs.len(),
+                targets.len()
+            ),
+        ));
+    }
+    if ins.sink_columns.is_some() && targets.len() != sink.columns.len() {
+        return Err(SqlError::new(
+            ins.loc,
+            format!(
+                "INSERT INTO {} must write every column of the sink",
+                sink.name
+            ),
+        ));
+    }
+    for (o, &t) in outputs.iter().zip(&targets) {
+        let col = &sink.columns[t];
+        if !col.ty.accepts(o.ty) {
+            return Err(SqlError::new(
+                ins.loc,
+                format!(
+                    "sink column '{}' of '{}' is {}, but `{}` is {}; add a CAST",
+                    col.name,
+                    sink.name,
+                    col.ty.name(),
+                    o.name,
+                    o.ty.name()
+                ),
+            ));
+        }
+    }
+    Ok(targets)
+}

@@ -1,0 +1,369 @@
+//! Planning `CREATE TABLE`: the row layout (physical, metadata and computed
+//! columns), the watermark clause, connector and Kafka key options.
+
+use std::collections::BTreeMap;
+
+use sqlparser::ast::{DateTimeField, Expr as AstExpr, Value as AstValue};
+
+use lowwater_core::Millis;
+
+use crate::error::{Loc, Result, SqlError};
+use crate::expr::{compile, Scope};
+use crate::options::{self, Connector};
+use crate::parse::{self, expr_loc, ColumnKind, CreateTable};
+use crate::types::{parse_duration, SqlType};
+
+use super::{Column, ColumnSource, KafkaKey, MetadataKey, Settings, TableDef, WatermarkDef};
+
+pub(super) struct TableScope<'a> {
+    pub(super) columns: &'a [Column],
+    pub(super) visible: usize,
+}
+
+impl Scope for TableScope<'_> {
+    fn resolve(&self, name: &str) -> Option<(usize, SqlType)> {
+        self.columns[..self.visible]
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+            .map(|i| (i, self.columns[i].ty))
+    }
+    fn names(&self) -> Vec<String> {
+        self.columns[..self.visible]
+            .iter()
+            .map(|c| c.name.clone())
+            .collect()
+    }
+}
+
+pub(super) fn table(
+    ct: &CreateTable,
+    settings: &Settings,
+) -> Result<(TableDef, Option<(String, Loc)>)> {
+    let opts = options::check(&ct.name, ct.loc, &ct.options)?;
+    let mut columns: Vec<Column> = Vec::new();
+    for c in &ct.columns {
+        if columns.iter().any(|x| x.name.eq_ignore_ascii_case(&c.name)) {
+            return Err(SqlError::new(
+                c.loc,
+                format!("column '{}' is defined twice", c.name),
+            ));
+        }
+        let col = match &c.kind {
+            ColumnKind::Physical(ty) => Column {
+                name: c.name.clone(),
+                ty: *ty,
+                source: ColumnSource::Physical,
+            },
+            ColumnKind::Metadata { ty, key } => {
+                let (k, expected) = match key.as_str() {
+                    "timestamp" => (MetadataKey::Timestamp, SqlType::TimestampLtz),
+                    "partition" => (MetadataKey::Partition, SqlType::Int),
+                    "offset" => (MetadataKey::Offset, SqlType::BigInt),
+                    "topic" => (MetadataKey::Topic, SqlType::String),
+                    other => {
+                        return Err(SqlError::new(
+                            c.loc,
+                            format!(
+                                "metadata key '{other}' is not supported; supported: timestamp, partition, offset, topic"
+                            ),
+                        ))
+                    }
+                };
+                if !matches!(opts.connector, Connector::Kafka { .. }) {
+                    return Err(SqlError::new(
+                        c.loc,
+                        "METADATA columns are only available on kafka tables",
+                    ));
+                }
+                if !(*ty == expected
+                    || (ty.is_time() && expected.is_time())
+                    || (ty.is_integer() && expected.is_integer()))
+                {
+                    return Err(SqlError::new(
+                        c.loc,
+                        format!(
+                            "metadata '{key}' has type {}, not {}",
+                            expected.name(),
+                            ty.name()
+                        ),
+                    ));
+                }
+                Column {
+                    name: c.name.clone(),
+                    ty: *ty,
+                    source: ColumnSource::Metadata(k),
+                }
+            }
+            ColumnKind::Computed(e) => {
+                // Computed columns see the physical and metadata columns
+                // declared before them.
+                let scope = TableScope {
+                    columns: &columns,
+                    visible: columns.len(),
+                };
+                let t = compile(e, &scope, c.loc)?;
+                let ty = t.ty.ok_or_else(|| {
+                    SqlError::new(c.loc, "a computed column cannot be a bare NULL")
+                })?;
+                Column {
+                    name: c.name.clone(),
+                    ty,
+                    source: ColumnSource::Computed(t.expr),
+                }
+            }
+        };
+        columns.push(col);
+    }
+    let watermark = match &ct.watermark {
+        Some(w) => Some(watermark(w, &columns)?),
+        None => None,
+    };
+    let idle_timeout = match opts.lowwater.idle_timeout {
+        Some(own) => own,
+        None => settings.idle_timeout,
+    };
+    let late = opts.lowwater.late_data_sink.clone().map(|n| {
+        let loc = ct
+            .options
+            .iter()
+            .find(|(k, _, _)| k == "late-data.sink")
+            .map_or(ct.loc, |(_, _, l)| *l);
+        (n, loc)
+    });
+    let key = kafka_key(ct, &columns, &opts.raw)?;
+    if let Connector::Datagen(d) = &opts.connector {
+        for col in d.fields.keys() {
+            if !columns.iter().any(|c| c.name.eq_ignore_ascii_case(col)) {
+                let prefix = format!("fields.{col}.");
+                let at = ct
+                    .options
+                    .iter()
+                    .find(|(k, _, _)| k.starts_with(&prefix))
+                    .map_or(ct.loc, |(_, _, l)| *l);
+                return Err(SqlError::new(
+                    at,
+                    format!(
+                        "datagen option fields.{col}.*: table '{}' has no column '{col}'",
+                        ct.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok((
+        TableDef {
+            name: ct.name.clone(),
+            loc: ct.loc,
+            columns,
+            watermark,
+            connector: opts.connector,
+            format: opts.format,
+            idle_timeout,
+            late_data_sink: None,
+            key,
+            options: opts.raw,
+        },
+        late,
+    ))
+}
+
+fn kafka_key(
+    ct: &CreateTable,
+    columns: &[Column],
+    raw: &BTreeMap<String, String>,
+) -> Result<Option<KafkaKey>> {
+    let at = |k: &str| {
+        ct.options
+            .iter()
+            .find(|(o, _, _)| o == k)
+            .map_or(ct.loc, |(_, _, l)| *l)
+    };
+    let include = raw
+        .get("value.fields-include")
+        .map(String::as_str)
+        .unwrap_or("ALL");
+    if include != "ALL" && include != "EXCEPT_KEY" {
+        return Err(SqlError::new(
+            at("value.fields-include"),
+            format!("value.fields-include must be 'ALL' or 'EXCEPT_KEY', got '{include}'"),
+        ));
+    }
+    if let Some(f) = raw.get("key.format") {
+        if f != "json" {
+            return Err(SqlError::new(
+                at("key.format"),
+                format!("key.format '{f}' is not supported yet; supported: json"),
+            ));
+        }
+    }
+    let Some(fields) = raw.get("key.fields") else {
+        for k in ["key.format", "key.fields-prefix"] {
+            if raw.contains_key(k) {
+                return Err(SqlError::new(at(k), format!("'{k}' needs 'key.fields'")));
+            }
+        }
+        return Ok(None);
+    };
+    if !raw.contains_key("key.format") {
+        return Err(SqlError::new(
+            at("key.fields"),
+            "'key.fields' needs 'key.format' (supported: json)",
+        ));
+    }
+    let prefix = raw.get("key.fields-prefix").cloned().unwrap_or_default();
+    if !prefix.is_empty() && include != "EXCEPT_KEY" {
+        return Err(SqlError::new(
+            at("key.fields-prefix"),
+            "'key.fields-prefix' requires 'value.fields-include' = 'EXCEPT_KEY' (as in Flink)",
+        ));
+    }
+    let mut cols = Vec::new();
+    for name in fields.split(';').map(str::trim) {
+        let i = columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| {
+                SqlError::new(
+                    at("key.fields"),
+                    format!(
+                        "key.fields names '{name}', which is not a column of table '{}'",
+                        ct.name
+                    ),
+                )
+            })?;
+        if !columns[i].name.starts_with(&prefix) {
+            return Err(SqlError::new(
+                at("key.fields"),
+                format!("key field '{name}' does not start with key.fields-prefix '{prefix}'"),
+            ));
+        }
+        cols.push(i);
+    }
+    Ok(Some(KafkaKey {
+        fields: cols,
+        prefix,
+        except_key: include == "EXCEPT_KEY",
+    }))
+}
+
+fn watermark(w: &parse::WatermarkClause, columns: &[Column]) -> Result<WatermarkDef> {
+    let col = columns
+        .iter()
+        .position(|c| c.name.eq_ignore_ascii_case(&w.column))
+        .ok_or_else(|| {
+            SqlError::new(
+                w.loc,
+                format!("WATERMARK FOR '{}': no such column", w.column),
+            )
+        })?;
+    if !columns[col].ty.is_time() {
+        return Err(SqlError::new(
+            w.loc,
+            format!(
+                "WATERMARK FOR '{}': the rowtime column must be TIMESTAMP(3) or TIMESTAMP_LTZ(3), not {}",
+                w.column,
+                columns[col].ty.name()
+            ),
+        ));
+    }
+    let shape = || {
+        SqlError::new(
+            expr_loc(&w.expr, w.loc),
+            format!(
+                "unsupported watermark expression `{}`; supported: `{c}` or `{c} - INTERVAL 'n' unit`",
+                w.expr,
+                c = w.column
+            ),
+        )
+    };
+    let is_col = |e: &AstExpr| matches!(e, AstExpr::Identifier(id) if id.value.eq_ignore_ascii_case(&w.column));
+    let delay = match &w.expr {
+        e if is_col(e) => 0,
+        AstExpr::BinaryOp { left, op, right }
+            if is_col(left) && *op == sqlparser::ast::BinaryOperator::Minus =>
+        {
+            interval(right, w.loc)?
+        }
+        _ => return Err(shape()),
+    };
+    if delay < 0 {
+        return Err(shape());
+    }
+    Ok(WatermarkDef { column: col, delay })
+}
+
+/// The length of an `INTERVAL 'n' unit` expression in milliseconds.
+pub fn interval(e: &AstExpr, loc: Loc) -> Result<Millis> {
+    let at = expr_loc(e, loc);
+    let AstExpr::Interval(iv) = e else {
+        return Err(SqlError::new(
+            at,
+            format!("expected an INTERVAL like INTERVAL '5' SECOND, found `{e}`"),
+        ));
+    };
+    let text = match iv.value.as_ref() {
+        AstExpr::Value(v) => match &v.value {
+            AstValue::SingleQuotedString(s) | AstValue::Number(s, _) => s.clone(),
+            _ => String::new(),
+        },
+        _ => String::new(),
+    };
+    let unit: Option<Millis> = match iv.leading_field.as_ref() {
+        None => None,
+        Some(DateTimeField::Millisecond | DateTimeField::Milliseconds) => Some(1),
+        Some(DateTimeField::Second | DateTimeField::Seconds) => Some(1_000),
+        Some(DateTimeField::Minute | DateTimeField::Minutes) => Some(60_000),
+        Some(DateTimeField::Hour | DateTimeField::Hours) => Some(3_600_000),
+        Some(DateTimeField::Day | DateTimeField::Days) => Some(86_400_000),
+        Some(other) => {
+            return Err(SqlError::new(
+                at,
+                format!("INTERVAL unit {other} is not supported; use SECOND, MINUTE, HOUR or DAY"),
+            ))
+        }
+    };
+    if iv.last_field.is_some() {
+        return Err(SqlError::new(
+            at,
+            "INTERVAL ranges (e.g. HOUR TO MINUTE) are not supported",
+        ));
+    }
+    let bad = || SqlError::new(at, format!("INTERVAL value '{text}' is not a whole number"));
+    match unit {
+        Some(u) => text
+            .trim()
+            .parse::<i64>()
+            .map_err(|_| bad())?
+            .checked_mul(u)
+            .ok_or_else(bad),
+        None => parse_duration(&text).map_err(|m| SqlError::new(at, m)),
+    }
+}
+
+pub(super) fn check_late_sink(source: &TableDef, sink: &TableDef, loc: Loc) -> Result<()> {
+    for c in &sink.columns {
+        let Some(i) = source.column(&c.name) else {
+            return Err(SqlError::new(
+                loc,
+                format!(
+                    "late-data.sink '{}' has column '{}' that source '{}' does not have; \
+                     a late-data sink takes the source's columns by name",
+                    sink.name, c.name, source.name
+                ),
+            ));
+        };
+        if !c.ty.accepts(source.columns[i].ty) {
+            return Err(SqlError::new(
+                loc,
+                format!(
+                    "late-data.sink '{}': column '{}' is {}, the source's is {}",
+                    sink.name,
+                    c.name,
+                    c.ty.name(),
+                    source.columns[i].ty.name()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
