@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Starts and stops a real single-node Apache Kafka broker (KRaft mode) on
+# 127.0.0.1 for lowwater's Kafka tests and for trying lowwater locally.
+#
+#   scripts/kafka.sh start    fetch the jars with Maven (cached), format, start, wait until it answers
+#   scripts/kafka.sh stop     stop the broker started here (by its PID)
+#   scripts/kafka.sh status   say whether it runs
+#
+# Environment: KAFKA_PORT (default 19092; the controller uses +1),
+# LOWWATER_KAFKA_HOME (default ~/.cache/lowwater/kafka: jars, data, log, pid).
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+home="${LOWWATER_KAFKA_HOME:-$HOME/.cache/lowwater/kafka}"
+port="${KAFKA_PORT:-19092}"
+cport=$((port + 1))
+libs="$home/libs"
+data="$home/data-$port"
+pidfile="$home/broker-$port.pid"
+log="$home/broker-$port.log"
+
+fetch() {
+  if [ -f "$libs/.complete" ]; then return; fi
+  command -v mvn >/dev/null || { echo "kafka.sh: Maven (mvn) is needed to fetch Apache Kafka" >&2; exit 1; }
+  mkdir -p "$libs"
+  echo "kafka.sh: fetching Apache Kafka jars into $libs" >&2
+  (cd "$here/kafka" && mvn -q -B dependency:copy-dependencies -DoutputDirectory="$libs") >&2
+  touch "$libs/.complete"
+}
+
+running() {
+  [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null
+}
+
+answers() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null
+}
+
+start() {
+  if running; then echo "kafka.sh: already running on 127.0.0.1:$port (pid $(cat "$pidfile"))"; return; fi
+  command -v java >/dev/null || { echo "kafka.sh: Java 17+ is needed to run Apache Kafka" >&2; exit 1; }
+  fetch
+  rm -rf "$data"
+  mkdir -p "$data"
+  cat > "$home/server-$port.properties" <<PROPS
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$cport
+listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport
+advertised.listeners=PLAINTEXT://127.0.0.1:$port
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+log.dirs=$data
+num.partitions=1
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+PROPS
+  local cp="$libs/*"
+  local id
+  id="$(java -cp "$cp" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -n 1)"
+  java -cp "$cp" kafka.tools.StorageTool format -t "$id" -c "$home/server-$port.properties" >>"$log" 2>&1
+  nohup java -Xms256m -Xmx768m -cp "$cp" kafka.Kafka "$home/server-$port.properties" >>"$log" 2>&1 &
+  echo $! > "$pidfile"
+  for _ in $(seq 1 120); do
+    if answers; then echo "kafka.sh: broker up on 127.0.0.1:$port (pid $(cat "$pidfile"), log $log)"; return; fi
+    if ! running; then echo "kafka.sh: the broker exited; last lines of $log:" >&2; tail -n 20 "$log" >&2; exit 1; fi
+    sleep 0.5
+  done
+  echo "kafka.sh: the broker did not answer on 127.0.0.1:$port within 60 s; see $log" >&2
+  exit 1
+}
+
+stop() {
+  if ! running; then echo "kafka.sh: not running"; rm -f "$pidfile"; return; fi
+  local pid
+  pid="$(cat "$pidfile")"
+  kill "$pid"
+  for _ in $(seq 1 60); do
+    if ! kill -0 "$pid" 2>/dev/null; then rm -f "$pidfile"; echo "kafka.sh: stopped"; return; fi
+    sleep 0.5
+  done
+  kill -9 "$pid" 2>/dev/null || true
+  rm -f "$pidfile"
+  echo "kafka.sh: killed after 30 s"
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop ;;
+  status) if running && answers; then echo "running on 127.0.0.1:$port"; else echo "not running"; exit 1; fi ;;
+  *) echo "usage: scripts/kafka.sh start|stop|status" >&2; exit 2 ;;
+esac
