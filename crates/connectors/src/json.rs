@@ -34,6 +34,30 @@ pub struct JsonDecoder {
     width: usize,
     format: JsonFormat,
     seen: Vec<bool>,
+    strings: Interner,
+}
+
+/// Recently seen strings, so that a repeated value (a key, a category) is
+/// shared instead of allocated per record. Bounded: cleared when full.
+#[derive(Debug, Clone, Default)]
+struct Interner {
+    map: hashbrown::HashMap<Box<str>, Value>,
+}
+
+impl Interner {
+    const CAPACITY: usize = 4_096;
+
+    fn get(&mut self, s: &str) -> Value {
+        if let Some(v) = self.map.get(s) {
+            return v.clone();
+        }
+        if self.map.len() >= Self::CAPACITY {
+            self.map.clear();
+        }
+        let v = Value::str(s);
+        self.map.insert(Box::from(s), v.clone());
+        v
+    }
 }
 
 impl JsonDecoder {
@@ -56,6 +80,7 @@ impl JsonDecoder {
             .map(|(i, c)| (c.name.clone(), i, c.ty))
             .collect();
         JsonDecoder {
+            strings: Interner::default(),
             seen: vec![false; fields.len()],
             fields,
             width: table.columns.len(),
@@ -98,7 +123,11 @@ impl JsonDecoder {
             };
             let (fname, pos, ty) = &self.fields[f];
             self.seen[f] = true;
-            match convert(&v, *ty, self.format.timestamp_standard) {
+            let converted = match (ty, v.as_str()) {
+                (SqlType::String, Some(text)) => Ok(self.strings.get(text)),
+                _ => convert(&v, *ty, self.format.timestamp_standard),
+            };
+            match converted {
                 Ok(value) => row[*pos] = value,
                 Err(_) if self.format.ignore_parse_errors => nulled += 1,
                 Err(m) => return Err(DecodeError(format!("field '{fname}' ({}): {m}", ty.name()))),

@@ -134,12 +134,15 @@ pub fn format_timestamp(ts: Timestamp, sep: char) -> String {
 /// the text is not such a timestamp or names an impossible date.
 pub fn parse_timestamp(text: &str) -> Option<Timestamp> {
     let b = text.trim().as_bytes();
+    // Fixed-width digit fields, read without allocating or re-validating.
     let num = |r: std::ops::Range<usize>| -> Option<i64> {
         let part = b.get(r)?;
-        if part.is_empty() || !part.iter().all(u8::is_ascii_digit) {
+        if part.is_empty() {
             return None;
         }
-        std::str::from_utf8(part).ok()?.parse().ok()
+        part.iter().try_fold(0i64, |n, c| {
+            c.is_ascii_digit().then(|| n * 10 + i64::from(c - b'0'))
+        })
     };
     let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
     if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {

@@ -420,7 +420,7 @@ impl SourceTask {
             row: args,
         });
         if out.batches[w].len() >= self.batch {
-            let batch = std::mem::take(&mut out.batches[w]);
+            let batch = std::mem::replace(&mut out.batches[w], Vec::with_capacity(self.batch));
             if out.senders[w]
                 .send(Envelope {
                     from: self.subtask,
@@ -437,10 +437,11 @@ impl SourceTask {
     }
 
     fn flush_all(&mut self) {
+        let capacity = self.batch;
         for out in &mut self.outs {
             for (w, b) in out.batches.iter_mut().enumerate() {
                 if !b.is_empty() {
-                    let batch = std::mem::take(b);
+                    let batch = std::mem::replace(b, Vec::with_capacity(capacity));
                     let sent = out.senders[w].send(Envelope {
                         from: self.subtask,
                         msg: Msg::Records(batch),
