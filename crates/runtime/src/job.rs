@@ -121,6 +121,7 @@ pub(crate) struct SourceShared {
 pub(crate) struct SinkWriter {
     pub format: SinkFormat,
     pub out: Option<Box<dyn Write + Send>>,
+    pub kafka: Option<lowwater_kafka::TopicWriter>,
     pub dump: bool,
     pub rows: u64,
     pub window_rows: u64,
@@ -144,6 +145,12 @@ impl SinkWriter {
             }
             None => self.late_rows += 1,
         }
+        if let Some(k) = &self.kafka {
+            let r = self.format.render(values);
+            return k
+                .send(r.key.as_deref(), &r.payload, now)
+                .map_err(std::io::Error::other);
+        }
         let Some(out) = self.out.as_mut() else {
             return Ok(());
         };
@@ -159,6 +166,9 @@ impl SinkWriter {
     }
 
     pub fn flush(&mut self) -> std::io::Result<()> {
+        if let Some(k) = &self.kafka {
+            k.flush().map_err(std::io::Error::other)?;
+        }
         match self.out.as_mut() {
             Some(o) => o.flush(),
             None => Ok(()),
@@ -204,6 +214,7 @@ fn sink_writer(
             std::fs::File::create(p).map_err(|e| RunError::Io(format!("{}: {e}", p.display())))?;
         Ok(Box::new(std::io::BufWriter::new(f)))
     };
+    let mut kafka = None;
     let (out, dump): (Option<Box<dyn Write + Send>>, bool) =
         match outputs.iter().find(|(o, _)| *o == t) {
             Some((_, path)) => (Some(file(path)?), true),
@@ -215,6 +226,16 @@ fn sink_writer(
                     std::fs::create_dir_all(&dir)
                         .map_err(|e| RunError::Io(format!("{}: {e}", dir.display())))?;
                     (Some(file(&dir.join("part-0.json"))?), false)
+                }
+                Connector::Kafka {
+                    topics, properties, ..
+                } => {
+                    let topic = topics.first().cloned().unwrap_or_default();
+                    kafka = Some(
+                        lowwater_kafka::TopicWriter::new(properties, &topic)
+                            .map_err(RunError::Usage)?,
+                    );
+                    (None, false)
                 }
                 other => {
                     return Err(RunError::Usage(format!(
@@ -230,6 +251,7 @@ fn sink_writer(
     Ok(SinkWriter {
         format,
         out,
+        kafka,
         dump,
         rows: 0,
         window_rows: 0,
@@ -283,6 +305,19 @@ fn source_inputs(
                     )
                 })
                 .collect())
+        }
+        Connector::Kafka {
+            topics, properties, ..
+        } => {
+            let mut inputs = Vec::new();
+            for topic in topics {
+                for p in lowwater_kafka::partitions(properties, topic)
+                    .map_err(|e| RunError::Usage(format!("source '{}': {e}", table.name)))?
+                {
+                    inputs.push((topic.clone(), p, Input::Kafka));
+                }
+            }
+            Ok(inputs)
         }
         Connector::Filesystem { path } => {
             let root = PathBuf::from(path);
@@ -449,6 +484,28 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         {
             let mut sub =
                 SourceSubtask::new(strategy).map_err(|e| RunError::Usage(e.to_string()))?;
+            let kafka = match (&plan.tables[t].connector, dumps.contains_key(&t)) {
+                (Connector::Kafka { properties, .. }, false) if !inputs.is_empty() => {
+                    let parts: Vec<(String, i32)> = inputs
+                        .iter()
+                        .map(|(id, _)| {
+                            let m = &shared.splits[*id as usize];
+                            (m.topic.clone(), m.partition)
+                        })
+                        .collect();
+                    Some(
+                        lowwater_kafka::PartitionReader::new(
+                            properties,
+                            &plan.tables[t].options,
+                            &parts,
+                        )
+                        .map_err(|e| {
+                            RunError::Usage(format!("source '{}': {e}", plan.tables[t].name))
+                        })?,
+                    )
+                }
+                _ => None,
+            };
             for (id, _) in &inputs {
                 sub.add_split(*id)
                     .map_err(|e| RunError::Usage(e.to_string()))?;
@@ -476,8 +533,12 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                 bounded: dumps.contains_key(&t)
                     || match &plan.tables[t].connector {
                         Connector::Datagen(d) => DatagenTable::new(&plan.tables[t], d).bounded(),
+                        Connector::Kafka { .. } => false,
                         _ => true,
                     },
+                kafka,
+                kafka_current: None,
+                kafka_pending: None,
                 waits_for_siblings: dumps.contains_key(&t),
             });
         }

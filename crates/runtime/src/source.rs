@@ -56,6 +56,8 @@ pub(crate) enum Input {
     },
     /// Generated rows.
     Gen(Box<DatagenPartition>),
+    /// A Kafka partition: its records come from the subtask's consumer.
+    Kafka,
 }
 
 /// One pipeline reading this source: its exchange.
@@ -109,6 +111,12 @@ pub(crate) struct SourceTask {
     /// Whether a subtask without splits waits for the subtasks with splits
     /// to end before it ends (dump-fed Kafka tables, as in replay).
     pub waits_for_siblings: bool,
+    /// The consumer of this subtask's Kafka partitions.
+    pub kafka: Option<lowwater_kafka::PartitionReader>,
+    /// The Kafka record being processed (for error messages).
+    pub kafka_current: Option<(String, i32, i64)>,
+    /// A polled Kafka record waiting to be processed by its split's input.
+    pub kafka_pending: Option<lowwater_kafka::KafkaRecord>,
 }
 
 enum Read {
@@ -139,9 +147,40 @@ impl SourceTask {
                 let p = self.sub.on_periodic_emit(now);
                 self.broadcast(p);
                 self.publish();
+                if let Some(k) = &self.kafka {
+                    k.commit();
+                }
                 next_emit += interval * ((now - next_emit) / interval + 1);
             }
             let mut got = 0;
+            for _ in 0..512 {
+                let polled = match &self.kafka {
+                    Some(k) => k.poll(Duration::ZERO),
+                    None => break,
+                };
+                match polled {
+                    Ok(Some(rec)) => {
+                        let split = self.inputs.iter().position(|(id, _)| {
+                            let m = &self.shared.splits[*id as usize];
+                            m.partition == rec.partition && m.topic == rec.topic
+                        });
+                        let Some(i) = split else { continue };
+                        self.kafka_pending = Some(rec);
+                        match self.read_one(i, now, &mut row) {
+                            Ok(_) => got += 1,
+                            Err(e) => {
+                                self.shared.fail(e);
+                                break;
+                            }
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        self.shared.fail(RunError::Io(e));
+                        break;
+                    }
+                }
+            }
             for (i, done) in exhausted.iter_mut().enumerate() {
                 if *done {
                     continue;
@@ -228,6 +267,20 @@ impl SourceTask {
         let plan = Arc::clone(&self.plan);
         let table = &plan.tables[self.rows.table_index()].name;
         let built = match &mut self.inputs[i].1 {
+            Input::Kafka => {
+                let Some(rec) = self.kafka_pending.take() else {
+                    return Ok(Read::Nothing);
+                };
+                self.kafka_current = Some((rec.topic.clone(), rec.partition, rec.offset));
+                let r = RecordRef {
+                    topic: &rec.topic,
+                    partition: rec.partition,
+                    offset: Some(rec.offset),
+                    ts: rec.timestamp.unwrap_or(now),
+                    payload: rec.payload.as_deref(),
+                };
+                self.rows.build(r, row, &mut nulled)
+            }
             Input::Gen(g) => {
                 if g.finished() {
                     return Ok(Read::Exhausted);
@@ -341,6 +394,12 @@ impl SourceTask {
         let table = &self.plan.tables[self.rows.table_index()].name;
         let place = match input {
             Input::Gen(g) => format!("datagen table {table} partition {}", g.partition()),
+            Input::Kafka => self
+                .kafka_current
+                .as_ref()
+                .map_or_else(String::new, |(t, p, o)| {
+                    format!("topic {t} partition {p} offset {o}")
+                }),
             Input::Lines { path, line, .. } => format!("{}:{}", path.display(), line),
             Input::Dump { path, recs } => recs.front().map_or_else(String::new, |l| {
                 format!(

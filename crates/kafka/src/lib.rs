@@ -1,0 +1,247 @@
+//! # lowwater-kafka: Apache Kafka for the live runtime
+//!
+//! A source subtask owns a set of partitions (assigned by Flink's formula,
+//! not by the consumer group protocol, so that the same partition always
+//! feeds the same subtask and watermark): [`PartitionReader`] assigns them to
+//! one consumer at the offsets `scan.startup.mode` asks for and hands out
+//! records with their partition, offset and timestamp. [`TopicWriter`]
+//! produces sink rows. Offsets are committed to the consumer group
+//! (`properties.group.id`) as records are read, at least once.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::{Message, Offset, TopicPartitionList};
+
+/// How long metadata and offset requests may take before the job fails
+/// with a clear error.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+fn config(properties: &BTreeMap<String, String>) -> ClientConfig {
+    let mut c = ClientConfig::new();
+    for (k, v) in properties {
+        c.set(k, v);
+    }
+    c
+}
+
+fn bootstrap(properties: &BTreeMap<String, String>) -> String {
+    properties
+        .get("bootstrap.servers")
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// The partitions of `topic`, or an error that says what to check.
+pub fn partitions(properties: &BTreeMap<String, String>, topic: &str) -> Result<Vec<i32>, String> {
+    let c: BaseConsumer = config(properties)
+        .create()
+        .map_err(|e| format!("cannot create a Kafka client: {e}"))?;
+    let md = c
+        .fetch_metadata(Some(topic), REQUEST_TIMEOUT)
+        .map_err(|e| {
+            format!(
+                "cannot reach the Kafka brokers at {} within {}s to read topic '{topic}' ({e}); \
+             check 'properties.bootstrap.servers' and that the brokers run",
+                bootstrap(properties),
+                REQUEST_TIMEOUT.as_secs()
+            )
+        })?;
+    let t = md
+        .topics()
+        .iter()
+        .find(|t| t.name() == topic)
+        .ok_or_else(|| format!("topic '{topic}' not found"))?;
+    if t.error().is_some() || t.partitions().is_empty() {
+        return Err(format!(
+            "topic '{topic}' does not exist on {} (create it, or check 'topic')",
+            bootstrap(properties)
+        ));
+    }
+    let mut ps: Vec<i32> = t.partitions().iter().map(|p| p.id()).collect();
+    ps.sort_unstable();
+    Ok(ps)
+}
+
+/// One record read from Kafka.
+#[derive(Debug, Clone)]
+pub struct KafkaRecord {
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// Offset.
+    pub offset: i64,
+    /// The record timestamp (create or log-append time), if any.
+    pub timestamp: Option<i64>,
+    /// The value (`None`: tombstone).
+    pub payload: Option<String>,
+}
+
+/// The consumer of one source subtask's partitions.
+pub struct PartitionReader {
+    consumer: BaseConsumer,
+    commit: bool,
+}
+
+impl PartitionReader {
+    /// A consumer for `partitions` (topic, partition) of a source table with
+    /// these `properties.*` and `scan.startup.mode` (and its
+    /// `scan.startup.timestamp-millis` / `scan.startup.specific-offsets`).
+    pub fn new(
+        properties: &BTreeMap<String, String>,
+        options: &BTreeMap<String, String>,
+        partitions: &[(String, i32)],
+    ) -> Result<Self, String> {
+        let mut cfg = config(properties);
+        let commit = properties.contains_key("group.id");
+        if !commit {
+            cfg.set("group.id", "lowwater");
+        }
+        cfg.set("enable.auto.commit", "false")
+            .set("enable.partition.eof", "false");
+        let consumer: BaseConsumer = cfg
+            .create()
+            .map_err(|e| format!("cannot create a Kafka consumer: {e}"))?;
+        let mode = options
+            .get("scan.startup.mode")
+            .map(String::as_str)
+            .unwrap_or("group-offsets");
+        let mut tpl = TopicPartitionList::new();
+        for (topic, p) in partitions {
+            let offset = match mode {
+                "earliest-offset" => Offset::Beginning,
+                "latest-offset" => Offset::End,
+                "specific-offsets" => specific(options, *p)?,
+                "timestamp" => Offset::Beginning,
+                _ => Offset::Stored,
+            };
+            tpl.add_partition_offset(topic, *p, offset)
+                .map_err(|e| e.to_string())?;
+        }
+        if mode == "timestamp" {
+            let ts: i64 = options
+                .get("scan.startup.timestamp-millis")
+                .and_then(|v| v.parse().ok())
+                .ok_or("scan.startup.mode 'timestamp' needs 'scan.startup.timestamp-millis' (epoch ms)")?;
+            let mut times = TopicPartitionList::new();
+            for (topic, p) in partitions {
+                times
+                    .add_partition_offset(topic, *p, Offset::Offset(ts))
+                    .map_err(|e| e.to_string())?;
+            }
+            tpl = consumer
+                .offsets_for_times(times, REQUEST_TIMEOUT)
+                .map_err(|e| format!("cannot look up offsets for timestamp {ts}: {e}"))?;
+        }
+        consumer
+            .assign(&tpl)
+            .map_err(|e| format!("cannot assign partitions: {e}"))?;
+        Ok(PartitionReader { consumer, commit })
+    }
+
+    /// The next record, waiting at most `timeout`.
+    pub fn poll(&self, timeout: Duration) -> Result<Option<KafkaRecord>, String> {
+        match self.consumer.poll(timeout) {
+            None => Ok(None),
+            Some(Err(e)) => Err(format!("reading from Kafka failed: {e}")),
+            Some(Ok(m)) => Ok(Some(KafkaRecord {
+                topic: m.topic().to_string(),
+                partition: m.partition(),
+                offset: m.offset(),
+                timestamp: m.timestamp().to_millis(),
+                payload: m.payload().map(|p| String::from_utf8_lossy(p).into_owned()),
+            })),
+        }
+    }
+
+    /// Commits the offsets read so far to the consumer group (asynchronously;
+    /// at least once).
+    pub fn commit(&self) {
+        if self.commit {
+            let _ = self.consumer.commit_consumer_state(CommitMode::Async);
+        }
+    }
+}
+
+fn specific(options: &BTreeMap<String, String>, partition: i32) -> Result<Offset, String> {
+    let spec = options
+        .get("scan.startup.specific-offsets")
+        .ok_or("scan.startup.mode 'specific-offsets' needs 'scan.startup.specific-offsets'")?;
+    for part in spec.split(';') {
+        let mut p = None;
+        let mut o = None;
+        for kv in part.split(',') {
+            match kv.trim().split_once(':') {
+                Some(("partition", v)) => p = v.trim().parse::<i32>().ok(),
+                Some(("offset", v)) => o = v.trim().parse::<i64>().ok(),
+                _ => {}
+            }
+        }
+        if p == Some(partition) {
+            return o
+                .map(Offset::Offset)
+                .ok_or_else(|| format!("bad offset in '{part}'"));
+        }
+    }
+    Ok(Offset::Beginning)
+}
+
+/// The producer of one sink table.
+pub struct TopicWriter {
+    producer: BaseProducer,
+    topic: String,
+}
+
+impl TopicWriter {
+    /// A producer writing to `topic` with these `properties.*`.
+    pub fn new(properties: &BTreeMap<String, String>, topic: &str) -> Result<Self, String> {
+        let producer: BaseProducer = config(properties)
+            .create()
+            .map_err(|e| format!("cannot create a Kafka producer: {e}"))?;
+        Ok(TopicWriter {
+            producer,
+            topic: topic.to_string(),
+        })
+    }
+
+    /// Sends one row (retrying while the local queue is full).
+    pub fn send(&self, key: Option<&str>, payload: &str, timestamp: i64) -> Result<(), String> {
+        let mut record = BaseRecord::to(&self.topic)
+            .payload(payload)
+            .timestamp(timestamp);
+        if let Some(k) = key {
+            record = record.key(k);
+        }
+        loop {
+            match self.producer.send(record) {
+                Ok(()) => {
+                    self.producer.poll(Duration::ZERO);
+                    return Ok(());
+                }
+                Err((
+                    rdkafka::error::KafkaError::MessageProduction(
+                        rdkafka::types::RDKafkaErrorCode::QueueFull,
+                    ),
+                    r,
+                )) => {
+                    record = r;
+                    self.producer.poll(Duration::from_millis(50));
+                }
+                Err((e, _)) => {
+                    return Err(format!("writing to topic '{}' failed: {e}", self.topic))
+                }
+            }
+        }
+    }
+
+    /// Waits until every row sent is acknowledged.
+    pub fn flush(&self) -> Result<(), String> {
+        self.producer
+            .flush(Duration::from_secs(30))
+            .map_err(|e| format!("flushing topic '{}' failed: {e}", self.topic))
+    }
+}
