@@ -79,6 +79,23 @@ enum Command {
         #[arg(long, value_name = "DURATION")]
         stall_threshold: Option<String>,
     },
+    /// Write a Kafka topic as a topic dump (kcat -J lines) for `lowwater replay`.
+    Dump {
+        /// The topic.
+        topic: String,
+        /// Kafka brokers, e.g. 127.0.0.1:9092.
+        #[arg(long)]
+        bootstrap: String,
+        /// Where to write the dump (default: standard output).
+        #[arg(long)]
+        output: Option<PathBuf>,
+        /// Start at this record time: epoch milliseconds or 'yyyy-MM-dd HH:mm:ss' (UTC); default the beginning.
+        #[arg(long)]
+        from: Option<String>,
+        /// Stop after this record time (same forms); default the end the topic had when the dump started.
+        #[arg(long)]
+        to: Option<String>,
+    },
     /// Print the plan, the partition -> subtask map and watermark warnings.
     Explain {
         /// The job file (Flink SQL).
@@ -213,8 +230,64 @@ fn run_job(
     Ok(())
 }
 
+fn time_arg(flag: &str, v: Option<String>) -> Result<Option<i64>> {
+    match v {
+        None => Ok(None),
+        Some(t) => match t.trim().parse::<i64>() {
+            Ok(ms) => Ok(Some(ms)),
+            Err(_) => lowwater_core::time::parse_timestamp(&t)
+                .map(Some)
+                .ok_or_else(|| {
+                    UserError(format!(
+                        "{flag} '{t}': expected epoch milliseconds or 'yyyy-MM-dd HH:mm:ss'"
+                    ))
+                    .into()
+                }),
+        },
+    }
+}
+
+fn dump(
+    topic: &str,
+    bootstrap: &str,
+    output: &Option<PathBuf>,
+    from: Option<String>,
+    to: Option<String>,
+) -> Result<()> {
+    let (from, to) = (time_arg("--from", from)?, time_arg("--to", to)?);
+    let mut out: Box<dyn Write> = match output {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout())),
+    };
+    let n = lowwater_kafka::dump_topic(bootstrap, topic, from, to, |r, key| {
+        let rec = lowwater_connectors::dump::DumpRecord {
+            topic: r.topic,
+            partition: r.partition,
+            offset: Some(r.offset),
+            ts: r.timestamp.unwrap_or(0),
+            key,
+            payload: r.payload,
+        };
+        writeln!(out, "{}", lowwater_connectors::dump::format_record(&rec))
+            .map_err(|e| e.to_string())
+    })
+    .map_err(UserError)?;
+    out.flush().context("writing the dump")?;
+    eprintln!("dump: {n} records of {topic}");
+    Ok(())
+}
+
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
+        Command::Dump {
+            topic,
+            bootstrap,
+            output,
+            from,
+            to,
+        } => dump(&topic, &bootstrap, &output, from, to),
         Command::Run {
             job,
             inputs,

@@ -86,22 +86,27 @@ fn lowwater_core_time(ms: i64) -> String {
     )
 }
 
-/// Produces live traffic until `stop`: a record every 20 ms to partitions
-/// 0-2 (partition 3 stays silent), stamped with the wall clock, as a
-/// producer in the seeds would. Returns the records as a kcat -J dump.
-fn produce_live(topic: &str, stop: &std::sync::atomic::AtomicBool) -> String {
+/// Produces live traffic until `stop`: a record every 20 ms, round-robin
+/// over the `busy` partitions, plus one heartbeat every `heartbeat.1` ms on
+/// partition `heartbeat.0` (the first at the start), all stamped with the
+/// wall clock as the producers of the seeds do. Returns how many it sent.
+fn produce_live(
+    topic: &str,
+    busy: &[i32],
+    heartbeat: Option<(i32, u64)>,
+    stop: &std::sync::atomic::AtomicBool,
+) -> u64 {
     let p: BaseProducer = ClientConfig::new()
         .set("bootstrap.servers", BOOTSTRAP)
         .create()
         .expect("producer");
-    let mut dump = String::new();
-    let mut offsets = [0i64; 3];
-    let mut k = 0i64;
-    while !stop.load(std::sync::atomic::Ordering::SeqCst) {
-        let part = (k % 3) as i32;
-        let ts = std::time::SystemTime::now()
+    let now = || {
+        std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as i64);
+            .map_or(0, |d| d.as_millis() as i64)
+    };
+    let send = |part: i32, k: u64| {
+        let ts = now();
         let payload = format!(r#"{{"user_id":"u{}","ts":"{}"}}"#, k % 2, sql_ts(ts));
         p.send(
             BaseRecord::<(), str>::to(topic)
@@ -111,25 +116,36 @@ fn produce_live(topic: &str, stop: &std::sync::atomic::AtomicBool) -> String {
         )
         .expect("send");
         p.poll(Duration::ZERO);
-        let escaped = payload.replace('"', "\\\"");
-        dump += &format!(
-            "{{\"topic\":\"{topic}\",\"partition\":{part},\"offset\":{},\"ts\":{ts},\"key\":null,\"payload\":\"{escaped}\"}}\n",
-            offsets[part as usize]
-        );
-        offsets[part as usize] += 1;
+    };
+    let (mut k, started) = (0u64, std::time::Instant::now());
+    let mut beats = 0u64;
+    while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+        if let Some((hp, every)) = heartbeat {
+            if started.elapsed().as_millis() as u64 >= beats * every {
+                send(hp, k);
+                beats += 1;
+                k += 1;
+            }
+        }
+        send(busy[(k % busy.len() as u64) as usize], k);
         k += 1;
         // Paces the producer (real traffic over real time, not a test waiting for time to pass).
         std::thread::sleep(Duration::from_millis(20));
     }
     p.flush(Duration::from_secs(10)).expect("flush");
-    dump
+    k
 }
 
 /// Runs `lowwater run` while live traffic flows into `topic`.
-fn run_with_traffic(topic: &str, args: &[&str]) -> (std::process::Output, String) {
+fn run_with_traffic(
+    topic: &str,
+    busy: &[i32],
+    heartbeat: Option<(i32, u64)>,
+    args: &[&str],
+) -> (std::process::Output, u64) {
     let stop = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|s| {
-        let producer = s.spawn(|| produce_live(topic, &stop));
+        let producer = s.spawn(|| produce_live(topic, busy, heartbeat, &stop));
         let o = Command::new(env!("CARGO_BIN_EXE_lowwater"))
             .args(args)
             .output()
@@ -169,8 +185,7 @@ fn consume_all(topic: &str, partitions: i32) -> Vec<String> {
 
 fn job(dir: &Path, input: &str, output: &str, settings: &str) -> PathBuf {
     let sql = format!(
-        "SET 'parallelism.default' = '2';
-{settings}
+        "{settings}
 CREATE TABLE clicks (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '500' MILLISECOND)
 WITH ('connector' = 'kafka', 'topic' = '{input}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
       'properties.group.id' = 'lowwater-test', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json');
@@ -200,9 +215,17 @@ fn a_silent_kafka_partition_is_named_and_idle_timeout_releases_windows_to_kafka(
     create_topic(&stalled_out, 1);
     create_topic(&fixed_out, 1);
     // Without an idle timeout, partition 3 holds every window.
-    let stalled = job(&dir, &input, &stalled_out, "");
-    let (o, mut dump) = run_with_traffic(
+    let stalled = job(
+        &dir,
         &input,
+        &stalled_out,
+        "SET 'parallelism.default' = '2';",
+    );
+    let busy = [0, 1, 2];
+    let (o, mut sent) = run_with_traffic(
+        &input,
+        &busy,
+        None,
         &[
             "run",
             stalled.to_str().unwrap_or_default(),
@@ -231,10 +254,12 @@ fn a_silent_kafka_partition_is_named_and_idle_timeout_releases_windows_to_kafka(
         &dir,
         &input,
         &fixed_out,
-        "SET 'table.exec.source.idle-timeout' = '1 s';",
+        "SET 'parallelism.default' = '2';\nSET 'table.exec.source.idle-timeout' = '1 s';",
     );
     let (o, more) = run_with_traffic(
         &input,
+        &busy,
+        None,
         &[
             "run",
             fixed.to_str().unwrap_or_default(),
@@ -243,7 +268,7 @@ fn a_silent_kafka_partition_is_named_and_idle_timeout_releases_windows_to_kafka(
         ],
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    dump += &more;
+    sent += more;
     let live = consume_all(&fixed_out, 1);
     assert!(
         live.len() >= 4,
@@ -251,9 +276,26 @@ fn a_silent_kafka_partition_is_named_and_idle_timeout_releases_windows_to_kafka(
         live.len()
     );
 
-    // Replay of the same records (a dump of the input topic) computes the same rows.
+    // `lowwater dump` writes the input topic; replaying it computes every row the live job wrote.
     let dump_path = dir.join("clicks.jsonl");
-    std::fs::write(&dump_path, dump).expect("dump");
+    let o = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args([
+            "dump",
+            &input,
+            "--bootstrap",
+            BOOTSTRAP,
+            "--output",
+            dump_path.to_str().unwrap_or_default(),
+        ])
+        .output()
+        .expect("dump");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let dumped = std::fs::read_to_string(&dump_path).expect("dump file");
+    assert_eq!(
+        dumped.lines().count() as u64,
+        sent,
+        "every produced record is in the dump"
+    );
     let replayed = dir.join("replayed.jsonl");
     let o = Command::new(env!("CARGO_BIN_EXE_lowwater"))
         .args([
@@ -277,4 +319,41 @@ fn a_silent_kafka_partition_is_named_and_idle_timeout_releases_windows_to_kafka(
             "live row {row} is not a replay row"
         );
     }
+}
+
+#[test]
+fn seed000_heartbeat_partition_on_16_partitions_at_parallelism_8() {
+    broker();
+    let id = std::process::id();
+    let dir = std::env::temp_dir().join(format!("lowwater-kafka-seed-{id}"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let (input, out) = (format!("clickstream-{id}"), format!("dashboard-{id}"));
+    create_topic(&input, 16);
+    create_topic(&out, 1);
+    let busy: Vec<i32> = (0..16).filter(|p| *p != 11).collect();
+    // Partition 11 gets one heartbeat every 10 s: the first at the start.
+    let stalled = job(&dir, &input, &out, "SET 'parallelism.default' = '8';");
+    let (o, _) = run_with_traffic(
+        &input,
+        &busy,
+        Some((11, 10_000)),
+        &[
+            "run",
+            stalled.to_str().unwrap_or_default(),
+            "--duration",
+            "7 s",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    // Flink's formula puts partition 11 of this topic on the subtask the warning names.
+    assert!(
+        err.contains(&format!("partition 11 of {input} (subtask ")),
+        "{err}"
+    );
+    assert!(err.contains("has had no record for"), "{err}");
+    assert!(
+        consume_all(&out, 1).is_empty(),
+        "the heartbeat holds every window"
+    );
 }
