@@ -85,6 +85,9 @@ pub struct KafkaRecord {
 pub struct PartitionReader {
     consumer: BaseConsumer,
     commit: bool,
+    /// With `scan.bounded.mode` = 'latest-offset': the end offset of each
+    /// partition when the job started, and whether it was reached.
+    ends: Option<BTreeMap<(String, i32), (i64, bool)>>,
 }
 
 impl PartitionReader {
@@ -137,24 +140,70 @@ impl PartitionReader {
                 .offsets_for_times(times, REQUEST_TIMEOUT)
                 .map_err(|e| format!("cannot look up offsets for timestamp {ts}: {e}"))?;
         }
+        let ends = match options.get("scan.bounded.mode").map(String::as_str) {
+            Some("latest-offset") => {
+                let mut ends = BTreeMap::new();
+                for (topic, p) in partitions {
+                    let (low, high) = consumer
+                        .fetch_watermarks(topic, *p, REQUEST_TIMEOUT)
+                        .map_err(|e| format!("cannot read the end offset of {topic}/{p}: {e}"))?;
+                    ends.insert((topic.clone(), *p), (high, high <= low));
+                }
+                Some(ends)
+            }
+            _ => None,
+        };
         consumer
             .assign(&tpl)
             .map_err(|e| format!("cannot assign partitions: {e}"))?;
-        Ok(PartitionReader { consumer, commit })
+        Ok(PartitionReader {
+            consumer,
+            commit,
+            ends,
+        })
     }
 
-    /// The next record, waiting at most `timeout`.
-    pub fn poll(&self, timeout: Duration) -> Result<Option<KafkaRecord>, String> {
+    /// Whether a bounded reader has read `topic`/`partition` up to its end
+    /// (always `false` for an unbounded one).
+    pub fn finished(&self, topic: &str, partition: i32) -> bool {
+        self.ends
+            .as_ref()
+            .and_then(|e| e.get(&(topic.to_string(), partition)))
+            .is_some_and(|(_, done)| *done)
+    }
+
+    /// Whether this reader stops at the end offsets it saw at the start.
+    pub fn bounded(&self) -> bool {
+        self.ends.is_some()
+    }
+
+    /// The next record, waiting at most `timeout`. A bounded reader drops
+    /// records past a partition's end offset and marks the partition done.
+    pub fn poll(&mut self, timeout: Duration) -> Result<Option<KafkaRecord>, String> {
         match self.consumer.poll(timeout) {
             None => Ok(None),
             Some(Err(e)) => Err(format!("reading from Kafka failed: {e}")),
-            Some(Ok(m)) => Ok(Some(KafkaRecord {
-                topic: m.topic().to_string(),
-                partition: m.partition(),
-                offset: m.offset(),
-                timestamp: m.timestamp().to_millis(),
-                payload: m.payload().map(|p| String::from_utf8_lossy(p).into_owned()),
-            })),
+            Some(Ok(m)) => {
+                if let Some(ends) = &mut self.ends {
+                    if let Some((end, done)) = ends.get_mut(&(m.topic().to_string(), m.partition()))
+                    {
+                        if *done || m.offset() >= *end {
+                            *done = true;
+                            return Ok(None);
+                        }
+                        if m.offset() + 1 >= *end {
+                            *done = true;
+                        }
+                    }
+                }
+                Ok(Some(KafkaRecord {
+                    topic: m.topic().to_string(),
+                    partition: m.partition(),
+                    offset: m.offset(),
+                    timestamp: m.timestamp().to_millis(),
+                    payload: m.payload().map(|p| String::from_utf8_lossy(p).into_owned()),
+                }))
+            }
         }
     }
 

@@ -533,7 +533,10 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                 bounded: dumps.contains_key(&t)
                     || match &plan.tables[t].connector {
                         Connector::Datagen(d) => DatagenTable::new(&plan.tables[t], d).bounded(),
-                        Connector::Kafka { .. } => false,
+                        Connector::Kafka { .. } => plan.tables[t]
+                            .options
+                            .get("scan.bounded.mode")
+                            .is_some_and(|m| m == "latest-offset"),
                         _ => true,
                     },
                 kafka,

@@ -154,7 +154,7 @@ impl SourceTask {
             }
             let mut got = 0;
             for _ in 0..512 {
-                let polled = match &self.kafka {
+                let polled = match &mut self.kafka {
                     Some(k) => k.poll(Duration::ZERO),
                     None => break,
                 };
@@ -269,7 +269,12 @@ impl SourceTask {
         let built = match &mut self.inputs[i].1 {
             Input::Kafka => {
                 let Some(rec) = self.kafka_pending.take() else {
-                    return Ok(Read::Nothing);
+                    let meta = &self.shared.splits[id as usize];
+                    let done = self
+                        .kafka
+                        .as_ref()
+                        .is_some_and(|k| k.finished(&meta.topic, meta.partition));
+                    return Ok(if done { Read::Exhausted } else { Read::Nothing });
                 };
                 self.kafka_current = Some((rec.topic.clone(), rec.partition, rec.offset));
                 let r = RecordRef {

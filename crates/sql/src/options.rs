@@ -138,6 +138,7 @@ const KAFKA: &[&str] = &[
     "scan.startup.mode",
     "scan.startup.specific-offsets",
     "scan.startup.timestamp-millis",
+    "scan.bounded.mode",
     "scan.topic-partition-discovery.interval",
     "scan.watermark.idle-timeout",
     "scan.watermark.idle-mode",
@@ -345,6 +346,14 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
         }
         None => None,
     };
+    if let Some(mode) = raw.get("scan.bounded.mode") {
+        if mode != "unbounded" && mode != "latest-offset" {
+            return Err(SqlError::new(
+                at("scan.bounded.mode"),
+                format!("scan.bounded.mode '{mode}' is not supported yet; supported: unbounded, latest-offset"),
+            ));
+        }
+    }
     if let Some(mode) = raw.get("scan.watermark.idle-mode") {
         if mode != "timeout" {
             return Err(SqlError::new(
