@@ -4,6 +4,7 @@
 #
 #   scripts/kafka.sh start    fetch the jars with Maven (cached), format, start, wait until it answers
 #   scripts/kafka.sh stop     stop the broker started here (by its PID)
+#   scripts/kafka.sh restart  stop, then start again with the same data (a broker restart)
 #   scripts/kafka.sh status   say whether it runs
 #
 # Environment: KAFKA_PORT (default 19092; the controller uses +1),
@@ -40,7 +41,6 @@ start() {
   if running; then echo "kafka.sh: already running on 127.0.0.1:$port (pid $(cat "$pidfile"))"; return; fi
   command -v java >/dev/null || { echo "kafka.sh: Java 17+ is needed to run Apache Kafka" >&2; exit 1; }
   fetch
-  rm -rf "$data"
   mkdir -p "$data"
   cat > "$home/server-$port.properties" <<PROPS
 process.roles=broker,controller
@@ -62,8 +62,11 @@ group.initial.rebalance.delay.ms=0
 PROPS
   local cp="$libs/*"
   local id
-  id="$(java -cp "$cp" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -n 1)"
-  java -cp "$cp" kafka.tools.StorageTool format -t "$id" -c "$home/server-$port.properties" >>"$log" 2>&1
+  # Format the storage once; a restart keeps the topics (and the cluster id).
+  if [ ! -f "$data/meta.properties" ]; then
+    id="$(java -cp "$cp" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -n 1)"
+    java -cp "$cp" kafka.tools.StorageTool format -t "$id" -c "$home/server-$port.properties" >>"$log" 2>&1
+  fi
   nohup java -Xms256m -Xmx768m -cp "$cp" kafka.Kafka "$home/server-$port.properties" >>"$log" 2>&1 &
   echo $! > "$pidfile"
   for _ in $(seq 1 120); do
@@ -92,6 +95,7 @@ stop() {
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
+  restart) stop; start ;;
   status) if running && answers; then echo "running on 127.0.0.1:$port"; else echo "not running"; exit 1; fi ;;
-  *) echo "usage: scripts/kafka.sh start|stop|status" >&2; exit 2 ;;
+  *) echo "usage: scripts/kafka.sh start|stop|restart|status" >&2; exit 2 ;;
 esac

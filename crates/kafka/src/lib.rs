@@ -88,6 +88,21 @@ pub struct PartitionReader {
     /// With `scan.bounded.mode` = 'latest-offset': the end offset of each
     /// partition when the job started, and whether it was reached.
     ends: Option<BTreeMap<(String, i32), (i64, bool)>>,
+    last_error: Option<String>,
+}
+
+fn is_fatal(e: &rdkafka::error::KafkaError) -> bool {
+    use rdkafka::error::KafkaError;
+    use rdkafka::types::RDKafkaErrorCode as C;
+    match e.rdkafka_error_code() {
+        Some(
+            C::Fatal
+            | C::UnknownTopicOrPartition
+            | C::TopicAuthorizationFailed
+            | C::GroupAuthorizationFailed,
+        ) => true,
+        _ => matches!(e, KafkaError::ClientCreation(_)),
+    }
 }
 
 impl PartitionReader {
@@ -160,6 +175,7 @@ impl PartitionReader {
             consumer,
             commit,
             ends,
+            last_error: None,
         })
     }
 
@@ -182,6 +198,12 @@ impl PartitionReader {
     pub fn poll(&mut self, timeout: Duration) -> Result<Option<KafkaRecord>, String> {
         match self.consumer.poll(timeout) {
             None => Ok(None),
+            // librdkafka reconnects by itself: a broker that went away is a
+            // reason to wait, not to fail the job. Only fatal errors stop it.
+            Some(Err(e)) if !is_fatal(&e) => {
+                self.last_error = Some(e.to_string());
+                Ok(None)
+            }
             Some(Err(e)) => Err(format!("reading from Kafka failed: {e}")),
             Some(Ok(m)) => {
                 if let Some(ends) = &mut self.ends {
@@ -205,6 +227,12 @@ impl PartitionReader {
                 }))
             }
         }
+    }
+
+    /// The last transient error librdkafka reported (and recovers from by
+    /// itself), taken, for the caller to log.
+    pub fn take_error(&mut self) -> Option<String> {
+        self.last_error.take()
     }
 
     /// Commits the offsets read so far to the consumer group (asynchronously;

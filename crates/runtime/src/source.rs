@@ -147,8 +147,11 @@ impl SourceTask {
                 let p = self.sub.on_periodic_emit(now);
                 self.broadcast(p);
                 self.publish();
-                if let Some(k) = &self.kafka {
+                if let Some(k) = &mut self.kafka {
                     k.commit();
+                    if let Some(e) = k.take_error() {
+                        tracing::warn!("Kafka: {e} (librdkafka retries; records resume when the broker is back)");
+                    }
                 }
                 next_emit += interval * ((now - next_emit) / interval + 1);
             }

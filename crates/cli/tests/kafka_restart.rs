@@ -1,0 +1,152 @@
+//! A broker restart while `lowwater run` reads and writes Kafka: the job
+//! keeps running (librdkafka reconnects; the job warns) and windows keep
+//! coming after the broker is back. Its own test binary, because it restarts
+//! the shared test broker, which no other test may use meanwhile.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::config::ClientConfig;
+use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+
+const BOOTSTRAP: &str = "127.0.0.1:19092";
+
+fn kafka_sh(cmd: &str) {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/kafka.sh");
+    let o = Command::new("bash")
+        .arg(script)
+        .arg(cmd)
+        .output()
+        .expect("scripts/kafka.sh");
+    assert!(
+        o.status.success(),
+        "kafka.sh {cmd}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    use std::task::{Context, Poll, Waker};
+    let mut f = std::pin::pin!(f);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn a_broker_restart_does_not_stop_the_job() {
+    kafka_sh("start");
+    let id = std::process::id();
+    let topic = format!("restart-{id}");
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", BOOTSTRAP)
+        .create()
+        .expect("admin");
+    for r in block_on(admin.create_topics(
+        &[NewTopic::new(&topic, 2, TopicReplication::Fixed(1))],
+        &AdminOptions::new(),
+    ))
+    .expect("create")
+    {
+        r.expect("topic");
+    }
+    let dir = std::env::temp_dir().join(format!("lowwater-restart-{id}"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let job = dir.join("job.sql");
+    std::fs::write(
+        &job,
+        format!(
+            "SET 'table.exec.source.idle-timeout' = '1 s';
+CREATE TABLE clicks (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '200' MILLISECOND)
+WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
+      'scan.startup.mode' = 'earliest-offset', 'format' = 'json');
+CREATE TABLE out (window_start TIMESTAMP(3), n BIGINT) WITH ('connector' = 'print');
+INSERT INTO out SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+GROUP BY window_start, window_end;"
+        ),
+    )
+    .expect("job");
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        // Live traffic for the whole test (the producer buffers while the broker is down).
+        s.spawn(|| {
+            let p: BaseProducer = ClientConfig::new()
+                .set("bootstrap.servers", BOOTSTRAP)
+                .create()
+                .expect("producer");
+            let mut k = 0i64;
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                let ts = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_millis() as i64);
+                let payload = format!(r#"{{"user_id":"u","ts":{}}}"#, format_ts(ts));
+                let _ = p.send(
+                    BaseRecord::<(), str>::to(&topic)
+                        .partition((k % 2) as i32)
+                        .payload(&payload)
+                        .timestamp(ts),
+                );
+                p.poll(Duration::ZERO);
+                k += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = p.flush(Duration::from_secs(10));
+        });
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+            .args([
+                "run",
+                job.to_str().unwrap_or_default(),
+                "--duration",
+                "40 s",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let first = lines.next().and_then(Result::ok).unwrap_or_default();
+        assert!(
+            first.starts_with("+I["),
+            "a window before the restart: {first}"
+        );
+        kafka_sh("restart");
+        // Windows of event time after the restart still come.
+        let after = lines.map_while(Result::ok).take(3).count();
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let status = child.wait().expect("wait");
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(after, 3, "windows kept coming after the broker restarted");
+        assert!(status.success(), "{status:?}");
+    });
+}
+
+fn format_ts(ms: i64) -> String {
+    // As a JSON string in Flink's SQL timestamp form.
+    let days = ms.div_euclid(86_400_000);
+    let rem = ms.rem_euclid(86_400_000);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "\"{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}.{:03}\"",
+        rem / 3_600_000,
+        rem / 60_000 % 60,
+        rem / 1_000 % 60,
+        rem % 1_000
+    )
+}
