@@ -346,6 +346,37 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
         }
         None => None,
     };
+    // Options lowwater knows but does not implement yet are errors, not
+    // silently ignored settings.
+    let unsupported = |k: &str, ok: &[&str], why: &str| -> Result<()> {
+        match raw.get(k) {
+            Some(v) if !ok.contains(&v.as_str()) => Err(SqlError::new(
+                at(k),
+                format!("{k} = '{v}' is not supported yet: {why}"),
+            )),
+            _ => Ok(()),
+        }
+    };
+    unsupported(
+        "sink.delivery-guarantee",
+        &["at-least-once", "none"],
+        "lowwater's Kafka sink is at-least-once (exactly-once needs checkpoints)",
+    )?;
+    unsupported(
+        "sink.partitioner",
+        &["default"],
+        "rows are partitioned by their key (or spread) by the Kafka client",
+    )?;
+    unsupported(
+        "sink.transactional-id-prefix",
+        &[],
+        "transactions come with exactly-once",
+    )?;
+    unsupported(
+        "scan.topic-partition-discovery.interval",
+        &["0", "0 ms", "0 s"],
+        "partitions are read when the job starts; remove the option or set it to '0'",
+    )?;
     if let Some(mode) = raw.get("scan.bounded.mode") {
         if mode != "unbounded" && mode != "latest-offset" {
             return Err(SqlError::new(

@@ -201,3 +201,37 @@ fn datagen_options_are_checked() {
         assert!(!e.starts_with("line 0"), "{e}");
     }
 }
+
+#[test]
+fn kafka_options_not_implemented_yet_are_errors_not_ignored() {
+    for (opt, needle) in [
+        (
+            "'sink.delivery-guarantee' = 'exactly-once'",
+            "exactly-once needs checkpoints",
+        ),
+        (
+            "'sink.partitioner' = 'round-robin'",
+            "sink.partitioner = 'round-robin' is not supported yet",
+        ),
+        (
+            "'scan.topic-partition-discovery.interval' = '5 min'",
+            "partitions are read when the job starts",
+        ),
+        (
+            "'scan.bounded.mode' = 'timestamp'",
+            "supported: unbounded, latest-offset",
+        ),
+        (
+            "'scan.watermark.idle-mode' = 'caught-up'",
+            "supported: timeout",
+        ),
+    ] {
+        let sql = job("INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id")
+            .replace("'format' = 'json');", &format!("'format' = 'json', {opt});"));
+        let e = err(&sql);
+        assert!(e.contains(needle), "expected {needle:?} in: {e}");
+    }
+    let ok = job("INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id")
+        .replace("'format' = 'json');", "'format' = 'json', 'scan.bounded.mode' = 'latest-offset', 'sink.delivery-guarantee' = 'at-least-once');");
+    assert!(JobPlan::from_sql(&ok).is_ok());
+}
