@@ -366,3 +366,117 @@ fn seed000_heartbeat_partition_on_16_partitions_at_parallelism_8() {
         "the heartbeat holds every window"
     );
 }
+
+/// Seed 003 traffic: stock changes on 12 partitions keyed by SKU; partition 7
+/// (slow SKUs) goes quiet after the first second. Returns the records sent.
+fn produce_stock(topic: &str, stop: &std::sync::atomic::AtomicBool) -> u64 {
+    let p: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", BOOTSTRAP)
+        .create()
+        .expect("producer");
+    let started = std::time::Instant::now();
+    let mut k = 0u64;
+    while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+        let part = (k % 12) as i32;
+        k += 1;
+        if part == 7 && started.elapsed() > Duration::from_secs(1) {
+            continue;
+        }
+        let ts = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64);
+        let payload = format!(
+            r#"{{"sku":"sku-{part:02}","available_qty":{},"changed_at":"{}"}}"#,
+            40 - (k % 41),
+            sql_ts(ts)
+        );
+        p.send(
+            BaseRecord::<str, str>::to(topic)
+                .partition(part)
+                .key(&format!("sku-{part:02}"))
+                .payload(&payload)
+                .timestamp(ts),
+        )
+        .expect("send");
+        p.poll(Duration::ZERO);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    p.flush(Duration::from_secs(10)).expect("flush");
+    k
+}
+
+#[test]
+fn seed003_quiet_partition_keyed_by_sku() {
+    broker();
+    let id = std::process::id();
+    let dir = std::env::temp_dir().join(format!("lowwater-kafka-stock-{id}"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let run = |settings: &str, suffix: &str| {
+        let (input, out) = (
+            format!("stock-{suffix}-{id}"),
+            format!("alerts-{suffix}-{id}"),
+        );
+        create_topic(&input, 12);
+        create_topic(&out, 1);
+        let sql = format!(
+            "SET 'parallelism.default' = '2';
+{settings}
+CREATE TABLE stock_changes (sku STRING, available_qty INT, changed_at TIMESTAMP(3),
+  WATERMARK FOR changed_at AS changed_at - INTERVAL '300' MILLISECOND)
+WITH ('connector' = 'kafka', 'topic' = '{input}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
+      'scan.startup.mode' = 'earliest-offset', 'format' = 'json');
+CREATE TABLE stock_out_alerts (window_start TIMESTAMP(3), window_end TIMESTAMP(3), sku STRING, min_available INT)
+WITH ('connector' = 'kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{BOOTSTRAP}', 'format' = 'json',
+      'key.format' = 'json', 'key.fields' = 'sku');
+INSERT INTO stock_out_alerts SELECT window_start, window_end, sku, MIN(available_qty)
+FROM TABLE(TUMBLE(TABLE stock_changes, DESCRIPTOR(changed_at), INTERVAL '1' SECOND))
+GROUP BY window_start, window_end, sku;"
+        );
+        let job = dir.join(format!("{suffix}.sql"));
+        std::fs::write(&job, sql).expect("job");
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let o = std::thread::scope(|s| {
+            s.spawn(|| produce_stock(&input, &stop));
+            let o = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+                .args(["run", job.to_str().unwrap_or_default(), "--duration", "7 s"])
+                .output()
+                .expect("run");
+            stop.store(true, std::sync::atomic::Ordering::SeqCst);
+            o
+        });
+        (o, input, consume_all(&out, 1))
+    };
+    let (o, input, rows) = run("", "stalled");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("partition 7 of {input} (subtask ")),
+        "{err}"
+    );
+    assert!(err.contains("has had no record for"), "{err}");
+    // Only windows that closed before partition 7 went quiet (its first
+    // second) can fire: at most two seconds of windows for 12 SKUs.
+    assert!(
+        rows.len() <= 24,
+        "the quiet partition holds every later window: {rows:?}"
+    );
+    let (o, _, rows) = run("SET 'table.exec.source.idle-timeout' = '1 s';", "fixed");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let skus: std::collections::BTreeSet<&str> = rows
+        .iter()
+        .filter_map(|r| {
+            r.split("\"sku\":\"")
+                .nth(1)
+                .and_then(|t| t.split('"').next())
+        })
+        .collect();
+    assert!(
+        skus.len() >= 11,
+        "alerts per SKU keep coming for the busy partitions: {skus:?}"
+    );
+    assert!(
+        rows.len() >= 11 * 3,
+        "several windows per SKU: {}",
+        rows.len()
+    );
+}
