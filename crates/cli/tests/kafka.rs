@@ -480,3 +480,38 @@ GROUP BY window_start, window_end, sku;"
         rows.len()
     );
 }
+
+#[test]
+fn unreachable_brokers_and_missing_topics_are_clear_errors() {
+    broker();
+    let dir = std::env::temp_dir().join(format!("lowwater-kafka-errors-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let job = |bootstrap: &str, topic: &str| {
+        let sql = format!(
+            "CREATE TABLE src (k STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+             WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json');
+             CREATE TABLE out (k STRING, n BIGINT) WITH ('connector' = 'print');
+             INSERT INTO out SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, k;"
+        );
+        let path = dir.join(format!("{}.sql", topic.replace('/', "_")));
+        std::fs::write(&path, sql).expect("job");
+        Command::new(env!("CARGO_BIN_EXE_lowwater"))
+            .args(["run", path.to_str().unwrap_or_default()])
+            .output()
+            .expect("run")
+    };
+    let o = job("127.0.0.1:1", "anything");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot reach the Kafka brokers at 127.0.0.1:1"),
+        "{err}"
+    );
+    let o = job(BOOTSTRAP, "no-such-topic-here");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("topic 'no-such-topic-here' does not exist"),
+        "{err}"
+    );
+}
