@@ -9,8 +9,6 @@ use std::process::Command;
 use std::sync::Once;
 use std::time::Duration;
 
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
@@ -35,55 +33,12 @@ fn broker() {
     });
 }
 
-/// Runs a future to completion on this thread (rdkafka's admin calls).
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    use std::task::{Context, Poll, Waker};
-    let mut f = std::pin::pin!(f);
-    let mut cx = Context::from_waker(Waker::noop());
-    loop {
-        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
-            return v;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 fn create_topic(name: &str, partitions: i32) {
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", BOOTSTRAP)
-        .create()
-        .expect("admin client");
-    let t = NewTopic::new(name, partitions, TopicReplication::Fixed(1));
-    let r = block_on(admin.create_topics(&[t], &AdminOptions::new())).expect("create topics");
-    for x in r {
-        x.expect("topic created");
-    }
+    lowwater_kafka::create_topic(BOOTSTRAP, name, partitions).expect("topic created");
 }
 
 fn sql_ts(ms: i64) -> String {
-    lowwater_core_time(ms)
-}
-
-fn lowwater_core_time(ms: i64) -> String {
-    // yyyy-MM-dd HH:mm:ss.SSS in UTC, as Flink's json format reads TIMESTAMP(3).
-    let days = ms.div_euclid(86_400_000);
-    let rem = ms.rem_euclid(86_400_000);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}.{:03}",
-        rem / 3_600_000,
-        rem / 60_000 % 60,
-        rem / 1_000 % 60,
-        rem % 1_000
-    )
+    lowwater_core::time::format_timestamp(ms, ' ')
 }
 
 /// Produces live traffic until `stop`: a record every 20 ms, round-robin

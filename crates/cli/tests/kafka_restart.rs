@@ -7,8 +7,6 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 
@@ -28,35 +26,12 @@ fn kafka_sh(cmd: &str) {
     );
 }
 
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    use std::task::{Context, Poll, Waker};
-    let mut f = std::pin::pin!(f);
-    let mut cx = Context::from_waker(Waker::noop());
-    loop {
-        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
-            return v;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 #[test]
 fn a_broker_restart_does_not_stop_the_job() {
     kafka_sh("start");
     let id = std::process::id();
     let topic = format!("restart-{id}");
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", BOOTSTRAP)
-        .create()
-        .expect("admin");
-    for r in block_on(admin.create_topics(
-        &[NewTopic::new(&topic, 2, TopicReplication::Fixed(1))],
-        &AdminOptions::new(),
-    ))
-    .expect("create")
-    {
-        r.expect("topic");
-    }
+    lowwater_kafka::create_topic(BOOTSTRAP, &topic, 2).expect("topic");
     let dir = std::env::temp_dir().join(format!("lowwater-restart-{id}"));
     std::fs::create_dir_all(&dir).expect("dir");
     let job = dir.join("job.sql");
@@ -131,22 +106,5 @@ GROUP BY window_start, window_end;"
 
 fn format_ts(ms: i64) -> String {
     // As a JSON string in Flink's SQL timestamp form.
-    let days = ms.div_euclid(86_400_000);
-    let rem = ms.rem_euclid(86_400_000);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "\"{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}.{:03}\"",
-        rem / 3_600_000,
-        rem / 60_000 % 60,
-        rem / 1_000 % 60,
-        rem % 1_000
-    )
+    format!("\"{}\"", lowwater_core::time::format_timestamp(ms, ' '))
 }

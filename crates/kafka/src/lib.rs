@@ -418,3 +418,43 @@ pub fn dump_topic(
     }
     Ok(n)
 }
+
+/// Creates `topic` with `partitions` partitions (replication 1) on the
+/// brokers at `bootstrap`; an existing topic is not an error. For tests,
+/// benchmarks and local trials.
+pub fn create_topic(bootstrap: &str, topic: &str, partitions: i32) -> Result<(), String> {
+    use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+    use rdkafka::client::DefaultClientContext;
+    use rdkafka::types::RDKafkaErrorCode;
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+        .map_err(|e| format!("cannot create a Kafka admin client: {e}"))?;
+    let new = NewTopic::new(topic, partitions, TopicReplication::Fixed(1));
+    let results = block_on(admin.create_topics(
+        &[new],
+        &AdminOptions::new().request_timeout(Some(REQUEST_TIMEOUT)),
+    ))
+    .map_err(|e| format!("creating topic '{topic}' failed: {e}"))?;
+    for r in results {
+        match r {
+            Ok(_) | Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
+            Err((t, e)) => return Err(format!("creating topic '{t}' failed: {e}")),
+        }
+    }
+    Ok(())
+}
+
+/// Runs one of rdkafka's admin futures to completion on this thread (the
+/// admin client drives it from its own thread; polling here only waits).
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    use std::task::{Context, Poll, Waker};
+    let mut f = std::pin::pin!(f);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}

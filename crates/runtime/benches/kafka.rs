@@ -11,8 +11,6 @@ use std::time::{Duration, Instant};
 
 use lowwater_runtime::{run, RunArgs};
 use lowwater_sql::plan::JobPlan;
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
@@ -20,27 +18,8 @@ use rdkafka::{Offset, TopicPartitionList};
 
 const BOOTSTRAP: &str = "127.0.0.1:19092";
 
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    use std::task::{Context, Poll, Waker};
-    let mut f = std::pin::pin!(f);
-    let mut cx = Context::from_waker(Waker::noop());
-    loop {
-        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
-            return v;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 fn fill(topic: &str, n: usize) {
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", BOOTSTRAP)
-        .create()
-        .expect("admin");
-    let _ = block_on(admin.create_topics(
-        &[NewTopic::new(topic, 16, TopicReplication::Fixed(1))],
-        &AdminOptions::new(),
-    ));
+    lowwater_kafka::create_topic(BOOTSTRAP, topic, 16).expect("topic");
     let p: BaseProducer = ClientConfig::new()
         .set("bootstrap.servers", BOOTSTRAP)
         .set("linger.ms", "20")
