@@ -55,6 +55,31 @@ fn fill(topic: &str, n: usize) {
     p.flush(Duration::from_secs(60)).expect("flush");
 }
 
+/// Records stored in `topic` (the sum of its end offsets; 0 if it does not exist).
+fn stored(topic: &str) -> i64 {
+    let c: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", BOOTSTRAP)
+        .create()
+        .expect("consumer");
+    let Ok(md) = c.fetch_metadata(Some(topic), Duration::from_secs(10)) else {
+        return 0;
+    };
+    let Some(t) = md
+        .topics()
+        .iter()
+        .find(|t| t.name() == topic && t.error().is_none())
+    else {
+        return 0;
+    };
+    t.partitions()
+        .iter()
+        .map(|p| {
+            c.fetch_watermarks(topic, p.id(), Duration::from_secs(10))
+                .map_or(0, |(_, high)| high)
+        })
+        .sum()
+}
+
 fn raw_consume(topic: &str, n: usize) -> f64 {
     let c: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", BOOTSTRAP)
@@ -91,11 +116,19 @@ fn main() {
         .is_ok_and(|s| s.success());
     assert!(ok, "the Kafka broker did not start");
     let topic = format!("bench-clickstream-{n}");
-    let marker = std::env::temp_dir().join(format!("lowwater-kafka-bench-{topic}"));
-    if !marker.exists() {
-        fill(&topic, n);
-        std::fs::write(&marker, "filled").expect("marker");
+    match stored(&topic) {
+        0 => fill(&topic, n),
+        s if s == n as i64 => {}
+        s => panic!(
+            "topic {topic} holds {s} records, not {n}: a fill was interrupted; \
+             delete it (or wipe the broker's data dir) and run again"
+        ),
     }
+    assert_eq!(
+        stored(&topic),
+        n as i64,
+        "the bench topic holds exactly the records it was filled with"
+    );
     let raw = raw_consume(&topic, n);
     println!("kafka bench: {n} records on a 16-partition topic, seed 000 job, same run");
     println!(
