@@ -59,6 +59,9 @@ transaction.state.log.min.isr=1
 share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
+# Fixtures and benches carry historical record timestamps (2025); time-based
+# retention would delete them minutes after they are written.
+log.retention.ms=-1
 PROPS
   local cp="$libs/*"
   local id

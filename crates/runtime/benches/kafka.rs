@@ -27,6 +27,7 @@ fn fill(topic: &str, n: usize) {
         .create()
         .expect("producer");
     let day = 1_757_808_000_000i64;
+    let deadline = Instant::now() + Duration::from_secs(300);
     for i in 0..n {
         let ts = day + i as i64 * 3;
         let payload = format!(
@@ -43,6 +44,11 @@ fn fill(topic: &str, n: usize) {
             match p.send(rec) {
                 Ok(()) => break,
                 Err((_, r)) => {
+                    assert!(
+                        Instant::now() < deadline,
+                        "filling {topic} made no progress in 300 s: is the broker healthy? \
+                         (scripts/kafka.sh status)"
+                    );
                     rec = r;
                     p.poll(Duration::from_millis(10));
                 }
@@ -55,7 +61,8 @@ fn fill(topic: &str, n: usize) {
     p.flush(Duration::from_secs(60)).expect("flush");
 }
 
-/// Records stored in `topic` (the sum of its end offsets; 0 if it does not exist).
+/// Records readable in `topic` (end minus start offset, summed over its
+/// partitions; 0 if it does not exist). Retention can move the start offset.
 fn stored(topic: &str) -> i64 {
     let c: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", BOOTSTRAP)
@@ -75,7 +82,7 @@ fn stored(topic: &str) -> i64 {
         .iter()
         .map(|p| {
             c.fetch_watermarks(topic, p.id(), Duration::from_secs(10))
-                .map_or(0, |(_, high)| high)
+                .map_or(0, |(low, high)| high - low)
         })
         .sum()
 }
