@@ -502,3 +502,68 @@ fn unreachable_brokers_and_missing_topics_are_clear_errors() {
         "{err}"
     );
 }
+
+#[test]
+fn a_poison_record_names_topic_partition_and_offset_or_is_skipped_and_counted() {
+    broker();
+    let id = std::process::id();
+    let dir = std::env::temp_dir().join(format!("lowwater-kafka-poison-{id}"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let topic = format!("poison-{id}");
+    create_topic(&topic, 2);
+    let p: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", BOOTSTRAP)
+        .create()
+        .expect("producer");
+    // Partition 1: two good records, then one that is not JSON (offset 2), then a good one.
+    let payloads = [
+        r#"{"k":"a","ts":"2025-09-14 00:00:00.000"}"#,
+        r#"{"k":"a","ts":"2025-09-14 00:00:00.500"}"#,
+        "not json {",
+        r#"{"k":"b","ts":"2025-09-14 00:00:01.200"}"#,
+    ];
+    for payload in payloads {
+        p.send(
+            BaseRecord::<(), str>::to(&topic)
+                .partition(1)
+                .payload(payload),
+        )
+        .map_err(|(e, _)| e)
+        .expect("send");
+    }
+    p.flush(std::time::Duration::from_secs(30)).expect("flush");
+    let run = |extra: &str| {
+        let sql = format!(
+            "CREATE TABLE src (k STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+             WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
+                   'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json'{extra});
+             CREATE TABLE out (k STRING, n BIGINT) WITH ('connector' = 'print');
+             INSERT INTO out SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, k;"
+        );
+        let path = dir.join(format!("poison{}.sql", extra.len()));
+        std::fs::write(&path, sql).expect("job");
+        Command::new(env!("CARGO_BIN_EXE_lowwater"))
+            .args([
+                "run",
+                path.to_str().unwrap_or_default(),
+                "--duration",
+                "60 s",
+            ])
+            .output()
+            .expect("run")
+    };
+    let o = run("");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "a poison record fails the job: {err}");
+    assert!(
+        err.contains(&format!("topic {topic} partition 1 offset 2")),
+        "the error names where the record is: {err}"
+    );
+    let o = run(", 'json.ignore-parse-errors' = 'true'");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("+I[a, 2]"), "{out}");
+    assert!(out.contains("+I[b, 1]"), "{out}");
+    assert!(err.contains("1 skipped"), "the skip is counted: {err}");
+}
