@@ -8,6 +8,7 @@
 use std::fmt::Write as _;
 
 use lowwater_core::diagnose::Stall;
+use lowwater_core::source::SplitId;
 use lowwater_core::time::{display_duration, format_timestamp};
 use lowwater_core::{Millis, Timestamp, MAX_WATERMARK, MIN_WATERMARK};
 use lowwater_sql::explain::{stall_reason, StallHolder};
@@ -233,18 +234,54 @@ fn stall_report(
     s: &Stall,
     threshold: Millis,
 ) -> StallReport {
+    let source = plan.pipelines[pi].source;
+    let partitions = engine.splits().iter().filter(|m| m.table == source).count();
+    build_stall_report(
+        plan,
+        pi,
+        s,
+        s.to.unwrap_or(s.from),
+        threshold,
+        partitions,
+        |id| {
+            let m = engine.splits().get(id as usize)?;
+            Some((m.topic.clone(), m.partition))
+        },
+    )
+}
+
+/// A stall as reports show it, for replay and live runs alike. `to` is
+/// where an open stall ends (the end of the run); `partitions` is how many
+/// partitions the pipeline's source reads; `split` gives a split's topic
+/// and partition.
+pub fn build_stall_report(
+    plan: &JobPlan,
+    pi: usize,
+    s: &Stall,
+    to: Timestamp,
+    threshold: Millis,
+    partitions: usize,
+    split: impl Fn(SplitId) -> Option<(String, i32)>,
+) -> StallReport {
     let pl = &plan.pipelines[pi];
-    let to = s.to.unwrap_or(s.from);
     let held_by = s.held_by.map(|h| {
-        let meta = h.split.and_then(|id| engine.splits().get(id as usize));
+        let (topic, partition) = h.split.and_then(&split).unzip();
         HeldBy {
-            topic: meta.map(|m| m.topic.clone()),
-            partition: meta.map(|m| m.partition),
+            topic,
+            partition,
             subtask: h.subtask,
             silent_ms: h.silent_ms,
             never_had_record: h.never_had_record,
         }
     });
+    let holder = held_by.as_ref().map(|h| StallHolder {
+        topic: h.topic.as_deref(),
+        partition: h.partition,
+        subtask: h.subtask,
+        silent_ms: h.silent_ms,
+        never_had_record: h.never_had_record,
+    });
+    let reason = stall_reason(plan, pi, holder.as_ref(), partitions, threshold);
     StallReport {
         sink: plan.tables[pl.sink].name.clone(),
         source: plan.tables[pl.source].name.clone(),
@@ -253,33 +290,9 @@ fn stall_report(
         duration_ms: to - s.from,
         resolved: s.resolved,
         watermark: wm(s.watermark),
-        reason: reason(plan, pi, held_by.as_ref(), engine, threshold),
+        reason,
         held_by,
     }
-}
-
-/// The one-line explanation of a stall (see [`lowwater_sql::explain::stall_reason`]).
-pub fn reason(
-    plan: &JobPlan,
-    pi: usize,
-    h: Option<&HeldBy>,
-    engine: &Engine<'_>,
-    threshold: Millis,
-) -> String {
-    let pl = &plan.pipelines[pi];
-    let n = engine
-        .splits()
-        .iter()
-        .filter(|m| m.table == pl.source)
-        .count();
-    let holder = h.map(|h| StallHolder {
-        topic: h.topic.as_deref(),
-        partition: h.partition,
-        subtask: h.subtask,
-        silent_ms: h.silent_ms,
-        never_had_record: h.never_had_record,
-    });
-    stall_reason(plan, pi, holder.as_ref(), n, threshold)
 }
 
 fn when(ts: Timestamp) -> String {

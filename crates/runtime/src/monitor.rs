@@ -10,8 +10,7 @@ use std::sync::Arc;
 use lowwater_core::diagnose::{Holder, Stall, StallDetector};
 use lowwater_core::time::{display_duration, format_timestamp};
 use lowwater_core::{Millis, Timestamp, MAX_WATERMARK, MIN_WATERMARK};
-use lowwater_replay::report::{HeldBy, StallReport};
-use lowwater_sql::explain::{stall_reason, StallHolder};
+use lowwater_replay::report::{build_stall_report, StallReport};
 use lowwater_sql::plan::JobPlan;
 
 use crate::job::Shared;
@@ -92,51 +91,20 @@ impl Monitor {
     }
 
     fn report(&self, pi: usize, s: &Stall, now: Timestamp) -> StallReport {
-        let pl = &self.plan.pipelines[pi];
-        let held_by = s.held_by.map(|h| {
-            let meta = h.split.and_then(|id| self.shared.splits.get(id as usize));
-            HeldBy {
-                topic: meta.map(|m| m.topic.clone()),
-                partition: meta.map(|m| m.partition),
-                subtask: h.subtask,
-                silent_ms: h.silent_ms,
-                never_had_record: h.never_had_record,
-            }
-        });
-        let partitions = self
-            .shared
-            .splits
-            .iter()
-            .filter(|m| m.table == pl.source)
-            .count();
-        let reason = stall_reason(
+        let source = self.plan.pipelines[pi].source;
+        let splits = &self.shared.splits;
+        build_stall_report(
             &self.plan,
             pi,
-            held_by
-                .as_ref()
-                .map(|h| StallHolder {
-                    topic: h.topic.as_deref(),
-                    partition: h.partition,
-                    subtask: h.subtask,
-                    silent_ms: h.silent_ms,
-                    never_had_record: h.never_had_record,
-                })
-                .as_ref(),
-            partitions,
+            s,
+            s.to.unwrap_or(now),
             self.threshold,
-        );
-        let to = s.to.unwrap_or(now);
-        StallReport {
-            sink: self.plan.tables[pl.sink].name.clone(),
-            source: self.plan.tables[pl.source].name.clone(),
-            from_ts: s.from,
-            to_ts: to,
-            duration_ms: to - s.from,
-            resolved: s.resolved,
-            watermark: (s.watermark != MIN_WATERMARK).then_some(s.watermark),
-            reason,
-            held_by,
-        }
+            splits.iter().filter(|m| m.table == source).count(),
+            |id| {
+                let m = splits.get(id as usize)?;
+                Some((m.topic.clone(), m.partition))
+            },
+        )
     }
 
     pub fn tick(&mut self, now: Timestamp) {
