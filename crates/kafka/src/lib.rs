@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
 use rdkafka::{Message, Offset, TopicPartitionList};
 
 /// How long metadata and offset requests may take before the job fails
@@ -248,14 +248,27 @@ fn specific(options: &BTreeMap<String, String>, partition: i32) -> Result<Offset
     let spec = options
         .get("scan.startup.specific-offsets")
         .ok_or("scan.startup.mode 'specific-offsets' needs 'scan.startup.specific-offsets'")?;
-    for part in spec.split(';') {
+    for part in spec.split(';').filter(|p| !p.trim().is_empty()) {
         let mut p = None;
         let mut o = None;
         for kv in part.split(',') {
             match kv.trim().split_once(':') {
-                Some(("partition", v)) => p = v.trim().parse::<i32>().ok(),
-                Some(("offset", v)) => o = v.trim().parse::<i64>().ok(),
-                _ => {}
+                Some(("partition", v)) => {
+                    p = Some(v.trim().parse::<i32>().map_err(|_| {
+                        format!("bad partition '{v}' in scan.startup.specific-offsets '{part}'")
+                    })?)
+                }
+                Some(("offset", v)) => {
+                    o = Some(v.trim().parse::<i64>().map_err(|_| {
+                        format!("bad offset '{v}' in scan.startup.specific-offsets '{part}'")
+                    })?)
+                }
+                _ => {
+                    return Err(format!(
+                    "'{kv}' in scan.startup.specific-offsets is not 'partition:N' or 'offset:N' \
+                         (expected e.g. 'partition:0,offset:42;partition:1,offset:300')"
+                ))
+                }
             }
         }
         if p == Some(partition) {
@@ -267,17 +280,42 @@ fn specific(options: &BTreeMap<String, String>, partition: i32) -> Result<Offset
     Ok(Offset::Beginning)
 }
 
+/// Delivery reports of a sink producer: a row the broker did not
+/// acknowledge (too large, not authorized, timed out) is counted here and
+/// fails the job on the next send or flush, instead of vanishing.
+#[derive(Default)]
+struct Deliveries {
+    failed: std::sync::atomic::AtomicU64,
+    first: std::sync::Mutex<Option<String>>,
+}
+
+impl rdkafka::ClientContext for Deliveries {}
+
+impl ProducerContext for Deliveries {
+    type DeliveryOpaque = ();
+
+    fn delivery(&self, result: &DeliveryResult<'_>, _: ()) {
+        if let Err((e, _)) = result {
+            self.failed
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if let Ok(mut first) = self.first.lock() {
+                first.get_or_insert_with(|| e.to_string());
+            }
+        }
+    }
+}
+
 /// The producer of one sink table.
 pub struct TopicWriter {
-    producer: BaseProducer,
+    producer: BaseProducer<Deliveries>,
     topic: String,
 }
 
 impl TopicWriter {
     /// A producer writing to `topic` with these `properties.*`.
     pub fn new(properties: &BTreeMap<String, String>, topic: &str) -> Result<Self, String> {
-        let producer: BaseProducer = config(properties)
-            .create()
+        let producer: BaseProducer<Deliveries> = config(properties)
+            .create_with_context(Deliveries::default())
             .map_err(|e| format!("cannot create a Kafka producer: {e}"))?;
         Ok(TopicWriter {
             producer,
@@ -297,7 +335,7 @@ impl TopicWriter {
             match self.producer.send(record) {
                 Ok(()) => {
                     self.producer.poll(Duration::ZERO);
-                    return Ok(());
+                    return self.undelivered();
                 }
                 Err((
                     rdkafka::error::KafkaError::MessageProduction(
@@ -319,7 +357,26 @@ impl TopicWriter {
     pub fn flush(&self) -> Result<(), String> {
         self.producer
             .flush(Duration::from_secs(30))
-            .map_err(|e| format!("flushing topic '{}' failed: {e}", self.topic))
+            .map_err(|e| format!("flushing topic '{}' failed: {e}", self.topic))?;
+        self.undelivered()
+    }
+
+    /// An error if the broker rejected any row sent so far.
+    fn undelivered(&self) -> Result<(), String> {
+        let ctx = self.producer.context();
+        match ctx.failed.load(std::sync::atomic::Ordering::Relaxed) {
+            0 => Ok(()),
+            n => Err(format!(
+                "{n} rows were not delivered to topic '{}' (first error: {}); \
+                 check the topic, its max.message.bytes and the producer's properties.*",
+                self.topic,
+                ctx.first
+                    .lock()
+                    .ok()
+                    .and_then(|f| f.clone())
+                    .unwrap_or_default()
+            )),
+        }
     }
 }
 
