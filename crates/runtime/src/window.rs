@@ -137,7 +137,12 @@ impl WindowTask {
         }
         for t in touched {
             if let Some(Ok(mut w)) = self.shared.sinks.get(&t).map(|w| w.lock()) {
-                let _ = w.flush();
+                if let Err(e) = w.flush() {
+                    self.shared.fail(RunError::Io(format!(
+                        "flushing sink {}: {e}",
+                        self.plan.tables[t].name
+                    )));
+                }
             }
         }
     }
