@@ -77,8 +77,9 @@ pub struct KafkaRecord {
     pub offset: i64,
     /// The record timestamp (create or log-append time), if any.
     pub timestamp: Option<i64>,
-    /// The value (`None`: tombstone).
-    pub payload: Option<String>,
+    /// The value (`None`: tombstone), as the broker stored it: the caller
+    /// reports invalid UTF-8 with the record's place (nothing is replaced).
+    pub payload: Option<Vec<u8>>,
 }
 
 /// The consumer of one source subtask's partitions.
@@ -223,7 +224,7 @@ impl PartitionReader {
                     partition: m.partition(),
                     offset: m.offset(),
                     timestamp: m.timestamp().to_millis(),
-                    payload: m.payload().map(|p| String::from_utf8_lossy(p).into_owned()),
+                    payload: m.payload().map(<[u8]>::to_vec),
                 }))
             }
         }
@@ -467,7 +468,7 @@ pub fn dump_topic(
                 partition: p,
                 offset: m.offset(),
                 timestamp: ts,
-                payload: m.payload().map(|v| String::from_utf8_lossy(v).into_owned()),
+                payload: m.payload().map(<[u8]>::to_vec),
             },
             key,
         )?;

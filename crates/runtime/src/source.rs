@@ -280,14 +280,22 @@ impl SourceTask {
                     return Ok(if done { Read::Exhausted } else { Read::Nothing });
                 };
                 self.kafka_current = Some((rec.topic.clone(), rec.partition, rec.offset));
-                let r = RecordRef {
-                    topic: &rec.topic,
-                    partition: rec.partition,
-                    offset: Some(rec.offset),
-                    ts: rec.timestamp.unwrap_or(now),
-                    payload: rec.payload.as_deref(),
-                };
-                self.rows.build(r, row, &mut nulled)
+                match rec.payload.as_deref().map(std::str::from_utf8).transpose() {
+                    Ok(payload) => {
+                        let r = RecordRef {
+                            topic: &rec.topic,
+                            partition: rec.partition,
+                            offset: Some(rec.offset),
+                            ts: rec.timestamp.unwrap_or(now),
+                            payload,
+                        };
+                        self.rows.build(r, row, &mut nulled)
+                    }
+                    Err(_) if self.rows.ignores_errors() => Ok(Built::Skipped),
+                    Err(e) => Err(RecordError::decode(format!(
+                        "the payload is not valid UTF-8 ({e})"
+                    ))),
+                }
             }
             Input::Gen(g) => {
                 if g.finished() {
