@@ -236,12 +236,23 @@ impl PartitionReader {
         self.last_error.take()
     }
 
-    /// Commits the offsets read so far to the consumer group (asynchronously;
-    /// at least once).
-    pub fn commit(&self) {
+    /// Commits the offsets read so far to the consumer group
+    /// (asynchronously). Records read but still in open windows are
+    /// committed too: until checkpoints exist, a restart from group offsets
+    /// does not see them again (at most once for open windows). A failed
+    /// commit is returned for the caller to log; the next one retries.
+    pub fn commit(&self) -> Result<(), String> {
         if self.commit {
-            let _ = self.consumer.commit_consumer_state(CommitMode::Async);
+            match self.consumer.commit_consumer_state(CommitMode::Async) {
+                // Nothing read since the last commit.
+                Err(rdkafka::error::KafkaError::ConsumerCommit(
+                    rdkafka::types::RDKafkaErrorCode::NoOffset,
+                ))
+                | Ok(()) => {}
+                Err(e) => return Err(format!("committing offsets failed: {e}")),
+            }
         }
+        Ok(())
     }
 }
 

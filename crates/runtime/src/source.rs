@@ -148,7 +148,9 @@ impl SourceTask {
                 self.broadcast(p);
                 self.publish();
                 if let Some(k) = &mut self.kafka {
-                    k.commit();
+                    if let Err(e) = k.commit() {
+                        tracing::warn!("Kafka: {e}");
+                    }
                     if let Some(e) = k.take_error() {
                         tracing::warn!("Kafka: {e} (librdkafka retries; records resume when the broker is back)");
                     }
@@ -167,7 +169,15 @@ impl SourceTask {
                             let m = &self.shared.splits[*id as usize];
                             m.partition == rec.partition && m.topic == rec.topic
                         });
-                        let Some(i) = split else { continue };
+                        let Some(i) = split else {
+                            // assign() only delivers this subtask's partitions.
+                            self.shared.fail(RunError::Record(format!(
+                                "topic {} partition {} offset {}: a record of a partition this \
+                                 subtask was not assigned; please report this",
+                                rec.topic, rec.partition, rec.offset
+                            )));
+                            break;
+                        };
                         self.kafka_pending = Some(rec);
                         match self.read_one(i, now, &mut row) {
                             Ok(_) => got += 1,
