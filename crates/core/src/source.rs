@@ -96,6 +96,23 @@ impl SourceSubtask {
         Ok(self.combiner.on_split_record(i))
     }
 
+    /// Lag-aware idleness: split `id` still has records to read (its
+    /// reader is behind the end of the partition). Until the next periodic
+    /// emit it counts as active, and an idle split becomes active again at
+    /// its last watermark (holding the subtask), so that idleness cannot
+    /// let the watermark pass records that exist but were not read yet.
+    /// Call it before [`Self::on_periodic_emit`].
+    pub fn on_backlog(&mut self, id: SplitId) -> Result<Progress> {
+        let i = self.index(id).ok_or_else(|| {
+            Error::InvalidIndex(format!("split {id} is not assigned to this subtask"))
+        })?;
+        self.splits[i].generator.on_backlog();
+        if self.combiner.split(i).is_some_and(|p| p.idle) {
+            return Ok(self.combiner.on_split_record(i));
+        }
+        Ok(Progress::NONE)
+    }
+
     /// The periodic emit at `now`: every split's generator runs (idleness
     /// first), then the splits are combined once.
     pub fn on_periodic_emit(&mut self, now: Timestamp) -> Progress {

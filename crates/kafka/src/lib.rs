@@ -12,8 +12,9 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use rdkafka::config::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext};
 use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
+use rdkafka::statistics::Statistics;
 use rdkafka::{Message, Offset, TopicPartitionList};
 
 /// How long metadata and offset requests may take before the job fails
@@ -82,10 +83,77 @@ pub struct KafkaRecord {
     pub payload: Option<Vec<u8>>,
 }
 
+/// What librdkafka's statistics say about one partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FetchState {
+    /// The next offset the fetcher will ask for.
+    next_offset: i64,
+    /// The end a consumer can read to: the last stable offset under
+    /// `read_committed` (librdkafka's default), else the high watermark.
+    end: i64,
+    /// Records the fetcher received from the partition so far.
+    received: u64,
+}
+
+/// Collects the consumer's statistics (per-partition fetch positions and
+/// end offsets), delivered by librdkafka every `statistics.interval.ms`
+/// from inside `poll`.
+#[derive(Default)]
+struct Stats {
+    read_committed: bool,
+    partitions: std::sync::Mutex<BTreeMap<(String, i32), FetchState>>,
+}
+
+impl rdkafka::ClientContext for Stats {
+    fn stats(&self, statistics: Statistics) {
+        let Ok(mut map) = self.partitions.lock() else {
+            return;
+        };
+        for (name, topic) in &statistics.topics {
+            for (&p, s) in &topic.partitions {
+                // -1 is librdkafka's internal "unassigned" partition.
+                if p < 0 {
+                    continue;
+                }
+                let end = if self.read_committed && s.ls_offset >= 0 {
+                    s.ls_offset
+                } else {
+                    s.hi_offset
+                };
+                map.insert(
+                    (name.clone(), p),
+                    FetchState {
+                        next_offset: s.next_offset,
+                        end,
+                        received: s.rxmsgs,
+                    },
+                );
+            }
+        }
+    }
+}
+
+impl ConsumerContext for Stats {}
+
+/// How far one partition's reader is from the end of the partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backlog {
+    /// Not known yet (no statistics, or the broker has not answered a
+    /// fetch): counts as behind.
+    Unknown,
+    /// Every record up to the partition's end offset was handed out.
+    CaughtUp,
+    /// At least this many offsets are still to be read.
+    Behind(i64),
+}
+
 /// The consumer of one source subtask's partitions.
 pub struct PartitionReader {
-    consumer: BaseConsumer,
+    consumer: BaseConsumer<Stats>,
     commit: bool,
+    /// Per partition: records handed out and the next offset after the
+    /// last one (for the backlog).
+    read: BTreeMap<(String, i32), (u64, i64)>,
     /// With `scan.bounded.mode` = 'latest-offset': the end offset of each
     /// partition when the job started, and whether it was reached.
     ends: Option<BTreeMap<(String, i32), (i64, bool)>>,
@@ -122,8 +190,19 @@ impl PartitionReader {
         }
         cfg.set("enable.auto.commit", "false")
             .set("enable.partition.eof", "false");
-        let consumer: BaseConsumer = cfg
-            .create()
+        if !properties.contains_key("statistics.interval.ms") {
+            // The per-partition end offsets behind `backlog` (and the
+            // consumer lag) come with librdkafka's statistics.
+            cfg.set("statistics.interval.ms", "500");
+        }
+        let stats = Stats {
+            read_committed: properties
+                .get("isolation.level")
+                .is_none_or(|l| l != "read_uncommitted"),
+            ..Stats::default()
+        };
+        let consumer: BaseConsumer<Stats> = cfg
+            .create_with_context(stats)
             .map_err(|e| format!("cannot create a Kafka consumer: {e}"))?;
         let mode = options
             .get("scan.startup.mode")
@@ -175,9 +254,23 @@ impl PartitionReader {
         Ok(PartitionReader {
             consumer,
             commit,
+            read: BTreeMap::new(),
             ends,
             last_error: None,
         })
+    }
+
+    /// Starts reading partitions found while running (partition discovery)
+    /// from their earliest offset, as Flink does for new partitions.
+    pub fn add_partitions(&mut self, partitions: &[(String, i32)]) -> Result<(), String> {
+        let mut tpl = TopicPartitionList::new();
+        for (topic, p) in partitions {
+            tpl.add_partition_offset(topic, *p, Offset::Beginning)
+                .map_err(|e| e.to_string())?;
+        }
+        self.consumer
+            .incremental_assign(&tpl)
+            .map_err(|e| format!("cannot assign new partitions {partitions:?}: {e}"))
     }
 
     /// Whether a bounded reader has read `topic`/`partition` up to its end
@@ -207,6 +300,12 @@ impl PartitionReader {
             }
             Some(Err(e)) => Err(format!("reading from Kafka failed: {e}")),
             Some(Ok(m)) => {
+                let read = self
+                    .read
+                    .entry((m.topic().to_string(), m.partition()))
+                    .or_insert((0, 0));
+                read.0 += 1;
+                read.1 = m.offset() + 1;
                 if let Some(ends) = &mut self.ends {
                     if let Some((end, done)) = ends.get_mut(&(m.topic().to_string(), m.partition()))
                     {
@@ -228,6 +327,38 @@ impl PartitionReader {
                 }))
             }
         }
+    }
+
+    /// How far `topic`/`partition` is from its end, from the latest
+    /// statistics (at most `statistics.interval.ms` old) and the records
+    /// handed out since. A partition counts as caught up when every record
+    /// below the end offset the broker last reported was handed out, or when
+    /// the fetcher is at that end and nothing it received is still queued
+    /// (a partition without records, or ending in a transaction marker).
+    pub fn backlog(&self, topic: &str, partition: i32) -> Backlog {
+        let key = (topic.to_string(), partition);
+        let Some(f) = self
+            .consumer
+            .context()
+            .partitions
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&key).copied())
+        else {
+            return Backlog::Unknown;
+        };
+        if f.end < 0 {
+            return Backlog::Unknown;
+        }
+        let (handed, next) = self.read.get(&key).copied().unwrap_or((0, -1));
+        if handed == 0 && f.next_offset < 0 && f.end > 0 {
+            return Backlog::Unknown;
+        }
+        if next >= f.end || (f.next_offset >= f.end && f.received <= handed) {
+            return Backlog::CaughtUp;
+        }
+        let position = if handed > 0 { next } else { f.next_offset };
+        Backlog::Behind((f.end - position).max(1))
     }
 
     /// The last transient error librdkafka reported (and recovers from by
@@ -509,6 +640,28 @@ pub fn create_topic(bootstrap: &str, topic: &str, partitions: i32) -> Result<(),
         match r {
             Ok(_) | Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
             Err((t, e)) => return Err(format!("creating topic '{t}' failed: {e}")),
+        }
+    }
+    Ok(())
+}
+
+/// Grows `topic` to `total` partitions (for tests and local trials of
+/// partition discovery).
+pub fn add_topic_partitions(bootstrap: &str, topic: &str, total: usize) -> Result<(), String> {
+    use rdkafka::admin::{AdminClient, AdminOptions, NewPartitions};
+    use rdkafka::client::DefaultClientContext;
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+        .map_err(|e| format!("cannot create a Kafka admin client: {e}"))?;
+    let results = block_on(admin.create_partitions(
+        &[NewPartitions::new(topic, total)],
+        &AdminOptions::new().request_timeout(Some(REQUEST_TIMEOUT)),
+    ))
+    .map_err(|e| format!("adding partitions to '{topic}' failed: {e}"))?;
+    for r in results {
+        if let Err((t, e)) = r {
+            return Err(format!("adding partitions to '{t}' failed: {e}"));
         }
     }
     Ok(())

@@ -103,6 +103,8 @@ pub(crate) struct SubtaskView {
     pub splits: Vec<SplitView>,
     pub skipped: BTreeMap<SplitId, u64>,
     pub nulled: BTreeMap<SplitId, u64>,
+    /// How far each Kafka partition's reader is from the partition's end.
+    pub backlog: BTreeMap<SplitId, lowwater_kafka::Backlog>,
 }
 
 /// One source table's shared counters.
@@ -115,6 +117,9 @@ pub(crate) struct SourceShared {
     /// the watermark as they do in replay.
     pub reading: std::sync::atomic::AtomicUsize,
     pub subtasks: Vec<Mutex<SubtaskView>>,
+    /// Partitions found by partition discovery, per subtask, waiting to be
+    /// picked up on the subtask's next periodic emit.
+    pub discovered: Vec<Mutex<Vec<(SplitId, String, i32)>>>,
 }
 
 /// A sink table's writer, shared by the window subtasks writing to it.
@@ -185,7 +190,8 @@ pub(crate) struct Shared {
     pub sources: Vec<SourceShared>,
     pub windows: Vec<Vec<AtomicI64>>,
     pub sinks: BTreeMap<usize, Mutex<SinkWriter>>,
-    pub splits: Vec<SplitMeta>,
+    /// Every split by id; grows when partition discovery finds partitions.
+    pub splits: std::sync::RwLock<Vec<SplitMeta>>,
     /// The hasher of the key exchange, one for all source subtasks.
     pub route: hashbrown::DefaultHashBuilder,
 }
@@ -447,6 +453,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                 filtered: AtomicU64::new(0),
                 reading: std::sync::atomic::AtomicUsize::new(0),
                 subtasks: (0..p).map(|_| Mutex::new(SubtaskView::default())).collect(),
+                discovered: (0..p).map(|_| Mutex::new(Vec::new())).collect(),
             })
             .collect(),
         windows: plan
@@ -455,7 +462,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
             .map(|_| (0..p).map(|_| AtomicI64::new(MIN_WATERMARK)).collect())
             .collect(),
         sinks,
-        splits,
+        splits: std::sync::RwLock::new(splits),
         route: hashbrown::DefaultHashBuilder::default(),
     });
     // Channels: one per window subtask, fed by every source subtask of its source.
@@ -484,20 +491,26 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         {
             let mut sub =
                 SourceSubtask::new(strategy).map_err(|e| RunError::Usage(e.to_string()))?;
+            let names: Vec<(String, i32)> = {
+                let all = shared.splits.read().map_err(|_| {
+                    RunError::Usage("the split table is poisoned (a bug in lowwater)".into())
+                })?;
+                inputs
+                    .iter()
+                    .map(|(id, _)| {
+                        let m = &all[*id as usize];
+                        (m.topic.clone(), m.partition)
+                    })
+                    .collect()
+            };
             let kafka = match (&plan.tables[t].connector, dumps.contains_key(&t)) {
                 (Connector::Kafka { properties, .. }, false) if !inputs.is_empty() => {
-                    let parts: Vec<(String, i32)> = inputs
-                        .iter()
-                        .map(|(id, _)| {
-                            let m = &shared.splits[*id as usize];
-                            (m.topic.clone(), m.partition)
-                        })
-                        .collect();
+                    let parts = &names;
                     Some(
                         lowwater_kafka::PartitionReader::new(
                             properties,
                             &plan.tables[t].options,
-                            &parts,
+                            parts,
                         )
                         .map_err(|e| {
                             RunError::Usage(format!("source '{}': {e}", plan.tables[t].name))
@@ -526,6 +539,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                 plan: plan.clone(),
                 sub,
                 inputs,
+                names,
                 rows: RowBuilder::new(&plan, t),
                 outs,
                 shared: shared.clone(),
@@ -542,6 +556,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                 kafka,
                 kafka_current: None,
                 kafka_pending: None,
+                caught_up: plan.tables[t].caught_up && !dumps.contains_key(&t),
                 waits_for_siblings: dumps.contains_key(&t),
             });
         }
@@ -552,7 +567,22 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         .unwrap_or_else(|| lowwater_replay::default_threshold(&plan));
     let mut monitor = Monitor::new(plan.clone(), shared.clone(), threshold);
     let deadline = args.duration.map(|d| start + d.as_millis() as i64);
+    let watched = crate::discovery::watched(&plan, &source_tables, &dumps);
+    let discovery_done = std::sync::atomic::AtomicBool::new(false);
     let (late, completed) = std::thread::scope(|scope| {
+        if !watched.is_empty() {
+            let (plan, shared, watched, done) = (&plan, &shared, &watched, &discovery_done);
+            let spawned = std::thread::Builder::new()
+                .name("discovery".into())
+                .spawn_scoped(scope, move || {
+                    crate::discovery::run(plan, shared, watched, done)
+                });
+            if let Err(e) = spawned {
+                shared.fail(RunError::Io(format!(
+                    "could not start the partition discovery thread: {e}"
+                )));
+            }
+        }
         let windows: Vec<_> = window_tasks
             .into_iter()
             .map(|w| {
@@ -585,6 +615,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
             monitor.tick(now);
             std::thread::sleep(Duration::from_millis(50));
         }
+        discovery_done.store(true, Ordering::SeqCst);
         let mut completed = true;
         for h in sources {
             match h.map(|h| h.join()) {
@@ -663,7 +694,8 @@ fn report(
             .sum(),
     };
     let mut partitions = Vec::new();
-    for (id, meta) in shared.splits.iter().enumerate() {
+    let splits = shared.splits.read().map(|s| s.clone()).unwrap_or_default();
+    for (id, meta) in splits.iter().enumerate() {
         let id = id as SplitId;
         let Some(src) = shared.sources.iter().find(|s| s.table == meta.table) else {
             continue;

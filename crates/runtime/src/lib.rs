@@ -15,6 +15,7 @@
 //! (the system clock here, read only through [`clock::SystemClock`]).
 
 pub mod clock;
+mod discovery;
 pub mod job;
 mod monitor;
 mod source;

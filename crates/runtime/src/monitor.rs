@@ -92,7 +92,12 @@ impl Monitor {
 
     fn report(&self, pi: usize, s: &Stall, now: Timestamp) -> StallReport {
         let source = self.plan.pipelines[pi].source;
-        let splits = &self.shared.splits;
+        let splits = self
+            .shared
+            .splits
+            .read()
+            .map(|s| s.clone())
+            .unwrap_or_default();
         build_stall_report(
             &self.plan,
             pi,

@@ -100,6 +100,8 @@ pub(crate) struct SourceTask {
     pub plan: Arc<JobPlan>,
     pub sub: SourceSubtask,
     pub inputs: Vec<(SplitId, Input)>,
+    /// Topic and partition of each input (parallel to `inputs`).
+    pub names: Vec<(String, i32)>,
     pub rows: RowBuilder,
     pub outs: Vec<PipeOut>,
     pub shared: Arc<Shared>,
@@ -117,6 +119,9 @@ pub(crate) struct SourceTask {
     pub kafka_current: Option<(String, i32, i64)>,
     /// A polled Kafka record waiting to be processed by its split's input.
     pub kafka_pending: Option<lowwater_kafka::KafkaRecord>,
+    /// `scan.watermark.idle-mode` = 'caught-up': a partition whose reader
+    /// is behind the broker's end offset never goes idle.
+    pub caught_up: bool,
 }
 
 enum Read {
@@ -144,6 +149,8 @@ impl SourceTask {
             let now = self.shared.clock.now();
             if now >= next_emit {
                 self.flush_all();
+                self.take_discovered(&mut exhausted);
+                self.check_backlog();
                 let p = self.sub.on_periodic_emit(now);
                 self.broadcast(p);
                 self.publish();
@@ -165,10 +172,10 @@ impl SourceTask {
                 };
                 match polled {
                     Ok(Some(rec)) => {
-                        let split = self.inputs.iter().position(|(id, _)| {
-                            let m = &self.shared.splits[*id as usize];
-                            m.partition == rec.partition && m.topic == rec.topic
-                        });
+                        let split = self
+                            .names
+                            .iter()
+                            .position(|(t, p)| *p == rec.partition && *t == rec.topic);
                         let Some(i) = split else {
                             // assign() only delivers this subtask's partitions.
                             self.shared.fail(RunError::Record(format!(
@@ -253,6 +260,83 @@ impl SourceTask {
         drained
     }
 
+    /// Starts reading the partitions partition discovery assigned to this
+    /// subtask since the last periodic emit (from their earliest offset).
+    fn take_discovered(&mut self, exhausted: &mut Vec<bool>) {
+        let new: Vec<(SplitId, String, i32)> =
+            match self.shared.sources[self.source].discovered[self.subtask].lock() {
+                Ok(mut v) if !v.is_empty() => std::mem::take(&mut *v),
+                _ => return,
+            };
+        let parts: Vec<(String, i32)> = new.iter().map(|(_, t, p)| (t.clone(), *p)).collect();
+        let table = &self.plan.tables[self.rows.table_index()];
+        let added = match (&mut self.kafka, &table.connector) {
+            (Some(k), _) => k.add_partitions(&parts),
+            (None, lowwater_sql::options::Connector::Kafka { properties, .. }) => {
+                let mut options = table.options.clone();
+                options.insert("scan.startup.mode".into(), "earliest-offset".into());
+                lowwater_kafka::PartitionReader::new(properties, &options, &parts).map(|k| {
+                    self.kafka = Some(k);
+                })
+            }
+            (None, _) => Err("partition discovery on a table that is not read from Kafka".into()),
+        };
+        if let Err(e) = added {
+            self.shared
+                .fail(RunError::Io(format!("source '{}': {e}", table.name)));
+            return;
+        }
+        if self.inputs.is_empty() {
+            self.shared.sources[self.source]
+                .reading
+                .fetch_add(1, Ordering::SeqCst);
+        }
+        for (id, topic, partition) in new {
+            match self.sub.add_split(id) {
+                Ok(p) => self.broadcast(p),
+                Err(e) => {
+                    self.shared.fail(RunError::Usage(e.to_string()));
+                    return;
+                }
+            }
+            tracing::info!(
+                "source '{}': new partition {partition} of {topic} (subtask {}), read from its earliest offset",
+                table.name,
+                self.subtask
+            );
+            self.inputs.push((id, Input::Kafka));
+            self.names.push((topic, partition));
+            exhausted.push(false);
+        }
+    }
+
+    /// Asks the Kafka reader how far each partition is from its end, keeps
+    /// it for the monitor, and under lag-aware idleness keeps a partition
+    /// that is behind from going idle.
+    fn check_backlog(&mut self) {
+        let Some(k) = &self.kafka else {
+            return;
+        };
+        let mut backlog = Vec::with_capacity(self.inputs.len());
+        for ((id, input), (topic, partition)) in self.inputs.iter().zip(&self.names) {
+            if matches!(input, Input::Kafka) {
+                backlog.push((*id, k.backlog(topic, *partition)));
+            }
+        }
+        for &(id, b) in &backlog {
+            if self.caught_up && b != lowwater_kafka::Backlog::CaughtUp {
+                match self.sub.on_backlog(id) {
+                    Ok(p) => self.broadcast(p),
+                    Err(e) => self.shared.fail(RunError::Usage(e.to_string())),
+                }
+            }
+        }
+        if let Ok(mut v) = self.shared.sources[self.source].subtasks[self.subtask].lock() {
+            v.backlog.clear();
+            v.backlog.extend(backlog);
+        }
+    }
+
     fn next_due(&self) -> Timestamp {
         self.inputs
             .iter()
@@ -282,11 +366,11 @@ impl SourceTask {
         let built = match &mut self.inputs[i].1 {
             Input::Kafka => {
                 let Some(rec) = self.kafka_pending.take() else {
-                    let meta = &self.shared.splits[id as usize];
+                    let (topic, partition) = &self.names[i];
                     let done = self
                         .kafka
                         .as_ref()
-                        .is_some_and(|k| k.finished(&meta.topic, meta.partition));
+                        .is_some_and(|k| k.finished(topic, *partition));
                     return Ok(if done { Read::Exhausted } else { Read::Nothing });
                 };
                 self.kafka_current = Some((rec.topic.clone(), rec.partition, rec.offset));
@@ -356,7 +440,7 @@ impl SourceTask {
                     Ok(text) => {
                         let rec = RecordRef {
                             topic: table,
-                            partition: self.shared.splits[id as usize].partition,
+                            partition: self.names[i].1,
                             offset: Some(*line as i64 - 1),
                             ts: now,
                             payload: Some(text.trim_end_matches(['\n', '\r'])),
@@ -373,9 +457,8 @@ impl SourceTask {
                 let Some(l) = recs.front() else {
                     return Ok(Read::Exhausted);
                 };
-                let meta = &self.shared.splits[id as usize];
                 let rec = RecordRef {
-                    topic: &meta.topic,
+                    topic: &self.names[i].0,
                     partition: l.partition,
                     offset: l.offset,
                     ts: l.ts,
@@ -416,7 +499,7 @@ impl SourceTask {
     /// The error for a record of input `i`, with where it came from
     /// (formatted only when there is an error).
     fn fail_at(&self, i: usize, e: RecordError) -> RunError {
-        let (id, input) = (self.inputs[i].0, &self.inputs[i].1);
+        let input = &self.inputs[i].1;
         let table = &self.plan.tables[self.rows.table_index()].name;
         let place = match input {
             Input::Gen(g) => format!("datagen table {table} partition {}", g.partition()),
@@ -432,7 +515,7 @@ impl SourceTask {
                     "{}:{}: topic {} partition {} offset {}",
                     path.display(),
                     l.line,
-                    self.shared.splits[id as usize].topic,
+                    self.names[i].0,
                     l.partition,
                     l.offset.map_or("?".to_string(), |o| o.to_string())
                 )

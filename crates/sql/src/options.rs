@@ -111,6 +111,13 @@ pub struct LowwaterOptions {
     pub idle_timeout: Option<Option<Millis>>,
     /// `late-data.sink`: a table that receives late rows.
     pub late_data_sink: Option<String>,
+    /// `scan.watermark.idle-mode` = 'caught-up': a partition goes idle only
+    /// when it is quiet and read up to the broker's end offset.
+    pub caught_up: bool,
+    /// `scan.topic-partition-discovery.interval` (Kafka): how often new
+    /// partitions are looked for; `None`: never. Flink's default, 5 minutes,
+    /// when unset; '0' turns it off.
+    pub discovery_interval: Option<Millis>,
 }
 
 /// The checked options of one table.
@@ -372,11 +379,14 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
         &[],
         "transactions come with exactly-once",
     )?;
-    unsupported(
-        "scan.topic-partition-discovery.interval",
-        &["0", "0 ms", "0 s"],
-        "partitions are read when the job starts; remove the option or set it to '0'",
-    )?;
+    let discovery_interval = match raw.get("scan.topic-partition-discovery.interval") {
+        Some(v) => {
+            let d = parse_duration(v)
+                .map_err(|m| SqlError::new(at("scan.topic-partition-discovery.interval"), m))?;
+            (d > 0).then_some(d)
+        }
+        None => Some(5 * 60_000),
+    };
     if let Some(mode) = raw.get("scan.bounded.mode") {
         if mode != "unbounded" && mode != "latest-offset" {
             return Err(SqlError::new(
@@ -385,22 +395,28 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
             ));
         }
     }
-    if let Some(mode) = raw.get("scan.watermark.idle-mode") {
-        if mode != "timeout" {
+    let caught_up = match raw.get("scan.watermark.idle-mode").map(String::as_str) {
+        None | Some("timeout") => false,
+        Some("caught-up") => true,
+        Some(mode) => {
             return Err(SqlError::new(
                 at("scan.watermark.idle-mode"),
                 format!(
-                    "scan.watermark.idle-mode '{mode}' is not supported yet; supported: timeout"
+                    "scan.watermark.idle-mode '{mode}' is not known; use 'timeout' (idle after \
+                     the idle-timeout without records, Flink's rule) or 'caught-up' (idle only \
+                     when also read up to the broker's end offset)"
                 ),
-            ));
+            ))
         }
-    }
+    };
     Ok(TableOptions {
         connector,
         format,
         lowwater: LowwaterOptions {
             idle_timeout,
             late_data_sink: raw.get("late-data.sink").cloned(),
+            caught_up,
+            discovery_interval,
         },
         raw,
     })

@@ -214,8 +214,8 @@ fn kafka_options_not_implemented_yet_are_errors_not_ignored() {
             "sink.partitioner = 'round-robin' is not supported yet",
         ),
         (
-            "'scan.topic-partition-discovery.interval' = '5 min'",
-            "partitions are read when the job starts",
+            "'scan.topic-partition-discovery.interval' = 'often'",
+            "often",
         ),
         (
             "'scan.bounded.mode' = 'timestamp'",
@@ -223,7 +223,11 @@ fn kafka_options_not_implemented_yet_are_errors_not_ignored() {
         ),
         (
             "'scan.watermark.idle-mode' = 'caught-up'",
-            "supported: timeout",
+            "idleness is off; set 'scan.watermark.idle-timeout'",
+        ),
+        (
+            "'scan.watermark.idle-mode' = 'lag'",
+            "scan.watermark.idle-mode 'lag' is not known",
         ),
     ] {
         let sql = job("INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id")
@@ -234,4 +238,45 @@ fn kafka_options_not_implemented_yet_are_errors_not_ignored() {
     let ok = job("INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id")
         .replace("'format' = 'json');", "'format' = 'json', 'scan.bounded.mode' = 'latest-offset', 'sink.delivery-guarantee' = 'at-least-once');");
     assert!(JobPlan::from_sql(&ok).is_ok());
+}
+
+#[test]
+fn kafka_idle_mode_and_partition_discovery() {
+    let q = "INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id";
+    let with = |opts: &str| {
+        let sql = job(q).replace("'format' = 'json');", &format!("'format' = 'json'{opts});"));
+        let plan = JobPlan::from_sql(&sql).unwrap();
+        let t = &plan.tables[plan.table("events").unwrap()];
+        (t.caught_up, t.idle_timeout, t.discovery_interval)
+    };
+    // Flink's defaults: timeout mode, discovery every 5 minutes.
+    assert_eq!(with(""), (false, None, Some(300_000)));
+    assert_eq!(
+        with(", 'scan.watermark.idle-timeout' = '2 s', 'scan.watermark.idle-mode' = 'caught-up'"),
+        (true, Some(2_000), Some(300_000))
+    );
+    assert_eq!(
+        with(", 'scan.watermark.idle-timeout' = '2 s', 'scan.watermark.idle-mode' = 'timeout'"),
+        (false, Some(2_000), Some(300_000))
+    );
+    assert_eq!(
+        with(", 'scan.topic-partition-discovery.interval' = '0'"),
+        (false, None, None)
+    );
+    assert_eq!(
+        with(", 'scan.topic-partition-discovery.interval' = '10 s'"),
+        (false, None, Some(10_000))
+    );
+    // The job-wide idle timeout also satisfies caught-up mode.
+    let sql = format!(
+        "SET 'table.exec.source.idle-timeout' = '1 s';\n{}",
+        job(q).replace(
+            "'format' = 'json');",
+            "'format' = 'json', 'scan.watermark.idle-mode' = 'caught-up');"
+        )
+    );
+    let plan = JobPlan::from_sql(&sql).unwrap();
+    let t = &plan.tables[plan.table("events").unwrap()];
+    assert!(t.caught_up);
+    assert_eq!(t.idle_timeout, Some(1_000));
 }

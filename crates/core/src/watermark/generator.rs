@@ -195,6 +195,17 @@ impl WatermarkGenerator {
         self.idle_now = false;
     }
 
+    /// The split is known to have records not read yet (lag-aware
+    /// idleness): it counts as active, exactly as if a record had arrived,
+    /// without moving the watermark. Its idleness countdown starts again,
+    /// so it can go idle only `timeout` after it was last behind.
+    pub fn on_backlog(&mut self) {
+        if let Some(timer) = &mut self.idleness {
+            timer.activity();
+        }
+        self.idle_now = false;
+    }
+
     /// The periodic emit at processing time `now`: idleness is checked first
     /// (Flink's `WatermarksWithIdleness`); while idle the inner generator is
     /// silent.

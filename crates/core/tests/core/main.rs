@@ -1,6 +1,7 @@
 //! lowwater-core's integration tests, in one binary so they link once:
 //! the SEMANTICS.md test vectors, the seed incidents, and property tests.
 
+mod backlog;
 mod incidents;
 mod properties;
 mod vectors;

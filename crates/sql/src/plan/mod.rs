@@ -123,6 +123,12 @@ pub struct TableDef {
     /// Effective idle timeout: the table's `scan.watermark.idle-timeout`,
     /// else the job's `table.exec.source.idle-timeout`.
     pub idle_timeout: Option<Millis>,
+    /// `scan.watermark.idle-mode` = 'caught-up' (Kafka): a partition goes
+    /// idle only when it is quiet and caught up with the broker.
+    pub caught_up: bool,
+    /// `scan.topic-partition-discovery.interval` (Kafka, unbounded reads):
+    /// how often partitions added to the topics are looked for (`None`: off).
+    pub discovery_interval: Option<Millis>,
     /// `late-data.sink`.
     pub late_data_sink: Option<usize>,
     /// Kafka key options, when `key.fields` is set.

@@ -122,6 +122,22 @@ pub(super) fn table(
         Some(own) => own,
         None => settings.idle_timeout,
     };
+    if opts.lowwater.caught_up && idle_timeout.is_none() {
+        let at = ct
+            .options
+            .iter()
+            .find(|(k, _, _)| k == "scan.watermark.idle-mode")
+            .map_or(ct.loc, |(_, _, l)| *l);
+        return Err(SqlError::new(
+            at,
+            format!(
+                "table '{}': scan.watermark.idle-mode 'caught-up' decides when a quiet partition \
+                 may go idle, but idleness is off; set 'scan.watermark.idle-timeout' (or SET \
+                 'table.exec.source.idle-timeout') too",
+                ct.name
+            ),
+        ));
+    }
     let late = opts.lowwater.late_data_sink.clone().map(|n| {
         let loc = ct
             .options
@@ -131,6 +147,10 @@ pub(super) fn table(
         (n, loc)
     });
     let key = kafka_key(ct, &columns, &opts.raw)?;
+    let discovery_interval = match &opts.connector {
+        Connector::Kafka { .. } => opts.lowwater.discovery_interval,
+        _ => None,
+    };
     if let Connector::Datagen(d) = &opts.connector {
         for col in d.fields.keys() {
             if !columns.iter().any(|c| c.name.eq_ignore_ascii_case(col)) {
@@ -159,6 +179,8 @@ pub(super) fn table(
             connector: opts.connector,
             format: opts.format,
             idle_timeout,
+            caught_up: opts.lowwater.caught_up,
+            discovery_interval,
             late_data_sink: None,
             key,
             options: opts.raw,
