@@ -352,7 +352,7 @@ pub fn stall_reason(
             display_duration(h.silent_ms),
             display_duration(t)
         ),
-        Some(t) if src.caught_up => format!(
+        Some(_) if src.caught_up => format!(
             "{what} has had no record for {} but under scan.watermark.idle-mode 'caught-up' it \
              goes idle only once its reader has read up to the broker's end offset: it is behind \
              (or its end offset is not known yet), so its records exist but are not arriving; \
