@@ -886,3 +886,86 @@ fn produce_live_after(
     }
     produce_live(topic, &[0, 1, 2], None, stop)
 }
+
+/// How many records each partition of `topic` holds.
+fn partition_counts(topic: &str, partitions: i32) -> Vec<i64> {
+    let c: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", BOOTSTRAP)
+        .create()
+        .expect("consumer");
+    (0..partitions)
+        .map(|p| {
+            let (low, high) = c
+                .fetch_watermarks(topic, p, Duration::from_secs(10))
+                .expect("watermarks");
+            high - low
+        })
+        .collect()
+}
+
+/// `sink.partitioner`: 'fixed' puts sink subtask i's rows on partition i
+/// (Flink's FlinkFixedPartitioner), 'round-robin' spreads rows evenly.
+#[test]
+fn sink_partitioners_fixed_and_round_robin() {
+    broker();
+    let id = std::process::id();
+    let dir = std::env::temp_dir().join(format!("lowwater-kafka-partitioner-{id}"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let input = format!("partitioner-in-{id}");
+    create_topic(&input, 2);
+    // A bounded backlog: 40 users over 4 windows on both partitions.
+    let p: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", BOOTSTRAP)
+        .create()
+        .expect("producer");
+    for i in 0..400i64 {
+        let ts = 1_750_000_000_000 + i * 10;
+        let payload = format!(r#"{{"user_id":"u{}","ts":"{}"}}"#, i % 40, sql_ts(ts));
+        p.send(
+            BaseRecord::<(), str>::to(&input)
+                .partition((i % 2) as i32)
+                .payload(&payload)
+                .timestamp(ts),
+        )
+        .expect("send");
+    }
+    p.flush(Duration::from_secs(10)).expect("flush");
+    for (partitioner, expect) in [("fixed", "fixed"), ("round-robin", "even")] {
+        let out = format!("partitioner-{partitioner}-{id}");
+        create_topic(&out, 3);
+        let path = job(&dir, &input, &out, "SET 'parallelism.default' = '2';");
+        let sql = std::fs::read_to_string(&path)
+            .expect("job")
+            .replacen(
+                "'format' = 'json');",
+                "'format' = 'json', 'scan.bounded.mode' = 'latest-offset');",
+                1,
+            )
+            .replacen(
+                &format!("'topic' = '{out}', 'properties.bootstrap.servers' = '{BOOTSTRAP}', 'format' = 'json');"),
+                &format!("'topic' = '{out}', 'properties.bootstrap.servers' = '{BOOTSTRAP}', 'format' = 'json', 'sink.partitioner' = '{partitioner}');"),
+                1,
+            );
+        assert!(sql.contains("'sink.partitioner'"), "{sql}");
+        std::fs::write(&path, sql).expect("job");
+        let o = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+            .args(["run", path.to_str().unwrap_or_default()])
+            .output()
+            .expect("run");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let counts = partition_counts(&out, 3);
+        // 40 users x 4 windows.
+        assert_eq!(counts.iter().sum::<i64>(), 160, "{partitioner}: {counts:?}");
+        match expect {
+            // Both window subtasks have users: partitions 0 and 1, never 2.
+            "fixed" => assert!(
+                counts[0] > 0 && counts[1] > 0 && counts[2] == 0,
+                "{partitioner}: {counts:?}"
+            ),
+            _ => assert!(
+                counts.iter().max().unwrap_or(&0) - counts.iter().min().unwrap_or(&0) <= 1,
+                "{partitioner}: {counts:?}"
+            ),
+        }
+    }
+}

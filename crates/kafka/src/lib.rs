@@ -448,31 +448,95 @@ impl ProducerContext for Deliveries {
     }
 }
 
+/// `sink.partitioner`: which partition a row goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Partitioner {
+    /// 'default': the Kafka client's (by key hash; sticky without a key).
+    Default,
+    /// 'fixed': each sink subtask writes to one partition (`subtask %
+    /// partitions`, Flink's `FlinkFixedPartitioner`).
+    Fixed,
+    /// 'round-robin': rows go to the partitions in turn.
+    RoundRobin,
+}
+
+impl Partitioner {
+    /// The partitioner an option value names, if it is one.
+    pub fn parse(v: &str) -> Option<Self> {
+        match v {
+            "default" => Some(Partitioner::Default),
+            "fixed" => Some(Partitioner::Fixed),
+            "round-robin" => Some(Partitioner::RoundRobin),
+            _ => None,
+        }
+    }
+}
+
 /// The producer of one sink table.
 pub struct TopicWriter {
     producer: BaseProducer<Deliveries>,
     topic: String,
+    partitioner: Partitioner,
+    /// The topic's partitions (for 'fixed' and 'round-robin').
+    partitions: Vec<i32>,
+    next: usize,
 }
 
 impl TopicWriter {
     /// A producer writing to `topic` with these `properties.*`.
-    pub fn new(properties: &BTreeMap<String, String>, topic: &str) -> Result<Self, String> {
+    pub fn new(
+        properties: &BTreeMap<String, String>,
+        topic: &str,
+        partitioner: Partitioner,
+    ) -> Result<Self, String> {
         let producer: BaseProducer<Deliveries> = config(properties)
             .create_with_context(Deliveries::default())
             .map_err(|e| format!("cannot create a Kafka producer: {e}"))?;
+        let partitions = match partitioner {
+            Partitioner::Default => Vec::new(),
+            _ => partitions(properties, topic)?,
+        };
         Ok(TopicWriter {
             producer,
             topic: topic.to_string(),
+            partitioner,
+            partitions,
+            next: 0,
         })
     }
 
-    /// Sends one row (retrying while the local queue is full).
-    pub fn send(&self, key: Option<&str>, payload: &str, timestamp: i64) -> Result<(), String> {
+    /// Sends one row written by sink subtask `subtask` (retrying while the
+    /// local queue is full).
+    pub fn send(
+        &mut self,
+        key: Option<&str>,
+        payload: &str,
+        timestamp: i64,
+        subtask: usize,
+    ) -> Result<(), String> {
+        let partition = match self.partitioner {
+            Partitioner::Default => None,
+            Partitioner::Fixed => self
+                .partitions
+                .get(subtask % self.partitions.len().max(1))
+                .copied(),
+            Partitioner::RoundRobin => {
+                let p = self
+                    .partitions
+                    .get(self.next % self.partitions.len().max(1))
+                    .copied();
+                self.next = self.next.wrapping_add(1);
+                p
+            }
+        };
         let mut record = BaseRecord::to(&self.topic)
             .payload(payload)
             .timestamp(timestamp);
         if let Some(k) = key {
             record = record.key(k);
+        }
+        if let Some(p) = partition {
+            record = record.partition(p);
         }
         loop {
             match self.producer.send(record) {

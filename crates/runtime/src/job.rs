@@ -140,6 +140,7 @@ impl SinkWriter {
         values: &[Value],
         now: Timestamp,
         lag: Option<Millis>,
+        subtask: usize,
     ) -> std::io::Result<()> {
         let offset = self.rows as i64;
         self.rows += 1;
@@ -150,10 +151,10 @@ impl SinkWriter {
             }
             None => self.late_rows += 1,
         }
-        if let Some(k) = &self.kafka {
+        if let Some(k) = &mut self.kafka {
             let r = self.format.render(values);
             return k
-                .send(r.key.as_deref(), &r.payload, now)
+                .send(r.key.as_deref(), &r.payload, now, subtask)
                 .map_err(std::io::Error::other);
         }
         let Some(out) = self.out.as_mut() else {
@@ -237,9 +238,14 @@ fn sink_writer(
                     topics, properties, ..
                 } => {
                     let topic = topics.first().cloned().unwrap_or_default();
+                    let partitioner = table
+                        .options
+                        .get("sink.partitioner")
+                        .and_then(|v| lowwater_kafka::Partitioner::parse(v))
+                        .unwrap_or(lowwater_kafka::Partitioner::Default);
                     kafka = Some(
-                        lowwater_kafka::TopicWriter::new(properties, &topic)
-                            .map_err(RunError::Usage)?,
+                        lowwater_kafka::TopicWriter::new(properties, &topic, partitioner)
+                            .map_err(|e| RunError::Usage(format!("sink '{}': {e}", table.name)))?,
                     );
                     (None, false)
                 }

@@ -123,7 +123,7 @@ impl WindowTask {
             };
             if let Some(w) = self.shared.sinks.get(&table) {
                 if let Ok(mut w) = w.lock() {
-                    if let Err(e) = w.write(&values, now, lag) {
+                    if let Err(e) = w.write(&values, now, lag, self.subtask) {
                         self.shared.fail(RunError::Io(format!(
                             "writing sink {}: {e}",
                             self.plan.tables[table].name

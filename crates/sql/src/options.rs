@@ -371,8 +371,10 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
     )?;
     unsupported(
         "sink.partitioner",
-        &["default"],
-        "rows are partitioned by their key (or spread) by the Kafka client",
+        &["default", "fixed", "round-robin"],
+        "lowwater has 'default' (the Kafka client's: by key, sticky without one), 'fixed' (sink \
+         subtask i writes to partition i % partitions) and 'round-robin'; custom partitioner \
+         classes do not exist here",
     )?;
     unsupported(
         "sink.transactional-id-prefix",

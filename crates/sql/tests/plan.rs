@@ -210,8 +210,8 @@ fn kafka_options_not_implemented_yet_are_errors_not_ignored() {
             "exactly-once needs checkpoints",
         ),
         (
-            "'sink.partitioner' = 'round-robin'",
-            "sink.partitioner = 'round-robin' is not supported yet",
+            "'sink.partitioner' = 'com.example.MyPartitioner'",
+            "sink.partitioner = 'com.example.MyPartitioner' is not supported yet",
         ),
         (
             "'scan.topic-partition-discovery.interval' = 'often'",
@@ -245,8 +245,8 @@ fn kafka_idle_mode_and_partition_discovery() {
     let q = "INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id";
     let with = |opts: &str| {
         let sql = job(q).replace("'format' = 'json');", &format!("'format' = 'json'{opts});"));
-        let plan = JobPlan::from_sql(&sql).unwrap();
-        let t = &plan.tables[plan.table("events").unwrap()];
+        let plan = JobPlan::from_sql(&sql).expect("plan");
+        let t = &plan.tables[plan.table("events").expect("events")];
         (t.caught_up, t.idle_timeout, t.discovery_interval)
     };
     // Flink's defaults: timeout mode, discovery every 5 minutes.
@@ -275,8 +275,8 @@ fn kafka_idle_mode_and_partition_discovery() {
             "'format' = 'json', 'scan.watermark.idle-mode' = 'caught-up');"
         )
     );
-    let plan = JobPlan::from_sql(&sql).unwrap();
-    let t = &plan.tables[plan.table("events").unwrap()];
+    let plan = JobPlan::from_sql(&sql).expect("plan");
+    let t = &plan.tables[plan.table("events").expect("events")];
     assert!(t.caught_up);
     assert_eq!(t.idle_timeout, Some(1_000));
 }

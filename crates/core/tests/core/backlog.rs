@@ -10,9 +10,10 @@ use lowwater_core::{secs, Timestamp};
 const I: i64 = 200;
 
 fn subtask() -> SourceSubtask {
-    let mut s = SourceSubtask::new(WatermarkStrategy::sql(0).with_idleness(secs(1))).unwrap();
-    s.add_split(0).unwrap();
-    s.add_split(1).unwrap();
+    let mut s =
+        SourceSubtask::new(WatermarkStrategy::sql(0).with_idleness(secs(1))).expect("strategy");
+    s.add_split(0).expect("split");
+    s.add_split(1).expect("split");
     s
 }
 
@@ -28,12 +29,12 @@ fn run(
     let mut t = from;
     let mut idle_at = None;
     while t < to {
-        s.on_record(1, t, t).unwrap();
+        s.on_record(1, t, t).expect("record");
         if behind(t) {
-            s.on_backlog(0).unwrap();
+            s.on_backlog(0).expect("split");
         }
         s.on_periodic_emit(t);
-        if idle_at.is_none() && s.split(0).unwrap().idle {
+        if idle_at.is_none() && s.split(0).expect("split").idle {
             idle_at = Some(t);
         }
         t += I;
@@ -44,7 +45,7 @@ fn run(
 #[test]
 fn a_split_that_is_behind_never_goes_idle() {
     let mut s = subtask();
-    s.on_record(0, 1_000, 0).unwrap();
+    s.on_record(0, 1_000, 0).expect("record");
     assert_eq!(run(&mut s, 0, secs(60), |_| true), None);
     // It holds the subtask at its own watermark the whole time.
     assert_eq!(s.watermark(), 1_000);
@@ -67,23 +68,23 @@ fn idleness_counts_from_the_moment_the_split_caught_up() {
     // Behind for the last time at the 4.8 s probe; the 5.0 s probe is the
     // first quiet one and starts the countdown; idle on the first probe
     // strictly more than the 1 s timeout later.
-    let at = run(&mut s, 0, secs(20), |t| t < secs(5)).unwrap();
+    let at = run(&mut s, 0, secs(20), |t| t < secs(5)).expect("went idle");
     assert_eq!(at, 6_200);
 }
 
 #[test]
 fn an_idle_split_found_behind_becomes_active_and_holds_the_watermark_again() {
     let mut s = subtask();
-    s.on_record(0, 500, 0).unwrap();
+    s.on_record(0, 500, 0).expect("record");
     let idle = run(&mut s, 0, secs(5), |_| false);
     assert!(idle.is_some());
     let before = s.watermark();
     assert!(before > 500, "split 1 alone moved the watermark");
     // The broker reports new records for split 0: it is active again at
     // once (before its records arrive) and the subtask's watermark stops.
-    s.on_backlog(0).unwrap();
-    assert!(!s.split(0).unwrap().idle);
-    s.on_record(1, secs(9), secs(5)).unwrap();
+    s.on_backlog(0).expect("split");
+    assert!(!s.split(0).expect("split").idle);
+    s.on_record(1, secs(9), secs(5)).expect("record");
     s.on_periodic_emit(secs(5));
     assert_eq!(s.watermark(), before, "held at the last emitted watermark");
     assert_eq!(s.holding_split(), Some(0));
