@@ -85,6 +85,13 @@ GROUP BY window_start, window_end;"
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn");
+        // Drained on its own thread, so a chatty job never blocks on a full pipe.
+        let stderr = child.stderr.take().expect("stderr");
+        let log = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = std::io::Read::read_to_string(&mut BufReader::new(stderr), &mut text);
+            text
+        });
         let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
         let first = lines.next().and_then(Result::ok).unwrap_or_default();
         assert!(
@@ -93,14 +100,21 @@ GROUP BY window_start, window_end;"
         );
         kafka_sh("restart");
         // Windows of event time after the restart still come.
-        let after = lines.map_while(Result::ok).take(3).count();
+        let after = lines.by_ref().map_while(Result::ok).take(3).count();
         let _ = Command::new("kill")
             .args(["-TERM", &child.id().to_string()])
             .status();
+        // Reads stdout to its end: rows printed while stopping must not meet
+        // a closed pipe (the print sink fails the job on a write error).
+        lines.map_while(Result::ok).for_each(drop);
         let status = child.wait().expect("wait");
         stop.store(true, std::sync::atomic::Ordering::SeqCst);
-        assert_eq!(after, 3, "windows kept coming after the broker restarted");
-        assert!(status.success(), "{status:?}");
+        let log = log.join().unwrap_or_default();
+        assert_eq!(
+            after, 3,
+            "windows kept coming after the broker restarted\n{log}"
+        );
+        assert!(status.success(), "{status:?}\n{log}");
     });
 }
 

@@ -563,6 +563,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                 kafka_current: None,
                 kafka_pending: None,
                 caught_up: plan.tables[t].caught_up && !dumps.contains_key(&t),
+                kafka_warned: None,
                 waits_for_siblings: dumps.contains_key(&t),
             });
         }

@@ -122,6 +122,8 @@ pub(crate) struct SourceTask {
     /// `scan.watermark.idle-mode` = 'caught-up': a partition whose reader
     /// is behind the broker's end offset never goes idle.
     pub caught_up: bool,
+    /// The last Kafka error logged, and when.
+    pub kafka_warned: Option<(String, Timestamp)>,
 }
 
 enum Read {
@@ -159,7 +161,16 @@ impl SourceTask {
                         tracing::warn!("Kafka: {e}");
                     }
                     if let Some(e) = k.take_error() {
-                        tracing::warn!("Kafka: {e} (librdkafka retries; records resume when the broker is back)");
+                        // Once per error and then every 10 s while it lasts,
+                        // not on every periodic watermark.
+                        let repeat = self
+                            .kafka_warned
+                            .as_ref()
+                            .is_some_and(|(last, at)| *last == e && now - at < 10_000);
+                        if !repeat {
+                            tracing::warn!("Kafka: {e} (librdkafka retries; records resume when the broker is back)");
+                            self.kafka_warned = Some((e, now));
+                        }
                     }
                 }
                 next_emit += interval * ((now - next_emit) / interval + 1);
