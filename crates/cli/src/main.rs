@@ -3,6 +3,8 @@
 //! - `lowwater run JOB.sql [--duration D] [--input T=DUMP ...] [--output T=FILE ...] [--report FILE]`
 //! - `lowwater replay JOB.sql --input T=FILE ... [--output T=FILE ...] [--report FILE]`
 //! - `lowwater explain JOB.sql [--partitions T=N ...]`
+//! - `lowwater dump TOPIC --bootstrap HOST:PORT [--from T] [--to T] [--output FILE]`
+//! - `lowwater status --url http://HOST:PORT` (a job run with `--http`)
 //!
 //! Exit codes: 0 success, 1 a failure reading or writing files, 2 a problem
 //! with the job, its inputs or the command line (the message says where).
@@ -18,6 +20,8 @@ use lowwater_connectors::dump::write_records;
 use lowwater_replay::{replay, report, ReplayArgs, ReplayError};
 use lowwater_sql::plan::JobPlan;
 use lowwater_sql::types::parse_duration;
+
+mod status;
 
 #[derive(Parser)]
 #[command(
@@ -55,6 +59,16 @@ enum Command {
         /// Override the job's 'parallelism.default'.
         #[arg(long, value_name = "N")]
         parallelism: Option<usize>,
+        /// Serve /metrics, /api/v1/watermarks and a web page on this address
+        /// while the job runs (e.g. 127.0.0.1:9249; port 0 picks a free one).
+        #[arg(long, value_name = "ADDR")]
+        http: Option<String>,
+    },
+    /// Show a running job's partitions and watermarks (from its --http address).
+    Status {
+        /// The job's HTTP address, e.g. http://127.0.0.1:9249.
+        #[arg(long)]
+        url: String,
     },
     /// Replay a job over topic dumps (kcat -J lines) in virtual processing time.
     Replay {
@@ -164,15 +178,30 @@ fn write_report(path: &Option<PathBuf>, report: &lowwater_replay::Report) -> Res
     Ok(())
 }
 
-fn run_job(
-    job: &Path,
-    inputs: &[String],
-    outputs: &[String],
+/// The options of `lowwater run`.
+struct RunOpts {
+    job: PathBuf,
+    inputs: Vec<String>,
+    outputs: Vec<String>,
     duration: Option<String>,
-    report_path: &Option<PathBuf>,
+    report: Option<PathBuf>,
     stall_threshold: Option<String>,
     parallelism: Option<usize>,
-) -> Result<()> {
+    http: Option<String>,
+}
+
+fn run_job(o: RunOpts) -> Result<()> {
+    let RunOpts {
+        job,
+        inputs,
+        outputs,
+        duration,
+        report: report_path,
+        stall_threshold,
+        parallelism,
+        http,
+    } = o;
+    let (job, inputs, outputs, report_path) = (&job, &inputs, &outputs, &report_path);
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_target(false)
@@ -202,6 +231,7 @@ fn run_job(
             .map(|ms| std::time::Duration::from_millis(ms.max(0) as u64)),
         stall_threshold: duration_arg("--stall-threshold", stall_threshold)?,
         stop,
+        http,
         ..lowwater_runtime::RunArgs::default()
     };
     for (k, v) in &plan.settings.inert {
@@ -306,15 +336,18 @@ fn run(cli: Cli) -> Result<()> {
             report,
             stall_threshold,
             parallelism,
-        } => run_job(
-            &job,
-            &inputs,
-            &outputs,
+            http,
+        } => run_job(RunOpts {
+            job,
+            inputs,
+            outputs,
             duration,
-            &report,
+            report,
             stall_threshold,
             parallelism,
-        ),
+            http,
+        }),
+        Command::Status { url } => status::status(&url),
         Command::Explain { job, partitions } => {
             let plan = load_plan(&job)?;
             let counts: BTreeMap<String, i32> = partition_counts(&partitions)?

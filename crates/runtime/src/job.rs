@@ -47,6 +47,10 @@ pub struct RunArgs {
     pub batch: usize,
     /// Capacity of each channel, in batches.
     pub channel_capacity: usize,
+    /// `--http ADDR`: serve `/metrics`, `/api/v1/watermarks` and the web
+    /// page on this address while the job runs (port 0: any free port; the
+    /// address is logged).
+    pub http: Option<String>,
 }
 
 impl Default for RunArgs {
@@ -59,6 +63,7 @@ impl Default for RunArgs {
             stop: Arc::new(AtomicBool::new(false)),
             batch: 512,
             channel_capacity: 16,
+            http: None,
         }
     }
 }
@@ -132,6 +137,15 @@ pub(crate) struct SinkWriter {
     pub window_rows: u64,
     pub late_rows: u64,
     pub max_lag: Option<Millis>,
+    /// When the last row was written, and the emission lag of the last
+    /// window row.
+    pub last_emit: Option<Timestamp>,
+    pub last_lag: Option<Millis>,
+    /// Emission lag of window rows, in seconds.
+    pub lag_seconds: prometheus_client::metrics::histogram::Histogram,
+    /// `lowwater.sink.max-emission-lag` and the window rows that broke it.
+    pub max_emission_lag: Option<Millis>,
+    pub lag_breaches: u64,
 }
 
 impl SinkWriter {
@@ -144,10 +158,16 @@ impl SinkWriter {
     ) -> std::io::Result<()> {
         let offset = self.rows as i64;
         self.rows += 1;
+        self.last_emit = Some(now);
         match lag {
             Some(l) => {
                 self.window_rows += 1;
                 self.max_lag = Some(self.max_lag.map_or(l, |m| m.max(l)));
+                self.last_lag = Some(l);
+                self.lag_seconds.observe(l as f64 / 1000.0);
+                if self.max_emission_lag.is_some_and(|m| l > m) {
+                    self.lag_breaches += 1;
+                }
             }
             None => self.late_rows += 1,
         }
@@ -193,6 +213,12 @@ pub(crate) struct Shared {
     pub sinks: BTreeMap<usize, Mutex<SinkWriter>>,
     /// Every split by id; grows when partition discovery finds partitions.
     pub splits: std::sync::RwLock<Vec<SplitMeta>>,
+    /// Late counters per pipeline and window subtask, published live.
+    pub late: Vec<Vec<Mutex<LateCounters>>>,
+    /// What the monitor knows (stalls, history), for the HTTP endpoints.
+    pub live: Mutex<crate::observe::LiveState>,
+    /// The emission lag histograms of the sinks, by sink table name.
+    pub lag_histograms: crate::observe::LagFamily,
     /// The hasher of the key exchange, one for all source subtasks.
     pub route: hashbrown::DefaultHashBuilder,
 }
@@ -213,6 +239,7 @@ fn sink_writer(
     plan: &JobPlan,
     t: usize,
     outputs: &[(usize, PathBuf)],
+    lag_histograms: &crate::observe::LagFamily,
 ) -> Result<SinkWriter, RunError> {
     let table = &plan.tables[t];
     let format = SinkFormat::new(table);
@@ -269,6 +296,13 @@ fn sink_writer(
         window_rows: 0,
         late_rows: 0,
         max_lag: None,
+        last_emit: None,
+        last_lag: None,
+        lag_seconds: lag_histograms
+            .get_or_create(&vec![("sink".to_string(), table.name.clone())])
+            .clone(),
+        max_emission_lag: table.max_emission_lag,
+        lag_breaches: 0,
     })
 }
 
@@ -438,14 +472,28 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         }
         inputs_by_source.push(per_subtask);
     }
+    let lag_histograms = crate::observe::lag_family();
     let mut sinks = BTreeMap::new();
     for pl in &plan.pipelines {
         for t in std::iter::once(pl.sink).chain(plan.tables[pl.source].late_data_sink) {
             if let std::collections::btree_map::Entry::Vacant(e) = sinks.entry(t) {
-                e.insert(Mutex::new(sink_writer(&plan, t, &outputs)?));
+                e.insert(Mutex::new(sink_writer(
+                    &plan,
+                    t,
+                    &outputs,
+                    &lag_histograms,
+                )?));
             }
         }
     }
+    let listener = match &args.http {
+        Some(addr) => Some(std::net::TcpListener::bind(addr).map_err(|e| {
+            RunError::Usage(format!(
+                "--http {addr}: cannot listen there ({e}); pick a free port, or port 0 for any"
+            ))
+        })?),
+        None => None,
+    };
     let shared = Arc::new(Shared {
         stop: args.stop.clone(),
         error: Mutex::new(None),
@@ -467,6 +515,17 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
             .iter()
             .map(|_| (0..p).map(|_| AtomicI64::new(MIN_WATERMARK)).collect())
             .collect(),
+        late: plan
+            .pipelines
+            .iter()
+            .map(|_| {
+                (0..p)
+                    .map(|_| Mutex::new(LateCounters::default()))
+                    .collect()
+            })
+            .collect(),
+        live: Mutex::new(crate::observe::LiveState::new(plan.pipelines.len())),
+        lag_histograms,
         sinks,
         splits: std::sync::RwLock::new(splits),
         route: hashbrown::DefaultHashBuilder::default(),
@@ -576,7 +635,14 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     let deadline = args.duration.map(|d| start + d.as_millis() as i64);
     let watched = crate::discovery::watched(&plan, &source_tables, &dumps);
     let discovery_done = std::sync::atomic::AtomicBool::new(false);
-    let (late, completed) = std::thread::scope(|scope| {
+    let server = match listener {
+        Some(l) => Some(
+            crate::observe::Server::start(l, plan.clone(), shared.clone(), threshold)
+                .map_err(RunError::Io)?,
+        ),
+        None => None,
+    };
+    let completed = std::thread::scope(|scope| {
         if !watched.is_empty() {
             let (plan, shared, watched, done) = (&plan, &shared, &watched, &discovery_done);
             let spawned = std::thread::Builder::new()
@@ -641,10 +707,9 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                 }
             }
         }
-        let mut late: Vec<(usize, LateCounters)> = Vec::new();
         for h in windows {
             match h.map(|h| h.join()) {
-                Ok(Ok(l)) => late.push(l),
+                Ok(Ok(())) => {}
                 Ok(Err(_)) => shared.fail(RunError::Usage(
                     "a window subtask panicked (a bug in lowwater)".into(),
                 )),
@@ -653,9 +718,12 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                 ))),
             }
         }
-        (late, completed)
+        completed
     });
     monitor.finish(shared.clock.now());
+    if let Some(s) = server {
+        s.stop();
+    }
     for s in shared.sinks.values() {
         if let Ok(mut w) = s.lock() {
             w.flush().map_err(|e| RunError::Io(e.to_string()))?;
@@ -664,21 +732,15 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     if let Some(e) = shared.error.lock().ok().and_then(|mut e| e.take()) {
         return Err(e);
     }
-    let report = report(
-        &plan,
-        &shared,
-        &late,
-        monitor.stalls(),
-        threshold,
-        completed,
-    );
+    let report = report(&plan, &shared, monitor.stalls(), threshold, completed);
     Ok(RunOutcome { report, completed })
 }
 
-fn report(
+/// The report's shape from the live counters (at the end of a run, or at
+/// any moment for `/api/v1/watermarks`).
+pub(crate) fn report(
     plan: &JobPlan,
     shared: &Shared,
-    late: &[(usize, LateCounters)],
     stalls: Vec<StallReport>,
     threshold: Millis,
     drained: bool,
@@ -702,6 +764,12 @@ fn report(
     };
     let mut partitions = Vec::new();
     let splits = shared.splits.read().map(|s| s.clone()).unwrap_or_default();
+    let late: Vec<LateCounters> = shared
+        .late
+        .iter()
+        .flatten()
+        .filter_map(|l| l.lock().ok().map(|l| l.clone()))
+        .collect();
     for (id, meta) in splits.iter().enumerate() {
         let id = id as SplitId;
         let Some(src) = shared.sources.iter().find(|s| s.table == meta.table) else {
@@ -715,11 +783,11 @@ fn report(
         };
         let dropped: u64 = late
             .iter()
-            .map(|(_, l)| l.dropped.get(&id).copied().unwrap_or(0))
+            .map(|l| l.dropped.get(&id).copied().unwrap_or(0))
             .sum();
         let routed: u64 = late
             .iter()
-            .map(|(_, l)| l.routed.get(&id).copied().unwrap_or(0))
+            .map(|l| l.routed.get(&id).copied().unwrap_or(0))
             .sum();
         let skipped = view.skipped.get(&id).copied().unwrap_or(0);
         let nulled = view.nulled.get(&id).copied().unwrap_or(0);

@@ -18,6 +18,7 @@ pub mod clock;
 mod discovery;
 pub mod job;
 mod monitor;
+mod observe;
 mod source;
 mod window;
 

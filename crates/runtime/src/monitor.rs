@@ -20,6 +20,18 @@ pub(crate) struct Monitor {
     shared: Arc<Shared>,
     threshold: Millis,
     pipes: Vec<PipeWatch>,
+    /// Per sink (in `Shared::sinks` order): whether it is stale, the
+    /// emission-lag breaches already reported, and when the last WARN about
+    /// them was logged.
+    slo: Vec<SloWatch>,
+    next_history: Timestamp,
+}
+
+#[derive(Default, Clone)]
+struct SloWatch {
+    stale: bool,
+    breaches: u64,
+    warned_at: Option<Timestamp>,
 }
 
 struct PipeWatch {
@@ -43,11 +55,15 @@ impl Monitor {
                 open_reason: None,
             })
             .collect();
+        let slo = vec![SloWatch::default(); shared.sinks.len()];
+        let next_history = shared.start;
         Monitor {
             plan,
             shared,
             threshold,
             pipes,
+            slo,
+            next_history,
         }
     }
 
@@ -63,31 +79,7 @@ impl Monitor {
     /// The live holder of pipeline `pi`'s watermark: the active source subtask
     /// with the lowest watermark, and its active split with the lowest.
     fn holder(&self, pi: usize, now: Timestamp) -> Option<Holder> {
-        let src = &self.shared.sources[self.source_index(pi)];
-        let views: Vec<_> = src
-            .subtasks
-            .iter()
-            .filter_map(|m| m.lock().ok().map(|v| v.clone()))
-            .collect();
-        let (subtask, view) = views
-            .iter()
-            .enumerate()
-            .filter(|(_, v)| !v.idle)
-            .min_by_key(|(i, v)| (v.watermark, *i))?;
-        let split = view
-            .splits
-            .iter()
-            .filter(|s| !s.idle)
-            .min_by_key(|s| (s.watermark, s.id));
-        Some(Holder {
-            subtask,
-            split: split.map(|s| s.id),
-            silent_ms: now
-                - split
-                    .and_then(|s| s.last_arrival)
-                    .unwrap_or(self.shared.start),
-            never_had_record: split.is_none_or(|s| s.records == 0),
-        })
+        holder(&self.plan, &self.shared, pi, now)
     }
 
     fn report(&self, pi: usize, s: &Stall, now: Timestamp) -> StallReport {
@@ -157,6 +149,109 @@ impl Monitor {
                 }
             }
         }
+        self.check_slos(now);
+        self.publish(now);
+    }
+
+    /// The sinks' SLOs: a sink that emitted nothing for longer than its
+    /// `lowwater.sink.max-staleness` is stale (one WARN, one INFO when it
+    /// emits again); window rows later than `lowwater.sink.max-emission-lag`
+    /// are counted and reported at most every 10 s. Each WARN says what
+    /// holds the watermark when a stall explains it.
+    fn check_slos(&mut self, now: Timestamp) {
+        for (i, (&t, w)) in self.shared.sinks.iter().enumerate() {
+            let Ok(w) = w.lock() else {
+                continue;
+            };
+            let (last_emit, breaches, max_lag) = (w.last_emit, w.lag_breaches, w.max_emission_lag);
+            drop(w);
+            let table = &self.plan.tables[t];
+            let why = || {
+                self.plan
+                    .pipelines
+                    .iter()
+                    .position(|p| p.sink == t)
+                    .and_then(|pi| self.pipes[pi].open_reason.clone())
+                    .map_or(String::new(), |r| {
+                        format!("; the watermark is stalled: {r}")
+                    })
+            };
+            if let Some(max) = table.max_staleness {
+                let quiet = now - last_emit.unwrap_or(self.shared.start);
+                let stale = quiet > max;
+                if stale && !self.slo[i].stale {
+                    tracing::warn!(
+                        "sink {} is stale: no row for {} (lowwater.sink.max-staleness {}){}",
+                        table.name,
+                        display_duration(quiet),
+                        display_duration(max),
+                        why()
+                    );
+                } else if !stale && self.slo[i].stale {
+                    tracing::info!("sink {} emits again (within its max-staleness)", table.name);
+                }
+                self.slo[i].stale = stale;
+            }
+            if let Some(max) = max_lag {
+                let new = breaches - self.slo[i].breaches;
+                let due = self.slo[i].warned_at.is_none_or(|at| now - at >= 10_000);
+                if new > 0 && due {
+                    tracing::warn!(
+                        "sink {}: {new} window rows emitted more than {} after their window ended \
+                         (lowwater.sink.max-emission-lag; {breaches} in all){}",
+                        table.name,
+                        display_duration(max),
+                        why()
+                    );
+                    self.slo[i].breaches = breaches;
+                    self.slo[i].warned_at = Some(now);
+                }
+            }
+        }
+    }
+
+    /// Publishes holders, open stalls, stall history and the chart's
+    /// history for the HTTP endpoints.
+    fn publish(&mut self, now: Timestamp) {
+        let holders: Vec<Option<Holder>> = (0..self.pipes.len())
+            .map(|pi| self.holder(pi, now))
+            .collect();
+        let current: Vec<Option<StallReport>> = (0..self.pipes.len())
+            .map(|pi| {
+                let s = self.pipes[pi].detector.current()?;
+                let s = Stall {
+                    held_by: s.held_by.or(holders[pi]),
+                    ..s
+                };
+                Some(self.report(pi, &s, now))
+            })
+            .collect();
+        let point = (now >= self.next_history).then(|| {
+            self.next_history = now + 1_000;
+            crate::observe::HistoryPoint {
+                t: now,
+                watermarks: self
+                    .pipes
+                    .iter()
+                    .map(|p| (p.watermark != MIN_WATERMARK).then_some(p.watermark))
+                    .collect(),
+                emission_lag_ms: self
+                    .shared
+                    .sinks
+                    .values()
+                    .map(|w| w.lock().ok().and_then(|w| w.last_lag))
+                    .collect(),
+            }
+        });
+        let stale: Vec<bool> = self.slo.iter().map(|s| s.stale).collect();
+        if let Ok(mut live) = self.shared.live.lock() {
+            live.current = current;
+            live.past = self.stalls();
+            live.stale = stale;
+            if let Some(p) = point {
+                live.push_history(p);
+            }
+        }
     }
 
     /// Closes open stalls (they end with the run).
@@ -175,4 +270,40 @@ impl Monitor {
             .flat_map(|p| p.stalls.iter().cloned())
             .collect()
     }
+}
+
+fn source_index(plan: &JobPlan, shared: &Shared, pi: usize) -> usize {
+    let t = plan.pipelines[pi].source;
+    shared
+        .sources
+        .iter()
+        .position(|s| s.table == t)
+        .unwrap_or(0)
+}
+
+/// The live holder of pipeline `pi`'s watermark: the active source subtask
+/// with the lowest watermark, and its active split with the lowest.
+pub(crate) fn holder(plan: &JobPlan, shared: &Shared, pi: usize, now: Timestamp) -> Option<Holder> {
+    let src = &shared.sources[source_index(plan, shared, pi)];
+    let views: Vec<_> = src
+        .subtasks
+        .iter()
+        .filter_map(|m| m.lock().ok().map(|v| v.clone()))
+        .collect();
+    let (subtask, view) = views
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| !v.idle)
+        .min_by_key(|(i, v)| (v.watermark, *i))?;
+    let split = view
+        .splits
+        .iter()
+        .filter(|s| !s.idle)
+        .min_by_key(|s| (s.watermark, s.id));
+    Some(Holder {
+        subtask,
+        split: split.map(|s| s.id),
+        silent_ms: now - split.and_then(|s| s.last_arrival).unwrap_or(shared.start),
+        never_had_record: split.is_none_or(|s| s.records == 0),
+    })
 }

@@ -144,6 +144,9 @@ impl SourceTask {
         };
         let mut row: Row = Vec::new();
         let mut exhausted = vec![false; self.inputs.len()];
+        // Partitions are visible (metrics, API) from the start, not only
+        // after the first periodic watermark.
+        self.publish();
         let drained = loop {
             if self.shared.stop.load(Ordering::Relaxed) {
                 break false;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use lowwater_core::clock::Clock;
 use lowwater_core::watermark::valve::ChannelValve;
-use lowwater_core::window::operator::{LateCounters, WindowOperator, WindowOutput};
+use lowwater_core::window::operator::{WindowOperator, WindowOutput};
 use lowwater_core::Timestamp;
 use lowwater_replay::engine::sink_values;
 use lowwater_sql::plan::JobPlan;
@@ -59,10 +59,12 @@ impl WindowTask {
         self.subtask
     }
 
-    /// Runs until every sender has ended; returns the late counters.
-    pub fn run(mut self) -> (usize, LateCounters) {
+    /// Runs until every sender has ended; its late counters are published
+    /// to `Shared::late` as they change.
+    pub fn run(mut self) {
         let mut ended = 0;
         let mut out = Vec::new();
+        let mut late_seen = 0;
         while ended < self.senders {
             let Ok(env) = self.rx.recv() else {
                 break;
@@ -92,8 +94,20 @@ impl WindowTask {
             if !out.is_empty() {
                 self.emit(&mut out);
             }
+            let late = self.op.late();
+            let total = late.total_dropped() + late.routed.values().sum::<u64>();
+            if total != late_seen {
+                late_seen = total;
+                self.publish_late();
+            }
         }
-        (self.pipeline, self.op.late().clone())
+        self.publish_late();
+    }
+
+    fn publish_late(&self) {
+        if let Ok(mut l) = self.shared.late[self.pipeline][self.subtask].lock() {
+            l.clone_from(self.op.late());
+        }
     }
 
     fn emit(&self, out: &mut Vec<WindowOutput>) {

@@ -118,6 +118,12 @@ pub struct LowwaterOptions {
     /// partitions are looked for; `None`: never. Flink's default, 5 minutes,
     /// when unset; '0' turns it off.
     pub discovery_interval: Option<Millis>,
+    /// `lowwater.sink.max-emission-lag` (sinks): a window row emitted later
+    /// than this after its window ended breaks the SLO (WARN + metric).
+    pub max_emission_lag: Option<Millis>,
+    /// `lowwater.sink.max-staleness` (sinks): no row for longer than this
+    /// breaks the SLO (WARN + metric).
+    pub max_staleness: Option<Millis>,
 }
 
 /// The checked options of one table.
@@ -153,6 +159,8 @@ const KAFKA: &[&str] = &[
     "sink.delivery-guarantee",
     "sink.transactional-id-prefix",
     "late-data.sink",
+    "lowwater.sink.max-emission-lag",
+    "lowwater.sink.max-staleness",
 ];
 const FILESYSTEM: &[&str] = &[
     "connector",
@@ -160,14 +168,22 @@ const FILESYSTEM: &[&str] = &[
     "format",
     "scan.watermark.idle-timeout",
     "late-data.sink",
+    "lowwater.sink.max-emission-lag",
+    "lowwater.sink.max-staleness",
 ];
 const PRINT: &[&str] = &[
     "connector",
     "print-identifier",
     "standard-error",
     "sink.parallelism",
+    "lowwater.sink.max-emission-lag",
+    "lowwater.sink.max-staleness",
 ];
-const BLACKHOLE: &[&str] = &["connector"];
+const BLACKHOLE: &[&str] = &[
+    "connector",
+    "lowwater.sink.max-emission-lag",
+    "lowwater.sink.max-staleness",
+];
 const DATAGEN: &[&str] = &[
     "connector",
     "rows-per-second",
@@ -381,6 +397,22 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
         &[],
         "transactions come with exactly-once",
     )?;
+    let slo = |k: &str| -> Result<Option<Millis>> {
+        raw.get(k)
+            .map(|v| {
+                let d = parse_duration(v).map_err(|m| SqlError::new(at(k), m))?;
+                if d <= 0 {
+                    return Err(SqlError::new(
+                        at(k),
+                        format!("{k} must be a positive duration such as '30 s', got '{v}'"),
+                    ));
+                }
+                Ok(d)
+            })
+            .transpose()
+    };
+    let max_emission_lag = slo("lowwater.sink.max-emission-lag")?;
+    let max_staleness = slo("lowwater.sink.max-staleness")?;
     let discovery_interval = match raw.get("scan.topic-partition-discovery.interval") {
         Some(v) => {
             let d = parse_duration(v)
@@ -419,6 +451,8 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
             late_data_sink: raw.get("late-data.sink").cloned(),
             caught_up,
             discovery_interval,
+            max_emission_lag,
+            max_staleness,
         },
         raw,
     })

@@ -129,6 +129,10 @@ pub struct TableDef {
     /// `scan.topic-partition-discovery.interval` (Kafka, unbounded reads):
     /// how often partitions added to the topics are looked for (`None`: off).
     pub discovery_interval: Option<Millis>,
+    /// Sink SLOs: `lowwater.sink.max-emission-lag`.
+    pub max_emission_lag: Option<Millis>,
+    /// Sink SLOs: `lowwater.sink.max-staleness`.
+    pub max_staleness: Option<Millis>,
     /// `late-data.sink`.
     pub late_data_sink: Option<usize>,
     /// Kafka key options, when `key.fields` is set.

@@ -181,6 +181,8 @@ pub(super) fn table(
             idle_timeout,
             caught_up: opts.lowwater.caught_up,
             discovery_interval,
+            max_emission_lag: opts.lowwater.max_emission_lag,
+            max_staleness: opts.lowwater.max_staleness,
             late_data_sink: None,
             key,
             options: opts.raw,

@@ -1,0 +1,140 @@
+//! `lowwater status --url URL`: a running job's watermarks in the terminal,
+//! from its `/api/v1/watermarks` (the same table as the web page).
+
+use anyhow::{Context, Result};
+use lowwater_core::time::{display_duration, format_timestamp};
+use sonic_rs::{JsonContainerTrait, JsonValueTrait, Value};
+
+use crate::UserError;
+
+fn ts(v: &Value) -> String {
+    v.as_i64()
+        .map_or_else(|| "-".to_string(), |t| format_timestamp(t, ' '))
+}
+
+fn wm(v: &Value) -> String {
+    v.as_i64()
+        .map_or_else(|| "MIN".to_string(), |t| format_timestamp(t, ' '))
+}
+
+fn dur(v: &Value) -> String {
+    v.as_i64().map_or_else(|| "-".to_string(), display_duration)
+}
+
+fn text(v: &Value) -> String {
+    if let Some(s) = v.as_str() {
+        return s.to_string();
+    }
+    v.as_i64()
+        .map_or_else(|| "-".to_string(), |n| n.to_string())
+}
+
+/// Fetches `url`'s live watermarks and prints them.
+pub fn status(url: &str) -> Result<()> {
+    let api = format!("{}/api/v1/watermarks", url.trim_end_matches('/'));
+    let body = ureq::get(&api)
+        .call()
+        .map_err(|e| {
+            UserError(format!(
+                "cannot read {api} ({e}); is a job running with --http at that address?"
+            ))
+        })?
+        .body_mut()
+        .read_to_string()
+        .with_context(|| format!("reading the answer of {api}"))?;
+    let live: Value = sonic_rs::from_str(&body)
+        .map_err(|e| UserError(format!("{api} did not answer lowwater's JSON ({e})")))?;
+    print!("{}", render(&live));
+    Ok(())
+}
+
+/// The terminal table of a `/api/v1/watermarks` answer.
+pub fn render(live: &Value) -> String {
+    let now = live["now"].as_i64().unwrap_or(0);
+    let mut out = format!("lowwater at {}\n", format_timestamp(now, ' '));
+    for i in live["inserts"].as_array().into_iter().flatten() {
+        let lag = i["watermark"].as_i64().map_or_else(String::new, |w| {
+            format!(" (lag {})", display_duration(now - w))
+        });
+        out.push_str(&format!(
+            "INSERT INTO {}: watermark {}{lag}\n",
+            text(&i["sink"]),
+            wm(&i["watermark"])
+        ));
+        let stall = &i["stall"];
+        if stall.is_object() {
+            out.push_str(&format!(
+                "  STALLED for {}: {}\n",
+                dur(&stall["duration_ms"]),
+                text(&stall["reason"])
+            ));
+        }
+    }
+    let header = [
+        "TABLE",
+        "TOPIC",
+        "PARTITION",
+        "SUBTASK",
+        "LAST EVENT",
+        "WATERMARK",
+        "IDLE",
+        "SILENT FOR",
+        "RECORDS",
+        "LATE",
+        "LAG",
+        "",
+    ];
+    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
+    for p in live["partitions"].as_array().into_iter().flatten() {
+        rows.push(vec![
+            text(&p["table"]),
+            text(&p["topic"]),
+            text(&p["partition"]),
+            text(&p["subtask"]),
+            ts(&p["last_event_time"]),
+            wm(&p["watermark"]),
+            if p["idle"].as_bool() == Some(true) {
+                "idle".into()
+            } else {
+                "active".into()
+            },
+            dur(&p["silent_ms"]),
+            text(&p["records"]),
+            text(&p["late_records_dropped"]),
+            text(&p["consumer_lag"]),
+            if p["holding"].as_bool() == Some(true) {
+                "<- holds the watermark".into()
+            } else {
+                String::new()
+            },
+        ]);
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    for r in &rows {
+        let line: Vec<String> = r
+            .iter()
+            .zip(&widths)
+            .map(|(cell, w)| format!("{cell:<w$}"))
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    }
+    for s in live["sinks"].as_array().into_iter().flatten() {
+        out.push_str(&format!(
+            "sink {}: {} rows, last {}, freshness {}, max emission lag {}{}\n",
+            text(&s["table"]),
+            text(&s["rows"]),
+            ts(&s["last_emit"]),
+            dur(&s["freshness_ms"]),
+            dur(&s["max_emission_lag_ms"]),
+            if s["stale"].as_bool() == Some(true) {
+                " STALE"
+            } else {
+                ""
+            }
+        ));
+    }
+    out
+}

@@ -1,0 +1,395 @@
+//! `lowwater run --http`: the real binary serving real HTTP on 127.0.0.1
+//! while a job runs. `/metrics` is parsed with a Prometheus text parser and
+//! its values followed as the job runs: a partition without records is
+//! named as the holder, its silence grows, and with an idle timeout its idle
+//! flag flips; `/api/v1/watermarks` and `lowwater status` say the same; the
+//! web page is loaded in a real headless Chromium.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use sonic_rs::{JsonContainerTrait, JsonValueTrait};
+
+/// A datagen job on 4 partitions whose partition 3 never produces.
+fn job(dir: &Path, name: &str, table_options: &str) -> PathBuf {
+    let sql = format!(
+        "SET 'parallelism.default' = '2';
+CREATE TABLE clicks (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '200' MILLISECOND)
+WITH ('connector' = 'datagen', 'rows-per-second' = '200', 'lowwater.partitions' = '4',
+      'lowwater.partition.3.never' = 'true', 'fields.user_id.length' = '1'{table_options});
+CREATE TABLE counts (window_start TIMESTAMP(3), window_end TIMESTAMP(3), user_id STRING, n BIGINT)
+WITH ('connector' = 'blackhole', 'lowwater.sink.max-staleness' = '3 s', 'lowwater.sink.max-emission-lag' = '1 min');
+INSERT INTO counts SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+GROUP BY window_start, window_end, user_id;
+"
+    );
+    let path = dir.join(format!("{name}.sql"));
+    std::fs::write(&path, sql).expect("write job");
+    path
+}
+
+/// A running job and the base URL it serves.
+struct Running {
+    child: Child,
+    url: String,
+    log: std::sync::mpsc::Receiver<String>,
+}
+
+impl Running {
+    fn start(job: &Path) -> Running {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+            .args([
+                "run",
+                job.to_str().unwrap_or_default(),
+                "--duration",
+                "60 s",
+                "--http",
+                "127.0.0.1:0",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn lowwater run");
+        let stderr = child.stderr.take().expect("stderr");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        // The job logs the address it listens on before its threads start.
+        let url = rx
+            .iter()
+            .find_map(|l| {
+                l.split("serving ")
+                    .nth(1)
+                    .and_then(|r| r.split_whitespace().next())
+                    .map(|u| u.trim_end_matches('/').to_string())
+            })
+            .expect("the job logs the address it serves");
+        Running {
+            child,
+            url,
+            log: rx,
+        }
+    }
+
+    fn get(&self, path: &str) -> String {
+        ureq::get(&format!("{}{path}", self.url))
+            .call()
+            .expect("GET")
+            .body_mut()
+            .read_to_string()
+            .expect("body")
+    }
+
+    fn scrape(&self) -> prometheus_parse::Scrape {
+        let text = self.get("/metrics");
+        prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_string())))
+            .expect("Prometheus text")
+    }
+
+    /// Stops the job (SIGTERM) and returns its log.
+    fn stop(mut self) -> String {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let status = self.child.wait().expect("wait");
+        let log: Vec<String> = self.log.iter().collect();
+        assert!(status.success(), "{status:?}\n{}", log.join("\n"));
+        log.join("\n")
+    }
+}
+
+fn value(s: &prometheus_parse::Sample) -> f64 {
+    match s.value {
+        prometheus_parse::Value::Counter(v)
+        | prometheus_parse::Value::Gauge(v)
+        | prometheus_parse::Value::Untyped(v) => v,
+        _ => f64::NAN,
+    }
+}
+
+/// The value of `metric` for partition `p` (`None` if absent).
+fn of_partition(scrape: &prometheus_parse::Scrape, metric: &str, p: i32) -> Option<f64> {
+    scrape
+        .samples
+        .iter()
+        .find(|s| s.metric == metric && s.labels.get("partition") == Some(&p.to_string()))
+        .map(value)
+}
+
+fn of_sink(scrape: &prometheus_parse::Scrape, metric: &str) -> Option<f64> {
+    scrape
+        .samples
+        .iter()
+        .find(|s| s.metric == metric && s.labels.get("sink") == Some("counts"))
+        .map(value)
+}
+
+/// Scrapes until `done` holds (each scrape is a real request; the job's
+/// own time passes between them), for at most 30 s.
+fn scrape_until(
+    job: &Running,
+    mut done: impl FnMut(&prometheus_parse::Scrape) -> bool,
+) -> prometheus_parse::Scrape {
+    let started = Instant::now();
+    loop {
+        let s = job.scrape();
+        if done(&s) {
+            return s;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "condition not met within 30 s"
+        );
+    }
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("lowwater-http-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("dir");
+    d
+}
+
+#[test]
+fn metrics_api_and_status_name_the_partition_holding_the_watermark() {
+    let d = dir("stall");
+    let job = Running::start(&job(&d, "stall", ""));
+    let first = job.scrape();
+    let s1 = of_partition(&first, "lowwater_partition_silence_seconds", 3)
+        .expect("partition 3's silence");
+    // Its silence grows while the others keep receiving records, and it is
+    // the one holding the watermark (at MIN: no watermark sample for it).
+    let later = scrape_until(&job, |s| {
+        of_partition(s, "lowwater_partition_silence_seconds", 3).is_some_and(|v| v > s1 + 1.0)
+            && of_partition(s, "lowwater_partition_records_total", 0).is_some_and(|v| v > 0.0)
+            && of_sink(s, "lowwater_stall_active") == Some(1.0)
+    });
+    assert_eq!(
+        of_partition(&later, "lowwater_partition_holding", 3),
+        Some(1.0)
+    );
+    for p in 0..3 {
+        assert_eq!(
+            of_partition(&later, "lowwater_partition_holding", p),
+            Some(0.0)
+        );
+        assert!(
+            of_partition(&later, "lowwater_partition_silence_seconds", p).is_some_and(|v| v < 1.0),
+            "partition {p} keeps receiving records"
+        );
+        assert!(of_partition(&later, "lowwater_partition_watermark_milliseconds", p).is_some());
+    }
+    assert_eq!(
+        of_partition(&later, "lowwater_partition_watermark_milliseconds", 3),
+        None,
+        "MIN is never exported as a number"
+    );
+    assert_eq!(
+        of_partition(&later, "lowwater_partition_records_total", 3),
+        Some(0.0)
+    );
+    assert_eq!(
+        of_partition(&later, "lowwater_partition_idle", 3),
+        Some(0.0)
+    );
+    assert_eq!(of_sink(&later, "lowwater_sink_rows_total"), Some(0.0));
+    assert!(of_sink(&later, "lowwater_sink_freshness_seconds").is_some_and(|v| v > 1.0));
+    assert_eq!(
+        of_sink(&later, "lowwater_sink_max_staleness_seconds"),
+        Some(3.0)
+    );
+    assert_eq!(
+        of_sink(&later, "lowwater_sink_max_emission_lag_seconds"),
+        Some(60.0)
+    );
+    assert_eq!(
+        of_sink(&later, "lowwater_job_watermark_milliseconds"),
+        None,
+        "the job watermark is MIN"
+    );
+    // The sink's staleness SLO breaks after 3 s without a row.
+    scrape_until(&job, |s| of_sink(s, "lowwater_sink_stale") == Some(1.0));
+
+    // The JSON API names the same partition, with the stall's reason.
+    let api: sonic_rs::Value = sonic_rs::from_str(&job.get("/api/v1/watermarks")).expect("JSON");
+    let parts = api["partitions"].as_array().expect("partitions");
+    assert_eq!(parts.len(), 4);
+    let holding: Vec<i64> = parts
+        .iter()
+        .filter(|p| p["holding"].as_bool() == Some(true))
+        .filter_map(|p| p["partition"].as_i64())
+        .collect();
+    assert_eq!(holding, vec![3]);
+    let stall = &api["inserts"][0]["stall"];
+    assert_eq!(stall["held_by"]["partition"].as_i64(), Some(3));
+    assert!(
+        stall["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("partition 3 of clicks")),
+        "{stall:?}"
+    );
+    assert_eq!(api["sinks"][0]["stale"].as_bool(), Some(true));
+
+    // `lowwater status` prints the table with the holder marked.
+    let o = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args(["status", "--url", &job.url])
+        .output()
+        .expect("status");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let row3 = out
+        .lines()
+        .find(|l| l.starts_with("clicks  clicks  3"))
+        .unwrap_or_else(|| panic!("partition 3's row: {out}"));
+    assert!(row3.ends_with("<- holds the watermark"), "{out}");
+    assert!(out.contains("STALLED for"), "{out}");
+    assert_eq!(out.matches("<- holds the watermark").count(), 1, "{out}");
+
+    let log = job.stop();
+    assert!(log.contains("sink counts is stale"), "{log}");
+}
+
+#[test]
+fn with_an_idle_timeout_the_idle_flag_flips_and_windows_are_emitted() {
+    let d = dir("idle");
+    let job = Running::start(&job(&d, "idle", ", 'scan.watermark.idle-timeout' = '1 s'"));
+    let first = job.scrape();
+    // Scraped before the idle timeout passed (or just after): if it is
+    // already idle, the flip is not observable, so the job is too slow to
+    // start for this test to mean anything.
+    assert_eq!(
+        of_partition(&first, "lowwater_partition_idle", 3),
+        Some(0.0),
+        "partition 3 starts active"
+    );
+    let later = scrape_until(&job, |s| {
+        of_partition(s, "lowwater_partition_idle", 3) == Some(1.0)
+            && of_sink(s, "lowwater_sink_rows_total").is_some_and(|v| v > 0.0)
+    });
+    assert_eq!(
+        of_partition(&later, "lowwater_partition_holding", 3),
+        Some(0.0)
+    );
+    assert!(of_sink(&later, "lowwater_job_watermark_milliseconds").is_some());
+    // Window rows were observed in the emission-lag histogram, under the SLO.
+    let count = later
+        .samples
+        .iter()
+        .find(|s| s.metric == "lowwater_sink_emission_lag_seconds_count")
+        .map(value);
+    let histogram = later
+        .samples
+        .iter()
+        .find(|s| s.metric == "lowwater_sink_emission_lag_seconds");
+    let observed = count.or_else(|| {
+        histogram.and_then(|h| match &h.value {
+            prometheus_parse::Value::Histogram(b) => b.last().map(|b| b.count),
+            _ => None,
+        })
+    });
+    assert!(observed.is_some_and(|n| n > 0.0), "{:?}", later.samples);
+    assert_eq!(
+        of_sink(&later, "lowwater_sink_emission_lag_breaches_total"),
+        Some(0.0)
+    );
+    job.stop();
+}
+
+/// Finds Debian's `chromium` (installed by .ci/run).
+fn chromium() -> String {
+    for c in ["chromium", "chromium-browser", "google-chrome"] {
+        if Command::new(c)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
+            return c.to_string();
+        }
+    }
+    panic!("no chromium on PATH: install Debian's chromium package (.ci/run does)");
+}
+
+#[test]
+fn the_web_page_shows_every_partition_and_highlights_the_holder_in_chromium() {
+    let browser = chromium();
+    let d = dir("page");
+    let job = Running::start(&job(&d, "page", ""));
+    // Wait until the stall is known, so the page has something to highlight.
+    scrape_until(&job, |s| of_sink(s, "lowwater_stall_active") == Some(1.0));
+    let profile = d.join("chromium-profile");
+    let dom = Command::new(&browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            &format!("--user-data-dir={}", profile.display()),
+            "--virtual-time-budget=4000",
+            "--dump-dom",
+            &format!("{}/", job.url),
+        ])
+        .output()
+        .expect("run chromium");
+    let html = String::from_utf8_lossy(&dom.stdout).into_owned();
+    assert!(
+        html.contains("data-loaded=\"1\""),
+        "the page rendered the API's answer: {}\n{html}",
+        String::from_utf8_lossy(&dom.stderr)
+    );
+    for p in 0..4 {
+        assert!(
+            html.contains(&format!("data-partition=\"{p}\"")),
+            "partition {p} has a row: {html}"
+        );
+    }
+    let holding_row = html
+        .split("<tr")
+        .find(|r| r.contains("data-partition=\"3\""))
+        .unwrap_or_default();
+    assert!(
+        holding_row.contains("holding"),
+        "partition 3's row is highlighted: {holding_row}"
+    );
+    assert_eq!(
+        html.split("<tr")
+            .filter(|r| r.contains("class=\"holding"))
+            .count(),
+        1,
+        "exactly one partition holds the watermark"
+    );
+    // It updates: more than one successful refresh within the page's time.
+    let refreshes: u64 = html
+        .split("id=\"refreshes\">")
+        .nth(1)
+        .and_then(|r| r.split('<').next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
+    assert!(refreshes >= 2, "the page refreshed {refreshes} times");
+    // A screenshot, for people to look at (target/lowwater-page.png).
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("lowwater-page.png");
+    let o = Command::new(&browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            &format!("--user-data-dir={}", profile.display()),
+            "--virtual-time-budget=3000",
+            "--hide-scrollbars",
+            "--window-size=1280,1000",
+            &format!("--screenshot={}", shot.display()),
+            &format!("{}/", job.url),
+        ])
+        .output()
+        .expect("run chromium");
+    assert!(
+        shot.exists(),
+        "screenshot written: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    job.stop();
+}

@@ -1,0 +1,744 @@
+//! Seeing the watermark while a job runs (`lowwater run --http ADDR`):
+//! `/metrics` (Prometheus/OpenMetrics text), `/api/v1/watermarks` (the
+//! replay report's shape, live, plus what only a running job has) and `/`
+//! (a web page built on that JSON). The metric names follow docs/metrics.md.
+//!
+//! Nothing here is on the record path: every value is read from the job's
+//! shared state when a client asks (the counters the threads keep anyway),
+//! except the emission-lag histogram, observed once per window row emitted.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use lowwater_core::clock::Clock;
+use lowwater_core::diagnose::Holder;
+use lowwater_core::source::SplitId;
+use lowwater_core::{Millis, Timestamp, MIN_WATERMARK};
+use lowwater_replay::report::{PartitionReport, Report, SinkReport, StallReport};
+use lowwater_sql::plan::JobPlan;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+use serde::Serialize;
+
+use crate::job::Shared;
+
+/// Labels of one metric sample.
+type Labels = Vec<(String, String)>;
+
+/// The emission-lag histograms, one per sink (label `sink`).
+pub(crate) type LagFamily = Family<Labels, Histogram, fn() -> Histogram>;
+
+fn lag_histogram() -> Histogram {
+    // 100 ms .. 1 h: a healthy job emits within delay + interval; a stalled
+    // one within hours.
+    Histogram::new([
+        0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 900.0, 3600.0,
+    ])
+}
+
+/// A new, empty family of emission-lag histograms.
+pub(crate) fn lag_family() -> LagFamily {
+    Family::new_with_constructor(lag_histogram as fn() -> Histogram)
+}
+
+/// One point of the page's chart: each INSERT's watermark and each sink's
+/// last emission lag, once a second.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct HistoryPoint {
+    pub t: Timestamp,
+    pub watermarks: Vec<Option<Timestamp>>,
+    pub emission_lag_ms: Vec<Option<Millis>>,
+}
+
+/// What the monitor publishes for the endpoints.
+#[derive(Debug, Default)]
+pub(crate) struct LiveState {
+    /// Per pipeline: the stall going on, if any (`to_ts` = now).
+    pub current: Vec<Option<StallReport>>,
+    /// Stalls that ended.
+    pub past: Vec<StallReport>,
+    /// Per sink (in `Shared::sinks` order): stale under its max-staleness.
+    pub stale: Vec<bool>,
+    /// The last ten minutes, a point a second.
+    pub history: VecDeque<HistoryPoint>,
+}
+
+const HISTORY: usize = 600;
+
+impl LiveState {
+    pub fn new(pipelines: usize) -> Self {
+        LiveState {
+            current: vec![None; pipelines],
+            ..LiveState::default()
+        }
+    }
+
+    pub fn push_history(&mut self, p: HistoryPoint) {
+        if self.history.len() == HISTORY {
+            self.history.pop_front();
+        }
+        self.history.push_back(p);
+    }
+}
+
+/// A source partition, live.
+#[derive(Debug, Clone, Serialize)]
+pub struct LivePartition {
+    /// The report's fields.
+    #[serde(flatten)]
+    pub report: PartitionReport,
+    /// Its watermark now (`null` before its first).
+    pub watermark: Option<Timestamp>,
+    /// How long it has had no record (since the job started, if never).
+    pub silent_ms: Millis,
+    /// Kafka: offsets on the broker not read yet (`null`: not Kafka, or not
+    /// known yet).
+    pub consumer_lag: Option<i64>,
+    /// Whether it holds its INSERT's watermark now.
+    pub holding: bool,
+}
+
+/// A sink, live.
+#[derive(Debug, Clone, Serialize)]
+pub struct LiveSink {
+    /// The report's fields.
+    #[serde(flatten)]
+    pub report: SinkReport,
+    /// When it last wrote a row.
+    pub last_emit: Option<Timestamp>,
+    /// Emission lag of its last window row.
+    pub last_emission_lag_ms: Option<Millis>,
+    /// Now minus the last row (or the job start).
+    pub freshness_ms: Millis,
+    /// `lowwater.sink.max-emission-lag`.
+    pub max_emission_lag_slo_ms: Option<Millis>,
+    /// `lowwater.sink.max-staleness`.
+    pub max_staleness_slo_ms: Option<Millis>,
+    /// Window rows later than the max emission lag.
+    pub emission_lag_breaches: u64,
+    /// No row for longer than the max staleness.
+    pub stale: bool,
+}
+
+/// One INSERT, live.
+#[derive(Debug, Clone, Serialize)]
+pub struct LiveInsert {
+    /// Its sink table.
+    pub sink: String,
+    /// Its source table.
+    pub source: String,
+    /// Its watermark (the minimum over its window subtasks; `null`: MIN).
+    pub watermark: Option<Timestamp>,
+    /// The stall going on, if any.
+    pub stall: Option<StallReport>,
+}
+
+/// One operator subtask, live (Flink's currentInputWatermark /
+/// currentOutputWatermark).
+#[derive(Debug, Clone, Serialize)]
+pub struct LiveSubtask {
+    /// `source:<table>` or `window:<sink>`.
+    pub operator: String,
+    /// Subtask index.
+    pub subtask: usize,
+    /// The watermark it has received (`null`: MIN, or a source).
+    pub input_watermark: Option<Timestamp>,
+    /// The watermark it has sent on (`null`: MIN).
+    pub output_watermark: Option<Timestamp>,
+    /// Whether it is idle (`null`: not tracked for window subtasks).
+    pub idle: Option<bool>,
+}
+
+/// `/api/v1/watermarks`: the replay report's shape plus live fields.
+#[derive(Debug, Clone, Serialize)]
+pub struct Live {
+    /// Totals.
+    pub totals: lowwater_replay::report::Totals,
+    /// Source partitions.
+    pub partitions: Vec<LivePartition>,
+    /// Sinks.
+    pub sinks: Vec<LiveSink>,
+    /// Every stall so far (ended ones, then the ones going on).
+    pub stalls: Vec<StallReport>,
+    /// Run parameters.
+    pub replay: lowwater_replay::report::ReplayInfo,
+    /// The server's time.
+    pub now: Timestamp,
+    /// Per INSERT.
+    pub inserts: Vec<LiveInsert>,
+    /// Per operator subtask.
+    pub subtasks: Vec<LiveSubtask>,
+    /// The chart's points.
+    pub history: Vec<HistoryPoint>,
+}
+
+fn wm(w: Timestamp) -> Option<Timestamp> {
+    (w != MIN_WATERMARK).then_some(w)
+}
+
+/// The live state of a running job.
+pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Live {
+    let now = shared.clock.now();
+    let (current, past, stale, history) = match shared.live.lock() {
+        Ok(l) => (
+            l.current.clone(),
+            l.past.clone(),
+            l.stale.clone(),
+            l.history.iter().cloned().collect(),
+        ),
+        Err(_) => Default::default(),
+    };
+    // Computed from the same views as the partitions below, so that the
+    // holder is never a partition shown as idle.
+    let holders: Vec<Option<Holder>> = (0..plan.pipelines.len())
+        .map(|pi| crate::monitor::holder(plan, shared, pi, now))
+        .collect();
+    let mut stalls = past;
+    stalls.extend(current.iter().flatten().cloned());
+    let Report {
+        totals,
+        partitions,
+        sinks,
+        replay,
+        ..
+    } = crate::job::report(plan, shared, Vec::new(), threshold, false);
+    let splits = shared.splits.read().map(|s| s.clone()).unwrap_or_default();
+    // Per split: its live view and backlog, from its source subtask.
+    let mut live_parts = Vec::with_capacity(partitions.len());
+    for p in partitions {
+        let Some((id, meta)) = splits.iter().enumerate().find(|(_, m)| {
+            plan.tables[m.table].name == p.table && m.topic == p.topic && m.partition == p.partition
+        }) else {
+            continue;
+        };
+        let id = id as SplitId;
+        let Some(src) = shared.sources.iter().find(|s| s.table == meta.table) else {
+            continue;
+        };
+        let (view, backlog) = match src.subtasks[meta.subtask].lock() {
+            Ok(v) => (
+                v.splits.iter().find(|s| s.id == id).copied(),
+                v.backlog.get(&id).copied(),
+            ),
+            Err(_) => (None, None),
+        };
+        let holding = plan.pipelines.iter().enumerate().any(|(pi, pl)| {
+            pl.source == meta.table
+                && holders
+                    .get(pi)
+                    .copied()
+                    .flatten()
+                    .is_some_and(|h| h.split == Some(id))
+        });
+        live_parts.push(LivePartition {
+            watermark: view.and_then(|v| wm(v.watermark)),
+            silent_ms: now - view.and_then(|v| v.last_arrival).unwrap_or(shared.start),
+            consumer_lag: backlog.and_then(|b| match b {
+                lowwater_kafka::Backlog::Unknown => None,
+                lowwater_kafka::Backlog::CaughtUp => Some(0),
+                lowwater_kafka::Backlog::Behind(n) => Some(n),
+            }),
+            holding,
+            report: p,
+        });
+    }
+    let mut live_sinks = Vec::with_capacity(sinks.len());
+    for (i, ((&t, w), report)) in shared.sinks.iter().zip(sinks).enumerate() {
+        let Ok(w) = w.lock() else {
+            continue;
+        };
+        live_sinks.push(LiveSink {
+            report,
+            last_emit: w.last_emit,
+            last_emission_lag_ms: w.last_lag,
+            freshness_ms: now - w.last_emit.unwrap_or(shared.start),
+            max_emission_lag_slo_ms: plan.tables[t].max_emission_lag,
+            max_staleness_slo_ms: plan.tables[t].max_staleness,
+            emission_lag_breaches: w.lag_breaches,
+            stale: stale.get(i).copied().unwrap_or(false),
+        });
+    }
+    let inserts = plan
+        .pipelines
+        .iter()
+        .enumerate()
+        .map(|(pi, pl)| LiveInsert {
+            sink: plan.tables[pl.sink].name.clone(),
+            source: plan.tables[pl.source].name.clone(),
+            watermark: shared.windows[pi]
+                .iter()
+                .map(|w| w.load(Ordering::Relaxed))
+                .min()
+                .and_then(wm),
+            stall: current.get(pi).cloned().flatten(),
+        })
+        .collect();
+    let mut subtasks = Vec::new();
+    for src in &shared.sources {
+        for (i, v) in src.subtasks.iter().enumerate() {
+            let Ok(v) = v.lock() else {
+                continue;
+            };
+            subtasks.push(LiveSubtask {
+                operator: format!("source:{}", plan.tables[src.table].name),
+                subtask: i,
+                input_watermark: None,
+                output_watermark: wm(v.watermark),
+                idle: Some(v.idle),
+            });
+        }
+    }
+    for (pi, pl) in plan.pipelines.iter().enumerate() {
+        for (i, w) in shared.windows[pi].iter().enumerate() {
+            let w = wm(w.load(Ordering::Relaxed));
+            subtasks.push(LiveSubtask {
+                operator: format!("window:{}", plan.tables[pl.sink].name),
+                subtask: i,
+                input_watermark: w,
+                // The window operator forwards the watermark it received.
+                output_watermark: w,
+                idle: None,
+            });
+        }
+    }
+    Live {
+        totals,
+        partitions: live_parts,
+        sinks: live_sinks,
+        stalls,
+        replay,
+        now,
+        inserts,
+        subtasks,
+        history,
+    }
+}
+
+/// Encodes `live` (and the sinks' histograms) as OpenMetrics text.
+pub(crate) fn metrics(live: &Live, plan: &JobPlan, shared: &Shared) -> String {
+    let mut r = Registry::default();
+    let secs = |ms: Millis| ms as f64 / 1000.0;
+    let gauge = |r: &mut Registry, name: &str, help: &str, samples: Vec<(Labels, f64)>| {
+        let f: Family<Labels, Gauge<f64, AtomicU64>> = Family::default();
+        for (l, v) in samples {
+            f.get_or_create(&l).set(v);
+        }
+        r.register(name, help, f);
+    };
+    let counter = |r: &mut Registry, name: &str, help: &str, samples: Vec<(Labels, u64)>| {
+        let f: Family<Labels, Counter> = Family::default();
+        for (l, v) in samples {
+            f.get_or_create(&l).inc_by(v);
+        }
+        r.register(name, help, f);
+    };
+    let part = |p: &LivePartition| -> Labels {
+        vec![
+            ("table".into(), p.report.table.clone()),
+            ("topic".into(), p.report.topic.clone()),
+            ("partition".into(), p.report.partition.to_string()),
+            ("subtask".into(), p.report.subtask.to_string()),
+        ]
+    };
+    let ps = &live.partitions;
+    let each = |f: &dyn Fn(&LivePartition) -> Option<f64>| -> Vec<(Labels, f64)> {
+        ps.iter()
+            .filter_map(|p| f(p).map(|v| (part(p), v)))
+            .collect()
+    };
+    let each_n = |f: &dyn Fn(&LivePartition) -> u64| -> Vec<(Labels, u64)> {
+        ps.iter().map(|p| (part(p), f(p))).collect()
+    };
+    gauge(
+        &mut r,
+        "lowwater_partition_watermark_milliseconds",
+        "The partition's watermark, epoch ms (absent before its first)",
+        each(&|p| p.watermark.map(|w| w as f64)),
+    );
+    gauge(
+        &mut r,
+        "lowwater_partition_last_event_time_milliseconds",
+        "The largest event time read from the partition, epoch ms",
+        each(&|p| p.report.last_event_time.map(|w| w as f64)),
+    );
+    gauge(
+        &mut r,
+        "lowwater_partition_last_arrival_milliseconds",
+        "When the partition's last record was read (processing time), epoch ms",
+        each(&|p| p.report.last_arrival.map(|w| w as f64)),
+    );
+    gauge(
+        &mut r,
+        "lowwater_partition_silence_seconds",
+        "How long the partition has had no record (since the job started, if never)",
+        each(&|p| Some(secs(p.silent_ms))),
+    );
+    gauge(
+        &mut r,
+        "lowwater_partition_idle",
+        "1 when the partition is idle (excluded from the watermark minimum)",
+        each(&|p| Some(f64::from(u8::from(p.report.idle)))),
+    );
+    gauge(
+        &mut r,
+        "lowwater_partition_holding",
+        "1 for the partition holding its INSERT's watermark",
+        each(&|p| Some(f64::from(u8::from(p.holding)))),
+    );
+    gauge(
+        &mut r,
+        "lowwater_partition_consumer_lag_records",
+        "Kafka offsets of the partition not read yet (absent until known)",
+        each(&|p| p.consumer_lag.map(|l| l as f64)),
+    );
+    counter(
+        &mut r,
+        "lowwater_partition_records",
+        "Records read from the partition",
+        each_n(&|p| p.report.records),
+    );
+    counter(
+        &mut r,
+        "lowwater_partition_late_dropped",
+        "Late records of the partition dropped (counted, not written)",
+        each_n(&|p| p.report.late_records_dropped),
+    );
+    counter(
+        &mut r,
+        "lowwater_partition_late_routed",
+        "Late records of the partition written to the late-data sink",
+        each_n(&|p| p.report.late_records_routed),
+    );
+    counter(
+        &mut r,
+        "lowwater_partition_skipped",
+        "Records of the partition skipped (tombstones, empty, undecodable with json.ignore-parse-errors)",
+        each_n(&|p| p.report.records_skipped),
+    );
+    counter(
+        &mut r,
+        "lowwater_partition_fields_nulled",
+        "Fields of the partition's records read as NULL because they did not convert",
+        each_n(&|p| p.report.fields_nulled),
+    );
+    let op = |s: &LiveSubtask| -> Labels {
+        vec![
+            ("operator".into(), s.operator.clone()),
+            ("subtask".into(), s.subtask.to_string()),
+        ]
+    };
+    let subs = &live.subtasks;
+    gauge(
+        &mut r,
+        "lowwater_operator_input_watermark_milliseconds",
+        "The watermark an operator subtask has received, epoch ms (Flink's currentInputWatermark)",
+        subs.iter()
+            .filter_map(|s| s.input_watermark.map(|w| (op(s), w as f64)))
+            .collect(),
+    );
+    gauge(
+        &mut r,
+        "lowwater_operator_output_watermark_milliseconds",
+        "The watermark an operator subtask has sent on, epoch ms (Flink's currentOutputWatermark)",
+        subs.iter()
+            .filter_map(|s| s.output_watermark.map(|w| (op(s), w as f64)))
+            .collect(),
+    );
+    gauge(
+        &mut r,
+        "lowwater_operator_idle",
+        "1 when a source subtask is idle",
+        subs.iter()
+            .filter_map(|s| s.idle.map(|i| (op(s), f64::from(u8::from(i)))))
+            .collect(),
+    );
+    gauge(
+        &mut r,
+        "lowwater_source_watermark_lag_seconds",
+        "Now minus the source subtask's watermark (Flink's watermarkLag)",
+        subs.iter()
+            .filter_map(|s| {
+                let table = s.operator.strip_prefix("source:")?;
+                let w = s.output_watermark?;
+                Some((
+                    vec![
+                        ("table".into(), table.to_string()),
+                        ("subtask".into(), s.subtask.to_string()),
+                    ],
+                    secs(live.now - w),
+                ))
+            })
+            .collect(),
+    );
+    let ins = |i: &LiveInsert| -> Labels { vec![("sink".into(), i.sink.clone())] };
+    gauge(
+        &mut r,
+        "lowwater_job_watermark_milliseconds",
+        "The INSERT's watermark (minimum over its window subtasks), epoch ms",
+        live.inserts
+            .iter()
+            .filter_map(|i| i.watermark.map(|w| (ins(i), w as f64)))
+            .collect(),
+    );
+    gauge(
+        &mut r,
+        "lowwater_job_watermark_lag_seconds",
+        "Now minus the INSERT's watermark",
+        live.inserts
+            .iter()
+            .filter_map(|i| i.watermark.map(|w| (ins(i), secs(live.now - w))))
+            .collect(),
+    );
+    gauge(
+        &mut r,
+        "lowwater_stall_active",
+        "1 while the INSERT's watermark is stalled (stuck longer than the threshold while records arrive)",
+        live.inserts
+            .iter()
+            .map(|i| (ins(i), f64::from(u8::from(i.stall.is_some()))))
+            .collect(),
+    );
+    gauge(
+        &mut r,
+        "lowwater_stall_duration_seconds",
+        "How long the current stall has lasted (0 without one)",
+        live.inserts
+            .iter()
+            .map(|i| {
+                (
+                    ins(i),
+                    i.stall.as_ref().map_or(0.0, |s| secs(s.duration_ms)),
+                )
+            })
+            .collect(),
+    );
+    counter(
+        &mut r,
+        "lowwater_stalls",
+        "Stalls of the INSERT's watermark so far (ended and going on)",
+        live.inserts
+            .iter()
+            .map(|i| {
+                let n = live.stalls.iter().filter(|s| s.sink == i.sink).count();
+                (ins(i), n as u64)
+            })
+            .collect(),
+    );
+    let sink = |s: &LiveSink| -> Labels { vec![("sink".into(), s.report.table.clone())] };
+    counter(
+        &mut r,
+        "lowwater_sink_rows",
+        "Rows written to the sink (window results and late rows)",
+        live.sinks
+            .iter()
+            .map(|s| (sink(s), s.report.rows))
+            .collect(),
+    );
+    counter(
+        &mut r,
+        "lowwater_sink_late_rows",
+        "Late rows written to the sink (as a late-data sink)",
+        live.sinks
+            .iter()
+            .map(|s| (sink(s), s.report.late_rows))
+            .collect(),
+    );
+    gauge(
+        &mut r,
+        "lowwater_sink_freshness_seconds",
+        "Now minus the sink's last row (or the job start)",
+        live.sinks
+            .iter()
+            .map(|s| (sink(s), secs(s.freshness_ms)))
+            .collect(),
+    );
+    gauge(
+        &mut r,
+        "lowwater_sink_max_emission_lag_seconds",
+        "The sink's emission-lag SLO ('lowwater.sink.max-emission-lag')",
+        live.sinks
+            .iter()
+            .filter_map(|s| s.max_emission_lag_slo_ms.map(|m| (sink(s), secs(m))))
+            .collect(),
+    );
+    gauge(
+        &mut r,
+        "lowwater_sink_max_staleness_seconds",
+        "The sink's staleness SLO ('lowwater.sink.max-staleness')",
+        live.sinks
+            .iter()
+            .filter_map(|s| s.max_staleness_slo_ms.map(|m| (sink(s), secs(m))))
+            .collect(),
+    );
+    counter(
+        &mut r,
+        "lowwater_sink_emission_lag_breaches",
+        "Window rows emitted later than the sink's max emission lag",
+        live.sinks
+            .iter()
+            .map(|s| (sink(s), s.emission_lag_breaches))
+            .collect(),
+    );
+    gauge(
+        &mut r,
+        "lowwater_sink_stale",
+        "1 while the sink has written nothing for longer than its max staleness",
+        live.sinks
+            .iter()
+            .filter(|s| s.max_staleness_slo_ms.is_some())
+            .map(|s| (sink(s), f64::from(u8::from(s.stale))))
+            .collect(),
+    );
+    r.register(
+        "lowwater_sink_emission_lag_seconds",
+        "Emit time minus window end of each window row written",
+        shared.lag_histograms.clone(),
+    );
+    counter(
+        &mut r,
+        "lowwater_records_in",
+        "Records read by the job",
+        vec![(Vec::new(), live.totals.records_in)],
+    );
+    counter(
+        &mut r,
+        "lowwater_records_filtered",
+        "Records a WHERE clause filtered out, per source table",
+        shared
+            .sources
+            .iter()
+            .map(|s| {
+                (
+                    vec![("table".into(), plan.tables[s.table].name.clone())],
+                    s.filtered.load(Ordering::Relaxed),
+                )
+            })
+            .collect(),
+    );
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = prometheus_client::encoding::text::encode(&mut out, &r);
+    out
+}
+
+/// The web page.
+const PAGE: &str = include_str!("web/index.html");
+
+/// The HTTP server of a running job, on its own thread.
+pub(crate) struct Server {
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+struct Ctx {
+    plan: Arc<JobPlan>,
+    shared: Arc<Shared>,
+    threshold: Millis,
+}
+
+impl Server {
+    /// Serves on `listener` until [`Server::stop`].
+    pub fn start(
+        listener: std::net::TcpListener,
+        plan: Arc<JobPlan>,
+        shared: Arc<Shared>,
+        threshold: Millis,
+    ) -> Result<Self, String> {
+        use axum::http::header;
+        use axum::routing::get;
+        let addr = listener.local_addr().map_err(|e| format!("--http: {e}"))?;
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| format!("--http: {e}"))?;
+        let ctx = Arc::new(Ctx {
+            plan,
+            shared,
+            threshold,
+        });
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let app = axum::Router::new()
+            .route(
+                "/",
+                get(|| async { ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], PAGE) }),
+            )
+            .route(
+                "/metrics",
+                get(
+                    |axum::extract::State(c): axum::extract::State<Arc<Ctx>>| async move {
+                        let live = snapshot(&c.plan, &c.shared, c.threshold);
+                        (
+                            [(
+                                header::CONTENT_TYPE,
+                                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+                            )],
+                            metrics(&live, &c.plan, &c.shared),
+                        )
+                    },
+                ),
+            )
+            .route(
+                "/api/v1/watermarks",
+                get(
+                    |axum::extract::State(c): axum::extract::State<Arc<Ctx>>| async move {
+                        let live = snapshot(&c.plan, &c.shared, c.threshold);
+                        let body = sonic_rs::to_string(&live).unwrap_or_else(|e| {
+                            format!("{{\"error\":\"{}\"}}", e.to_string().replace('"', "'"))
+                        });
+                        ([(header::CONTENT_TYPE, "application/json")], body)
+                    },
+                ),
+            )
+            .with_state(ctx);
+        let thread = std::thread::Builder::new()
+            .name("http".into())
+            .spawn(move || {
+                let rt = match tokio::runtime::Builder::new_current_thread()
+                    .enable_io()
+                    .build()
+                {
+                    Ok(rt) => rt,
+                    Err(e) => {
+                        tracing::error!("--http: cannot start the HTTP server: {e}");
+                        return;
+                    }
+                };
+                rt.block_on(async move {
+                    let listener = match tokio::net::TcpListener::from_std(listener) {
+                        Ok(l) => l,
+                        Err(e) => {
+                            tracing::error!("--http: {e}");
+                            return;
+                        }
+                    };
+                    let served = axum::serve(listener, app)
+                        .with_graceful_shutdown(async {
+                            let _ = rx.await;
+                        })
+                        .await;
+                    if let Err(e) = served {
+                        tracing::error!("--http: the HTTP server failed: {e}");
+                    }
+                });
+            })
+            .map_err(|e| format!("cannot start the HTTP thread: {e}"))?;
+        tracing::info!("serving http://{addr}/ (metrics at /metrics, JSON at /api/v1/watermarks)");
+        Ok(Server {
+            stop: Some(tx),
+            thread: Some(thread),
+        })
+    }
+
+    /// Stops serving and waits for the server thread.
+    pub fn stop(mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
