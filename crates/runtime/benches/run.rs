@@ -4,6 +4,11 @@
 //! Prints wall-clock records/s, CPU seconds (user + system, from
 //! /proc/self/stat), records per CPU-second, and the process's peak RSS.
 //!
+//! Then the cost of watching: the same job with `--http` serving and a
+//! client scraping `/metrics` and `/api/v1/watermarks` ten times a second
+//! (Prometheus scrapes every 15 s or so), alternated with runs without it,
+//! best of 3 each; the ratio of the two is the figure.
+//!
 //! `cargo bench -p lowwater-runtime --bench run` (RECORDS=n to change the size).
 
 use std::io::Write;
@@ -94,4 +99,66 @@ fn main() {
         );
     }
     println!("  peak RSS of the process: {:.0} MB", peak_rss_mb());
+    for p in [1usize, 2] {
+        let mut plan = base.clone();
+        plan.settings.parallelism = p;
+        let (mut off, mut on) = (f64::MAX, f64::MAX);
+        let mut scrapes = 0;
+        for _ in 0..3 {
+            let t0 = Instant::now();
+            run(&plan, &RunArgs::default()).expect("runs");
+            off = off.min(t0.elapsed().as_secs_f64());
+            let addr = free_port();
+            let args = RunArgs {
+                http: Some(addr.clone()),
+                ..RunArgs::default()
+            };
+            let done = std::sync::atomic::AtomicBool::new(false);
+            let t0 = Instant::now();
+            std::thread::scope(|s| {
+                let scraper = s.spawn(|| {
+                    let mut n = 0;
+                    while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                        for path in ["/metrics", "/api/v1/watermarks"] {
+                            if get(&addr, path).is_some_and(|b| !b.is_empty()) {
+                                n += 1;
+                            }
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(100));
+                    }
+                    n
+                });
+                run(&plan, &args).expect("runs");
+                done.store(true, std::sync::atomic::Ordering::SeqCst);
+                scrapes += scraper.join().unwrap_or(0);
+            });
+            on = on.min(t0.elapsed().as_secs_f64());
+        }
+        println!(
+            "  parallelism {p}, watched (--http, {scrapes} scrapes at 10/s): {:>10.0} records/s vs {:>10.0} unwatched = {:.3}x",
+            n as f64 / on,
+            n as f64 / off,
+            off / on
+        );
+    }
+}
+
+/// A free port on 127.0.0.1 (bound and released).
+fn free_port() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    l.local_addr().expect("addr").to_string()
+}
+
+/// A plain HTTP/1.1 GET; `None` while the server is not up yet.
+fn get(addr: &str, path: &str) -> Option<String> {
+    use std::io::Read;
+    let mut c = std::net::TcpStream::connect(addr).ok()?;
+    write!(
+        c,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut body = String::new();
+    c.read_to_string(&mut body).ok()?;
+    Some(body)
 }

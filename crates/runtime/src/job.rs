@@ -635,6 +635,10 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     let deadline = args.duration.map(|d| start + d.as_millis() as i64);
     let watched = crate::discovery::watched(&plan, &source_tables, &dumps);
     let discovery_done = std::sync::atomic::AtomicBool::new(false);
+    // Partitions are visible (metrics, API) before the first record.
+    for t in &source_tasks {
+        t.publish();
+    }
     let server = match listener {
         Some(l) => Some(
             crate::observe::Server::start(l, plan.clone(), shared.clone(), threshold)

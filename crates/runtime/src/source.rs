@@ -144,9 +144,6 @@ impl SourceTask {
         };
         let mut row: Row = Vec::new();
         let mut exhausted = vec![false; self.inputs.len()];
-        // Partitions are visible (metrics, API) from the start, not only
-        // after the first periodic watermark.
-        self.publish();
         let drained = loop {
             if self.shared.stop.load(Ordering::Relaxed) {
                 break false;
@@ -654,7 +651,9 @@ impl SourceTask {
         }
     }
 
-    fn publish(&self) {
+    /// Publishes the subtask's watermark, status and splits for the
+    /// monitor and the HTTP endpoints.
+    pub(crate) fn publish(&self) {
         if let Ok(mut v) = self.shared.sources[self.source].subtasks[self.subtask].lock() {
             v.watermark = self.sub.watermark();
             v.idle = self.sub.is_idle();
