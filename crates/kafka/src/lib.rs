@@ -151,12 +151,13 @@ pub enum Backlog {
 pub struct PartitionReader {
     consumer: BaseConsumer<Stats>,
     commit: bool,
-    /// Per partition: records handed out and the next offset after the
-    /// last one (for the backlog).
-    read: BTreeMap<(String, i32), (u64, i64)>,
+    /// Per topic and partition: records handed out and the next offset
+    /// after the last one (for the backlog). Keyed by topic first so that
+    /// a record's lookup borrows its topic instead of allocating.
+    read: BTreeMap<String, BTreeMap<i32, (u64, i64)>>,
     /// With `scan.bounded.mode` = 'latest-offset': the end offset of each
     /// partition when the job started, and whether it was reached.
-    ends: Option<BTreeMap<(String, i32), (i64, bool)>>,
+    ends: Option<BTreeMap<String, BTreeMap<i32, (i64, bool)>>>,
     last_error: Option<String>,
 }
 
@@ -242,7 +243,9 @@ impl PartitionReader {
                     let (low, high) = consumer
                         .fetch_watermarks(topic, *p, REQUEST_TIMEOUT)
                         .map_err(|e| format!("cannot read the end offset of {topic}/{p}: {e}"))?;
-                    ends.insert((topic.clone(), *p), (high, high <= low));
+                    ends.entry(topic.clone())
+                        .or_insert_with(BTreeMap::new)
+                        .insert(*p, (high, high <= low));
                 }
                 Some(ends)
             }
@@ -278,7 +281,7 @@ impl PartitionReader {
     pub fn finished(&self, topic: &str, partition: i32) -> bool {
         self.ends
             .as_ref()
-            .and_then(|e| e.get(&(topic.to_string(), partition)))
+            .and_then(|e| e.get(topic)?.get(&partition))
             .is_some_and(|(_, done)| *done)
     }
 
@@ -300,14 +303,18 @@ impl PartitionReader {
             }
             Some(Err(e)) => Err(format!("reading from Kafka failed: {e}")),
             Some(Ok(m)) => {
-                let read = self
-                    .read
-                    .entry((m.topic().to_string(), m.partition()))
-                    .or_insert((0, 0));
-                read.0 += 1;
-                read.1 = m.offset() + 1;
+                if !self.read.contains_key(m.topic()) {
+                    self.read.insert(m.topic().to_string(), BTreeMap::new());
+                }
+                if let Some(parts) = self.read.get_mut(m.topic()) {
+                    let read = parts.entry(m.partition()).or_insert((0, 0));
+                    read.0 += 1;
+                    read.1 = m.offset() + 1;
+                }
                 if let Some(ends) = &mut self.ends {
-                    if let Some((end, done)) = ends.get_mut(&(m.topic().to_string(), m.partition()))
+                    if let Some((end, done)) = ends
+                        .get_mut(m.topic())
+                        .and_then(|e| e.get_mut(&m.partition()))
                     {
                         if *done || m.offset() >= *end {
                             *done = true;
@@ -350,7 +357,12 @@ impl PartitionReader {
         if f.end < 0 {
             return Backlog::Unknown;
         }
-        let (handed, next) = self.read.get(&key).copied().unwrap_or((0, -1));
+        let (handed, next) = self
+            .read
+            .get(topic)
+            .and_then(|r| r.get(&partition))
+            .copied()
+            .unwrap_or((0, -1));
         if handed == 0 && f.next_offset < 0 && f.end > 0 {
             return Backlog::Unknown;
         }

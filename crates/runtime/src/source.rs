@@ -116,7 +116,8 @@ pub(crate) struct SourceTask {
     /// The consumer of this subtask's Kafka partitions.
     pub kafka: Option<lowwater_kafka::PartitionReader>,
     /// The Kafka record being processed (for error messages).
-    pub kafka_current: Option<(String, i32, i64)>,
+    /// (Its topic and partition are its input's, in `names`.)
+    pub kafka_current: Option<i64>,
     /// A polled Kafka record waiting to be processed by its split's input.
     pub kafka_pending: Option<lowwater_kafka::KafkaRecord>,
     /// `scan.watermark.idle-mode` = 'caught-up': a partition whose reader
@@ -384,7 +385,7 @@ impl SourceTask {
                         .is_some_and(|k| k.finished(topic, *partition));
                     return Ok(if done { Read::Exhausted } else { Read::Nothing });
                 };
-                self.kafka_current = Some((rec.topic.clone(), rec.partition, rec.offset));
+                self.kafka_current = Some(rec.offset);
                 match rec.payload.as_deref().map(std::str::from_utf8).transpose() {
                     Ok(payload) => {
                         let r = RecordRef {
@@ -514,12 +515,10 @@ impl SourceTask {
         let table = &self.plan.tables[self.rows.table_index()].name;
         let place = match input {
             Input::Gen(g) => format!("datagen table {table} partition {}", g.partition()),
-            Input::Kafka => self
-                .kafka_current
-                .as_ref()
-                .map_or_else(String::new, |(t, p, o)| {
-                    format!("topic {t} partition {p} offset {o}")
-                }),
+            Input::Kafka => self.kafka_current.map_or_else(String::new, |o| {
+                let (t, p) = &self.names[i];
+                format!("topic {t} partition {p} offset {o}")
+            }),
             Input::Lines { path, line, .. } => format!("{}:{}", path.display(), line),
             Input::Dump { path, recs } => recs.front().map_or_else(String::new, |l| {
                 format!(
