@@ -969,3 +969,77 @@ fn sink_partitioners_fixed_and_round_robin() {
         }
     }
 }
+
+/// The consumer lag the metrics show for a Kafka partition: the offsets on
+/// the broker not read yet, 0 once the job has read everything.
+#[test]
+fn consumer_lag_is_served_per_kafka_partition() {
+    broker();
+    let id = std::process::id();
+    let dir = std::env::temp_dir().join(format!("lowwater-kafka-lag-{id}"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let (input, out) = (format!("lag-{id}"), format!("lag-out-{id}"));
+    create_topic(&input, 2);
+    create_topic(&out, 1);
+    produce_backlog(&input, 0, 500, 10_000);
+    let path = job(&dir, &input, &out, "SET 'parallelism.default' = '1';");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args([
+            "run",
+            path.to_str().unwrap_or_default(),
+            "--duration",
+            "60 s",
+            "--http",
+            "127.0.0.1:0",
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run");
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(
+        child.stderr.take().expect("stderr"),
+    ));
+    let url = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|l| {
+            l.split("serving ")
+                .nth(1)
+                .and_then(|r| r.split_whitespace().next())
+                .map(|u| u.trim_end_matches('/').to_string())
+        })
+        .expect("the job logs its address");
+    let sample = |text: &str, metric: &str, p: i32| -> Option<f64> {
+        text.lines()
+            .find(|l| l.starts_with(metric) && l.contains(&format!("partition=\"{p}\"")))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse().ok())
+    };
+    let started = std::time::Instant::now();
+    let caught_up = loop {
+        let text = ureq::get(&format!("{url}/metrics"))
+            .call()
+            .expect("GET /metrics")
+            .body_mut()
+            .read_to_string()
+            .expect("body");
+        let lag0 = sample(&text, "lowwater_partition_consumer_lag_records", 0);
+        let lag1 = sample(&text, "lowwater_partition_consumer_lag_records", 1);
+        let read = sample(&text, "lowwater_partition_records_total", 0);
+        if lag0 == Some(0.0) && lag1 == Some(0.0) && read == Some(500.0) {
+            break true;
+        }
+        if started.elapsed() > Duration::from_secs(30) {
+            break false;
+        }
+    };
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    lines.map_while(Result::ok).for_each(drop);
+    let status = child.wait().expect("wait");
+    assert!(status.success(), "{status:?}");
+    assert!(
+        caught_up,
+        "both partitions show a consumer lag of 0 once the 500 records are read"
+    );
+}
