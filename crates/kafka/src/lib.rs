@@ -147,6 +147,9 @@ pub enum Backlog {
     Behind(i64),
 }
 
+/// Per topic, per partition (looked up by a borrowed topic name).
+type ByTopic<T> = BTreeMap<String, BTreeMap<i32, T>>;
+
 /// The consumer of one source subtask's partitions.
 pub struct PartitionReader {
     consumer: BaseConsumer<Stats>,
@@ -154,10 +157,10 @@ pub struct PartitionReader {
     /// Per topic and partition: records handed out and the next offset
     /// after the last one (for the backlog). Keyed by topic first so that
     /// a record's lookup borrows its topic instead of allocating.
-    read: BTreeMap<String, BTreeMap<i32, (u64, i64)>>,
+    read: ByTopic<(u64, i64)>,
     /// With `scan.bounded.mode` = 'latest-offset': the end offset of each
     /// partition when the job started, and whether it was reached.
-    ends: Option<BTreeMap<String, BTreeMap<i32, (i64, bool)>>>,
+    ends: Option<ByTopic<(i64, bool)>>,
     last_error: Option<String>,
 }
 
