@@ -820,6 +820,14 @@ fn partitions_added_while_running_are_read() {
                 None => {
                     lowwater_kafka::add_topic_partitions(BOOTSTRAP, &input, 3)
                         .expect("grow the topic");
+                    // The new partition is in the metadata before the
+                    // producer sends to it.
+                    let mut props = std::collections::BTreeMap::new();
+                    props.insert("bootstrap.servers".to_string(), BOOTSTRAP.to_string());
+                    let grew = (0..100).any(|_| {
+                        lowwater_kafka::partitions(&props, &input).is_ok_and(|p| p.len() == 3)
+                    });
+                    assert!(grew, "the topic has 3 partitions");
                     let now = std::time::SystemTime::now()
                         .duration_since(std::time::UNIX_EPOCH)
                         .map_or(0, |d| d.as_millis() as i64);
@@ -995,12 +1003,17 @@ fn consumer_lag_is_served_per_kafka_partition() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("run");
-    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(
-        child.stderr.take().expect("stderr"),
-    ));
-    let url = lines
-        .by_ref()
-        .map_while(Result::ok)
+    // Stderr is read on its own thread to its end, so the job never blocks
+    // on a full pipe.
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for l in std::io::BufRead::lines(std::io::BufReader::new(stderr)).map_while(Result::ok) {
+            let _ = tx.send(l);
+        }
+    });
+    let url = rx
+        .iter()
         .find_map(|l| {
             l.split("serving ")
                 .nth(1)
@@ -1031,11 +1044,12 @@ fn consumer_lag_is_served_per_kafka_partition() {
         if started.elapsed() > Duration::from_secs(30) {
             break false;
         }
+        // Paces the polling (10 scrapes a second).
+        std::thread::sleep(Duration::from_millis(100));
     };
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status();
-    lines.map_while(Result::ok).for_each(drop);
     let status = child.wait().expect("wait");
     assert!(status.success(), "{status:?}");
     assert!(

@@ -86,6 +86,11 @@ pub struct KafkaRecord {
 /// What librdkafka's statistics say about one partition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct FetchState {
+    /// When these statistics arrived.
+    at: std::time::Instant,
+    /// Whether the partition is being fetched from a known leader (not
+    /// stopped, resolving its offset, or waiting for a leader).
+    fetching: bool,
     /// The next offset the fetcher will ask for.
     next_offset: i64,
     /// The end a consumer can read to: the last stable offset under
@@ -101,6 +106,9 @@ struct FetchState {
 #[derive(Default)]
 struct Stats {
     read_committed: bool,
+    /// `statistics.interval.ms`: statistics older than a few intervals are
+    /// not trusted.
+    interval_ms: u64,
     partitions: std::sync::Mutex<BTreeMap<(String, i32), FetchState>>,
 }
 
@@ -123,6 +131,8 @@ impl rdkafka::ClientContext for Stats {
                 map.insert(
                     (name.clone(), p),
                     FetchState {
+                        at: std::time::Instant::now(),
+                        fetching: s.fetch_state == "active" && s.leader >= 0 && s.broker >= 0,
                         next_offset: s.next_offset,
                         end,
                         received: s.rxmsgs,
@@ -182,10 +192,15 @@ impl PartitionReader {
     /// A consumer for `partitions` (topic, partition) of a source table with
     /// these `properties.*` and `scan.startup.mode` (and its
     /// `scan.startup.timestamp-millis` / `scan.startup.specific-offsets`).
+    /// With `statistics`, librdkafka reports end offsets (every 500 ms unless
+    /// `statistics.interval.ms` says otherwise) for [`Self::backlog`];
+    /// without it, `backlog` stays unknown unless the properties turn
+    /// statistics on themselves.
     pub fn new(
         properties: &BTreeMap<String, String>,
         options: &BTreeMap<String, String>,
         partitions: &[(String, i32)],
+        statistics: bool,
     ) -> Result<Self, String> {
         let mut cfg = config(properties);
         let commit = properties.contains_key("group.id");
@@ -194,12 +209,17 @@ impl PartitionReader {
         }
         cfg.set("enable.auto.commit", "false")
             .set("enable.partition.eof", "false");
-        if !properties.contains_key("statistics.interval.ms") {
+        if statistics && !properties.contains_key("statistics.interval.ms") {
             // The per-partition end offsets behind `backlog` (and the
             // consumer lag) come with librdkafka's statistics.
             cfg.set("statistics.interval.ms", "500");
         }
+        let interval_ms = properties
+            .get("statistics.interval.ms")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(if statistics { 500 } else { 0 });
         let stats = Stats {
+            interval_ms,
             read_committed: properties
                 .get("isolation.level")
                 .is_none_or(|l| l != "read_uncommitted"),
@@ -357,7 +377,11 @@ impl PartitionReader {
         else {
             return Backlog::Unknown;
         };
-        if f.end < 0 {
+        // Old statistics, or a partition not being fetched (no leader, a
+        // leader change, its offset being resolved), say nothing about
+        // records the broker may have now.
+        let fresh = u128::from(self.consumer.context().interval_ms.max(500)) * 3;
+        if f.end < 0 || !f.fetching || f.at.elapsed().as_millis() > fresh {
             return Backlog::Unknown;
         }
         let (handed, next) = self
@@ -366,7 +390,7 @@ impl PartitionReader {
             .and_then(|r| r.get(&partition))
             .copied()
             .unwrap_or((0, -1));
-        if handed == 0 && f.next_offset < 0 && f.end > 0 {
+        if handed == 0 && f.next_offset < 0 {
             return Backlog::Unknown;
         }
         if next >= f.end || (f.next_offset >= f.end && f.received <= handed) {

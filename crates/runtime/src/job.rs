@@ -127,12 +127,11 @@ pub(crate) struct SourceShared {
     pub discovered: Vec<Mutex<Vec<(SplitId, String, i32)>>>,
 }
 
-/// A sink table's writer, shared by the window subtasks writing to it.
-pub(crate) struct SinkWriter {
-    pub format: SinkFormat,
-    pub out: Option<Box<dyn Write + Send>>,
-    pub kafka: Option<lowwater_kafka::TopicWriter>,
-    pub dump: bool,
+/// A sink's counters, behind their own short-held lock: readers (the
+/// monitor, the HTTP endpoints) never wait for the sink's I/O, which can
+/// block for minutes while a Kafka broker is away.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SinkCounters {
     pub rows: u64,
     pub window_rows: u64,
     pub late_rows: u64,
@@ -141,11 +140,23 @@ pub(crate) struct SinkWriter {
     /// window row.
     pub last_emit: Option<Timestamp>,
     pub last_lag: Option<Millis>,
+    /// Window rows later than `lowwater.sink.max-emission-lag`.
+    pub lag_breaches: u64,
+}
+
+/// A sink table's writer, shared by the window subtasks writing to it.
+pub(crate) struct SinkWriter {
+    pub format: SinkFormat,
+    pub out: Option<Box<dyn Write + Send>>,
+    pub kafka: Option<lowwater_kafka::TopicWriter>,
+    pub dump: bool,
+    /// Rows written (the offsets of dump output).
+    pub written: u64,
+    pub counters: Arc<Mutex<SinkCounters>>,
     /// Emission lag of window rows, in seconds.
     pub lag_seconds: prometheus_client::metrics::histogram::Histogram,
-    /// `lowwater.sink.max-emission-lag` and the window rows that broke it.
+    /// `lowwater.sink.max-emission-lag`.
     pub max_emission_lag: Option<Millis>,
-    pub lag_breaches: u64,
 }
 
 impl SinkWriter {
@@ -156,20 +167,25 @@ impl SinkWriter {
         lag: Option<Millis>,
         subtask: usize,
     ) -> std::io::Result<()> {
-        let offset = self.rows as i64;
-        self.rows += 1;
-        self.last_emit = Some(now);
-        match lag {
-            Some(l) => {
-                self.window_rows += 1;
-                self.max_lag = Some(self.max_lag.map_or(l, |m| m.max(l)));
-                self.last_lag = Some(l);
-                self.lag_seconds.observe(l as f64 / 1000.0);
-                if self.max_emission_lag.is_some_and(|m| l > m) {
-                    self.lag_breaches += 1;
+        let offset = self.written as i64;
+        self.written += 1;
+        if let Ok(mut c) = self.counters.lock() {
+            c.rows += 1;
+            c.last_emit = Some(now);
+            match lag {
+                Some(l) => {
+                    c.window_rows += 1;
+                    c.max_lag = Some(c.max_lag.map_or(l, |m| m.max(l)));
+                    c.last_lag = Some(l);
+                    if self.max_emission_lag.is_some_and(|m| l > m) {
+                        c.lag_breaches += 1;
+                    }
                 }
+                None => c.late_rows += 1,
             }
-            None => self.late_rows += 1,
+        }
+        if let Some(l) = lag {
+            self.lag_seconds.observe(l as f64 / 1000.0);
         }
         if let Some(k) = &mut self.kafka {
             let r = self.format.render(values);
@@ -211,6 +227,8 @@ pub(crate) struct Shared {
     pub sources: Vec<SourceShared>,
     pub windows: Vec<Vec<AtomicI64>>,
     pub sinks: BTreeMap<usize, Mutex<SinkWriter>>,
+    /// Each sink's counters (the same as its writer's), by sink table.
+    pub sink_counters: BTreeMap<usize, Arc<Mutex<SinkCounters>>>,
     /// Every split by id; grows when partition discovery finds partitions.
     pub splits: std::sync::RwLock<Vec<SplitMeta>>,
     /// Late counters per pipeline and window subtask, published live.
@@ -292,17 +310,12 @@ fn sink_writer(
         out,
         kafka,
         dump,
-        rows: 0,
-        window_rows: 0,
-        late_rows: 0,
-        max_lag: None,
-        last_emit: None,
-        last_lag: None,
+        written: 0,
+        counters: Arc::new(Mutex::new(SinkCounters::default())),
         lag_seconds: lag_histograms
             .get_or_create(&vec![("sink".to_string(), table.name.clone())])
             .clone(),
         max_emission_lag: table.max_emission_lag,
-        lag_breaches: 0,
     })
 }
 
@@ -526,6 +539,10 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
             .collect(),
         live: Mutex::new(crate::observe::LiveState::new(plan.pipelines.len())),
         lag_histograms,
+        sink_counters: sinks
+            .iter()
+            .filter_map(|(t, w)| Some((*t, w.lock().ok()?.counters.clone())))
+            .collect(),
         sinks,
         splits: std::sync::RwLock::new(splits),
         route: hashbrown::DefaultHashBuilder::default(),
@@ -568,6 +585,10 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                     })
                     .collect()
             };
+            // librdkafka's statistics (end offsets) are parsed on the
+            // source thread: only when lag-aware idleness or the consumer
+            // lag metric needs them.
+            let statistics = plan.tables[t].caught_up || args.http.is_some();
             let kafka = match (&plan.tables[t].connector, dumps.contains_key(&t)) {
                 (Connector::Kafka { properties, .. }, false) if !inputs.is_empty() => {
                     let parts = &names;
@@ -576,6 +597,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                             properties,
                             &plan.tables[t].options,
                             parts,
+                            statistics,
                         )
                         .map_err(|e| {
                             RunError::Usage(format!("source '{}': {e}", plan.tables[t].name))
@@ -623,6 +645,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                 kafka_pending: None,
                 caught_up: plan.tables[t].caught_up && !dumps.contains_key(&t),
                 kafka_warned: None,
+                kafka_statistics: statistics,
                 waits_for_siblings: dumps.contains_key(&t),
             });
         }
@@ -816,7 +839,7 @@ pub(crate) fn report(
         });
     }
     let sinks: Vec<SinkReport> = shared
-        .sinks
+        .sink_counters
         .iter()
         .filter_map(|(t, w)| {
             let w = w.lock().ok()?;

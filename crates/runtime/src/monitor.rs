@@ -55,7 +55,7 @@ impl Monitor {
                 open_reason: None,
             })
             .collect();
-        let slo = vec![SloWatch::default(); shared.sinks.len()];
+        let slo = vec![SloWatch::default(); shared.sink_counters.len()];
         let next_history = shared.start;
         Monitor {
             plan,
@@ -159,13 +159,14 @@ impl Monitor {
     /// are counted and reported at most every 10 s. Each WARN says what
     /// holds the watermark when a stall explains it.
     fn check_slos(&mut self, now: Timestamp) {
-        for (i, (&t, w)) in self.shared.sinks.iter().enumerate() {
+        for (i, (&t, w)) in self.shared.sink_counters.iter().enumerate() {
             let Ok(w) = w.lock() else {
                 continue;
             };
-            let (last_emit, breaches, max_lag) = (w.last_emit, w.lag_breaches, w.max_emission_lag);
+            let (last_emit, breaches) = (w.last_emit, w.lag_breaches);
             drop(w);
             let table = &self.plan.tables[t];
+            let max_lag = table.max_emission_lag;
             let why = || {
                 self.plan
                     .pipelines
@@ -237,7 +238,7 @@ impl Monitor {
                     .collect(),
                 emission_lag_ms: self
                     .shared
-                    .sinks
+                    .sink_counters
                     .values()
                     .map(|w| w.lock().ok().and_then(|w| w.last_lag))
                     .collect(),
@@ -272,7 +273,7 @@ impl Monitor {
     }
 }
 
-fn source_index(plan: &JobPlan, shared: &Shared, pi: usize) -> usize {
+pub(crate) fn source_index(plan: &JobPlan, shared: &Shared, pi: usize) -> usize {
     let t = plan.pipelines[pi].source;
     shared
         .sources
@@ -290,6 +291,15 @@ pub(crate) fn holder(plan: &JobPlan, shared: &Shared, pi: usize, now: Timestamp)
         .iter()
         .filter_map(|m| m.lock().ok().map(|v| v.clone()))
         .collect();
+    holder_of(&views, shared.start, now)
+}
+
+/// The holder among one source's subtask views (taken at one moment).
+pub(crate) fn holder_of(
+    views: &[crate::job::SubtaskView],
+    start: Timestamp,
+    now: Timestamp,
+) -> Option<Holder> {
     let (subtask, view) = views
         .iter()
         .enumerate()
@@ -303,7 +313,7 @@ pub(crate) fn holder(plan: &JobPlan, shared: &Shared, pi: usize, now: Timestamp)
     Some(Holder {
         subtask,
         split: split.map(|s| s.id),
-        silent_ms: now - split.and_then(|s| s.last_arrival).unwrap_or(shared.start),
+        silent_ms: now - split.and_then(|s| s.last_arrival).unwrap_or(start),
         never_had_record: split.is_none_or(|s| s.records == 0),
     })
 }

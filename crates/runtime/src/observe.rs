@@ -14,7 +14,7 @@ use std::sync::Arc;
 use lowwater_core::clock::Clock;
 use lowwater_core::diagnose::Holder;
 use lowwater_core::source::SplitId;
-use lowwater_core::{Millis, Timestamp, MIN_WATERMARK};
+use lowwater_core::{Millis, Timestamp, MAX_WATERMARK, MIN_WATERMARK};
 use lowwater_replay::report::{PartitionReport, Report, SinkReport, StallReport};
 use lowwater_sql::plan::JobPlan;
 use prometheus_client::metrics::counter::Counter;
@@ -180,6 +180,12 @@ fn wm(w: Timestamp) -> Option<Timestamp> {
     (w != MIN_WATERMARK).then_some(w)
 }
 
+/// A watermark as a metric value: MAX (a drained input) is left out like
+/// MIN, as no dashboard can plot 9.2e18.
+fn finite(w: Option<Timestamp>) -> Option<Timestamp> {
+    w.filter(|w| *w != MAX_WATERMARK)
+}
+
 /// The live state of a running job.
 pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Live {
     let now = shared.clock.now();
@@ -192,10 +198,24 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
         ),
         Err(_) => Default::default(),
     };
-    // Computed from the same views as the partitions below, so that the
-    // holder is never a partition shown as idle.
+    // Every source subtask's view, taken once: the holders and the
+    // partitions' flags below come from the same copy, so that the holder
+    // is never a partition shown as idle.
+    let views: Vec<Vec<crate::job::SubtaskView>> = shared
+        .sources
+        .iter()
+        .map(|src| {
+            src.subtasks
+                .iter()
+                .map(|m| m.lock().map(|v| v.clone()).unwrap_or_default())
+                .collect()
+        })
+        .collect();
     let holders: Vec<Option<Holder>> = (0..plan.pipelines.len())
-        .map(|pi| crate::monitor::holder(plan, shared, pi, now))
+        .map(|pi| {
+            let si = crate::monitor::source_index(plan, shared, pi);
+            crate::monitor::holder_of(&views[si], shared.start, now)
+        })
         .collect();
     let mut stalls = past;
     stalls.extend(current.iter().flatten().cloned());
@@ -216,16 +236,20 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
             continue;
         };
         let id = id as SplitId;
-        let Some(src) = shared.sources.iter().find(|s| s.table == meta.table) else {
+        let Some(si) = shared.sources.iter().position(|s| s.table == meta.table) else {
             continue;
         };
-        let (view, backlog) = match src.subtasks[meta.subtask].lock() {
-            Ok(v) => (
+        let (view, backlog) = match views[si].get(meta.subtask) {
+            Some(v) => (
                 v.splits.iter().find(|s| s.id == id).copied(),
                 v.backlog.get(&id).copied(),
             ),
-            Err(_) => (None, None),
+            None => (None, None),
         };
+        let mut p = p;
+        if let Some(v) = view {
+            p.idle = v.idle;
+        }
         let holding = plan.pipelines.iter().enumerate().any(|(pi, pl)| {
             pl.source == meta.table
                 && holders
@@ -247,7 +271,7 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
         });
     }
     let mut live_sinks = Vec::with_capacity(sinks.len());
-    for (i, ((&t, w), report)) in shared.sinks.iter().zip(sinks).enumerate() {
+    for (i, ((&t, w), report)) in shared.sink_counters.iter().zip(sinks).enumerate() {
         let Ok(w) = w.lock() else {
             continue;
         };
@@ -357,7 +381,7 @@ pub(crate) fn metrics(live: &Live, plan: &JobPlan, shared: &Shared) -> String {
         &mut r,
         "lowwater_partition_watermark_milliseconds",
         "The partition's watermark, epoch ms (absent before its first)",
-        each(&|p| p.watermark.map(|w| w as f64)),
+        each(&|p| finite(p.watermark).map(|w| w as f64)),
     );
     gauge(
         &mut r,
@@ -437,7 +461,7 @@ pub(crate) fn metrics(live: &Live, plan: &JobPlan, shared: &Shared) -> String {
         "lowwater_operator_input_watermark_milliseconds",
         "The watermark an operator subtask has received, epoch ms (Flink's currentInputWatermark)",
         subs.iter()
-            .filter_map(|s| s.input_watermark.map(|w| (op(s), w as f64)))
+            .filter_map(|s| finite(s.input_watermark).map(|w| (op(s), w as f64)))
             .collect(),
     );
     gauge(
@@ -445,7 +469,7 @@ pub(crate) fn metrics(live: &Live, plan: &JobPlan, shared: &Shared) -> String {
         "lowwater_operator_output_watermark_milliseconds",
         "The watermark an operator subtask has sent on, epoch ms (Flink's currentOutputWatermark)",
         subs.iter()
-            .filter_map(|s| s.output_watermark.map(|w| (op(s), w as f64)))
+            .filter_map(|s| finite(s.output_watermark).map(|w| (op(s), w as f64)))
             .collect(),
     );
     gauge(
@@ -463,7 +487,7 @@ pub(crate) fn metrics(live: &Live, plan: &JobPlan, shared: &Shared) -> String {
         subs.iter()
             .filter_map(|s| {
                 let table = s.operator.strip_prefix("source:")?;
-                let w = s.output_watermark?;
+                let w = finite(s.output_watermark)?;
                 Some((
                     vec![
                         ("table".into(), table.to_string()),
@@ -481,7 +505,7 @@ pub(crate) fn metrics(live: &Live, plan: &JobPlan, shared: &Shared) -> String {
         "The INSERT's watermark (minimum over its window subtasks), epoch ms",
         live.inserts
             .iter()
-            .filter_map(|i| i.watermark.map(|w| (ins(i), w as f64)))
+            .filter_map(|i| finite(i.watermark).map(|w| (ins(i), w as f64)))
             .collect(),
     );
     gauge(
@@ -490,7 +514,7 @@ pub(crate) fn metrics(live: &Live, plan: &JobPlan, shared: &Shared) -> String {
         "Now minus the INSERT's watermark",
         live.inserts
             .iter()
-            .filter_map(|i| i.watermark.map(|w| (ins(i), secs(live.now - w))))
+            .filter_map(|i| finite(i.watermark).map(|w| (ins(i), secs(live.now - w))))
             .collect(),
     );
     gauge(
@@ -631,7 +655,7 @@ const PAGE: &str = include_str!("web/index.html");
 /// The HTTP server of a running job, on its own thread.
 pub(crate) struct Server {
     stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    done: std::sync::mpsc::Receiver<()>,
 }
 
 struct Ctx {
@@ -660,6 +684,8 @@ impl Server {
             threshold,
         });
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        // Dropped when the server thread ends, however it ends.
+        let (done_tx, done) = std::sync::mpsc::channel::<()>();
         let app = axum::Router::new()
             .route(
                 "/",
@@ -693,11 +719,12 @@ impl Server {
                 ),
             )
             .with_state(ctx);
-        let thread = std::thread::Builder::new()
+        std::thread::Builder::new()
             .name("http".into())
             .spawn(move || {
+                let _done = done_tx;
                 let rt = match tokio::runtime::Builder::new_current_thread()
-                    .enable_io()
+                    .enable_all()
                     .build()
                 {
                     Ok(rt) => rt,
@@ -728,17 +755,17 @@ impl Server {
         tracing::info!("serving http://{addr}/ (metrics at /metrics, JSON at /api/v1/watermarks)");
         Ok(Server {
             stop: Some(tx),
-            thread: Some(thread),
+            done,
         })
     }
 
-    /// Stops serving and waits for the server thread.
+    /// Stops serving: waits up to 2 s for open requests to finish (a client
+    /// that never completes its request does not keep the job from ending;
+    /// the server thread then ends with the process).
     pub fn stop(mut self) {
         if let Some(tx) = self.stop.take() {
             let _ = tx.send(());
         }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
+        let _ = self.done.recv_timeout(std::time::Duration::from_secs(2));
     }
 }

@@ -125,6 +125,8 @@ pub(crate) struct SourceTask {
     pub caught_up: bool,
     /// The last Kafka error logged, and when.
     pub kafka_warned: Option<(String, Timestamp)>,
+    /// Whether Kafka readers collect librdkafka's statistics (end offsets).
+    pub kafka_statistics: bool,
 }
 
 enum Read {
@@ -287,9 +289,12 @@ impl SourceTask {
             (None, lowwater_sql::options::Connector::Kafka { properties, .. }) => {
                 let mut options = table.options.clone();
                 options.insert("scan.startup.mode".into(), "earliest-offset".into());
-                lowwater_kafka::PartitionReader::new(properties, &options, &parts).map(|k| {
-                    self.kafka = Some(k);
-                })
+                let statistics = self.kafka_statistics;
+                lowwater_kafka::PartitionReader::new(properties, &options, &parts, statistics).map(
+                    |k| {
+                        self.kafka = Some(k);
+                    },
+                )
             }
             (None, _) => Err("partition discovery on a table that is not read from Kafka".into()),
         };

@@ -229,6 +229,10 @@ fn kafka_options_not_implemented_yet_are_errors_not_ignored() {
             "'scan.watermark.idle-mode' = 'lag'",
             "scan.watermark.idle-mode 'lag' is not known",
         ),
+        (
+            "'scan.watermark.idle-mode' = 'caught-up', 'scan.watermark.idle-timeout' = '1 s', 'properties.statistics.interval.ms' = '0'",
+            "turns off (no partition could ever count as caught up)",
+        ),
     ] {
         let sql = job("INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id")
             .replace("'format' = 'json');", &format!("'format' = 'json', {opt});"));

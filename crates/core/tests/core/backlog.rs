@@ -57,9 +57,17 @@ fn a_caught_up_quiet_split_goes_idle_exactly_as_with_timeout_only() {
     let mut timeout = subtask();
     let mut caught_up = subtask();
     let a = run(&mut timeout, 0, secs(10), |_| false);
-    let b = run(&mut caught_up, 0, secs(10), |_| false);
-    assert!(a.is_some());
-    assert_eq!(a, b);
+    // Caught up from the start, then behind once at 2 s (a record burst
+    // the broker had): idle again exactly one countdown after that.
+    let b = run(&mut caught_up, 0, secs(10), |t| t == secs(2));
+    // The first probe (0) starts the countdown; idle on the first probe
+    // strictly more than 1 s later.
+    assert_eq!(a, Some(1_200));
+    // Idle at 1.2 s, then active again at 2 s, and idle once more 1.2 s
+    // after the 2.2 s probe (the first quiet one): the first idle moment
+    // is the same as with the timeout alone.
+    assert_eq!(b, Some(1_200));
+    assert!(caught_up.split(0).expect("split").idle);
 }
 
 #[test]

@@ -122,6 +122,27 @@ pub(super) fn table(
         Some(own) => own,
         None => settings.idle_timeout,
     };
+    if opts.lowwater.caught_up
+        && opts
+            .raw
+            .get("properties.statistics.interval.ms")
+            .is_some_and(|v| v.trim() == "0")
+    {
+        let at = ct
+            .options
+            .iter()
+            .find(|(k, _, _)| k == "properties.statistics.interval.ms")
+            .map_or(ct.loc, |(_, _, l)| *l);
+        return Err(SqlError::new(
+            at,
+            format!(
+                "table '{}': scan.watermark.idle-mode 'caught-up' reads the end offsets from \
+                 librdkafka's statistics, which 'properties.statistics.interval.ms' = '0' turns \
+                 off (no partition could ever count as caught up); remove it or set e.g. '500'",
+                ct.name
+            ),
+        ));
+    }
     if opts.lowwater.caught_up && idle_timeout.is_none() {
         let at = ct
             .options
