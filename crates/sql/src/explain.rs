@@ -127,6 +127,17 @@ pub fn warnings(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> Vec<Strin
             )),
             _ => {}
         }
+        if t.idle_timeout.is_some()
+            && !t.caught_up
+            && matches!(t.connector, crate::options::Connector::Kafka { .. })
+        {
+            w.push(format!(
+                "table {}: a partition that is behind (catching up after a restart, throttled by a quota) \
+                 can go idle while the broker still has its records, which are then late; \
+                 'scan.watermark.idle-mode' = 'caught-up' keeps it active until it is read up to the end",
+                t.name
+            ));
+        }
         if let Some(total) = total {
             if (p as i32) > total {
                 let empty: Vec<String> = partition_map(t, n.unwrap_or(0), p)
@@ -194,9 +205,14 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
             }
             let _ = writeln!(
                 s,
-                "  idle-timeout: {}",
+                "  idle-timeout: {}{}",
                 t.idle_timeout
-                    .map_or("disabled".to_string(), display_duration)
+                    .map_or("disabled".to_string(), display_duration),
+                if t.caught_up {
+                    " (idle-mode caught-up: only once read up to the broker's end offset)"
+                } else {
+                    ""
+                }
             );
             if let Some(ls) = t.late_data_sink {
                 let _ = writeln!(s, "  late rows go to: {}", plan.tables[ls].name);

@@ -144,6 +144,22 @@ fn explain_warns_about_the_seed_configurations() {
         w.contains("the idle-timeout (1s) is shorter than the watermark delay (5s)"),
         "{w}"
     );
+    assert!(
+        w.contains("'scan.watermark.idle-mode' = 'caught-up' keeps it active"),
+        "{w}"
+    );
+    let caught_up = JobPlan::from_sql(
+        &job(&format!(
+            "SET 'table.exec.source.idle-timeout' = '1 s'; {insert}"
+        ))
+        .replace(
+            "'format' = 'json');",
+            "'format' = 'json', 'scan.watermark.idle-mode' = 'caught-up');",
+        ),
+    )
+    .expect("plans");
+    let w = warnings(&caught_up, &parts(1)).join("\n");
+    assert!(!w.contains("idle-mode"), "{w}");
     let calm = JobPlan::from_sql(&job(&insert
         .replace("'2' SECOND", "'1' MINUTE")
         .replace("SET", "")))
