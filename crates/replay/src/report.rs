@@ -154,7 +154,9 @@ pub struct ReplayInfo {
     pub drained: bool,
 }
 
-fn wm(w: Timestamp) -> Option<Timestamp> {
+/// A watermark as the report writes it: `None` (`null`) for MIN, the
+/// value a stream has before its first watermark.
+pub fn wm(w: Timestamp) -> Option<Timestamp> {
     (w != MIN_WATERMARK).then_some(w)
 }
 

@@ -772,6 +772,45 @@ pub(crate) fn report(
     threshold: Millis,
     drained: bool,
 ) -> Report {
+    let splits = shared.splits.read().map(|s| s.clone()).unwrap_or_default();
+    report_from(
+        plan,
+        shared,
+        &splits,
+        &views(shared),
+        stalls,
+        threshold,
+        drained,
+    )
+    .0
+}
+
+/// Every source subtask's view (per source, per subtask), taken once so
+/// that what is derived from them describes one moment.
+pub(crate) fn views(shared: &Shared) -> Vec<Vec<SubtaskView>> {
+    shared
+        .sources
+        .iter()
+        .map(|src| {
+            src.subtasks
+                .iter()
+                .map(|m| m.lock().map(|v| v.clone()).unwrap_or_default())
+                .collect()
+        })
+        .collect()
+}
+
+/// The report from `splits` and `views` taken by the caller, with the id
+/// of the split behind each entry of `partitions`.
+pub(crate) fn report_from(
+    plan: &JobPlan,
+    shared: &Shared,
+    splits: &[SplitMeta],
+    views: &[Vec<SubtaskView>],
+    stalls: Vec<StallReport>,
+    threshold: Millis,
+    drained: bool,
+) -> (Report, Vec<SplitId>) {
     let mut totals = Totals {
         records_in: shared
             .sources
@@ -790,7 +829,7 @@ pub(crate) fn report(
             .sum(),
     };
     let mut partitions = Vec::new();
-    let splits = shared.splits.read().map(|s| s.clone()).unwrap_or_default();
+    let mut ids = Vec::new();
     let late: Vec<LateCounters> = shared
         .late
         .iter()
@@ -799,10 +838,12 @@ pub(crate) fn report(
         .collect();
     for (id, meta) in splits.iter().enumerate() {
         let id = id as SplitId;
-        let Some(src) = shared.sources.iter().find(|s| s.table == meta.table) else {
-            continue;
-        };
-        let Ok(view) = src.subtasks[meta.subtask].lock().map(|v| v.clone()) else {
+        let Some(view) = shared
+            .sources
+            .iter()
+            .position(|s| s.table == meta.table)
+            .and_then(|si| views.get(si)?.get(meta.subtask))
+        else {
             continue;
         };
         let Some(split) = view.splits.iter().find(|s| s.id == id).copied() else {
@@ -832,11 +873,12 @@ pub(crate) fn report(
             late_records_routed: routed,
             records_skipped: skipped,
             fields_nulled: nulled,
-            final_watermark: (split.watermark != MIN_WATERMARK).then_some(split.watermark),
+            final_watermark: lowwater_replay::report::wm(split.watermark),
             idle: split.idle,
             last_event_time: split.max_event_time,
             last_arrival: split.last_arrival,
         });
+        ids.push(id);
     }
     let sinks: Vec<SinkReport> = shared
         .sink_counters
@@ -853,7 +895,7 @@ pub(crate) fn report(
         })
         .collect();
     totals.records_out = sinks.iter().map(|s| s.rows).sum();
-    Report {
+    let report = Report {
         totals,
         partitions,
         sinks,
@@ -866,5 +908,6 @@ pub(crate) fn report(
             stall_threshold_ms: threshold,
             drained,
         },
-    }
+    };
+    (report, ids)
 }

@@ -68,18 +68,14 @@ impl Monitor {
     }
 
     fn source_index(&self, pi: usize) -> usize {
-        let t = self.plan.pipelines[pi].source;
-        self.shared
-            .sources
-            .iter()
-            .position(|s| s.table == t)
-            .unwrap_or(0)
+        source_index(&self.plan, &self.shared, pi)
     }
 
     /// The live holder of pipeline `pi`'s watermark: the active source subtask
     /// with the lowest watermark, and its active split with the lowest.
     fn holder(&self, pi: usize, now: Timestamp) -> Option<Holder> {
-        holder(&self.plan, &self.shared, pi, now)
+        let views = crate::job::views(&self.shared);
+        holder_of(&views[self.source_index(pi)], self.shared.start, now)
     }
 
     fn report(&self, pi: usize, s: &Stall, now: Timestamp) -> StallReport {
@@ -214,14 +210,11 @@ impl Monitor {
     /// Publishes holders, open stalls, stall history and the chart's
     /// history for the HTTP endpoints.
     fn publish(&mut self, now: Timestamp) {
-        let holders: Vec<Option<Holder>> = (0..self.pipes.len())
-            .map(|pi| self.holder(pi, now))
-            .collect();
         let current: Vec<Option<StallReport>> = (0..self.pipes.len())
             .map(|pi| {
                 let s = self.pipes[pi].detector.current()?;
                 let s = Stall {
-                    held_by: s.held_by.or(holders[pi]),
+                    held_by: s.held_by.or_else(|| self.holder(pi, now)),
                     ..s
                 };
                 Some(self.report(pi, &s, now))
@@ -282,19 +275,9 @@ pub(crate) fn source_index(plan: &JobPlan, shared: &Shared, pi: usize) -> usize 
         .unwrap_or(0)
 }
 
-/// The live holder of pipeline `pi`'s watermark: the active source subtask
-/// with the lowest watermark, and its active split with the lowest.
-pub(crate) fn holder(plan: &JobPlan, shared: &Shared, pi: usize, now: Timestamp) -> Option<Holder> {
-    let src = &shared.sources[source_index(plan, shared, pi)];
-    let views: Vec<_> = src
-        .subtasks
-        .iter()
-        .filter_map(|m| m.lock().ok().map(|v| v.clone()))
-        .collect();
-    holder_of(&views, shared.start, now)
-}
-
-/// The holder among one source's subtask views (taken at one moment).
+/// The live holder of a watermark among one source's subtask views (taken
+/// at one moment): the active source subtask with the lowest watermark, and
+/// its active split with the lowest.
 pub(crate) fn holder_of(
     views: &[crate::job::SubtaskView],
     start: Timestamp,

@@ -13,9 +13,8 @@ use std::sync::Arc;
 
 use lowwater_core::clock::Clock;
 use lowwater_core::diagnose::Holder;
-use lowwater_core::source::SplitId;
-use lowwater_core::{Millis, Timestamp, MAX_WATERMARK, MIN_WATERMARK};
-use lowwater_replay::report::{PartitionReport, Report, SinkReport, StallReport};
+use lowwater_core::{Millis, Timestamp, MAX_WATERMARK};
+use lowwater_replay::report::{wm, PartitionReport, Report, SinkReport, StallReport};
 use lowwater_sql::plan::JobPlan;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -176,10 +175,6 @@ pub struct Live {
     pub history: Vec<HistoryPoint>,
 }
 
-fn wm(w: Timestamp) -> Option<Timestamp> {
-    (w != MIN_WATERMARK).then_some(w)
-}
-
 /// A watermark as a metric value: MAX (a drained input) is left out like
 /// MIN, as no dashboard can plot 9.2e18.
 fn finite(w: Option<Timestamp>) -> Option<Timestamp> {
@@ -198,19 +193,11 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
         ),
         Err(_) => Default::default(),
     };
-    // Every source subtask's view, taken once: the holders and the
-    // partitions' flags below come from the same copy, so that the holder
-    // is never a partition shown as idle.
-    let views: Vec<Vec<crate::job::SubtaskView>> = shared
-        .sources
-        .iter()
-        .map(|src| {
-            src.subtasks
-                .iter()
-                .map(|m| m.lock().map(|v| v.clone()).unwrap_or_default())
-                .collect()
-        })
-        .collect();
+    // Splits and every source subtask's view, taken once: the holders and
+    // the partitions' entries below describe the same moment, so that the
+    // holder is never a partition shown as idle.
+    let splits = shared.splits.read().map(|s| s.clone()).unwrap_or_default();
+    let views = crate::job::views(shared);
     let holders: Vec<Option<Holder>> = (0..plan.pipelines.len())
         .map(|pi| {
             let si = crate::monitor::source_index(plan, shared, pi);
@@ -219,48 +206,32 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
         .collect();
     let mut stalls = past;
     stalls.extend(current.iter().flatten().cloned());
-    let Report {
-        totals,
-        partitions,
-        sinks,
-        replay,
-        ..
-    } = crate::job::report(plan, shared, Vec::new(), threshold, false);
-    let splits = shared.splits.read().map(|s| s.clone()).unwrap_or_default();
-    // Per split: its live view and backlog, from its source subtask.
+    let (
+        Report {
+            totals,
+            partitions,
+            sinks,
+            replay,
+            ..
+        },
+        ids,
+    ) = crate::job::report_from(plan, shared, &splits, &views, Vec::new(), threshold, false);
     let mut live_parts = Vec::with_capacity(partitions.len());
-    for p in partitions {
-        let Some((id, meta)) = splits.iter().enumerate().find(|(_, m)| {
-            plan.tables[m.table].name == p.table && m.topic == p.topic && m.partition == p.partition
-        }) else {
-            continue;
-        };
-        let id = id as SplitId;
-        let Some(si) = shared.sources.iter().position(|s| s.table == meta.table) else {
-            continue;
-        };
-        let (view, backlog) = match views[si].get(meta.subtask) {
-            Some(v) => (
-                v.splits.iter().find(|s| s.id == id).copied(),
-                v.backlog.get(&id).copied(),
-            ),
-            None => (None, None),
-        };
-        let mut p = p;
-        if let Some(v) = view {
-            p.idle = v.idle;
-        }
-        let holding = plan.pipelines.iter().enumerate().any(|(pi, pl)| {
-            pl.source == meta.table
-                && holders
-                    .get(pi)
-                    .copied()
-                    .flatten()
-                    .is_some_and(|h| h.split == Some(id))
-        });
+    for (p, id) in partitions.into_iter().zip(ids) {
+        let meta = &splits[id as usize];
+        let backlog = shared
+            .sources
+            .iter()
+            .position(|s| s.table == meta.table)
+            .and_then(|si| views[si].get(meta.subtask)?.backlog.get(&id).copied());
+        let holding = plan
+            .pipelines
+            .iter()
+            .zip(&holders)
+            .any(|(pl, h)| pl.source == meta.table && h.is_some_and(|h| h.split == Some(id)));
         live_parts.push(LivePartition {
-            watermark: view.and_then(|v| wm(v.watermark)),
-            silent_ms: now - view.and_then(|v| v.last_arrival).unwrap_or(shared.start),
+            watermark: p.final_watermark,
+            silent_ms: now - p.last_arrival.unwrap_or(shared.start),
             consumer_lag: backlog.and_then(|b| match b {
                 lowwater_kafka::Backlog::Unknown => None,
                 lowwater_kafka::Backlog::CaughtUp => Some(0),
@@ -711,10 +682,18 @@ impl Server {
                 get(
                     |axum::extract::State(c): axum::extract::State<Arc<Ctx>>| async move {
                         let live = snapshot(&c.plan, &c.shared, c.threshold);
-                        let body = sonic_rs::to_string(&live).unwrap_or_else(|e| {
-                            format!("{{\"error\":\"{}\"}}", e.to_string().replace('"', "'"))
-                        });
-                        ([(header::CONTENT_TYPE, "application/json")], body)
+                        match sonic_rs::to_string(&live) {
+                            Ok(body) => (
+                                axum::http::StatusCode::OK,
+                                [(header::CONTENT_TYPE, "application/json")],
+                                body,
+                            ),
+                            Err(e) => (
+                                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                                [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+                                format!("cannot encode the live state as JSON: {e}"),
+                            ),
+                        }
                     },
                 ),
             )

@@ -331,7 +331,8 @@ impl SourceTask {
     /// it for the monitor, and under lag-aware idleness keeps a partition
     /// that is behind from going idle.
     fn check_backlog(&mut self) {
-        let Some(k) = &self.kafka else {
+        // Without librdkafka's statistics every backlog is unknown.
+        let (Some(k), true) = (&self.kafka, self.kafka_statistics) else {
             return;
         };
         let mut backlog = Vec::with_capacity(self.inputs.len());

@@ -431,7 +431,20 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
     }
     let caught_up = match raw.get("scan.watermark.idle-mode").map(String::as_str) {
         None | Some("timeout") => false,
-        Some("caught-up") => true,
+        Some("caught-up") => {
+            if raw
+                .get("properties.statistics.interval.ms")
+                .is_some_and(|v| v.trim() == "0")
+            {
+                return Err(SqlError::new(
+                    at("properties.statistics.interval.ms"),
+                    "scan.watermark.idle-mode 'caught-up' reads the end offsets from librdkafka's \
+                     statistics, which 'properties.statistics.interval.ms' = '0' turns off (no \
+                     partition could ever count as caught up); remove it or set e.g. '500'",
+                ));
+            }
+            true
+        }
         Some(mode) => {
             return Err(SqlError::new(
                 at("scan.watermark.idle-mode"),

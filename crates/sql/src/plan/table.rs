@@ -122,35 +122,9 @@ pub(super) fn table(
         Some(own) => own,
         None => settings.idle_timeout,
     };
-    if opts.lowwater.caught_up
-        && opts
-            .raw
-            .get("properties.statistics.interval.ms")
-            .is_some_and(|v| v.trim() == "0")
-    {
-        let at = ct
-            .options
-            .iter()
-            .find(|(k, _, _)| k == "properties.statistics.interval.ms")
-            .map_or(ct.loc, |(_, _, l)| *l);
-        return Err(SqlError::new(
-            at,
-            format!(
-                "table '{}': scan.watermark.idle-mode 'caught-up' reads the end offsets from \
-                 librdkafka's statistics, which 'properties.statistics.interval.ms' = '0' turns \
-                 off (no partition could ever count as caught up); remove it or set e.g. '500'",
-                ct.name
-            ),
-        ));
-    }
     if opts.lowwater.caught_up && idle_timeout.is_none() {
-        let at = ct
-            .options
-            .iter()
-            .find(|(k, _, _)| k == "scan.watermark.idle-mode")
-            .map_or(ct.loc, |(_, _, l)| *l);
         return Err(SqlError::new(
-            at,
+            option_loc(ct, "scan.watermark.idle-mode"),
             format!(
                 "table '{}': scan.watermark.idle-mode 'caught-up' decides when a quiet partition \
                  may go idle, but idleness is off; set 'scan.watermark.idle-timeout' (or SET \
@@ -159,14 +133,11 @@ pub(super) fn table(
             ),
         ));
     }
-    let late = opts.lowwater.late_data_sink.clone().map(|n| {
-        let loc = ct
-            .options
-            .iter()
-            .find(|(k, _, _)| k == "late-data.sink")
-            .map_or(ct.loc, |(_, _, l)| *l);
-        (n, loc)
-    });
+    let late = opts
+        .lowwater
+        .late_data_sink
+        .clone()
+        .map(|n| (n, option_loc(ct, "late-data.sink")));
     let key = kafka_key(ct, &columns, &opts.raw)?;
     let discovery_interval = match &opts.connector {
         Connector::Kafka { .. } => opts.lowwater.discovery_interval,
@@ -212,17 +183,21 @@ pub(super) fn table(
     ))
 }
 
+/// Where option `key` is written in the table's WITH clause (the table's
+/// place if it is not).
+fn option_loc(ct: &CreateTable, key: &str) -> Loc {
+    ct.options
+        .iter()
+        .find(|(o, _, _)| o == key)
+        .map_or(ct.loc, |(_, _, l)| *l)
+}
+
 fn kafka_key(
     ct: &CreateTable,
     columns: &[Column],
     raw: &BTreeMap<String, String>,
 ) -> Result<Option<KafkaKey>> {
-    let at = |k: &str| {
-        ct.options
-            .iter()
-            .find(|(o, _, _)| o == k)
-            .map_or(ct.loc, |(_, _, l)| *l)
-    };
+    let at = |k: &str| option_loc(ct, k);
     let include = raw
         .get("value.fields-include")
         .map(String::as_str)
