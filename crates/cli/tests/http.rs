@@ -5,12 +5,13 @@
 //! flag flips; `/api/v1/watermarks` and `lowwater status` say the same; the
 //! web page is loaded in a real headless Chromium.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use sonic_rs::{JsonContainerTrait, JsonValueTrait};
+
+mod common;
+use common::{of_partition, value, Running};
 
 /// A datagen job on 4 partitions whose partition 3 never produces; its
 /// sink has SLOs of 3 s staleness and `max_lag` emission lag.
@@ -31,95 +32,14 @@ GROUP BY window_start, window_end, user_id;
     path
 }
 
-/// A running job and the base URL it serves.
-struct Running {
-    child: Child,
-    url: String,
-    log: std::sync::mpsc::Receiver<String>,
-}
-
-impl Running {
-    fn start(job: &Path) -> Running {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_lowwater"))
-            .args([
-                "run",
-                job.to_str().unwrap_or_default(),
-                "--duration",
-                "60 s",
-                "--http",
-                "127.0.0.1:0",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn lowwater run");
-        let stderr = child.stderr.take().expect("stderr");
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                let _ = tx.send(line);
-            }
-        });
-        // The job logs the address it listens on before its threads start.
-        let url = rx
-            .iter()
-            .find_map(|l| {
-                l.split("serving ")
-                    .nth(1)
-                    .and_then(|r| r.split_whitespace().next())
-                    .map(|u| u.trim_end_matches('/').to_string())
-            })
-            .expect("the job logs the address it serves");
-        Running {
-            child,
-            url,
-            log: rx,
-        }
-    }
-
-    fn get(&self, path: &str) -> String {
-        ureq::get(&format!("{}{path}", self.url))
-            .call()
-            .expect("GET")
-            .body_mut()
-            .read_to_string()
-            .expect("body")
-    }
-
-    fn scrape(&self) -> prometheus_parse::Scrape {
-        let text = self.get("/metrics");
-        prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_string())))
-            .expect("Prometheus text")
-    }
-
-    /// Stops the job (SIGTERM) and returns its log.
-    fn stop(mut self) -> String {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        let status = self.child.wait().expect("wait");
-        let log: Vec<String> = self.log.iter().collect();
-        assert!(status.success(), "{status:?}\n{}", log.join("\n"));
-        log.join("\n")
-    }
-}
-
-fn value(s: &prometheus_parse::Sample) -> f64 {
-    match s.value {
-        prometheus_parse::Value::Counter(v)
-        | prometheus_parse::Value::Gauge(v)
-        | prometheus_parse::Value::Untyped(v) => v,
-        _ => f64::NAN,
-    }
-}
-
-/// The value of `metric` for partition `p` (`None` if absent).
-fn of_partition(scrape: &prometheus_parse::Scrape, metric: &str, p: i32) -> Option<f64> {
-    scrape
-        .samples
-        .iter()
-        .find(|s| s.metric == metric && s.labels.get("partition") == Some(&p.to_string()))
-        .map(value)
+/// Runs `job` for at most 60 s, serving HTTP.
+fn start(job: &Path) -> Running {
+    Running::start(&[
+        "run",
+        job.to_str().unwrap_or_default(),
+        "--duration",
+        "60 s",
+    ])
 }
 
 fn of_sink(scrape: &prometheus_parse::Scrape, metric: &str) -> Option<f64> {
@@ -130,26 +50,13 @@ fn of_sink(scrape: &prometheus_parse::Scrape, metric: &str) -> Option<f64> {
         .map(value)
 }
 
-/// Scrapes until `done` holds (each scrape is a real request; the job's
-/// own time passes between them), for at most 30 s.
+/// Scrapes until `done` holds, for at most 30 s.
 fn scrape_until(
     job: &Running,
-    mut done: impl FnMut(&prometheus_parse::Scrape) -> bool,
+    done: impl FnMut(&prometheus_parse::Scrape) -> bool,
 ) -> prometheus_parse::Scrape {
-    let started = Instant::now();
-    loop {
-        let s = job.scrape();
-        if done(&s) {
-            return s;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "condition not met within 30 s"
-        );
-        // Paces the polling (a scrape every 100 ms, as a fast Prometheus
-        // would) so that the job under test keeps its CPU.
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    job.scrape_until(done)
+        .expect("condition not met within 30 s")
 }
 
 fn dir(name: &str) -> PathBuf {
@@ -161,7 +68,7 @@ fn dir(name: &str) -> PathBuf {
 #[test]
 fn metrics_api_and_status_name_the_partition_holding_the_watermark() {
     let d = dir("stall");
-    let job = Running::start(&job(&d, "stall", "", "1 min"));
+    let job = start(&job(&d, "stall", "", "1 min"));
     let first = job.scrape();
     let s1 = of_partition(&first, "lowwater_partition_silence_seconds", 3)
         .expect("partition 3's silence");
@@ -262,7 +169,7 @@ fn with_an_idle_timeout_the_idle_flag_flips_and_windows_are_emitted() {
     let d = dir("idle");
     // Windows end 200 ms before the watermark passes them and fire on the
     // next periodic watermark: every one is later than a 100 ms SLO.
-    let job = Running::start(&job(
+    let job = start(&job(
         &d,
         "idle",
         ", 'scan.watermark.idle-timeout' = '1 s'",
@@ -330,27 +237,36 @@ fn chromium() -> String {
     panic!("no chromium on PATH: install Debian's chromium package (.ci/run does)");
 }
 
-#[test]
-fn the_web_page_shows_every_partition_and_highlights_the_holder_in_chromium() {
-    let browser = chromium();
-    let d = dir("page");
-    let job = Running::start(&job(&d, "page", "", "1 min"));
-    // Wait until the stall is known, so the page has something to highlight.
-    scrape_until(&job, |s| of_sink(s, "lowwater_stall_active") == Some(1.0));
-    let profile = d.join("chromium-profile");
-    let dom = Command::new(&browser)
+/// Runs headless Chromium (as the issue asks: no sandbox, no GPU, no
+/// background networking) with its own profile and `args`.
+fn headless(browser: &str, profile: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(browser)
         .args([
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
             "--disable-background-networking",
             &format!("--user-data-dir={}", profile.display()),
-            "--virtual-time-budget=4000",
-            "--dump-dom",
-            &format!("{}/", job.url),
         ])
+        .args(args)
         .output()
-        .expect("run chromium");
+        .expect("run chromium")
+}
+
+#[test]
+fn the_web_page_shows_every_partition_and_highlights_the_holder_in_chromium() {
+    let browser = chromium();
+    let d = dir("page");
+    let job = start(&job(&d, "page", "", "1 min"));
+    // Wait until the stall is known, so the page has something to highlight.
+    scrape_until(&job, |s| of_sink(s, "lowwater_stall_active") == Some(1.0));
+    let profile = d.join("chromium-profile");
+    let page = format!("{}/", job.url);
+    let dom = headless(
+        &browser,
+        &profile,
+        &["--virtual-time-budget=4000", "--dump-dom", &page],
+    );
     let html = String::from_utf8_lossy(&dom.stdout).into_owned();
     assert!(
         html.contains("data-loaded=\"1\""),
@@ -388,21 +304,17 @@ fn the_web_page_shows_every_partition_and_highlights_the_holder_in_chromium() {
     assert!(refreshes >= 2, "the page refreshed {refreshes} times");
     // A screenshot, for people to look at (target/lowwater-page.png).
     let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("lowwater-page.png");
-    let o = Command::new(&browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            &format!("--user-data-dir={}", profile.display()),
+    let o = headless(
+        &browser,
+        &profile,
+        &[
             "--virtual-time-budget=3000",
             "--hide-scrollbars",
             "--window-size=1280,1000",
             &format!("--screenshot={}", shot.display()),
-            &format!("{}/", job.url),
-        ])
-        .output()
-        .expect("run chromium");
+            &page,
+        ],
+    );
     assert!(
         shot.exists(),
         "screenshot written: {}",

@@ -15,6 +15,9 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::{Message, Offset, TopicPartitionList};
 
+mod common;
+use common::{of_partition, Running};
+
 const BOOTSTRAP: &str = "127.0.0.1:19092";
 static BROKER: Once = Once::new();
 
@@ -32,6 +35,16 @@ fn broker() {
             String::from_utf8_lossy(&o.stderr)
         );
     });
+}
+
+/// Starts the broker (once) and makes a scratch directory for test `name`;
+/// returns it with this process's id, which names the test's topics.
+fn scratch(name: &str) -> (PathBuf, u32) {
+    broker();
+    let id = std::process::id();
+    let dir = std::env::temp_dir().join(format!("lowwater-kafka-{name}-{id}"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    (dir, id)
 }
 
 fn create_topic(name: &str, partitions: i32) {
@@ -140,17 +153,26 @@ fn consume_all(topic: &str, partitions: i32) -> Vec<String> {
 }
 
 fn job(dir: &Path, input: &str, output: &str, settings: &str) -> PathBuf {
-    job_from(dir, input, output, settings, "earliest-offset")
+    job_with(dir, input, output, settings, "", "")
 }
 
-fn job_from(dir: &Path, input: &str, output: &str, settings: &str, startup: &str) -> PathBuf {
+/// The test job reading `input` from its earliest offset into `output`,
+/// with `source_options` and `sink_options` (", 'k' = 'v'" each) added.
+fn job_with(
+    dir: &Path,
+    input: &str,
+    output: &str,
+    settings: &str,
+    source_options: &str,
+    sink_options: &str,
+) -> PathBuf {
     let sql = format!(
         "{settings}
 CREATE TABLE clicks (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '500' MILLISECOND)
 WITH ('connector' = 'kafka', 'topic' = '{input}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
-      'properties.group.id' = 'lowwater-test', 'scan.startup.mode' = '{startup}', 'format' = 'json');
+      'properties.group.id' = 'lowwater-test', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json'{source_options});
 CREATE TABLE counts (window_start TIMESTAMP(3), window_end TIMESTAMP(3), user_id STRING, n BIGINT)
-WITH ('connector' = 'kafka', 'topic' = '{output}', 'properties.bootstrap.servers' = '{BOOTSTRAP}', 'format' = 'json');
+WITH ('connector' = 'kafka', 'topic' = '{output}', 'properties.bootstrap.servers' = '{BOOTSTRAP}', 'format' = 'json'{sink_options});
 INSERT INTO counts SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND))
 GROUP BY window_start, window_end, user_id;
 "
@@ -229,10 +251,7 @@ fn late_dropped(err: &str) -> u64 {
 
 #[test]
 fn a_silent_kafka_partition_is_named_and_idle_timeout_releases_windows_to_kafka() {
-    broker();
-    let id = std::process::id();
-    let dir = std::env::temp_dir().join(format!("lowwater-kafka-{id}"));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let (dir, id) = scratch("silent");
     let (input, stalled_out, fixed_out) = (
         format!("clicks-{id}"),
         format!("stalled-{id}"),
@@ -334,10 +353,7 @@ fn a_silent_kafka_partition_is_named_and_idle_timeout_releases_windows_to_kafka(
 
 #[test]
 fn seed000_heartbeat_partition_on_16_partitions_at_parallelism_8() {
-    broker();
-    let id = std::process::id();
-    let dir = std::env::temp_dir().join(format!("lowwater-kafka-seed-{id}"));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let (dir, id) = scratch("seed");
     let (input, out) = (format!("clickstream-{id}"), format!("dashboard-{id}"));
     create_topic(&input, 16);
     create_topic(&out, 1);
@@ -456,10 +472,7 @@ fn produce_stock(topic: &str, stop: &std::sync::atomic::AtomicBool) -> u64 {
 
 #[test]
 fn seed003_quiet_partition_keyed_by_sku() {
-    broker();
-    let id = std::process::id();
-    let dir = std::env::temp_dir().join(format!("lowwater-kafka-stock-{id}"));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let (dir, id) = scratch("stock");
     let run = |settings: &str, suffix: &str| {
         let (input, out) = (
             format!("stock-{suffix}-{id}"),
@@ -567,10 +580,7 @@ fn unreachable_brokers_and_missing_topics_are_clear_errors() {
 
 #[test]
 fn a_poison_record_names_topic_partition_and_offset_or_is_skipped_and_counted() {
-    broker();
-    let id = std::process::id();
-    let dir = std::env::temp_dir().join(format!("lowwater-kafka-poison-{id}"));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let (dir, id) = scratch("poison");
     let topic = format!("poison-{id}");
     create_topic(&topic, 2);
     let p: BaseProducer = ClientConfig::new()
@@ -697,31 +707,24 @@ fn throttle(client_id: &str, bytes_per_second: u64) {
 /// tests and the backlog figure in lowwater-kafka's.)
 #[test]
 fn caught_up_idleness_reads_a_throttled_backlog_without_late_drops() {
-    broker();
-    let id = std::process::id();
-    let dir = std::env::temp_dir().join(format!("lowwater-kafka-caught-up-{id}"));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let (dir, id) = scratch("caught-up");
     let (input, out) = (format!("backlog-{id}"), format!("backlog-out-{id}"));
     create_topic(&input, 2);
     create_topic(&out, 1);
     produce_backlog(&input, 0, 3_000, 60_000);
     let client = format!("lowwater-throttled-{id}");
     throttle(&client, 100_000);
-    let path = job(
+    let path = job_with(
         &dir,
         &input,
         &out,
         "SET 'parallelism.default' = '1';\nSET 'table.exec.source.idle-timeout' = '1 s';",
-    );
-    let sql = std::fs::read_to_string(&path).expect("job").replacen(
-        "'format' = 'json');",
         &format!(
-            "'format' = 'json', 'scan.watermark.idle-mode' = 'caught-up', \
-             'properties.client.id' = '{client}', 'properties.max.partition.fetch.bytes' = '300000');"
+            ", 'scan.watermark.idle-mode' = 'caught-up', 'properties.client.id' = '{client}', \
+             'properties.max.partition.fetch.bytes' = '300000'"
         ),
-        1,
+        "",
     );
-    std::fs::write(&path, sql).expect("job");
     let (o, _) = run_with_traffic(
         &input,
         &[1],
@@ -743,7 +746,12 @@ fn caught_up_idleness_reads_a_throttled_backlog_without_late_drops() {
         live.len()
     );
     let (_, replay_rows) = dump_and_replay(&dir, &input, &path, 2);
-    for row in &live {
+    assert_replay_rows(&live, &replay_rows);
+}
+
+/// Every live row is exactly the row replay computed for its window and key.
+fn assert_replay_rows(live: &[String], replay_rows: &std::collections::HashMap<String, i64>) {
+    for row in live {
         let (k, n) = row_count(row).unwrap_or_else(|| panic!("live row {row} has no count"));
         assert_eq!(
             replay_rows.get(&k).copied(),
@@ -758,22 +766,20 @@ fn caught_up_idleness_reads_a_throttled_backlog_without_late_drops() {
 /// earliest offset, and their records counted in windows.
 #[test]
 fn partitions_added_while_running_are_read() {
-    broker();
-    let id = std::process::id();
-    let dir = std::env::temp_dir().join(format!("lowwater-kafka-discovery-{id}"));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let (dir, id) = scratch("discovery");
     let (input, out) = (format!("growing-{id}"), format!("growing-out-{id}"));
     create_topic(&input, 2);
     create_topic(&out, 1);
     // Parallelism 1: without an idle timeout a subtask without partitions
     // would hold the watermark at MIN (as in Flink) until one is added.
-    let path = job(&dir, &input, &out, "SET 'parallelism.default' = '1';");
-    let sql = std::fs::read_to_string(&path).expect("job").replacen(
-        "'format' = 'json');",
-        "'format' = 'json', 'scan.topic-partition-discovery.interval' = '1 s');",
-        1,
+    let path = job_with(
+        &dir,
+        &input,
+        &out,
+        "SET 'parallelism.default' = '1';",
+        ", 'scan.topic-partition-discovery.interval' = '1 s'",
+        "",
     );
-    std::fs::write(&path, sql).expect("job");
     let report = dir.join("report.json");
     let stop = std::sync::atomic::AtomicBool::new(false);
     let grown = std::sync::atomic::AtomicBool::new(false);
@@ -915,10 +921,7 @@ fn partition_counts(topic: &str, partitions: i32) -> Vec<i64> {
 /// (Flink's FlinkFixedPartitioner), 'round-robin' spreads rows evenly.
 #[test]
 fn sink_partitioners_fixed_and_round_robin() {
-    broker();
-    let id = std::process::id();
-    let dir = std::env::temp_dir().join(format!("lowwater-kafka-partitioner-{id}"));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let (dir, id) = scratch("partitioner");
     let input = format!("partitioner-in-{id}");
     create_topic(&input, 2);
     // A bounded backlog: 40 users over 4 windows on both partitions.
@@ -941,21 +944,14 @@ fn sink_partitioners_fixed_and_round_robin() {
     for (partitioner, expect) in [("fixed", "fixed"), ("round-robin", "even")] {
         let out = format!("partitioner-{partitioner}-{id}");
         create_topic(&out, 3);
-        let path = job(&dir, &input, &out, "SET 'parallelism.default' = '2';");
-        let sql = std::fs::read_to_string(&path)
-            .expect("job")
-            .replacen(
-                "'format' = 'json');",
-                "'format' = 'json', 'scan.bounded.mode' = 'latest-offset');",
-                1,
-            )
-            .replacen(
-                &format!("'topic' = '{out}', 'properties.bootstrap.servers' = '{BOOTSTRAP}', 'format' = 'json');"),
-                &format!("'topic' = '{out}', 'properties.bootstrap.servers' = '{BOOTSTRAP}', 'format' = 'json', 'sink.partitioner' = '{partitioner}');"),
-                1,
-            );
-        assert!(sql.contains("'sink.partitioner'"), "{sql}");
-        std::fs::write(&path, sql).expect("job");
+        let path = job_with(
+            &dir,
+            &input,
+            &out,
+            "SET 'parallelism.default' = '2';",
+            ", 'scan.bounded.mode' = 'latest-offset'",
+            &format!(", 'sink.partitioner' = '{partitioner}'"),
+        );
         let o = Command::new(env!("CARGO_BIN_EXE_lowwater"))
             .args(["run", path.to_str().unwrap_or_default()])
             .output()
@@ -982,78 +978,26 @@ fn sink_partitioners_fixed_and_round_robin() {
 /// the broker not read yet, 0 once the job has read everything.
 #[test]
 fn consumer_lag_is_served_per_kafka_partition() {
-    broker();
-    let id = std::process::id();
-    let dir = std::env::temp_dir().join(format!("lowwater-kafka-lag-{id}"));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let (dir, id) = scratch("lag");
     let (input, out) = (format!("lag-{id}"), format!("lag-out-{id}"));
     create_topic(&input, 2);
     create_topic(&out, 1);
     produce_backlog(&input, 0, 500, 10_000);
     let path = job(&dir, &input, &out, "SET 'parallelism.default' = '1';");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lowwater"))
-        .args([
-            "run",
-            path.to_str().unwrap_or_default(),
-            "--duration",
-            "60 s",
-            "--http",
-            "127.0.0.1:0",
-        ])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run");
-    // Stderr is read on its own thread to its end, so the job never blocks
-    // on a full pipe.
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for l in std::io::BufRead::lines(std::io::BufReader::new(stderr)).map_while(Result::ok) {
-            let _ = tx.send(l);
-        }
+    let job = Running::start(&[
+        "run",
+        path.to_str().unwrap_or_default(),
+        "--duration",
+        "60 s",
+    ]);
+    let caught_up = job.scrape_until(|s| {
+        of_partition(s, "lowwater_partition_consumer_lag_records", 0) == Some(0.0)
+            && of_partition(s, "lowwater_partition_consumer_lag_records", 1) == Some(0.0)
+            && of_partition(s, "lowwater_partition_records_total", 0) == Some(500.0)
     });
-    let url = rx
-        .iter()
-        .find_map(|l| {
-            l.split("serving ")
-                .nth(1)
-                .and_then(|r| r.split_whitespace().next())
-                .map(|u| u.trim_end_matches('/').to_string())
-        })
-        .expect("the job logs its address");
-    let sample = |text: &str, metric: &str, p: i32| -> Option<f64> {
-        text.lines()
-            .find(|l| l.starts_with(metric) && l.contains(&format!("partition=\"{p}\"")))
-            .and_then(|l| l.rsplit(' ').next())
-            .and_then(|v| v.parse().ok())
-    };
-    let started = std::time::Instant::now();
-    let caught_up = loop {
-        let text = ureq::get(&format!("{url}/metrics"))
-            .call()
-            .expect("GET /metrics")
-            .body_mut()
-            .read_to_string()
-            .expect("body");
-        let lag0 = sample(&text, "lowwater_partition_consumer_lag_records", 0);
-        let lag1 = sample(&text, "lowwater_partition_consumer_lag_records", 1);
-        let read = sample(&text, "lowwater_partition_records_total", 0);
-        if lag0 == Some(0.0) && lag1 == Some(0.0) && read == Some(500.0) {
-            break true;
-        }
-        if started.elapsed() > Duration::from_secs(30) {
-            break false;
-        }
-        // Paces the polling (10 scrapes a second).
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
-    let status = child.wait().expect("wait");
-    assert!(status.success(), "{status:?}");
+    job.stop();
     assert!(
-        caught_up,
+        caught_up.is_some(),
         "both partitions show a consumer lag of 0 once the 500 records are read"
     );
 }

@@ -1,0 +1,128 @@
+//! Helpers shared by the integration tests that watch a running job over
+//! HTTP (`http.rs`, `kafka.rs`).
+#![allow(dead_code)] // each test binary uses its own part
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A `lowwater` process serving `--http` on a free loopback port, and the
+/// base URL it logged.
+pub struct Running {
+    child: Child,
+    pub url: String,
+    log: std::sync::mpsc::Receiver<String>,
+}
+
+impl Running {
+    /// Runs `lowwater ARGS --http 127.0.0.1:0`. Its stderr is read on its
+    /// own thread to the end, so the job never blocks on a full pipe.
+    pub fn start(args: &[&str]) -> Running {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+            .args(args)
+            .args(["--http", "127.0.0.1:0"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn lowwater");
+        let stderr = child.stderr.take().expect("stderr");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        // The job logs the address it listens on before its threads start.
+        let url = rx
+            .iter()
+            .find_map(|l| {
+                l.split("serving ")
+                    .nth(1)
+                    .and_then(|r| r.split_whitespace().next())
+                    .map(|u| u.trim_end_matches('/').to_string())
+            })
+            .expect("the job logs the address it serves");
+        Running {
+            child,
+            url,
+            log: rx,
+        }
+    }
+
+    /// The body of `GET path`.
+    pub fn get(&self, path: &str) -> String {
+        ureq::get(&format!("{}{path}", self.url))
+            .call()
+            .expect("GET")
+            .body_mut()
+            .read_to_string()
+            .expect("body")
+    }
+
+    /// `/metrics`, parsed with a Prometheus text parser.
+    pub fn scrape(&self) -> prometheus_parse::Scrape {
+        let text = self.get("/metrics");
+        prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_string())))
+            .expect("Prometheus text")
+    }
+
+    /// Scrapes until `done` holds (each scrape is a real request; the job's
+    /// own time passes between them); `None` after 30 s.
+    pub fn scrape_until(
+        &self,
+        mut done: impl FnMut(&prometheus_parse::Scrape) -> bool,
+    ) -> Option<prometheus_parse::Scrape> {
+        let started = Instant::now();
+        loop {
+            let s = self.scrape();
+            if done(&s) {
+                return Some(s);
+            }
+            if started.elapsed() > Duration::from_secs(30) {
+                return None;
+            }
+            // Paces the polling (a scrape every 100 ms, as a fast Prometheus
+            // would) so that the job under test keeps its CPU.
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Stops the job (SIGTERM), checks that it exited cleanly and returns
+    /// its log.
+    pub fn stop(mut self) -> String {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let status = self.child.wait().expect("wait");
+        let log: Vec<String> = self.log.iter().collect();
+        assert!(status.success(), "{status:?}\n{}", log.join("\n"));
+        log.join("\n")
+    }
+}
+
+impl Drop for Running {
+    /// A test that fails midway does not leave its job running.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A sample's number (counters, gauges, untyped).
+pub fn value(s: &prometheus_parse::Sample) -> f64 {
+    match s.value {
+        prometheus_parse::Value::Counter(v)
+        | prometheus_parse::Value::Gauge(v)
+        | prometheus_parse::Value::Untyped(v) => v,
+        _ => f64::NAN,
+    }
+}
+
+/// The value of `metric` for partition `p` (`None` if absent).
+pub fn of_partition(scrape: &prometheus_parse::Scrape, metric: &str, p: i32) -> Option<f64> {
+    scrape
+        .samples
+        .iter()
+        .find(|s| s.metric == metric && s.labels.get("partition") == Some(&p.to_string()))
+        .map(value)
+}
