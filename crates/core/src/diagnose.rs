@@ -11,9 +11,10 @@
 
 use crate::source::SplitId;
 use crate::time::{Millis, Timestamp};
+use serde::{Deserialize, Serialize};
 
 /// Who holds a watermark back at one moment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Holder {
     /// The source subtask whose channel is the minimum.
     pub subtask: usize,
@@ -26,7 +27,7 @@ pub struct Holder {
 }
 
 /// An interval in which the watermark did not advance while records arrived.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stall {
     /// When the watermark last advanced (or the start, if it never did).
     pub from: Timestamp,
@@ -41,7 +42,7 @@ pub struct Stall {
 }
 
 /// Watches one watermark.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StallDetector {
     threshold: Millis,
     last_advance: Timestamp,

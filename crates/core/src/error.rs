@@ -41,6 +41,9 @@ pub enum Error {
     /// A parallelism, partition or split index outside its range.
     #[error("invalid parallelism or index: {0}")]
     InvalidIndex(String),
+    /// A checkpoint that cannot be read, or does not fit the job.
+    #[error("checkpoint: {0}")]
+    Checkpoint(String),
 }
 
 impl Error {

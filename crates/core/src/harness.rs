@@ -36,7 +36,10 @@
 //! exchange to several window subtasks would give every subtask the same
 //! watermark, so results do not depend on it.
 
-use crate::error::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::checkpoint::{self, CheckpointError};
+use crate::error::{Error, Result};
 use crate::source::{SourceSubtask, SplitView};
 use crate::time::{Millis, Timestamp, MIN_WATERMARK};
 use crate::value::{Key, Row, Value};
@@ -131,7 +134,7 @@ pub struct Holder {
     pub never_had_record: bool,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Config {
     window: WindowSpec,
     strategy: WatermarkStrategy,
@@ -140,12 +143,28 @@ struct Config {
     topic: String,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Job {
     sources: Vec<SourceSubtask>,
     owners: Vec<usize>,
     valve: ChannelValve,
     op: WindowOperator,
+}
+
+#[derive(Serialize)]
+struct HarnessSnapshot<'a> {
+    config: &'a Config,
+    job: &'a Job,
+    now: Timestamp,
+    last_tick: Timestamp,
+}
+
+#[derive(Deserialize)]
+struct OwnedSnapshot {
+    config: Config,
+    job: Job,
+    now: Timestamp,
+    last_tick: Timestamp,
 }
 
 /// The harness. Configure with the builder methods, then feed it.
@@ -445,6 +464,46 @@ impl Harness {
                 }),
             }
         }
+    }
+
+    /// A checkpoint of the job as it is now: every split's generator and
+    /// idleness, every subtask's combiner, the valve, the window state and
+    /// the processing-time clock. Results already emitted are not state: a
+    /// restored harness starts with an empty [`Harness::output`].
+    pub fn checkpoint(&mut self) -> Vec<u8> {
+        self.job();
+        let snapshot = HarnessSnapshot {
+            config: &self.config,
+            job: self.job.as_ref().expect("built above"),
+            now: self.now,
+            last_tick: self.last_tick,
+        };
+        checkpoint::encode(1, &snapshot).expect("harness state always encodes")
+    }
+
+    /// Restores a checkpoint taken by [`Harness::checkpoint`] of a harness
+    /// configured the same way, as a restarted job would: the watermarks,
+    /// idleness, open windows and the clock continue from the checkpoint.
+    pub fn restore(&mut self, bytes: &[u8]) -> Result<()> {
+        let (_, snap): (_, OwnedSnapshot) = checkpoint::decode(bytes)
+            .map_err(|e: CheckpointError| Error::Checkpoint(e.to_string()))?;
+        let mut config = self.config.clone();
+        if config.window.aggregates.is_empty() {
+            config.window.aggregates.push(AggSpec::count_star());
+        }
+        if snap.config != config {
+            return Err(Error::Checkpoint(
+                "it was taken by a harness configured differently".into(),
+            ));
+        }
+        self.config = config;
+        self.job = Some(snap.job);
+        self.now = snap.now;
+        self.last_tick = snap.last_tick;
+        self.output.clear();
+        self.late.clear();
+        self.timeline.clear();
+        Ok(())
     }
 
     /// Current processing time.

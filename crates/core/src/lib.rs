@@ -26,6 +26,11 @@
 //!   session), incremental aggregates, and an operator that fires a window
 //!   when the watermark reaches `end - 1`, handles allowed lateness and
 //!   counts every late record per partition.
+//! - **Checkpoints** ([`checkpoint`]): every type above is serializable;
+//!   the checkpoint file format with its checksum, barrier alignment, the
+//!   periodic trigger, the job identity a restore checks, and which stored
+//!   checkpoint a restart uses. A restored job has the same future as one
+//!   that never stopped.
 //! - **Assignment** ([`assignment`]): Flink's Kafka partition -> subtask map.
 //! - **Alignment** ([`watermark::alignment`]): which sources to pause.
 //! - **Harness** ([`harness`]): a deterministic single-node job on a manual
@@ -38,6 +43,7 @@
 #![forbid(unsafe_code)]
 
 pub mod assignment;
+pub mod checkpoint;
 pub mod clock;
 pub mod diagnose;
 pub mod error;

@@ -13,6 +13,7 @@ use crate::time::Timestamp;
 use crate::watermark::combiner::SplitCombiner;
 use crate::watermark::generator::{Emit, WatermarkGenerator, WatermarkStrategy};
 use crate::watermark::Progress;
+use serde::{Deserialize, Serialize};
 
 /// Identifies a split (one Kafka partition of one topic) within a job, for
 /// per-partition state and counters. Whoever builds the job numbers its
@@ -36,7 +37,7 @@ pub struct SplitView {
     pub last_arrival: Option<Timestamp>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct SourceSplit {
     id: SplitId,
     generator: WatermarkGenerator,
@@ -46,7 +47,7 @@ struct SourceSplit {
 }
 
 /// One source subtask: its splits, their generators and the combiner.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SourceSubtask {
     strategy: WatermarkStrategy,
     splits: Vec<SourceSplit>,

@@ -13,9 +13,10 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use crate::time::Timestamp;
+use serde::{Deserialize, Serialize};
 
 /// One SQL value.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Value {
     /// SQL NULL.
     Null,

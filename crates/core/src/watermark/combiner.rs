@@ -19,12 +19,13 @@
 //!   record (idle after `timeout` + one or two intervals).
 
 use crate::time::{Millis, Timestamp, MIN_WATERMARK};
+use serde::{Deserialize, Serialize};
 
 use super::idleness::IdlenessTimer;
 use super::Progress;
 
 /// One split's view as seen by the combiner.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartialWatermark {
     /// The highest watermark the split has emitted (`MIN` if none).
     pub watermark: Timestamp,
@@ -33,7 +34,7 @@ pub struct PartialWatermark {
 }
 
 /// The watermark combiner of one source subtask.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SplitCombiner {
     splits: Vec<PartialWatermark>,
     combined: Timestamp,

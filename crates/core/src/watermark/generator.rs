@@ -20,6 +20,7 @@
 
 use crate::error::{Error, Result};
 use crate::time::{Millis, Timestamp, MIN_WATERMARK};
+use serde::{Deserialize, Serialize};
 
 use super::idleness::IdlenessTimer;
 
@@ -27,7 +28,7 @@ use super::idleness::IdlenessTimer;
 pub const DEFAULT_EMIT_INTERVAL: Millis = 200;
 
 /// How a split turns event times into a watermark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum WatermarkExpr {
     /// DataStream `forBoundedOutOfOrderness(delay)`: `max_ts - delay - 1`.
     /// `delay = 0` is `forMonotonousTimestamps()`.
@@ -62,7 +63,7 @@ impl WatermarkExpr {
 /// Everything that decides a split's watermarks: the expression, the idle
 /// timeout (`None` = idleness disabled, Flink's default) and the periodic
 /// emission interval (0 = no periodic emission at all).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WatermarkStrategy {
     /// How event times become a watermark.
     pub expr: WatermarkExpr,
@@ -153,7 +154,7 @@ pub enum Emit {
 
 /// The watermark generator of one split: bounded out-of-orderness in one of
 /// its two forms, optionally wrapped with idleness detection.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WatermarkGenerator {
     expr: WatermarkExpr,
     /// DataStream form: `maxTimestamp`; SQL form: the last row's watermark.

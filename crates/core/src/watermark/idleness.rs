@@ -9,9 +9,10 @@
 //! uses `Option`, so that a virtual clock starting at 0 behaves the same.
 
 use crate::time::{Millis, Timestamp};
+use serde::{Deserialize, Serialize};
 
 /// Counts activity between probes and decides idleness.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IdlenessTimer {
     timeout: Millis,
     counter: u64,

@@ -21,9 +21,10 @@ pub mod idleness;
 pub mod valve;
 
 use crate::time::Timestamp;
+use serde::{Deserialize, Serialize};
 
 /// Whether an input currently counts towards a minimum.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum WatermarkStatus {
     /// The input's watermark takes part in the minimum.
     Active,

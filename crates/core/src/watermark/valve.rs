@@ -17,11 +17,12 @@
 //! as fast for the channel counts of a single node (tens) and simpler.
 
 use crate::time::{Timestamp, MIN_WATERMARK};
+use serde::{Deserialize, Serialize};
 
 use super::{Progress, WatermarkStatus};
 
 /// One input channel's state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChannelState {
     /// The channel's last accepted watermark.
     pub watermark: Timestamp,
@@ -32,7 +33,7 @@ pub struct ChannelState {
 }
 
 /// The min-over-active-inputs combinator of a downstream operator.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChannelValve {
     channels: Vec<ChannelState>,
     last_output: Timestamp,

@@ -16,9 +16,10 @@
 use std::collections::HashSet;
 
 use crate::value::Value;
+use serde::{Deserialize, Serialize};
 
 /// An aggregate function.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum AggFunc {
     /// `COUNT(*)`.
     CountStar,
@@ -38,7 +39,7 @@ pub enum AggFunc {
 
 /// An aggregate call: a function and the row position of its argument
 /// (`None` for `COUNT(*)`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct AggSpec {
     /// The function.
     pub func: AggFunc,
@@ -115,7 +116,7 @@ impl AggSpec {
 }
 
 /// The running state of one aggregate.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Accumulator {
     /// `COUNT(*)` / `COUNT(col)`.
     Count(i64),

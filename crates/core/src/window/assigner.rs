@@ -11,10 +11,11 @@
 
 use crate::error::{Error, Result};
 use crate::time::{Millis, Timestamp, MIN_WATERMARK};
+use serde::{Deserialize, Serialize};
 
 /// A time window `[start, end)`. Ordered by end, then start: the order in
 /// which windows fire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Window {
     /// Inclusive start.
     pub start: Timestamp,
@@ -74,7 +75,7 @@ pub fn window_start(ts: Timestamp, offset: Millis, size: Millis) -> Option<Times
 }
 
 /// The kinds of event-time windows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum WindowAssigner {
     /// `TUMBLE(size[, offset])`: fixed, non-overlapping windows.
     Tumbling {

@@ -29,6 +29,7 @@ use hashbrown::HashMap;
 use crate::error::Result;
 use crate::time::{Millis, Timestamp, MIN_WATERMARK};
 use crate::value::{Key, Row, Value};
+use serde::{Deserialize, Serialize};
 
 use super::aggregate::{Accumulator, AggSpec};
 use super::assigner::{Window, WindowAssigner};
@@ -36,7 +37,7 @@ use super::assigner::{Window, WindowAssigner};
 pub use crate::source::SplitId;
 
 /// What the window operator computes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WindowSpec {
     /// Which windows a record belongs to.
     pub assigner: WindowAssigner,
@@ -98,7 +99,7 @@ pub enum WindowOutput {
 }
 
 /// Per-split counts of late records.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LateCounters {
     /// Late records dropped, per split (Flink's `numLateRecordsDropped`).
     pub dropped: BTreeMap<SplitId, u64>,
@@ -118,14 +119,14 @@ impl LateCounters {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct KeyState {
     accs: Vec<Accumulator>,
     fired: bool,
 }
 
 /// The window operator of one window subtask.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WindowOperator {
     spec: WindowSpec,
     watermark: Timestamp,
@@ -133,6 +134,7 @@ pub struct WindowOperator {
     sessions: HashMap<Key, Vec<Window>>,
     late: LateCounters,
     records_in: u64,
+    #[serde(skip)]
     scratch: Vec<Window>,
 }
 

@@ -4,4 +4,5 @@
 mod backlog;
 mod incidents;
 mod properties;
+mod restore;
 mod vectors;
