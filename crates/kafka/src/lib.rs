@@ -3,18 +3,26 @@
 //! A source subtask owns a set of partitions (assigned by Flink's formula,
 //! not by the consumer group protocol, so that the same partition always
 //! feeds the same subtask and watermark): [`PartitionReader`] assigns them to
-//! one consumer at the offsets `scan.startup.mode` asks for and hands out
-//! records with their partition, offset and timestamp. [`TopicWriter`]
-//! produces sink rows. Offsets are committed to the consumer group
-//! (`properties.group.id`) as records are read, at least once.
+//! one consumer at the offsets `scan.startup.mode` asks for, or at a
+//! checkpoint's ([`PartitionReader::restored`]), resolved to numbers so
+//! that [`PartitionReader::position`] is what a checkpoint stores, and
+//! hands out records with their partition, offset and timestamp.
+//! [`TopicWriter`] produces sink rows. Offsets go to the consumer group
+//! (`properties.group.id`) when the caller commits: what was read
+//! ([`PartitionReader::commit`], at least once), or a completed
+//! checkpoint's positions ([`PartitionReader::commit_offsets`]).
 //!
 //! The crate's modules: `config` (client configuration, partitions, topic
-//! administration), `reader` (the source consumer and its statistics),
-//! `writer` (the sink producer) and `dump` (a topic read once for replay).
+//! administration), `reader` (the source consumer), `startup` (start
+//! offsets resolved to numbers), `stats` (the consumer's statistics and
+//! commit failures), `writer` (the sink producer) and `dump` (a topic read
+//! once for replay).
 
 mod config;
 mod dump;
 mod reader;
+mod startup;
+mod stats;
 mod writer;
 
 pub use config::{add_topic_partitions, create_topic, partitions, REQUEST_TIMEOUT};

@@ -1,17 +1,22 @@
 //! [`PartitionReader`]: the consumer of one source subtask's partitions.
-//! It assigns them itself (no group rebalancing), hands out records with
-//! their place, tracks what it handed out, and, from librdkafka's
-//! statistics ([`Stats`]), how far each partition is from its end
-//! ([`Backlog`], what lag-aware idleness decides on).
+//! It assigns them itself (no group rebalancing) at start offsets resolved
+//! to numbers (`crate::startup`), from `scan.startup.mode` or from a
+//! checkpoint, hands out records with their place, and tracks per
+//! partition what it handed out: the position a checkpoint stores, and,
+//! with librdkafka's statistics (`crate::stats`), how far the partition is
+//! from its end ([`Backlog`], what lag-aware idleness decides on).
+//! Offsets go to the consumer group only when the caller commits them.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext};
-use rdkafka::statistics::Statistics;
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+use rdkafka::message::BorrowedMessage;
 use rdkafka::{Message, Offset, TopicPartitionList};
 
-use crate::config::{config, REQUEST_TIMEOUT};
+use crate::config::config;
+use crate::startup::{self, Start, Watermarks};
+use crate::stats::Stats;
 
 /// One record read from Kafka.
 #[derive(Debug, Clone)]
@@ -29,68 +34,6 @@ pub struct KafkaRecord {
     pub payload: Option<Vec<u8>>,
 }
 
-/// What librdkafka's statistics say about one partition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FetchState {
-    /// When these statistics arrived.
-    at: std::time::Instant,
-    /// Whether the partition is being fetched from a known leader (not
-    /// stopped, resolving its offset, or waiting for a leader).
-    fetching: bool,
-    /// The next offset the fetcher will ask for.
-    next_offset: i64,
-    /// The end a consumer can read to: the last stable offset under
-    /// `read_committed` (librdkafka's default), else the high watermark.
-    end: i64,
-    /// Records the fetcher received from the partition so far.
-    received: u64,
-}
-
-/// Collects the consumer's statistics (per-partition fetch positions and
-/// end offsets), delivered by librdkafka every `statistics.interval.ms`
-/// from inside `poll`.
-#[derive(Default)]
-struct Stats {
-    read_committed: bool,
-    /// `statistics.interval.ms`: statistics older than a few intervals are
-    /// not trusted.
-    interval_ms: u64,
-    partitions: std::sync::Mutex<BTreeMap<(String, i32), FetchState>>,
-}
-
-impl rdkafka::ClientContext for Stats {
-    fn stats(&self, statistics: Statistics) {
-        let Ok(mut map) = self.partitions.lock() else {
-            return;
-        };
-        for (name, topic) in &statistics.topics {
-            for (&p, s) in &topic.partitions {
-                // -1 is librdkafka's internal "unassigned" partition.
-                if p < 0 {
-                    continue;
-                }
-                let end = if self.read_committed && s.ls_offset >= 0 {
-                    s.ls_offset
-                } else {
-                    s.hi_offset
-                };
-                map.insert(
-                    (name.clone(), p),
-                    FetchState {
-                        at: std::time::Instant::now(),
-                        fetching: s.fetch_state == "active" && s.leader >= 0 && s.broker >= 0,
-                        next_offset: s.next_offset,
-                        end,
-                        received: s.rxmsgs,
-                    },
-                );
-            }
-        }
-    }
-}
-
-impl ConsumerContext for Stats {}
-
 /// How far one partition's reader is from the end of the partition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backlog {
@@ -106,16 +49,38 @@ pub enum Backlog {
 /// Per topic, per partition (looked up by a borrowed topic name).
 type ByTopic<T> = BTreeMap<String, BTreeMap<i32, T>>;
 
+/// What a reader did with one partition so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Progress {
+    /// Records taken from the consumer (handed out, or dropped past a
+    /// bounded end), for the backlog.
+    taken: u64,
+    /// The offset after the last record taken (-1 before the first).
+    next: i64,
+    /// The offset of the next record to hand out: the resolved start, then
+    /// the last handed-out offset + 1 (`None`: not known yet).
+    position: Option<i64>,
+}
+
+impl Progress {
+    fn starting_at(position: Option<i64>) -> Self {
+        Progress {
+            taken: 0,
+            next: -1,
+            position,
+        }
+    }
+}
+
 /// The consumer of one source subtask's partitions.
 pub struct PartitionReader {
     consumer: BaseConsumer<Stats>,
     commit: bool,
-    /// Per topic and partition: records handed out and the next offset
-    /// after the last one (for the backlog). Keyed by topic first so that
-    /// a record's lookup borrows its topic instead of allocating.
-    read: ByTopic<(u64, i64)>,
+    /// Per topic and partition: what was read (for the backlog and the
+    /// position). Keyed by topic first so that a lookup borrows its topic.
+    read: ByTopic<Progress>,
     /// With `scan.bounded.mode` = 'latest-offset': the end offset of each
-    /// partition when the job started, and whether it was reached.
+    /// partition when the reader was created, and whether it was reached.
     ends: Option<ByTopic<(i64, bool)>>,
     last_error: Option<String>,
 }
@@ -137,7 +102,8 @@ fn is_fatal(e: &rdkafka::error::KafkaError) -> bool {
 impl PartitionReader {
     /// A consumer for `partitions` (topic, partition) of a source table with
     /// these `properties.*` and `scan.startup.mode` (and its
-    /// `scan.startup.timestamp-millis` / `scan.startup.specific-offsets`).
+    /// `scan.startup.timestamp-millis` / `scan.startup.specific-offsets`),
+    /// resolved to offsets now (see [`Self::position`]).
     /// With `statistics`, librdkafka reports end offsets (every 500 ms unless
     /// `statistics.interval.ms` says otherwise) for [`Self::backlog`];
     /// without it, `backlog` stays unknown unless the properties turn
@@ -148,92 +114,77 @@ impl PartitionReader {
         partitions: &[(String, i32)],
         statistics: bool,
     ) -> Result<Self, String> {
-        let mut cfg = config(properties);
-        let commit = properties.contains_key("group.id");
-        if !commit {
-            cfg.set("group.id", "lowwater");
-        }
-        cfg.set("enable.auto.commit", "false")
-            .set("enable.partition.eof", "false");
-        if statistics && !properties.contains_key("statistics.interval.ms") {
-            // The per-partition end offsets behind `backlog` (and the
-            // consumer lag) come with librdkafka's statistics.
-            cfg.set("statistics.interval.ms", "500");
-        }
-        let interval_ms = properties
-            .get("statistics.interval.ms")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(if statistics { 500 } else { 0 });
-        let stats = Stats {
-            interval_ms,
-            read_committed: properties
-                .get("isolation.level")
-                .is_none_or(|l| l != "read_uncommitted"),
-            ..Stats::default()
-        };
-        let consumer: BaseConsumer<Stats> = cfg
-            .create_with_context(stats)
-            .map_err(|e| format!("cannot create a Kafka consumer: {e}"))?;
-        let mode = options
-            .get("scan.startup.mode")
-            .map(String::as_str)
-            .unwrap_or("group-offsets");
-        let mut tpl = TopicPartitionList::new();
-        for (topic, p) in partitions {
-            let offset = match mode {
-                "earliest-offset" => Offset::Beginning,
-                "latest-offset" => Offset::End,
-                "specific-offsets" => specific(options, *p)?,
-                "timestamp" => Offset::Beginning,
-                _ => Offset::Stored,
-            };
-            tpl.add_partition_offset(topic, *p, offset)
-                .map_err(|e| e.to_string())?;
-        }
-        if mode == "timestamp" {
-            let ts: i64 = options
-                .get("scan.startup.timestamp-millis")
-                .and_then(|v| v.parse().ok())
-                .ok_or("scan.startup.mode 'timestamp' needs 'scan.startup.timestamp-millis' (epoch ms)")?;
-            let mut times = TopicPartitionList::new();
-            for (topic, p) in partitions {
-                times
-                    .add_partition_offset(topic, *p, Offset::Offset(ts))
-                    .map_err(|e| e.to_string())?;
-            }
-            tpl = consumer
-                .offsets_for_times(times, REQUEST_TIMEOUT)
-                .map_err(|e| format!("cannot look up offsets for timestamp {ts}: {e}"))?;
-        }
+        let starts = startup::from_options(options, partitions)?;
+        let earliest = startup::startup_mode(options) == "earliest-offset";
+        Self::open(
+            properties, options, partitions, statistics, &starts, earliest,
+        )
+    }
+
+    /// A reader restored from a checkpoint: each partition in `offsets`
+    /// starts at exactly its offset (the next record to read); a partition
+    /// missing there starts at its earliest offset (new since the
+    /// checkpoint, Flink's rule). `scan.startup.mode` is ignored;
+    /// `scan.bounded.mode` = 'latest-offset' ends at the end offsets when
+    /// this reader is created. An offset no longer in the log (retention)
+    /// falls back to `auto.offset.reset`, 'earliest' unless the properties
+    /// say otherwise.
+    pub fn restored(
+        properties: &BTreeMap<String, String>,
+        options: &BTreeMap<String, String>,
+        partitions: &[(String, i32)],
+        statistics: bool,
+        offsets: &BTreeMap<(String, i32), i64>,
+    ) -> Result<Self, String> {
+        let starts = startup::from_checkpoint(partitions, offsets);
+        Self::open(properties, options, partitions, statistics, &starts, true)
+    }
+
+    /// Creates the consumer, resolves `starts` to offsets and assigns them.
+    fn open(
+        properties: &BTreeMap<String, String>,
+        options: &BTreeMap<String, String>,
+        partitions: &[(String, i32)],
+        statistics: bool,
+        starts: &[Start],
+        reset_earliest: bool,
+    ) -> Result<Self, String> {
+        let consumer = consumer(properties, statistics, reset_earliest)?;
+        let mut marks = Watermarks::default();
+        let at = startup::resolve(&consumer, partitions, starts, &mut marks)?;
         let ends = match options.get("scan.bounded.mode").map(String::as_str) {
-            Some("latest-offset") => {
-                let mut ends = BTreeMap::new();
-                for (topic, p) in partitions {
-                    let (low, high) = consumer
-                        .fetch_watermarks(topic, *p, REQUEST_TIMEOUT)
-                        .map_err(|e| format!("cannot read the end offset of {topic}/{p}: {e}"))?;
-                    ends.entry(topic.clone())
-                        .or_insert_with(BTreeMap::new)
-                        .insert(*p, (high, high <= low));
-                }
-                Some(ends)
-            }
+            Some("latest-offset") => Some(bounded_ends(&consumer, partitions, &at, &mut marks)?),
             _ => None,
         };
+        let mut tpl = TopicPartitionList::new();
+        let mut read = ByTopic::new();
+        for ((topic, p), start) in partitions.iter().zip(&at) {
+            // Unresolved (group offsets without a commit): librdkafka
+            // applies `auto.offset.reset`.
+            let offset = start.map_or(Offset::Stored, Offset::Offset);
+            tpl.add_partition_offset(topic, *p, offset)
+                .map_err(|e| e.to_string())?;
+            read.entry(topic.clone())
+                .or_insert_with(BTreeMap::new)
+                .insert(*p, Progress::starting_at(*start));
+        }
         consumer
             .assign(&tpl)
             .map_err(|e| format!("cannot assign partitions: {e}"))?;
         Ok(PartitionReader {
             consumer,
-            commit,
-            read: BTreeMap::new(),
+            commit: properties.contains_key("group.id"),
+            read,
             ends,
             last_error: None,
         })
     }
 
     /// Starts reading partitions found while running (partition discovery)
-    /// from their earliest offset, as Flink does for new partitions.
+    /// from their earliest offset, as Flink does for new partitions. Their
+    /// position stays unknown until their first record: a checkpoint taken
+    /// before leaves them out, and a restore reads them from the earliest
+    /// offset again, where they started anyway.
     pub fn add_partitions(&mut self, partitions: &[(String, i32)]) -> Result<(), String> {
         let mut tpl = TopicPartitionList::new();
         for (topic, p) in partitions {
@@ -262,47 +213,71 @@ impl PartitionReader {
     /// The next record, waiting at most `timeout`. A bounded reader drops
     /// records past a partition's end offset and marks the partition done.
     pub fn poll(&mut self, timeout: Duration) -> Result<Option<KafkaRecord>, String> {
-        match self.consumer.poll(timeout) {
-            None => Ok(None),
+        let record = match self.consumer.poll(timeout) {
+            None => return Ok(None),
             // librdkafka reconnects by itself: a broker that went away is a
             // reason to wait, not to fail the job. Only fatal errors stop it.
             Some(Err(e)) if !is_fatal(&e) => {
                 self.last_error = Some(e.to_string());
-                Ok(None)
+                return Ok(None);
             }
-            Some(Err(e)) => Err(format!("reading from Kafka failed: {e}")),
-            Some(Ok(m)) => {
-                if !self.read.contains_key(m.topic()) {
-                    self.read.insert(m.topic().to_string(), BTreeMap::new());
-                }
-                if let Some(parts) = self.read.get_mut(m.topic()) {
-                    let read = parts.entry(m.partition()).or_insert((0, 0));
-                    read.0 += 1;
-                    read.1 = m.offset() + 1;
-                }
-                if let Some(ends) = &mut self.ends {
-                    if let Some((end, done)) = ends
-                        .get_mut(m.topic())
-                        .and_then(|e| e.get_mut(&m.partition()))
-                    {
-                        if *done || m.offset() >= *end {
-                            *done = true;
-                            return Ok(None);
-                        }
-                        if m.offset() + 1 >= *end {
-                            *done = true;
-                        }
-                    }
-                }
-                Ok(Some(KafkaRecord {
-                    topic: m.topic().to_string(),
-                    partition: m.partition(),
-                    offset: m.offset(),
-                    timestamp: m.timestamp().to_millis(),
-                    payload: m.payload().map(<[u8]>::to_vec),
-                }))
+            Some(Err(e)) => return Err(format!("reading from Kafka failed: {e}")),
+            Some(Ok(m)) => record_of(&m),
+        };
+        Ok(self.take(record))
+    }
+
+    /// Counts `record` as read; hands it out unless it lies past a bounded
+    /// end.
+    fn take(&mut self, record: KafkaRecord) -> Option<KafkaRecord> {
+        let past_end = self.past_end(&record.topic, record.partition, record.offset);
+        // Every assigned partition has its entry; one librdkafka hands out
+        // unasked gets one here rather than being lost to the backlog.
+        if !self.read.contains_key(&record.topic) {
+            self.read.insert(record.topic.clone(), BTreeMap::new());
+        }
+        if let Some(parts) = self.read.get_mut(&record.topic) {
+            let progress = parts
+                .entry(record.partition)
+                .or_insert(Progress::starting_at(None));
+            progress.taken += 1;
+            progress.next = record.offset + 1;
+            if !past_end {
+                progress.position = Some(record.offset + 1);
             }
         }
+        (!past_end).then_some(record)
+    }
+
+    /// Whether a record at `offset` lies past the bounded end of its
+    /// partition (marking the partition done when it reaches the end).
+    fn past_end(&mut self, topic: &str, partition: i32, offset: i64) -> bool {
+        let Some((end, done)) = self
+            .ends
+            .as_mut()
+            .and_then(|e| e.get_mut(topic)?.get_mut(&partition))
+        else {
+            return false;
+        };
+        if *done || offset >= *end {
+            *done = true;
+            return true;
+        }
+        if offset + 1 >= *end {
+            *done = true;
+        }
+        false
+    }
+
+    /// The offset of the next record this reader would hand out for
+    /// `topic`/`partition` (what a checkpoint stores): the last handed-out
+    /// offset + 1, or before the first record the offset the partition was
+    /// assigned to start from. `None` for a partition this reader does not
+    /// read, one of group offsets without a committed offset (librdkafka's
+    /// `auto.offset.reset` picks its start) or one added while running,
+    /// until a record of it was handed out.
+    pub fn position(&self, topic: &str, partition: i32) -> Option<i64> {
+        self.read.get(topic)?.get(&partition)?.position
     }
 
     /// How far `topic`/`partition` is from its end, from the latest
@@ -334,8 +309,7 @@ impl PartitionReader {
             .read
             .get(topic)
             .and_then(|r| r.get(&partition))
-            .copied()
-            .unwrap_or((0, -1));
+            .map_or((0, -1), |p| (p.taken, p.next));
         if handed == 0 && f.next_offset < 0 {
             return Backlog::Unknown;
         }
@@ -347,14 +321,17 @@ impl PartitionReader {
     }
 
     /// The last transient error librdkafka reported (and recovers from by
-    /// itself), taken, for the caller to log.
+    /// itself), or the first failed asynchronous commit, taken, for the
+    /// caller to log.
     pub fn take_error(&mut self) -> Option<String> {
-        self.last_error.take()
+        self.last_error
+            .take()
+            .or_else(|| self.consumer.context().take_commit_error())
     }
 
     /// Commits the offsets read so far to the consumer group
     /// (asynchronously). Records read but still in open windows are
-    /// committed too: until checkpoints exist, a restart from group offsets
+    /// committed too: without checkpoints, a restart from group offsets
     /// does not see them again (at most once for open windows). A failed
     /// commit is returned for the caller to log; the next one retries.
     pub fn commit(&self) -> Result<(), String> {
@@ -370,40 +347,92 @@ impl PartitionReader {
         }
         Ok(())
     }
+
+    /// Commits exactly these (topic, partition, next offset) to the consumer
+    /// group, when the table gave `properties.group.id` (else nothing): the
+    /// positions of a completed checkpoint, as Flink commits on checkpoint
+    /// completion. Asynchronous: an error the call itself meets is
+    /// returned; a commit the broker refuses later shows in
+    /// [`Self::take_error`].
+    pub fn commit_offsets(&self, offsets: &[(String, i32, i64)]) -> Result<(), String> {
+        if !self.commit || offsets.is_empty() {
+            return Ok(());
+        }
+        let mut tpl = TopicPartitionList::new();
+        for (topic, p, o) in offsets {
+            tpl.add_partition_offset(topic, *p, Offset::Offset(*o))
+                .map_err(|e| format!("cannot commit offset {o} of {topic}/{p}: {e}"))?;
+        }
+        self.consumer
+            .commit(&tpl, CommitMode::Async)
+            .map_err(|e| format!("committing offsets failed: {e}"))
+    }
 }
 
-fn specific(options: &BTreeMap<String, String>, partition: i32) -> Result<Offset, String> {
-    let spec = options
-        .get("scan.startup.specific-offsets")
-        .ok_or("scan.startup.mode 'specific-offsets' needs 'scan.startup.specific-offsets'")?;
-    for part in spec.split(';').filter(|p| !p.trim().is_empty()) {
-        let mut p = None;
-        let mut o = None;
-        for kv in part.split(',') {
-            match kv.trim().split_once(':') {
-                Some(("partition", v)) => {
-                    p = Some(v.trim().parse::<i32>().map_err(|_| {
-                        format!("bad partition '{v}' in scan.startup.specific-offsets '{part}'")
-                    })?)
-                }
-                Some(("offset", v)) => {
-                    o = Some(v.trim().parse::<i64>().map_err(|_| {
-                        format!("bad offset '{v}' in scan.startup.specific-offsets '{part}'")
-                    })?)
-                }
-                _ => {
-                    return Err(format!(
-                    "'{kv}' in scan.startup.specific-offsets is not 'partition:N' or 'offset:N' \
-                         (expected e.g. 'partition:0,offset:42;partition:1,offset:300')"
-                ))
-                }
-            }
-        }
-        if p == Some(partition) {
-            return o
-                .map(Offset::Offset)
-                .ok_or_else(|| format!("bad offset in '{part}'"));
-        }
+/// The consumer behind a reader: no automatic commits, no rebalancing
+/// (partitions are assigned), statistics when asked for.
+fn consumer(
+    properties: &BTreeMap<String, String>,
+    statistics: bool,
+    reset_earliest: bool,
+) -> Result<BaseConsumer<Stats>, String> {
+    let mut cfg = config(properties);
+    if !properties.contains_key("group.id") {
+        cfg.set("group.id", "lowwater");
     }
-    Ok(Offset::Beginning)
+    cfg.set("enable.auto.commit", "false")
+        .set("enable.partition.eof", "false");
+    if reset_earliest && !properties.contains_key("auto.offset.reset") {
+        // A resolved earliest or restored offset that retention deleted
+        // meanwhile: read what is left, not jump to the end.
+        cfg.set("auto.offset.reset", "earliest");
+    }
+    if statistics && !properties.contains_key("statistics.interval.ms") {
+        // The per-partition end offsets behind `backlog` (and the
+        // consumer lag) come with librdkafka's statistics.
+        cfg.set("statistics.interval.ms", "500");
+    }
+    let interval_ms = properties
+        .get("statistics.interval.ms")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if statistics { 500 } else { 0 });
+    let stats = Stats {
+        interval_ms,
+        read_committed: properties
+            .get("isolation.level")
+            .is_none_or(|l| l != "read_uncommitted"),
+        ..Stats::default()
+    };
+    cfg.create_with_context(stats)
+        .map_err(|e| format!("cannot create a Kafka consumer: {e}"))
+}
+
+/// With `scan.bounded.mode` = 'latest-offset': each partition's end offset
+/// now, and whether there is nothing to read before it from its start.
+fn bounded_ends(
+    consumer: &BaseConsumer<Stats>,
+    partitions: &[(String, i32)],
+    at: &[Option<i64>],
+    marks: &mut Watermarks,
+) -> Result<ByTopic<(i64, bool)>, String> {
+    let mut ends = ByTopic::new();
+    for ((topic, p), start) in partitions.iter().zip(at) {
+        let (low, high) = marks.get(consumer, topic, *p)?;
+        let from = start.unwrap_or(low).max(low);
+        ends.entry(topic.clone())
+            .or_insert_with(BTreeMap::new)
+            .insert(*p, (high, high <= from));
+    }
+    Ok(ends)
+}
+
+/// A record's place and contents, copied out of librdkafka's buffer.
+fn record_of(m: &BorrowedMessage<'_>) -> KafkaRecord {
+    KafkaRecord {
+        topic: m.topic().to_string(),
+        partition: m.partition(),
+        offset: m.offset(),
+        timestamp: m.timestamp().to_millis(),
+        payload: m.payload().map(<[u8]>::to_vec),
+    }
 }

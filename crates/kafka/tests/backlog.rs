@@ -4,30 +4,15 @@
 //! one read to its end, or empty, is caught up; before the broker has
 //! answered it is unknown (which counts as behind).
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
+use common::{broker, BOOTSTRAP};
 use lowwater_kafka::{Backlog, PartitionReader};
 use rdkafka::config::ClientConfig;
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
-
-const BOOTSTRAP: &str = "127.0.0.1:19092";
-
-fn broker() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/kafka.sh");
-    let o = Command::new("bash")
-        .arg(script)
-        .arg("start")
-        .output()
-        .expect("run scripts/kafka.sh");
-    assert!(
-        o.status.success(),
-        "the Kafka broker did not start: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
 
 /// Polls `reader` (handing out records) until `done` says so, for at most
 /// 20 s; returns the records handed out.
