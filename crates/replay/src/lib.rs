@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use lowwater_connectors::dump::DumpRecord;
-use lowwater_core::Millis;
+use lowwater_core::{Millis, Timestamp};
 use lowwater_sql::options::Connector;
 use lowwater_sql::plan::JobPlan;
 
@@ -34,6 +34,11 @@ pub struct ReplayArgs {
     pub drain: bool,
     /// Stall threshold; default 3 x max(window size, emit interval).
     pub stall_threshold: Option<Millis>,
+    /// Virtual times at which the replay takes a checkpoint, stops, and
+    /// continues in a new engine restored from the checkpoint's bytes (after
+    /// every record with `ts <= T`): the rows and the report must not change.
+    /// A check of checkpoint and restore, for lowwater's tests and yours.
+    pub restarts: Vec<Timestamp>,
 }
 
 impl Default for ReplayArgs {
@@ -43,6 +48,7 @@ impl Default for ReplayArgs {
             partitions: Vec::new(),
             drain: true,
             stall_threshold: None,
+            restarts: Vec::new(),
         }
     }
 }
@@ -183,7 +189,15 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
             v[p] = Some(id);
         }
     }
+    let mut restarts = args.restarts.clone();
+    restarts.sort_unstable();
+    restarts.reverse();
+    let mut written: BTreeMap<usize, Vec<DumpRecord>> = BTreeMap::new();
     for l in records {
+        while restarts.last().is_some_and(|t| *t < l.ts) {
+            restarts.pop();
+            engine = restart(plan, &splits, t0, threshold, engine, &mut written)?;
+        }
         let rec = engine::RecordRef {
             topic: &topic_names[l.topic as usize],
             partition: l.partition,
@@ -212,14 +226,44 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
                 }))
             })?;
     }
+    if !restarts.is_empty() {
+        engine = restart(plan, &splits, t0, threshold, engine, &mut written)?;
+    }
     engine.finish(args.drain);
     let report = report::build(plan, &engine, threshold, args.drain);
     let outputs = engine
         .take_sinks()
         .into_iter()
-        .map(|(t, s)| (plan.tables[t].name.clone(), s.records))
+        .map(|(t, s)| {
+            let mut rows = written.remove(&t).unwrap_or_default();
+            rows.extend(s.records);
+            (plan.tables[t].name.clone(), rows)
+        })
         .collect();
     Ok(Outcome { report, outputs })
+}
+
+/// Checkpoints `engine` to bytes, drops it, and returns a new engine
+/// restored from those bytes (its rows so far move to `written`).
+fn restart<'p>(
+    plan: &'p JobPlan,
+    splits: &[(usize, String, i32)],
+    t0: Timestamp,
+    threshold: Millis,
+    mut engine: engine::Engine<'p>,
+    written: &mut BTreeMap<usize, Vec<DumpRecord>>,
+) -> Result<engine::Engine<'p>, ReplayError> {
+    for (t, rows) in engine.take_records() {
+        written.entry(t).or_default().extend(rows);
+    }
+    let bytes = lowwater_core::checkpoint::encode(1, &engine.snapshot())
+        .map_err(|e| ReplayError::Usage(e.to_string()))?;
+    drop(engine);
+    let (_, snap) =
+        lowwater_core::checkpoint::decode(&bytes).map_err(|e| ReplayError::Usage(e.to_string()))?;
+    let mut fresh = engine::Engine::new(plan, splits, t0, threshold).map_err(ReplayError::Usage)?;
+    fresh.restore(snap).map_err(ReplayError::Usage)?;
+    Ok(fresh)
 }
 
 fn offset_text(offset: Option<i64>) -> String {
