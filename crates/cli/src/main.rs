@@ -63,6 +63,15 @@ enum Command {
         /// while the job runs (e.g. 127.0.0.1:9249; port 0 picks a free one).
         #[arg(long, value_name = "ADDR")]
         http: Option<String>,
+        /// Restore this checkpoint file (or the newest in this directory)
+        /// instead of the job's own newest checkpoint.
+        #[arg(long, value_name = "PATH", conflicts_with = "reset_state")]
+        from_checkpoint: Option<PathBuf>,
+        /// Start without the job's checkpoints: reading starts where
+        /// scan.startup.mode says (the old checkpoints are retired as new
+        /// ones are taken).
+        #[arg(long)]
+        reset_state: bool,
     },
     /// Show a running job's partitions and watermarks (from its --http address).
     Status {
@@ -188,6 +197,30 @@ struct RunOpts {
     stall_threshold: Option<String>,
     parallelism: Option<usize>,
     http: Option<String>,
+    from_checkpoint: Option<PathBuf>,
+    reset_state: bool,
+}
+
+/// The name a job's checkpoints are kept under: `pipeline.name` when the
+/// job sets it, else the job file's name without its extension.
+fn job_name(plan: &JobPlan, job: &Path) -> String {
+    let name = plan
+        .settings
+        .inert
+        .iter()
+        .find(|(k, _)| k == "pipeline.name")
+        .map(|(_, v)| v.clone())
+        .or_else(|| job.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "job".to_string());
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 fn run_job(o: RunOpts) -> Result<()> {
@@ -200,6 +233,8 @@ fn run_job(o: RunOpts) -> Result<()> {
         stall_threshold,
         parallelism,
         http,
+        from_checkpoint,
+        reset_state,
     } = o;
     let (job, inputs, outputs, report_path) = (&job, &inputs, &outputs, &report_path);
     tracing_subscriber::fmt()
@@ -232,6 +267,9 @@ fn run_job(o: RunOpts) -> Result<()> {
         stall_threshold: duration_arg("--stall-threshold", stall_threshold)?,
         stop,
         http,
+        job_name: job_name(&plan, job),
+        from_checkpoint,
+        reset_state,
         ..lowwater_runtime::RunArgs::default()
     };
     for (k, v) in &plan.settings.inert {
@@ -337,6 +375,8 @@ fn run(cli: Cli) -> Result<()> {
             stall_threshold,
             parallelism,
             http,
+            from_checkpoint,
+            reset_state,
         } => run_job(RunOpts {
             job,
             inputs,
@@ -346,6 +386,8 @@ fn run(cli: Cli) -> Result<()> {
             stall_threshold,
             parallelism,
             http,
+            from_checkpoint,
+            reset_state,
         }),
         Command::Status { url } => status::status(&url),
         Command::Explain { job, partitions } => {
@@ -388,6 +430,7 @@ fn run(cli: Cli) -> Result<()> {
                 partitions: partition_counts(&partitions)?,
                 drain: !no_drain,
                 stall_threshold,
+                restarts: Vec::new(),
             };
             let outs = pairs(&outputs, "--output")?;
             for (t, _) in &outs {

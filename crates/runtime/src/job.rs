@@ -51,6 +51,14 @@ pub struct RunArgs {
     /// page on this address while the job runs (port 0: any free port; the
     /// address is logged).
     pub http: Option<String>,
+    /// The job's name: its checkpoints live in `<checkpoint dir>/<name>`.
+    pub job_name: String,
+    /// `--from-checkpoint PATH`: restore this checkpoint file (or the
+    /// newest in this directory) instead of the job's own newest.
+    pub from_checkpoint: Option<PathBuf>,
+    /// `--reset-state`: start without the job's checkpoints (they stay on
+    /// disk until newer ones retire them).
+    pub reset_state: bool,
 }
 
 impl Default for RunArgs {
@@ -64,6 +72,9 @@ impl Default for RunArgs {
             batch: 512,
             channel_capacity: 16,
             http: None,
+            job_name: "job".to_string(),
+            from_checkpoint: None,
+            reset_state: false,
         }
     }
 }
@@ -237,11 +248,24 @@ pub(crate) struct Shared {
     pub live: Mutex<crate::observe::LiveState>,
     /// The emission lag histograms of the sinks, by sink table name.
     pub lag_histograms: crate::observe::LagFamily,
-    /// The hasher of the key exchange, one for all source subtasks.
-    pub route: hashbrown::DefaultHashBuilder,
+    /// The hasher of the key exchange, one for all source subtasks. Its
+    /// seed is fixed: a key must reach the same window subtask after a
+    /// restore as before it, where its state is.
+    pub route: foldhash::fast::FixedState,
+    /// Checkpoints: requested, in progress, completed, statistics.
+    pub checkpoints: crate::checkpoint::Checkpoints,
+    /// Source subtasks that have finished (bounded inputs, or stopped).
+    pub ended_sources: std::sync::atomic::AtomicUsize,
+    /// Table names by index (for checkpoint files).
+    pub table_names: Vec<String>,
 }
 
 impl Shared {
+    /// The name of table `t`.
+    pub fn table_name(&self, t: usize) -> String {
+        self.table_names.get(t).cloned().unwrap_or_default()
+    }
+
     /// Records the first error and stops the job.
     pub fn fail(&self, e: RunError) {
         if let Ok(mut slot) = self.error.lock() {
@@ -319,6 +343,102 @@ fn sink_writer(
     })
 }
 
+/// Moves a file or dump input to a checkpoint's position (lines or records
+/// already read); Kafka and datagen inputs position themselves.
+fn skip_to(input: &mut Input, pos: i64) -> Result<(), RunError> {
+    match input {
+        Input::Lines {
+            path,
+            reader,
+            buf,
+            line,
+        } => {
+            use std::io::BufRead;
+            while (*line as i64) < pos {
+                buf.clear();
+                let n = reader
+                    .read_until(b'\n', buf)
+                    .map_err(|e| RunError::Io(format!("{}: {e}", path.display())))?;
+                if n == 0 {
+                    return Err(RunError::Usage(format!(
+                        "{}: the checkpoint read {pos} lines of it, but it has only {line} now; \
+                         was the file replaced? Start without state with --reset-state",
+                        path.display()
+                    )));
+                }
+                *line += 1;
+            }
+        }
+        Input::Dump { recs, read, .. } => {
+            let n = usize::try_from(pos).unwrap_or(0).min(recs.len());
+            recs.drain(..n);
+            *read = n as i64;
+        }
+        Input::Gen(_) | Input::Kafka => {}
+    }
+    Ok(())
+}
+
+/// The Kafka offsets a checkpoint holds for `parts` of table `table`.
+fn kafka_offsets(
+    snap: &crate::checkpoint::JobSnapshot,
+    table: &str,
+    parts: &[(String, i32)],
+) -> BTreeMap<(String, i32), i64> {
+    parts
+        .iter()
+        .filter_map(|(topic, p)| {
+            let key = crate::checkpoint::SplitKey {
+                table: table.to_string(),
+                topic: topic.clone(),
+                partition: *p,
+            };
+            Some(((topic.clone(), *p), snap.position(&key)?))
+        })
+        .collect()
+}
+
+/// The report counters a checkpoint carries (records read and filtered,
+/// skipped records, nulled fields).
+fn restore_counters(shared: &Shared, snap: &crate::checkpoint::JobSnapshot) {
+    for (si, parts) in snap.sources.iter().enumerate() {
+        let Some(src) = shared.sources.get(si) else {
+            continue;
+        };
+        src.records
+            .store(parts.iter().map(|p| p.records).sum(), Ordering::Relaxed);
+        src.filtered
+            .store(parts.iter().map(|p| p.filtered).sum(), Ordering::Relaxed);
+        for (s, part) in parts.iter().enumerate() {
+            if let Some(Ok(mut v)) = src.subtasks.get(s).map(|m| m.lock()) {
+                v.skipped.clone_from(&part.skipped);
+                v.nulled.clone_from(&part.nulled);
+            }
+        }
+    }
+}
+
+/// Without checkpoints, Kafka offsets are committed as records are read:
+/// say so once per table that commits them.
+fn warn_offsets_without_checkpoints(plan: &JobPlan, dumps: &BTreeMap<usize, PathBuf>) {
+    for pl in &plan.pipelines {
+        let t = &plan.tables[pl.source];
+        if let Connector::Kafka { properties, .. } = &t.connector {
+            if let (Some(group), false) =
+                (properties.get("group.id"), dumps.contains_key(&pl.source))
+            {
+                tracing::warn!(
+                    "source '{}': offsets are committed to group '{group}' as records are read, \
+                     without checkpoints: after a restart from group offsets the windows that \
+                     were open are lost. SET 'execution.checkpointing.interval' = '10 s' and \
+                     'execution.checkpointing.dir' to restart without loss",
+                    t.name
+                );
+            }
+        }
+    }
+}
+
 /// The inputs of one source table: splits with their readers.
 fn source_inputs(
     plan: &JobPlan,
@@ -347,6 +467,7 @@ fn source_inputs(
                     Input::Dump {
                         path: path.clone(),
                         recs,
+                        read: 0,
                     },
                 )
             })
@@ -465,25 +586,68 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
             source_tables.push(pl.source);
         }
     }
-    let mut splits = Vec::new();
-    let mut inputs_by_source = Vec::new();
-    for &t in &source_tables {
+    let checkpointing = plan.settings.checkpoints.interval.is_some();
+    let store = match &plan.settings.checkpoints.dir {
+        Some(dir) => Some(
+            crate::checkpoint::FileStore::open(&PathBuf::from(dir).join(&args.job_name))
+                .map_err(RunError::Usage)?,
+        ),
+        None => None,
+    };
+    let restored = crate::restore::load(
+        &plan,
+        store.as_ref(),
+        args.from_checkpoint.as_deref(),
+        args.reset_state,
+        start,
+    )?;
+    let snapshot = restored.as_ref().map(|r| &r.snapshot);
+    let mut all = Vec::new();
+    for (si, &t) in source_tables.iter().enumerate() {
         let mut list = source_inputs(&plan, t, dumps.get(&t), start)?;
         list.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
-        let mut per_subtask: Vec<Vec<(SplitId, Input)>> = (0..p).map(|_| Vec::new()).collect();
-        for (topic, partition, input) in list {
-            let subtask =
-                split_owner(&topic, partition, p).map_err(|e| RunError::Usage(e.to_string()))?;
-            let id = splits.len() as SplitId;
-            splits.push(SplitMeta {
-                table: t,
-                topic,
-                partition,
-                subtask,
-            });
-            per_subtask[subtask].push((id, input));
+        all.extend(
+            list.into_iter()
+                .map(|(topic, partition, input)| (si, t, topic, partition, input)),
+        );
+    }
+    if let Some(snap) = snapshot {
+        let keys: Vec<crate::checkpoint::SplitKey> = all
+            .iter()
+            .map(|(_, t, topic, partition, _)| crate::checkpoint::SplitKey {
+                table: plan.tables[*t].name.clone(),
+                topic: topic.clone(),
+                partition: *partition,
+            })
+            .collect();
+        let order = crate::restore::split_order(snap, &keys)?;
+        let mut slots: Vec<Option<_>> = all.into_iter().map(Some).collect();
+        all = order.into_iter().filter_map(|i| slots[i].take()).collect();
+    }
+    let mut splits = Vec::new();
+    let mut inputs_by_source: Vec<Vec<Vec<(SplitId, Input)>>> = source_tables
+        .iter()
+        .map(|_| (0..p).map(|_| Vec::new()).collect())
+        .collect();
+    for (si, t, topic, partition, mut input) in all {
+        let subtask =
+            split_owner(&topic, partition, p).map_err(|e| RunError::Usage(e.to_string()))?;
+        let id = splits.len() as SplitId;
+        let key = crate::checkpoint::SplitKey {
+            table: plan.tables[t].name.clone(),
+            topic: topic.clone(),
+            partition,
+        };
+        if let Some(pos) = snapshot.and_then(|s| s.position(&key)) {
+            skip_to(&mut input, pos)?;
         }
-        inputs_by_source.push(per_subtask);
+        splits.push(SplitMeta {
+            table: t,
+            topic,
+            partition,
+            subtask,
+        });
+        inputs_by_source[si][subtask].push((id, input));
     }
     let lag_histograms = crate::observe::lag_family();
     let mut sinks = BTreeMap::new();
@@ -508,7 +672,9 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         None => None,
     };
     let shared = Arc::new(Shared {
-        stop: args.stop.clone(),
+        // The user's stop (Ctrl-C, SIGTERM, --duration) is `args.stop`: the
+        // main loop takes a final checkpoint before it stops the threads.
+        stop: Arc::new(AtomicBool::new(false)),
         error: Mutex::new(None),
         clock,
         start,
@@ -545,8 +711,17 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
             .collect(),
         sinks,
         splits: std::sync::RwLock::new(splits),
-        route: hashbrown::DefaultHashBuilder::default(),
+        route: foldhash::fast::FixedState::with_seed(0x6c6f_7777_6174_6572),
+        checkpoints: crate::checkpoint::Checkpoints::new(
+            checkpointing,
+            restored.as_ref().map(|r| r.id),
+        ),
+        ended_sources: std::sync::atomic::AtomicUsize::new(0),
+        table_names: plan.tables.iter().map(|t| t.name.clone()).collect(),
     });
+    if let Some(snap) = snapshot {
+        restore_counters(&shared, snap);
+    }
     // Channels: one per window subtask, fed by every source subtask of its source.
     let mut window_tasks = Vec::new();
     let mut senders = Vec::new();
@@ -555,10 +730,12 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         for w in 0..p {
             let (tx, rx) = sync_channel(args.channel_capacity.max(1));
             per_window.push(tx);
-            window_tasks.push(
-                WindowTask::new(plan.clone(), pi, w, p, rx, shared.clone())
-                    .map_err(RunError::Usage)?,
-            );
+            let mut task = WindowTask::new(plan.clone(), pi, w, p, rx, shared.clone())
+                .map_err(RunError::Usage)?;
+            if let Some(part) = snapshot.and_then(|s| s.windows.get(pi)?.get(w)) {
+                task.restore(part.clone());
+            }
+            window_tasks.push(task);
         }
         senders.push(per_window);
     }
@@ -571,8 +748,11 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
             .into_iter()
             .enumerate()
         {
-            let mut sub =
-                SourceSubtask::new(strategy).map_err(|e| RunError::Usage(e.to_string()))?;
+            let part = snapshot.and_then(|snap| snap.sources.get(si)?.get(s));
+            let mut sub = match part {
+                Some(part) => part.sub.clone(),
+                None => SourceSubtask::new(strategy).map_err(|e| RunError::Usage(e.to_string()))?,
+            };
             let names: Vec<(String, i32)> = {
                 let all = shared.splits.read().map_err(|_| {
                     RunError::Usage("the split table is poisoned (a bug in lowwater)".into())
@@ -592,23 +772,29 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
             let kafka = match (&plan.tables[t].connector, dumps.contains_key(&t)) {
                 (Connector::Kafka { properties, .. }, false) if !inputs.is_empty() => {
                     let parts = &names;
-                    Some(
-                        lowwater_kafka::PartitionReader::new(
-                            properties,
-                            &plan.tables[t].options,
-                            parts,
-                            statistics,
-                        )
-                        .map_err(|e| {
-                            RunError::Usage(format!("source '{}': {e}", plan.tables[t].name))
-                        })?,
-                    )
+                    let options = &plan.tables[t].options;
+                    let reader = match snapshot {
+                        Some(snap) => {
+                            let offsets = kafka_offsets(snap, &plan.tables[t].name, parts);
+                            lowwater_kafka::PartitionReader::restored(
+                                properties, options, parts, statistics, &offsets,
+                            )
+                        }
+                        None => lowwater_kafka::PartitionReader::new(
+                            properties, options, parts, statistics,
+                        ),
+                    };
+                    Some(reader.map_err(|e| {
+                        RunError::Usage(format!("source '{}': {e}", plan.tables[t].name))
+                    })?)
                 }
                 _ => None,
             };
             for (id, _) in &inputs {
-                sub.add_split(*id)
-                    .map_err(|e| RunError::Usage(e.to_string()))?;
+                if sub.split(*id).is_none() {
+                    sub.add_split(*id)
+                        .map_err(|e| RunError::Usage(e.to_string()))?;
+                }
             }
             if !inputs.is_empty() {
                 shared.sources[si].reading.fetch_add(1, Ordering::SeqCst);
@@ -647,6 +833,11 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                 kafka_warned: None,
                 kafka_statistics: statistics,
                 waits_for_siblings: dumps.contains_key(&t),
+                checkpointing,
+                checkpoint_seen: restored.as_ref().map_or(0, |r| r.id),
+                commits: VecDeque::new(),
+                records_read: part.map_or(0, |p| p.records),
+                filtered_count: part.map_or(0, |p| p.filtered),
             });
         }
     }
@@ -655,6 +846,38 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         .stall_threshold
         .unwrap_or_else(|| lowwater_replay::default_threshold(&plan));
     let mut monitor = Monitor::new(plan.clone(), shared.clone(), threshold);
+    let mut coordinator = match (plan.settings.checkpoints.interval, store) {
+        (Some(interval), Some(store)) => {
+            let last = match &restored {
+                Some(r) => r.id,
+                // Numbering continues after checkpoints left on disk (after
+                // --reset-state), so that old files are retired, never
+                // overwritten by a different job state.
+                None => {
+                    use lowwater_core::checkpoint::store::CheckpointStore;
+                    store
+                        .list()
+                        .unwrap_or_default()
+                        .into_iter()
+                        .max()
+                        .unwrap_or(0)
+                }
+            };
+            Some(crate::coordinator::Coordinator::new(
+                &plan,
+                store,
+                crate::restore::identity(&plan),
+                interval,
+                start,
+                last,
+                source_tables.len(),
+            ))
+        }
+        _ => {
+            warn_offsets_without_checkpoints(&plan, &dumps);
+            None
+        }
+    };
     let deadline = args.duration.map(|d| start + d.as_millis() as i64);
     let watched = crate::discovery::watched(&plan, &source_tables, &dumps);
     let discovery_done = std::sync::atomic::AtomicBool::new(false);
@@ -709,8 +932,21 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         };
         while handles_alive() {
             let now = shared.clock.now();
-            if deadline.is_some_and(|d| now >= d) {
+            let asked = args.stop.load(Ordering::SeqCst) || deadline.is_some_and(|d| now >= d);
+            if asked && !shared.stop.load(Ordering::SeqCst) {
+                if let Some(c) = coordinator.as_mut() {
+                    let wait = plan.settings.checkpoints.timeout.min(60_000);
+                    if c.final_checkpoint(&shared, wait) {
+                        tracing::info!(
+                            "stopping: final checkpoint {} written; the same command continues from it",
+                            shared.checkpoints.completed.load(Ordering::SeqCst)
+                        );
+                    }
+                }
                 shared.stop.store(true, Ordering::SeqCst);
+            }
+            if let Some(c) = coordinator.as_mut() {
+                c.tick(now, &shared);
             }
             monitor.tick(now);
             std::thread::sleep(Duration::from_millis(50));

@@ -14,11 +14,14 @@
 //! The semantics are the core's, exactly as in replay; only the clock differs
 //! (the system clock here, read only through [`clock::SystemClock`]).
 
+mod checkpoint;
 pub mod clock;
+mod coordinator;
 mod discovery;
 pub mod job;
 mod monitor;
 mod observe;
+mod restore;
 mod source;
 mod window;
 

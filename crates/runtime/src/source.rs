@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use lowwater_connectors::datagen::DatagenPartition;
 use lowwater_connectors::row::{Built, RecordError, RecordRef, RowBuilder};
+use lowwater_core::checkpoint::CheckpointId;
 use lowwater_core::clock::Clock;
 use lowwater_core::source::{SourceSubtask, SplitId};
 use lowwater_core::watermark::Progress;
@@ -22,7 +23,11 @@ use lowwater_replay::input::Loaded;
 use lowwater_sql::expr::truth;
 use lowwater_sql::plan::JobPlan;
 
+use crate::checkpoint::SourcePart;
 use crate::job::{RunError, Shared};
+
+/// Kafka offsets to commit: topic, partition, next offset.
+pub(crate) type Offsets = Vec<(String, i32, i64)>;
 
 /// What travels from a source subtask to a window subtask.
 pub(crate) enum Msg {
@@ -30,6 +35,9 @@ pub(crate) enum Msg {
     Records(Vec<WindowInput>),
     /// A watermark and/or status change of the sending source subtask.
     Progress(Progress),
+    /// Checkpoint barrier: everything the sender sent before it belongs
+    /// to that checkpoint, everything after to the next.
+    Barrier(CheckpointId),
     /// The sender is done (after its MAX watermark, when it drained).
     End,
 }
@@ -46,6 +54,8 @@ pub(crate) enum Input {
     Dump {
         path: PathBuf,
         recs: VecDeque<Loaded>,
+        /// Records read (the position a checkpoint keeps).
+        read: i64,
     },
     /// JSON lines of a file.
     Lines {
@@ -127,6 +137,16 @@ pub(crate) struct SourceTask {
     pub kafka_warned: Option<(String, Timestamp)>,
     /// Whether Kafka readers collect librdkafka's statistics (end offsets).
     pub kafka_statistics: bool,
+    /// Whether the job takes checkpoints (then Kafka offsets are committed
+    /// only when a checkpoint holding them is complete).
+    pub checkpointing: bool,
+    /// The newest checkpoint this subtask took part in.
+    pub checkpoint_seen: CheckpointId,
+    /// Kafka offsets of the checkpoints taken part in, until complete.
+    pub commits: VecDeque<(CheckpointId, Offsets)>,
+    /// Records read and filtered by this subtask (for checkpoints).
+    pub records_read: u64,
+    pub filtered_count: u64,
 }
 
 enum Read {
@@ -151,6 +171,9 @@ impl SourceTask {
             if self.shared.stop.load(Ordering::Relaxed) {
                 break false;
             }
+            if self.checkpointing {
+                self.take_checkpoint();
+            }
             let now = self.shared.clock.now();
             if now >= next_emit {
                 self.flush_all();
@@ -159,10 +182,8 @@ impl SourceTask {
                 let p = self.sub.on_periodic_emit(now);
                 self.broadcast(p);
                 self.publish();
+                self.commit_offsets();
                 if let Some(k) = &mut self.kafka {
-                    if let Err(e) = k.commit() {
-                        tracing::warn!("Kafka: {e}");
-                    }
                     if let Some(e) = k.take_error() {
                         // Once per error and then every 10 s while it lasts,
                         // not on every periodic watermark.
@@ -253,6 +274,7 @@ impl SourceTask {
             }
         };
         self.flush_all();
+        self.shared.ended_sources.fetch_add(1, Ordering::SeqCst);
         if !self.inputs.is_empty() {
             self.shared.sources[self.source]
                 .reading
@@ -370,8 +392,9 @@ impl SourceTask {
     /// removed only after it was routed, so that an error names it.
     fn read_one(&mut self, i: usize, now: Timestamp, row: &mut Row) -> Result<Read, RunError> {
         let r = self.read_current(i, now, row);
-        if let (Ok(Read::Record), Input::Dump { recs, .. }) = (&r, &mut self.inputs[i].1) {
+        if let (Ok(Read::Record), Input::Dump { recs, read, .. }) = (&r, &mut self.inputs[i].1) {
             recs.pop_front();
+            *read += 1;
         }
         r
     }
@@ -488,6 +511,7 @@ impl SourceTask {
         let built = built.map_err(|e| self.fail_at(i, e));
         let src = &self.shared.sources[self.source];
         src.records.fetch_add(1, Ordering::Relaxed);
+        self.records_read += 1;
         let ts = match built? {
             Built::Row(ts) => ts,
             Built::Skipped => {
@@ -526,7 +550,7 @@ impl SourceTask {
                 format!("topic {t} partition {p} offset {o}")
             }),
             Input::Lines { path, line, .. } => format!("{}:{}", path.display(), line),
-            Input::Dump { path, recs } => recs.front().map_or_else(String::new, |l| {
+            Input::Dump { path, recs, .. } => recs.front().map_or_else(String::new, |l| {
                 format!(
                     "{}:{}: topic {} partition {} offset {}",
                     path.display(),
@@ -571,6 +595,7 @@ impl SourceTask {
                 self.shared.sources[self.source]
                     .filtered
                     .fetch_add(1, Ordering::Relaxed);
+                self.filtered_count += 1;
                 return Ok(());
             }
         }
@@ -652,6 +677,96 @@ impl SourceTask {
                     from: self.subtask,
                     msg: Msg::Progress(p),
                 });
+            }
+        }
+    }
+
+    /// Takes part in a checkpoint the coordinator asked for: flushes the
+    /// batches (they belong before the barrier), hands in the subtask's
+    /// state and positions, and sends the barrier on every channel.
+    fn take_checkpoint(&mut self) {
+        let id = self.shared.checkpoints.requested.load(Ordering::SeqCst);
+        if id <= self.checkpoint_seen {
+            return;
+        }
+        self.checkpoint_seen = id;
+        self.flush_all();
+        let positions: Vec<(SplitId, Option<i64>)> = self
+            .inputs
+            .iter()
+            .zip(&self.names)
+            .map(|((sid, input), (topic, partition))| {
+                let pos = match input {
+                    Input::Kafka => self
+                        .kafka
+                        .as_ref()
+                        .and_then(|k| k.position(topic, *partition)),
+                    Input::Lines { line, .. } => Some(*line as i64),
+                    Input::Dump { read, .. } => Some(*read),
+                    Input::Gen(_) => None,
+                };
+                (*sid, pos)
+            })
+            .collect();
+        let offsets: Vec<(String, i32, i64)> = self
+            .inputs
+            .iter()
+            .zip(&self.names)
+            .zip(&positions)
+            .filter(|((i, _), _)| matches!(i.1, Input::Kafka))
+            .filter_map(|((_, (t, p)), (_, pos))| pos.map(|o| (t.clone(), *p, o)))
+            .collect();
+        if self.kafka.is_some() {
+            self.commits.push_back((id, offsets));
+        }
+        let (skipped, nulled) = match self.shared.sources[self.source].subtasks[self.subtask].lock()
+        {
+            Ok(v) => (v.skipped.clone(), v.nulled.clone()),
+            Err(_) => Default::default(),
+        };
+        let part = SourcePart {
+            sub: self.sub.clone(),
+            positions,
+            records: self.records_read,
+            filtered: self.filtered_count,
+            skipped,
+            nulled,
+        };
+        self.shared
+            .checkpoints
+            .source_part(id, self.source, self.subtask, part);
+        for out in &self.outs {
+            for tx in &out.senders {
+                let _ = tx.send(Envelope {
+                    from: self.subtask,
+                    msg: Msg::Barrier(id),
+                });
+            }
+        }
+    }
+
+    /// Commits Kafka offsets: with checkpoints, those of the newest complete
+    /// checkpoint this subtask took part in (never beyond what a restore
+    /// would read again); without, everything read (at most once for open
+    /// windows, as the README says).
+    fn commit_offsets(&mut self) {
+        let Some(k) = &self.kafka else {
+            return;
+        };
+        if !self.checkpointing {
+            if let Err(e) = k.commit() {
+                tracing::warn!("Kafka: {e}");
+            }
+            return;
+        }
+        let done = self.shared.checkpoints.completed.load(Ordering::SeqCst);
+        let mut newest = None;
+        while self.commits.front().is_some_and(|(id, _)| *id <= done) {
+            newest = self.commits.pop_front();
+        }
+        if let Some((id, offsets)) = newest {
+            if let Err(e) = k.commit_offsets(&offsets) {
+                tracing::warn!("Kafka: committing the offsets of checkpoint {id}: {e}");
             }
         }
     }

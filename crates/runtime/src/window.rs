@@ -2,10 +2,13 @@
 //! runs the window operator, and writes fired windows (and late rows) to
 //! the sinks, stamping emission lag against the system clock.
 
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 
+use lowwater_core::checkpoint::barrier::{Alignment, BarrierAligner};
+use lowwater_core::checkpoint::CheckpointId;
 use lowwater_core::clock::Clock;
 use lowwater_core::watermark::valve::ChannelValve;
 use lowwater_core::window::operator::{WindowOperator, WindowOutput};
@@ -13,6 +16,7 @@ use lowwater_core::Timestamp;
 use lowwater_replay::engine::sink_values;
 use lowwater_sql::plan::JobPlan;
 
+use crate::checkpoint::WindowPart;
 use crate::job::{RunError, Shared};
 use crate::source::{Envelope, Msg};
 
@@ -26,6 +30,9 @@ pub(crate) struct WindowTask {
     op: WindowOperator,
     valve: ChannelValve,
     shared: Arc<Shared>,
+    aligner: BarrierAligner,
+    /// Input of channels held by a barrier alignment, in arrival order.
+    held: VecDeque<Envelope>,
 }
 
 impl WindowTask {
@@ -48,7 +55,59 @@ impl WindowTask {
             op,
             valve: ChannelValve::new(senders),
             shared,
+            aligner: BarrierAligner::new(senders),
+            held: VecDeque::new(),
         })
+    }
+
+    /// Continues from a checkpoint's state of this subtask.
+    pub fn restore(&mut self, part: WindowPart) {
+        self.valve = part.valve;
+        self.op = part.op;
+        if let Ok(mut l) = self.shared.late[self.pipeline][self.subtask].lock() {
+            l.clone_from(self.op.late());
+        }
+    }
+
+    /// The next input to handle: held input of a channel no longer held
+    /// first (in its order), else the next message from the channels.
+    fn next(&mut self) -> Option<Envelope> {
+        if let Some(i) = self.held.iter().position(|e| !self.aligner.is_held(e.from)) {
+            return self.held.remove(i);
+        }
+        loop {
+            let env = self.rx.recv().ok()?;
+            if self.aligner.is_held(env.from) {
+                self.held.push_back(env);
+            } else {
+                return Some(env);
+            }
+        }
+    }
+
+    /// Every channel delivered barrier `id`: the sinks get every row of the
+    /// windows fired before it, then the state goes to the coordinator.
+    fn snapshot(&mut self, id: CheckpointId) {
+        let pl = &self.plan.pipelines[self.pipeline];
+        let tables = std::iter::once(pl.sink).chain(self.plan.tables[pl.source].late_data_sink);
+        for t in tables {
+            if let Some(Ok(mut w)) = self.shared.sinks.get(&t).map(|w| w.lock()) {
+                if let Err(e) = w.flush() {
+                    self.shared.fail(RunError::Io(format!(
+                        "checkpoint {id}: flushing sink {}: {e}",
+                        self.plan.tables[t].name
+                    )));
+                    return;
+                }
+            }
+        }
+        let part = WindowPart {
+            valve: self.valve.clone(),
+            op: self.op.clone(),
+        };
+        self.shared
+            .checkpoints
+            .window_part(id, self.pipeline, self.subtask, part);
     }
 
     pub fn pipeline(&self) -> usize {
@@ -66,7 +125,7 @@ impl WindowTask {
         let mut out = Vec::new();
         let mut late_seen = 0;
         while ended < self.senders {
-            let Ok(env) = self.rx.recv() else {
+            let Some(env) = self.next() else {
                 break;
             };
             match env.msg {
@@ -89,7 +148,17 @@ impl WindowTask {
                         }
                     }
                 }
-                Msg::End => ended += 1,
+                Msg::Barrier(id) => {
+                    if let Alignment::Aligned(id) = self.aligner.on_barrier(env.from, id) {
+                        self.snapshot(id);
+                    }
+                }
+                Msg::End => {
+                    ended += 1;
+                    if let Alignment::Aligned(id) = self.aligner.on_end(env.from) {
+                        self.snapshot(id);
+                    }
+                }
             }
             if !out.is_empty() {
                 self.emit(&mut out);

@@ -36,6 +36,38 @@ pub struct Settings {
     pub parallelism: usize,
     /// Settings accepted but without effect yet, to be reported to the user.
     pub inert: Vec<(String, String)>,
+    /// Checkpointing (`execution.checkpointing.*`, `state.checkpoints.*`).
+    pub checkpoints: CheckpointSettings,
+}
+
+/// Flink's checkpoint options, as far as lowwater honours them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckpointSettings {
+    /// `execution.checkpointing.interval`; `None`: checkpointing is off.
+    pub interval: Option<Millis>,
+    /// `execution.checkpointing.dir` (or the older `state.checkpoints.dir`):
+    /// a local directory (`file://` URIs accepted).
+    pub dir: Option<String>,
+    /// `state.checkpoints.num-retained` (lowwater keeps 3 by default, so
+    /// that a damaged newest checkpoint leaves an older one to restore).
+    pub retained: usize,
+    /// `execution.checkpointing.timeout` (Flink's default 10 min).
+    pub timeout: Millis,
+    /// `execution.state-recovery.path`: restore this checkpoint file (or
+    /// the newest in this directory) instead of the job's own.
+    pub recovery_path: Option<String>,
+}
+
+impl Default for CheckpointSettings {
+    fn default() -> Self {
+        CheckpointSettings {
+            interval: None,
+            dir: None,
+            retained: 3,
+            timeout: 10 * 60 * 1000,
+            recovery_path: None,
+        }
+    }
 }
 
 impl Default for Settings {
@@ -45,6 +77,7 @@ impl Default for Settings {
             emit_interval: DEFAULT_EMIT_INTERVAL,
             parallelism: 1,
             inert: Vec::new(),
+            checkpoints: CheckpointSettings::default(),
         }
     }
 }
@@ -285,7 +318,6 @@ impl JobPlan {
 }
 
 const INERT: &[&str] = &[
-    "execution.checkpointing.interval",
     "execution.checkpointing.mode",
     "pipeline.name",
     "execution.runtime-mode",
@@ -330,6 +362,32 @@ fn settings(stmts: &[Statement]) -> Result<Settings> {
                     "lowwater runs in execution.runtime-mode 'streaming' only",
                 ))
             }
+            "execution.checkpointing.interval" => {
+                s.checkpoints.interval = Some(dur()?).filter(|d| *d > 0)
+            }
+            "execution.checkpointing.dir" | "state.checkpoints.dir" => {
+                s.checkpoints.dir = Some(local_path(key, value, *loc)?)
+            }
+            "execution.state-recovery.path" => {
+                s.checkpoints.recovery_path = Some(local_path(key, value, *loc)?)
+            }
+            "execution.checkpointing.timeout" => s.checkpoints.timeout = dur()?.max(1),
+            "state.checkpoints.num-retained" => {
+                s.checkpoints.retained =
+                    value
+                        .trim()
+                        .parse()
+                        .ok()
+                        .filter(|n| *n >= 1)
+                        .ok_or_else(|| {
+                            SqlError::new(
+                                *loc,
+                                format!(
+                                "state.checkpoints.num-retained must be 1 or more, got '{value}'"
+                            ),
+                            )
+                        })?
+            }
             k if INERT.contains(&k) => s.inert.push((key.clone(), value.clone())),
             _ => {
                 return Err(SqlError::new(
@@ -337,14 +395,54 @@ fn settings(stmts: &[Statement]) -> Result<Settings> {
                     format!(
                         "unknown setting '{key}'; supported: table.exec.source.idle-timeout, \
                          pipeline.auto-watermark-interval, parallelism.default, \
-                         table.local-time-zone ('UTC'), and (recorded, no effect yet) {}",
+                         table.local-time-zone ('UTC'), execution.checkpointing.interval, \
+                         execution.checkpointing.dir (or state.checkpoints.dir), \
+                         execution.checkpointing.timeout, state.checkpoints.num-retained, \
+                         execution.state-recovery.path, and (recorded, no effect yet) {}",
                         INERT.join(", ")
                     ),
                 ))
             }
         }
     }
+    if s.checkpoints.interval.is_some() && s.checkpoints.dir.is_none() {
+        let loc = stmts
+            .iter()
+            .find_map(|st| match st {
+                Statement::Set { key, loc, .. } if key == "execution.checkpointing.interval" => {
+                    Some(*loc)
+                }
+                _ => None,
+            })
+            .unwrap_or_default();
+        return Err(SqlError::new(
+            loc,
+            "execution.checkpointing.interval needs a place to keep the checkpoints, so that a \
+             restart finds them: add SET 'execution.checkpointing.dir' = 'file:///var/lib/lowwater/checkpoints' \
+             (any local directory)",
+        ));
+    }
     Ok(s)
+}
+
+/// A local directory or file from a `file://` URI or a plain path; other
+/// schemes are refused with the reason.
+fn local_path(key: &str, value: &str, loc: Loc) -> Result<String> {
+    let v = value.trim();
+    if let Some(path) = v.strip_prefix("file://") {
+        return Ok(path.to_string());
+    }
+    match v.split_once("://") {
+        Some((scheme, _)) => Err(SqlError::new(
+            loc,
+            format!(
+                "{key} = '{v}': lowwater keeps checkpoints on a local or mounted file system only \
+                 (file:// or a path), not {scheme}://"
+            ),
+        )),
+        None if v.is_empty() => Err(SqlError::new(loc, format!("{key} must not be empty"))),
+        None => Ok(v.to_string()),
+    }
 }
 
 /// Plans parsed statements.

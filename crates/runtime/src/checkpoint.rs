@@ -1,0 +1,331 @@
+//! Checkpoints of a live job: what the threads hand in, how the parts become
+//! one file, and where the files live.
+//!
+//! The protocol is Flink's aligned checkpoint. The coordinator (on the main
+//! thread) asks for checkpoint `n` by raising [`Checkpoints::requested`].
+//! Each source subtask, between two records, flushes its batches, hands in
+//! its part (its splits' generators and idleness, the position of each split:
+//! the next Kafka offset, file line or dump record) and sends barrier `n` on
+//! every channel, after everything that came before. Each window subtask
+//! aligns the barriers of its channels (the core's `BarrierAligner`), flushes
+//! the sinks it wrote to (so that every row of the windows fired before the
+//! barrier is durable), and hands in its valve and window operator. When
+//! every part is in, the coordinator writes one file atomically; only then
+//! are the Kafka offsets of that checkpoint committed to the consumer group.
+//! A restart restores the newest complete file: positions, watermarks,
+//! idleness, open windows and late counters, so nothing is read twice into a
+//! window and nothing that fired fires again.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use lowwater_core::checkpoint::store::CheckpointStore;
+use lowwater_core::checkpoint::{CheckpointId, JobIdentity};
+use lowwater_core::source::{SourceSubtask, SplitId};
+use lowwater_core::watermark::valve::ChannelValve;
+use lowwater_core::window::operator::WindowOperator;
+use lowwater_core::{Millis, Timestamp};
+use serde::{Deserialize, Serialize};
+
+/// A source subtask's part of a checkpoint.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct SourcePart {
+    /// Generators, idleness and the combiner.
+    pub sub: SourceSubtask,
+    /// Per split: where reading continues (Kafka: the next offset; files:
+    /// lines read; dumps: records read; `None`: datagen, or a Kafka partition
+    /// with nothing read and no resolved start).
+    pub positions: Vec<(SplitId, Option<i64>)>,
+    /// Records read and filtered by this subtask (report totals).
+    pub records: u64,
+    pub filtered: u64,
+    /// Skipped records and nulled fields per split.
+    pub skipped: BTreeMap<SplitId, u64>,
+    pub nulled: BTreeMap<SplitId, u64>,
+}
+
+/// A window subtask's part of a checkpoint.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct WindowPart {
+    pub valve: ChannelValve,
+    pub op: WindowOperator,
+}
+
+/// A split as a checkpoint names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct SplitKey {
+    pub table: String,
+    pub topic: String,
+    pub partition: i32,
+}
+
+/// Everything a restart needs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct JobSnapshot {
+    pub identity: JobIdentity,
+    /// Processing time when the checkpoint was triggered.
+    pub taken_at: Timestamp,
+    /// Split ids, in id order.
+    pub splits: Vec<SplitKey>,
+    /// Per source table (in the job's order), per subtask.
+    pub sources: Vec<Vec<SourcePart>>,
+    /// Per INSERT, per window subtask.
+    pub windows: Vec<Vec<WindowPart>>,
+}
+
+impl JobSnapshot {
+    /// Open (window, key) states over all window subtasks.
+    pub fn open_windows(&self) -> usize {
+        self.windows.iter().flatten().map(|w| w.op.pending()).sum()
+    }
+
+    /// The saved position of a split, by its name.
+    pub fn position(&self, key: &SplitKey) -> Option<i64> {
+        let id = self.splits.iter().position(|s| s == key)? as SplitId;
+        self.sources
+            .iter()
+            .flatten()
+            .flat_map(|p| &p.positions)
+            .find(|(s, _)| *s == id)
+            .and_then(|(_, pos)| *pos)
+    }
+}
+
+struct Pending {
+    id: CheckpointId,
+    started: Timestamp,
+    sources: Vec<Vec<Option<SourcePart>>>,
+    windows: Vec<Vec<Option<WindowPart>>>,
+}
+
+impl Pending {
+    fn complete(&self) -> bool {
+        self.sources.iter().flatten().all(Option::is_some)
+            && self.windows.iter().flatten().all(Option::is_some)
+    }
+}
+
+/// What `/metrics`, the API and the end report say about checkpoints.
+#[derive(Debug, Clone, Default, Serialize)]
+pub(crate) struct CheckpointStats {
+    pub enabled: bool,
+    pub completed: u64,
+    pub failed: u64,
+    pub last_id: Option<CheckpointId>,
+    /// Processing time when the last completed checkpoint was triggered.
+    pub last_at: Option<Timestamp>,
+    pub last_duration_ms: Option<Millis>,
+    pub last_size_bytes: Option<u64>,
+    pub last_failure: Option<String>,
+    /// The checkpoint this run restored, if any.
+    pub restored_id: Option<CheckpointId>,
+}
+
+/// A checkpoint whose parts are all in: its id, when it was triggered,
+/// and the parts of the source and window subtasks.
+pub(crate) type Completed = (
+    CheckpointId,
+    Timestamp,
+    Vec<Vec<SourcePart>>,
+    Vec<Vec<WindowPart>>,
+);
+
+/// The checkpoint state every thread of a job shares.
+pub(crate) struct Checkpoints {
+    /// The newest checkpoint the sources must take part in (0: none).
+    pub requested: AtomicU64,
+    /// The newest checkpoint written whole (its offsets may be committed).
+    pub completed: AtomicU64,
+    pending: Mutex<Option<Pending>>,
+    pub stats: Mutex<CheckpointStats>,
+}
+
+impl Checkpoints {
+    pub fn new(enabled: bool, restored: Option<CheckpointId>) -> Self {
+        Checkpoints {
+            requested: AtomicU64::new(0),
+            completed: AtomicU64::new(restored.unwrap_or(0)),
+            pending: Mutex::new(None),
+            stats: Mutex::new(CheckpointStats {
+                enabled,
+                restored_id: restored,
+                ..CheckpointStats::default()
+            }),
+        }
+    }
+
+    /// Starts collecting checkpoint `id` and asks the sources for it.
+    pub fn begin(&self, id: CheckpointId, now: Timestamp, sources: &[usize], windows: &[usize]) {
+        if let Ok(mut p) = self.pending.lock() {
+            *p = Some(Pending {
+                id,
+                started: now,
+                sources: sources.iter().map(|&n| vec![None; n]).collect(),
+                windows: windows.iter().map(|&n| vec![None; n]).collect(),
+            });
+        }
+        self.requested.store(id, Ordering::SeqCst);
+    }
+
+    /// A source subtask's part of checkpoint `id`.
+    pub fn source_part(&self, id: CheckpointId, source: usize, subtask: usize, part: SourcePart) {
+        if let Ok(mut guard) = self.pending.lock() {
+            if let Some(p) = guard.as_mut().filter(|p| p.id == id) {
+                if let Some(slot) = p.sources.get_mut(source).and_then(|s| s.get_mut(subtask)) {
+                    *slot = Some(part);
+                }
+            }
+        }
+    }
+
+    /// A window subtask's part of checkpoint `id`.
+    pub fn window_part(&self, id: CheckpointId, pipeline: usize, subtask: usize, part: WindowPart) {
+        if let Ok(mut guard) = self.pending.lock() {
+            if let Some(p) = guard.as_mut().filter(|p| p.id == id) {
+                if let Some(slot) = p.windows.get_mut(pipeline).and_then(|s| s.get_mut(subtask)) {
+                    *slot = Some(part);
+                }
+            }
+        }
+    }
+
+    /// The pending checkpoint's parts once every one is in (taken), with
+    /// its id and start time.
+    pub fn take_complete(&self) -> Option<Completed> {
+        let mut guard = self.pending.lock().ok()?;
+        if !guard.as_ref().is_some_and(Pending::complete) {
+            return None;
+        }
+        let p = guard.take()?;
+        let sources = p
+            .sources
+            .into_iter()
+            .map(|s| s.into_iter().flatten().collect())
+            .collect();
+        let windows = p
+            .windows
+            .into_iter()
+            .map(|s| s.into_iter().flatten().collect())
+            .collect();
+        Some((p.id, p.started, sources, windows))
+    }
+
+    /// Drops the pending checkpoint (failed or timed out).
+    pub fn abandon(&self) {
+        if let Ok(mut p) = self.pending.lock() {
+            *p = None;
+        }
+    }
+}
+
+/// Checkpoint files in a directory: `chk-<id>.lwck`, each written to a
+/// temporary name, synced and renamed, so that a crash leaves either the
+/// whole file or none (a leftover `.tmp` is ignored and cleaned).
+pub(crate) struct FileStore {
+    dir: PathBuf,
+}
+
+impl FileStore {
+    /// The store in `dir`, created if missing.
+    pub fn open(dir: &Path) -> Result<Self, String> {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            format!(
+                "cannot create the checkpoint directory {}: {e}",
+                dir.display()
+            )
+        })?;
+        Ok(FileStore {
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The file of checkpoint `id`.
+    pub fn path(&self, id: CheckpointId) -> PathBuf {
+        self.dir.join(format!("chk-{id:08}.lwck"))
+    }
+}
+
+fn parse_name(name: &str) -> Option<CheckpointId> {
+    name.strip_prefix("chk-")?
+        .strip_suffix(".lwck")?
+        .parse()
+        .ok()
+}
+
+impl CheckpointStore for FileStore {
+    fn list(&self) -> Result<Vec<CheckpointId>, String> {
+        let entries = std::fs::read_dir(&self.dir)
+            .map_err(|e| format!("cannot list {}: {e}", self.dir.display()))?;
+        Ok(entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| parse_name(&e.file_name().to_string_lossy()))
+            .collect())
+    }
+
+    fn read(&self, id: CheckpointId) -> Result<Vec<u8>, String> {
+        let path = self.path(id);
+        std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    }
+
+    fn write(&mut self, id: CheckpointId, bytes: &[u8]) -> Result<(), String> {
+        let path = self.path(id);
+        let tmp = path.with_extension("lwck.tmp");
+        let io = |e: std::io::Error| format!("cannot write {}: {e}", tmp.display());
+        let mut f = std::fs::File::create(&tmp).map_err(io)?;
+        f.write_all(bytes).map_err(io)?;
+        f.sync_all().map_err(io)?;
+        drop(f);
+        std::fs::rename(&tmp, &path)
+            .map_err(|e| format!("cannot rename {} to {}: {e}", tmp.display(), path.display()))?;
+        // The rename itself must survive a power loss.
+        if let Ok(d) = std::fs::File::open(&self.dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+
+    fn remove(&mut self, id: CheckpointId) -> Result<(), String> {
+        let path = self.path(id);
+        std::fs::remove_file(&path).map_err(|e| format!("cannot remove {}: {e}", path.display()))
+    }
+}
+
+/// A point in the commit protocol where a test can make the process die
+/// (`LOWWATER_FAILPOINT=<point>:<checkpoint id>`, read once at start, used
+/// only by lowwater's own crash tests).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Failpoint {
+    point: String,
+    id: CheckpointId,
+}
+
+impl Failpoint {
+    pub fn from_env() -> Option<Self> {
+        let v = std::env::var("LOWWATER_FAILPOINT").ok()?;
+        let (point, id) = v.split_once(':')?;
+        Some(Failpoint {
+            point: point.to_string(),
+            id: id.parse().ok()?,
+        })
+    }
+
+    /// Dies at once (as kill -9 would: no flush, no cleanup) if this is
+    /// the place.
+    pub fn hit(this: &Option<Self>, point: &str, id: CheckpointId) {
+        if this
+            .as_ref()
+            .is_some_and(|f| f.point == point && f.id == id)
+        {
+            eprintln!("failpoint {point}:{id}: aborting");
+            std::process::abort();
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! The checkpoint coordinator, on the main thread: triggers checkpoints on
+//! the interval, collects the parts the subtasks hand in, writes the file,
+//! retires old ones, and tells the sources which checkpoint is complete so
+//! that they commit its offsets. Every decision (when, which id, timeouts)
+//! is the core's `CheckpointTrigger`; this module moves bytes.
+
+use std::sync::atomic::Ordering;
+
+use lowwater_core::checkpoint::store::{retire, CheckpointStore};
+use lowwater_core::checkpoint::trigger::CheckpointTrigger;
+use lowwater_core::checkpoint::{encode, CheckpointId, JobIdentity};
+use lowwater_core::Timestamp;
+use lowwater_sql::plan::JobPlan;
+
+use crate::checkpoint::{Failpoint, FileStore, JobSnapshot, SourcePart, SplitKey, WindowPart};
+use crate::job::Shared;
+
+/// Triggers and completes the checkpoints of one job.
+pub(crate) struct Coordinator {
+    trigger: CheckpointTrigger,
+    store: FileStore,
+    identity: JobIdentity,
+    retained: usize,
+    source_subtasks: Vec<usize>,
+    window_subtasks: Vec<usize>,
+    failpoint: Option<Failpoint>,
+}
+
+impl Coordinator {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        plan: &JobPlan,
+        store: FileStore,
+        identity: JobIdentity,
+        interval: i64,
+        now: Timestamp,
+        last_id: CheckpointId,
+        sources: usize,
+    ) -> Self {
+        let p = plan.settings.parallelism;
+        Coordinator {
+            trigger: CheckpointTrigger::new(
+                interval,
+                plan.settings.checkpoints.timeout,
+                now,
+                last_id,
+            ),
+            store,
+            identity,
+            retained: plan.settings.checkpoints.retained,
+            source_subtasks: vec![p; sources],
+            window_subtasks: vec![p; plan.pipelines.len()],
+            failpoint: Failpoint::from_env(),
+        }
+    }
+
+    /// One step: completes a checkpoint whose parts are all in, fails one
+    /// that ran too long, starts the next one when due.
+    pub fn tick(&mut self, now: Timestamp, shared: &Shared) {
+        self.collect(now, shared);
+        if let Some(id) = self.trigger.timed_out(now) {
+            self.fail(
+                id,
+                now,
+                shared,
+                "it did not complete within execution.checkpointing.timeout",
+            );
+        }
+        if shared.ended_sources.load(Ordering::SeqCst) > 0 {
+            // A finished source takes part in no further checkpoint: the
+            // job is draining and ends by itself.
+            if let Some((id, _)) = self.trigger.in_flight() {
+                self.fail(id, now, shared, "a source finished while it was taken");
+            }
+            return;
+        }
+        if let Some(id) = self.trigger.poll(now) {
+            self.begin(id, now, shared);
+        }
+    }
+
+    /// Takes a checkpoint now and waits for it (a graceful stop): `true`
+    /// when it was written.
+    pub fn final_checkpoint(&mut self, shared: &Shared, wait_ms: i64) -> bool {
+        use lowwater_core::clock::Clock;
+        let start = shared.clock.now();
+        let id = match self.trigger.in_flight() {
+            Some((id, _)) => id,
+            None => match self.trigger.force(start) {
+                Some(id) => {
+                    self.begin(id, start, shared);
+                    id
+                }
+                None => return false,
+            },
+        };
+        loop {
+            let now = shared.clock.now();
+            self.collect(now, shared);
+            if shared.checkpoints.completed.load(Ordering::SeqCst) >= id {
+                return true;
+            }
+            if now - start > wait_ms || shared.ended_sources.load(Ordering::SeqCst) > 0 {
+                self.fail(
+                    id,
+                    now,
+                    shared,
+                    "the job stopped before every subtask took part",
+                );
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    fn begin(&mut self, id: CheckpointId, now: Timestamp, shared: &Shared) {
+        shared
+            .checkpoints
+            .begin(id, now, &self.source_subtasks, &self.window_subtasks);
+    }
+
+    fn collect(&mut self, now: Timestamp, shared: &Shared) {
+        let Some((id, started, sources, windows)) = shared.checkpoints.take_complete() else {
+            return;
+        };
+        match self.write(id, started, sources, windows, shared) {
+            Ok(size) => {
+                let took = self.trigger.completed(id, now).unwrap_or(0);
+                Failpoint::hit(&self.failpoint, "after-checkpoint-write", id);
+                shared.checkpoints.completed.store(id, Ordering::SeqCst);
+                if let Ok(mut s) = shared.checkpoints.stats.lock() {
+                    s.completed += 1;
+                    s.last_id = Some(id);
+                    s.last_at = Some(started);
+                    s.last_duration_ms = Some(took);
+                    s.last_size_bytes = Some(size as u64);
+                }
+                tracing::debug!("checkpoint {id} complete: {size} bytes in {took} ms");
+                if let Err(e) = retire(&mut self.store, self.retained) {
+                    tracing::warn!("checkpoint {id}: removing old checkpoints failed: {e}");
+                }
+            }
+            Err(e) => self.fail(id, now, shared, &e),
+        }
+    }
+
+    fn write(
+        &mut self,
+        id: CheckpointId,
+        started: Timestamp,
+        sources: Vec<Vec<SourcePart>>,
+        windows: Vec<Vec<WindowPart>>,
+        shared: &Shared,
+    ) -> Result<usize, String> {
+        let splits = shared
+            .splits
+            .read()
+            .map_err(|_| "the split table is poisoned".to_string())?
+            .iter()
+            .map(|m| SplitKey {
+                table: shared.table_name(m.table),
+                topic: m.topic.clone(),
+                partition: m.partition,
+            })
+            .collect();
+        let snapshot = JobSnapshot {
+            identity: self.identity.clone(),
+            taken_at: started,
+            splits,
+            sources,
+            windows,
+        };
+        let bytes = encode(id, &snapshot).map_err(|e| e.to_string())?;
+        Failpoint::hit(&self.failpoint, "before-checkpoint-write", id);
+        self.store.write(id, &bytes)?;
+        Ok(bytes.len())
+    }
+
+    fn fail(&mut self, id: CheckpointId, now: Timestamp, shared: &Shared, why: &str) {
+        if self.trigger.failed(id, now).is_none() {
+            return;
+        }
+        shared.checkpoints.abandon();
+        if let Ok(mut s) = shared.checkpoints.stats.lock() {
+            s.failed += 1;
+            s.last_failure = Some(format!("checkpoint {id}: {why}"));
+        }
+        tracing::warn!(
+            "checkpoint {id} failed: {why}; the job goes on and the next checkpoint follows the \
+             interval (a restart now would restore the previous one, in {})",
+            self.store.dir().display()
+        );
+    }
+}

@@ -1,0 +1,150 @@
+//! Restoring a live job from a checkpoint: which checkpoint, whether it fits
+//! the job, and the order of splits it implies.
+//!
+//! Flink's rules: a job with checkpoints restarts from its newest complete
+//! checkpoint, and then the read positions come from the checkpoint, not from
+//! `scan.startup.mode`; partitions new since then are read from their
+//! earliest offset. A job whose state does not fit (other windows, keys,
+//! aggregates, watermark or parallelism) refuses to restore and says what
+//! changed, unless the user asks to start without state.
+
+use std::path::{Path, PathBuf};
+
+use lowwater_core::checkpoint::store::{latest, Restored};
+use lowwater_core::checkpoint::{decode, CheckpointId, JobIdentity};
+use lowwater_core::Timestamp;
+use lowwater_sql::plan::JobPlan;
+
+use crate::checkpoint::{FileStore, JobSnapshot, SplitKey};
+use crate::job::RunError;
+
+/// What a job is, for its checkpoints: parallelism, each source table's
+/// topics and watermark, each INSERT's source, window, keys, filter and
+/// aggregates. Connection properties are left out on purpose.
+pub(crate) fn identity(plan: &JobPlan) -> JobIdentity {
+    let mut id =
+        JobIdentity::new().with("parallelism.default", plan.settings.parallelism.to_string());
+    for pl in &plan.pipelines {
+        let src = &plan.tables[pl.source];
+        id = id.with(
+            format!("source table {}", src.name),
+            format!(
+                "topics {:?}, watermark {:?}",
+                src.topics(),
+                src.strategy(&plan.settings)
+            ),
+        );
+        id = id.with(
+            format!("INSERT INTO {}", plan.tables[pl.sink].name),
+            format!(
+                "FROM {}; window {:?}; keys {:?}; WHERE {:?}; aggregate arguments {:?}",
+                src.name, pl.window, pl.keys, pl.filter, pl.agg_args
+            ),
+        );
+    }
+    id
+}
+
+/// The checkpoint to restore, if any, checked against the job.
+pub(crate) fn load(
+    plan: &JobPlan,
+    store: Option<&FileStore>,
+    from: Option<&Path>,
+    reset: bool,
+    now: Timestamp,
+) -> Result<Option<Restored<JobSnapshot>>, RunError> {
+    let from = from.map(Path::to_path_buf).or_else(|| {
+        plan.settings
+            .checkpoints
+            .recovery_path
+            .as_ref()
+            .map(PathBuf::from)
+    });
+    let restored = match (from, store) {
+        (Some(path), _) => Some(from_path(&path)?),
+        (None, _) if reset => None,
+        (None, Some(store)) => latest::<JobSnapshot>(store, None).map_err(RunError::Io)?,
+        (None, None) => None,
+    };
+    let Some(r) = restored else {
+        return Ok(None);
+    };
+    for (id, why) in &r.skipped {
+        tracing::warn!("checkpoint {id} cannot be used ({why}); an older one is restored");
+    }
+    let changes = identity(plan).changes_since(&r.snapshot.identity);
+    if !changes.is_empty() {
+        return Err(RunError::Usage(format!(
+            "checkpoint {} does not fit this job, which changed since it was taken:\n  - {}\n\
+             Restore it with the job it was taken of, or start without state with --reset-state \
+             (reading then starts where scan.startup.mode says)",
+            r.id,
+            changes.join("\n  - ")
+        )));
+    }
+    tracing::info!(
+        "restoring checkpoint {} (taken {} ago, {} bytes): {} open windows; sources continue at \
+         the checkpoint's positions, not scan.startup.mode",
+        r.id,
+        lowwater_core::time::display_duration(now.saturating_sub(r.snapshot.taken_at)),
+        r.bytes,
+        r.snapshot.open_windows()
+    );
+    Ok(Some(r))
+}
+
+/// A checkpoint named by the user: a file, or the newest in a directory.
+fn from_path(path: &Path) -> Result<Restored<JobSnapshot>, RunError> {
+    if path.is_dir() {
+        let store = FileStore::open(path).map_err(RunError::Io)?;
+        return latest::<JobSnapshot>(&store, None)
+            .map_err(RunError::Io)?
+            .ok_or_else(|| {
+                RunError::Usage(format!(
+                    "--from-checkpoint {}: no checkpoint in that directory",
+                    path.display()
+                ))
+            });
+    }
+    let bytes = std::fs::read(path)
+        .map_err(|e| RunError::Usage(format!("--from-checkpoint {}: {e}", path.display())))?;
+    let (id, snapshot): (CheckpointId, JobSnapshot) = decode(&bytes).map_err(|e| {
+        RunError::Usage(format!(
+            "--from-checkpoint {}: {e}; pick another checkpoint file",
+            path.display()
+        ))
+    })?;
+    Ok(Restored {
+        id,
+        snapshot,
+        bytes: bytes.len(),
+        skipped: Vec::new(),
+    })
+}
+
+/// The order of a job's splits: those of the checkpoint keep their ids,
+/// new ones follow. A partition of the checkpoint that is gone is an error.
+pub(crate) fn split_order(
+    snapshot: &JobSnapshot,
+    current: &[SplitKey],
+) -> Result<Vec<usize>, RunError> {
+    for s in &snapshot.splits {
+        if !current.contains(s) {
+            return Err(RunError::Usage(format!(
+                "partition {} of topic {} (table {}) is in the checkpoint but not in the job any \
+                 more; a Kafka topic cannot lose partitions, so it was probably recreated: start \
+                 without state with --reset-state",
+                s.partition, s.topic, s.table
+            )));
+        }
+    }
+    let mut order: Vec<usize> = (0..current.len()).collect();
+    order.sort_by_key(|&i| {
+        snapshot
+            .splits
+            .iter()
+            .position(|s| *s == current[i])
+            .unwrap_or(snapshot.splits.len() + i)
+    });
+    Ok(order)
+}
