@@ -7,7 +7,10 @@
 //! checkpoint's ([`PartitionReader::restored`]), resolved to numbers so
 //! that [`PartitionReader::position`] is what a checkpoint stores, and
 //! hands out records with their partition, offset and timestamp.
-//! [`TopicWriter`] produces sink rows. Offsets go to the consumer group
+//! [`TopicWriter`] produces sink rows; for exactly-once sinks,
+//! [`TxnProducer`] carries all of a job's Kafka output in one transaction
+//! per checkpoint, committed with a marker in a state topic that
+//! [`last_committed_marker`] reads back on restore. Offsets go to the consumer group
 //! (`properties.group.id`) when the caller commits: what was read
 //! ([`PartitionReader::commit`], at least once), or a completed
 //! checkpoint's positions ([`PartitionReader::commit_offsets`]).
@@ -15,17 +18,24 @@
 //! The crate's modules: `config` (client configuration, partitions, topic
 //! administration), `reader` (the source consumer), `startup` (start
 //! offsets resolved to numbers), `stats` (the consumer's statistics and
-//! commit failures), `writer` (the sink producer) and `dump` (a topic read
-//! once for replay).
+//! commit failures), `writer` (the sink producer), `txn` and `txn_error`
+//! (the transactional producer and its errors), `marker` (the state topic
+//! of commit markers) and `dump` (a topic read once for replay).
 
 mod config;
 mod dump;
+mod marker;
 mod reader;
 mod startup;
 mod stats;
+mod txn;
+mod txn_error;
 mod writer;
 
 pub use config::{add_topic_partitions, create_topic, partitions, REQUEST_TIMEOUT};
 pub use dump::dump_topic;
+pub use marker::{ensure_state_topic, last_committed_marker};
 pub use reader::{Backlog, KafkaRecord, PartitionReader};
+pub use txn::TxnProducer;
+pub use txn_error::TxnError;
 pub use writer::{Partitioner, TopicWriter};
