@@ -949,7 +949,11 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                 c.tick(now, &shared);
             }
             monitor.tick(now);
-            std::thread::sleep(Duration::from_millis(50));
+            // With checkpoints the coordinator looks more often, so that a
+            // checkpoint completes (and its offsets commit) soon after its
+            // last part arrives.
+            let pause = if coordinator.is_some() { 10 } else { 50 };
+            std::thread::sleep(Duration::from_millis(pause));
         }
         discovery_done.store(true, Ordering::SeqCst);
         let mut completed = true;

@@ -1,0 +1,459 @@
+//! Checkpoints of `lowwater run`, the binary, crashed for real.
+//!
+//! - A filesystem job killed by a failpoint right after a checkpoint (the
+//!   process aborts, as kill -9 would leave it), with that newest checkpoint
+//!   then damaged on disk: the same command restores the older one (with a
+//!   WARN naming the damaged one) and every window of the data is in the
+//!   output with its exact count, none missing, none with another count.
+//! - A changed job refuses the checkpoint and names what changed;
+//!   `--reset-state` starts without it.
+//! - Kafka -> Kafka while a producer writes: the job is killed with kill -9
+//!   at random moments after checkpoints and restarted with the same command
+//!   each time; the output topic then holds every window exactly as the
+//!   data says (at least once: a row written after the last checkpoint is
+//!   written again, identical). `LOWWATER_CHAOS_KILLS` sets the number of
+//!   kills (6 by default; the long form is 24).
+//!
+//! Tests wait on the process or on files and topics, bounded by deadlines.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::{Message, Offset, TopicPartitionList};
+use sonic_rs::JsonValueTrait;
+
+const BOOTSTRAP: &str = "127.0.0.1:19092";
+const BASE: i64 = 1_757_808_000_000; // 2025-09-14 00:00:00 UTC
+
+fn lowwater(args: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("the lowwater binary runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("lowwater-ckpt-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+fn sql_ts(ms: i64) -> String {
+    lowwater_core::time::format_timestamp(ms, ' ')
+}
+
+/// The window rows (window start in epoch ms, user) -> count that the
+/// records give.
+type Expected = BTreeMap<(i64, String), i64>;
+
+/// A window row's (window start, user) and count, from its JSON payload.
+fn row(payload: &str) -> Option<((i64, String), i64)> {
+    let v: sonic_rs::Value = sonic_rs::from_str(payload).ok()?;
+    let start = lowwater_core::time::parse_timestamp(v.get("window_start")?.as_str()?)?;
+    let user = v.get("user_id")?.as_str()?.to_string();
+    Some(((start, user), v.get("n")?.as_i64()?))
+}
+
+/// Every expected window row is there with its exact count, no row has
+/// another count, and nothing else is there. Returns the duplicates.
+fn assert_exact(rows: &[String], expected: &Expected) -> usize {
+    let mut seen: BTreeMap<(i64, String), BTreeSet<i64>> = BTreeMap::new();
+    for r in rows {
+        let (k, n) = row(r).unwrap_or_else(|| panic!("not a window row: {r}"));
+        seen.entry(k).or_default().insert(n);
+    }
+    let missing: Vec<_> = expected.keys().filter(|k| !seen.contains_key(*k)).collect();
+    assert!(
+        missing.is_empty(),
+        "{} of {} windows missing, first {:?}",
+        missing.len(),
+        expected.len(),
+        missing.first()
+    );
+    for (k, counts) in &seen {
+        let want = expected.get(k);
+        assert!(
+            want.is_some(),
+            "a window row nobody asked for: {k:?} {counts:?}"
+        );
+        assert_eq!(
+            counts.iter().copied().collect::<Vec<_>>(),
+            vec![*want.unwrap_or(&0)],
+            "window {k:?}"
+        );
+    }
+    rows.len() - expected.len()
+}
+
+fn job_sql(source: &str, sink: &str, settings: &str, window: &str) -> String {
+    format!(
+        "{settings}
+CREATE TABLE clicks (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
+WITH ({source});
+CREATE TABLE counts (window_start TIMESTAMP(3), window_end TIMESTAMP(3), user_id STRING, n BIGINT)
+WITH ({sink});
+INSERT INTO counts SELECT window_start, window_end, user_id, COUNT(*) AS n
+FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '{window}' SECOND))
+GROUP BY window_start, window_end, user_id;
+"
+    )
+}
+
+/// Record `i` of a partition: its event time (10 ms apart, a little out of
+/// order, never more than the watermark's 2 s) and its user.
+fn record(i: i64, partition: i64) -> (i64, String) {
+    let ts = BASE + i * 10 + (i * 7919 + partition * 31) % 900;
+    (ts, format!("u{}", (i * 13 + partition) % 7))
+}
+
+fn expected(per_partition: i64, partitions: i64, window_ms: i64, upto: i64) -> Expected {
+    let mut e = Expected::new();
+    for p in 0..partitions {
+        for i in 0..per_partition {
+            let (ts, user) = record(i, p);
+            let start = ts - ts.rem_euclid(window_ms);
+            if start + window_ms <= upto {
+                *e.entry((start, user)).or_insert(0) += 1;
+            }
+        }
+    }
+    e
+}
+
+/// Payloads of a dump file; a line cut short by the crash is left out.
+fn dump_payloads(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| {
+            let rec: sonic_rs::Value = sonic_rs::from_str(l).ok()?;
+            Some(rec.get("payload")?.as_str()?.to_string())
+        })
+        .collect()
+}
+
+fn checkpoints(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.extension().is_some_and(|e| e == "lwck"));
+    v.sort();
+    v
+}
+
+#[test]
+fn a_crash_restores_the_newest_whole_checkpoint_and_every_window_is_exact() {
+    let dir = scratch("files");
+    let input = dir.join("in");
+    std::fs::create_dir_all(&input).expect("input dir");
+    let (n, parts) = (60_000, 2);
+    for p in 0..parts {
+        let lines: String = (0..n)
+            .map(|i| {
+                let (ts, user) = record(i, p);
+                format!("{{\"user_id\":\"{user}\",\"ts\":\"{}\"}}\n", sql_ts(ts))
+            })
+            .collect();
+        std::fs::write(input.join(format!("part-{p}.json")), lines).expect("input");
+    }
+    let ck = dir.join("ck");
+    let settings = format!(
+        "SET 'execution.checkpointing.interval' = '50 ms';\n\
+         SET 'execution.checkpointing.dir' = 'file://{}';\n\
+         SET 'pipeline.auto-watermark-interval' = '20 ms';",
+        s(&ck)
+    );
+    let source = format!(
+        "'connector' = 'filesystem', 'path' = '{}', 'format' = 'json'",
+        s(&input)
+    );
+    let sink = "'connector' = 'blackhole'";
+    let job = dir.join("job.sql");
+    std::fs::write(&job, job_sql(&source, sink, &settings, "1")).expect("job");
+    let (out1, out2) = (dir.join("out1.jsonl"), dir.join("out2.jsonl"));
+    let args = |out: &Path| {
+        vec![
+            "run".to_string(),
+            s(&job).to_string(),
+            "--output".to_string(),
+            format!("counts={}", s(out)),
+        ]
+    };
+    let a1 = args(&out1);
+    let a1: Vec<&str> = a1.iter().map(String::as_str).collect();
+    let crashed = lowwater(&a1, &[("LOWWATER_FAILPOINT", "after-checkpoint-write:4")]);
+    let err = String::from_utf8_lossy(&crashed.stderr);
+    assert!(
+        !crashed.status.success(),
+        "the failpoint aborts the job: {err}"
+    );
+    assert!(err.contains("failpoint after-checkpoint-write:4"), "{err}");
+    let files = checkpoints(&ck.join("job"));
+    assert_eq!(
+        files
+            .last()
+            .and_then(|p| p.file_name())
+            .map(|f| f.to_string_lossy().into_owned()),
+        Some("chk-00000004.lwck".to_string()),
+        "{files:?}"
+    );
+    // The newest checkpoint is damaged on disk: the older one is used.
+    let newest = files.last().expect("a checkpoint");
+    let len = std::fs::metadata(newest).expect("size").len();
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(newest)
+        .expect("open");
+    f.set_len(len - 7).expect("truncate");
+    let a2 = args(&out2);
+    let a2: Vec<&str> = a2.iter().map(String::as_str).collect();
+    let resumed = lowwater(&a2, &[]);
+    let err = String::from_utf8_lossy(&resumed.stderr);
+    assert!(resumed.status.success(), "{err}");
+    assert!(
+        err.contains("checkpoint 4 cannot be used (truncated"),
+        "a WARN names the damaged checkpoint: {err}"
+    );
+    assert!(err.contains("restoring checkpoint 3"), "{err}");
+    let mut rows = dump_payloads(&out1);
+    let before = rows.len();
+    rows.extend(dump_payloads(&out2));
+    // Bounded input: at its end every window fires.
+    let want = expected(n, parts, 1000, i64::MAX);
+    let dup = assert_exact(&rows, &want);
+    assert!(
+        before > 0 && before < want.len(),
+        "the crash was mid-way: {before}"
+    );
+    assert!(dup * 10 < want.len(), "{dup} rows written twice");
+}
+
+#[test]
+fn a_changed_job_refuses_the_checkpoint_and_names_the_change() {
+    let dir = scratch("changed");
+    let input = dir.join("in.json");
+    let lines: String = (0..60_000)
+        .map(|i| {
+            let (ts, user) = record(i, 0);
+            format!("{{\"user_id\":\"{user}\",\"ts\":\"{}\"}}\n", sql_ts(ts))
+        })
+        .collect();
+    std::fs::write(&input, lines).expect("input");
+    let settings = format!(
+        "SET 'execution.checkpointing.interval' = '20 ms';\n\
+         SET 'execution.checkpointing.dir' = '{}';",
+        s(&dir.join("ck"))
+    );
+    let source = format!(
+        "'connector' = 'filesystem', 'path' = '{}', 'format' = 'json'",
+        s(&input)
+    );
+    let job = dir.join("job.sql");
+    let write = |window: &str| {
+        std::fs::write(
+            &job,
+            job_sql(&source, "'connector' = 'blackhole'", &settings, window),
+        )
+        .expect("job")
+    };
+    write("1");
+    let crashed = lowwater(
+        &["run", s(&job)],
+        &[("LOWWATER_FAILPOINT", "after-checkpoint-write:1")],
+    );
+    assert!(!crashed.status.success());
+    write("2");
+    let refused = lowwater(&["run", s(&job)], &[]);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{err}");
+    assert!(err.contains("checkpoint 1 does not fit this job"), "{err}");
+    assert!(err.contains("INSERT INTO counts changed"), "{err}");
+    assert!(err.contains("--reset-state"), "{err}");
+    let fresh = lowwater(&["run", s(&job), "--reset-state"], &[]);
+    assert!(
+        fresh.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fresh.stderr)
+    );
+}
+
+fn broker() {
+    static BROKER: std::sync::Once = std::sync::Once::new();
+    BROKER.call_once(|| {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/kafka.sh");
+        let o = Command::new("bash")
+            .arg(script)
+            .arg("start")
+            .output()
+            .expect("run scripts/kafka.sh");
+        assert!(
+            o.status.success(),
+            "the Kafka broker did not start: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    });
+}
+
+/// Writes `per_partition` records to each partition at about `rate`
+/// records per second in all, then one record per partition far in event
+/// time, so that every window of the data fires.
+fn produce(topic: &str, partitions: i64, per_partition: i64, rate: u64) {
+    let p: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", BOOTSTRAP)
+        .create()
+        .expect("producer");
+    let started = Instant::now();
+    let send = |part: i64, ts: i64, user: &str| {
+        let payload = format!(r#"{{"user_id":"{user}","ts":"{}"}}"#, sql_ts(ts));
+        let mut rec = BaseRecord::<(), str>::to(topic)
+            .partition(part as i32)
+            .payload(&payload);
+        loop {
+            match p.send(rec) {
+                Ok(()) => break,
+                Err((_, r)) => {
+                    rec = r;
+                    p.poll(Duration::from_millis(10));
+                }
+            }
+        }
+        p.poll(Duration::ZERO);
+    };
+    for i in 0..per_partition {
+        for part in 0..partitions {
+            let (ts, user) = record(i, part);
+            send(part, ts, &user);
+        }
+        // Paces the producer: real traffic over real time.
+        let due = Duration::from_micros((i as u64 + 1) * partitions as u64 * 1_000_000 / rate);
+        if let Some(wait) = due.checked_sub(started.elapsed()) {
+            std::thread::sleep(wait);
+        }
+    }
+    for part in 0..partitions {
+        send(part, BASE + 86_400_000, "end");
+    }
+    p.flush(Duration::from_secs(10)).expect("flush");
+}
+
+fn consume(topic: &str) -> Vec<String> {
+    let c: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", BOOTSTRAP)
+        .set("group.id", format!("check-{topic}"))
+        .set("enable.auto.commit", "false")
+        .create()
+        .expect("consumer");
+    let (_, high) = c
+        .fetch_watermarks(topic, 0, Duration::from_secs(10))
+        .expect("end offset");
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset(topic, 0, Offset::Beginning)
+        .expect("tpl");
+    c.assign(&tpl).expect("assign");
+    let mut out = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while (out.len() as i64) < high && Instant::now() < deadline {
+        if let Some(Ok(m)) = c.poll(Duration::from_millis(200)) {
+            out.push(String::from_utf8_lossy(m.payload().unwrap_or_default()).into_owned());
+        }
+    }
+    out
+}
+
+#[test]
+fn kill_9_at_random_moments_loses_no_window_kafka_to_kafka() {
+    broker();
+    let dir = scratch("chaos");
+    let id = std::process::id();
+    let (input, output) = (format!("chaos-in-{id}"), format!("chaos-out-{id}"));
+    lowwater_kafka::create_topic(BOOTSTRAP, &input, 4).expect("topic");
+    lowwater_kafka::create_topic(BOOTSTRAP, &output, 1).expect("topic");
+    let kills: usize = std::env::var("LOWWATER_CHAOS_KILLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(6);
+    let settings = format!(
+        "SET 'execution.checkpointing.interval' = '300 ms';\n\
+         SET 'execution.checkpointing.dir' = '{}';",
+        s(&dir.join("ck"))
+    );
+    let source = format!(
+        "'connector' = 'kafka', 'topic' = '{input}', 'properties.bootstrap.servers' = '{BOOTSTRAP}', \
+         'properties.group.id' = 'chaos-{id}', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json'"
+    );
+    let sink = format!(
+        "'connector' = 'kafka', 'topic' = '{output}', 'properties.bootstrap.servers' = '{BOOTSTRAP}', 'format' = 'json'"
+    );
+    let job = dir.join("job.sql");
+    std::fs::write(&job, job_sql(&source, &sink, &settings, "2")).expect("job");
+    // 2,000 records/s over 4 partitions for about (kills + 2) seconds.
+    let per_partition = 500 * (kills as i64 + 2);
+    let start = || {
+        Command::new(env!("CARGO_BIN_EXE_lowwater"))
+            .args(["run", s(&job)])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn lowwater")
+    };
+    let ck = dir.join("ck").join("job");
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15 ^ u64::from(id);
+    let mut killed = 0;
+    std::thread::scope(|scope| {
+        let producer = scope.spawn(|| produce(&input, 4, per_partition, 2_000));
+        while killed < kills {
+            let mut job = start();
+            // Kill at a random moment after the next checkpoint was written.
+            let seen = checkpoints(&ck).last().cloned();
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while checkpoints(&ck).last().cloned() == seen && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let extra = Instant::now() + Duration::from_millis(seed % 400);
+            while Instant::now() < extra {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            job.kill().expect("kill -9");
+            let _ = job.wait();
+            killed += 1;
+        }
+        producer.join().expect("producer");
+    });
+    // The last run reads to the end: the far record fires every window.
+    let want = expected(per_partition, 4, 2000, BASE + 86_400_000);
+    let mut job = start();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let mut rows = consume(&output);
+    while rows
+        .iter()
+        .filter_map(|r| row(r))
+        .map(|(k, _)| k)
+        .collect::<BTreeSet<_>>()
+        .len()
+        < want.len()
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(200));
+        rows = consume(&output);
+    }
+    job.kill().expect("stop");
+    let _ = job.wait();
+    let dup = assert_exact(&rows, &want);
+    eprintln!(
+        "{killed} kills: {} windows exact, {dup} rows written twice (at least once)",
+        want.len()
+    );
+}
