@@ -139,6 +139,8 @@ pub(crate) struct Checkpoints {
     pub requested: AtomicU64,
     /// The newest checkpoint written whole (its offsets may be committed).
     pub completed: AtomicU64,
+    /// The newest checkpoint that failed.
+    pub aborted: AtomicU64,
     pending: Mutex<Option<Pending>>,
     pub stats: Mutex<CheckpointStats>,
 }
@@ -148,6 +150,7 @@ impl Checkpoints {
         Checkpoints {
             requested: AtomicU64::new(0),
             completed: AtomicU64::new(restored.unwrap_or(0)),
+            aborted: AtomicU64::new(0),
             pending: Mutex::new(None),
             stats: Mutex::new(CheckpointStats {
                 enabled,

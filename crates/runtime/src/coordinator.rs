@@ -125,8 +125,17 @@ impl Coordinator {
         };
         match self.write(id, started, sources, windows, shared) {
             Ok(size) => {
-                let took = self.trigger.completed(id, now).unwrap_or(0);
                 Failpoint::hit(&self.failpoint, "after-checkpoint-write", id);
+                if let Some(eo) = &shared.exactly_once {
+                    // The commit point: rows and marker become visible together.
+                    if let Err(e) = eo.commit(id) {
+                        shared.fail(crate::job::RunError::Io(format!("checkpoint {id}: {e}")));
+                        self.fail(id, now, shared, "its Kafka transaction did not commit");
+                        return;
+                    }
+                    Failpoint::hit(&self.failpoint, "after-commit", id);
+                }
+                let took = self.trigger.completed(id, now).unwrap_or(0);
                 shared.checkpoints.completed.store(id, Ordering::SeqCst);
                 if let Ok(mut s) = shared.checkpoints.stats.lock() {
                     s.completed += 1;
@@ -181,6 +190,7 @@ impl Coordinator {
             return;
         }
         shared.checkpoints.abandon();
+        shared.checkpoints.aborted.fetch_max(id, Ordering::SeqCst);
         if let Ok(mut s) = shared.checkpoints.stats.lock() {
             s.failed += 1;
             s.last_failure = Some(format!("checkpoint {id}: {why}"));

@@ -160,6 +160,8 @@ pub(crate) struct SinkWriter {
     pub format: SinkFormat,
     pub out: Option<Box<dyn Write + Send>>,
     pub kafka: Option<lowwater_kafka::TopicWriter>,
+    /// An exactly-once Kafka sink: rows go into the job's transaction.
+    pub txn: Option<crate::txn::TxnSink>,
     pub dump: bool,
     /// Rows written (the offsets of dump output).
     pub written: u64,
@@ -201,6 +203,12 @@ impl SinkWriter {
         if let Some(k) = &mut self.kafka {
             let r = self.format.render(values);
             return k
+                .send(r.key.as_deref(), &r.payload, now, subtask)
+                .map_err(std::io::Error::other);
+        }
+        if let Some(t) = &mut self.txn {
+            let r = self.format.render(values);
+            return t
                 .send(r.key.as_deref(), &r.payload, now, subtask)
                 .map_err(std::io::Error::other);
         }
@@ -258,12 +266,19 @@ pub(crate) struct Shared {
     pub ended_sources: std::sync::atomic::AtomicUsize,
     /// Table names by index (for checkpoint files).
     pub table_names: Vec<String>,
+    /// The transactional producer of exactly-once Kafka sinks.
+    pub exactly_once: Option<crate::txn::ExactlyOnce>,
 }
 
 impl Shared {
     /// The name of table `t`.
     pub fn table_name(&self, t: usize) -> String {
         self.table_names.get(t).cloned().unwrap_or_default()
+    }
+
+    /// Whether the job has failed.
+    pub fn failed(&self) -> bool {
+        self.error.lock().map_or(true, |e| e.is_some())
     }
 
     /// Records the first error and stops the job.
@@ -282,6 +297,7 @@ fn sink_writer(
     t: usize,
     outputs: &[(usize, PathBuf)],
     lag_histograms: &crate::observe::LagFamily,
+    eo: Option<&crate::txn::ExactlyOnce>,
 ) -> Result<SinkWriter, RunError> {
     let table = &plan.tables[t];
     let format = SinkFormat::new(table);
@@ -291,6 +307,7 @@ fn sink_writer(
         Ok(Box::new(std::io::BufWriter::new(f)))
     };
     let mut kafka = None;
+    let mut txn = None;
     let (out, dump): (Option<Box<dyn Write + Send>>, bool) =
         match outputs.iter().find(|(o, _)| *o == t) {
             Some((_, path)) => (Some(file(path)?), true),
@@ -312,10 +329,21 @@ fn sink_writer(
                         .get("sink.partitioner")
                         .and_then(|v| lowwater_kafka::Partitioner::parse(v))
                         .unwrap_or(lowwater_kafka::Partitioner::Default);
-                    kafka = Some(
-                        lowwater_kafka::TopicWriter::new(properties, &topic, partitioner)
-                            .map_err(|e| RunError::Usage(format!("sink '{}': {e}", table.name)))?,
-                    );
+                    let fail = |e: String| RunError::Usage(format!("sink '{}': {e}", table.name));
+                    match eo.filter(|_| table.exactly_once()) {
+                        Some(eo) => {
+                            txn = Some(
+                                crate::txn::TxnSink::new(eo, properties, &topic, partitioner)
+                                    .map_err(fail)?,
+                            )
+                        }
+                        None => {
+                            kafka = Some(
+                                lowwater_kafka::TopicWriter::new(properties, &topic, partitioner)
+                                    .map_err(fail)?,
+                            )
+                        }
+                    }
                     (None, false)
                 }
                 other => {
@@ -333,6 +361,7 @@ fn sink_writer(
         format,
         out,
         kafka,
+        txn,
         dump,
         written: 0,
         counters: Arc::new(Mutex::new(SinkCounters::default())),
@@ -594,12 +623,20 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         ),
         None => None,
     };
+    // The transactional producer first: it fences an older instance and
+    // settles its open transaction, so the marker read next is final.
+    let exactly_once = crate::txn::ExactlyOnce::open(&plan, &args.job_name)?;
+    let committed = match &exactly_once {
+        Some(eo) => Some(eo.committed()?),
+        None => None,
+    };
     let restored = crate::restore::load(
         &plan,
         store.as_ref(),
         args.from_checkpoint.as_deref(),
         args.reset_state,
         start,
+        committed,
     )?;
     let snapshot = restored.as_ref().map(|r| &r.snapshot);
     let mut all = Vec::new();
@@ -659,6 +696,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                     t,
                     &outputs,
                     &lag_histograms,
+                    exactly_once.as_ref(),
                 )?));
             }
         }
@@ -718,6 +756,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         ),
         ended_sources: std::sync::atomic::AtomicUsize::new(0),
         table_names: plan.tables.iter().map(|t| t.name.clone()).collect(),
+        exactly_once,
     });
     if let Some(snap) = snapshot {
         restore_counters(&shared, snap);
@@ -995,6 +1034,11 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         if let Ok(mut w) = s.lock() {
             w.flush().map_err(|e| RunError::Io(e.to_string()))?;
         }
+    }
+    if let (Some(eo), true, false) = (&shared.exactly_once, completed, shared.failed()) {
+        // A bounded job's rows after its last checkpoint commit as it ends.
+        let last = shared.checkpoints.completed.load(Ordering::SeqCst);
+        eo.commit(last).map_err(RunError::Io)?;
     }
     if let Some(e) = shared.error.lock().ok().and_then(|mut e| e.take()) {
         return Err(e);

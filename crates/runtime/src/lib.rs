@@ -23,6 +23,7 @@ mod monitor;
 mod observe;
 mod restore;
 mod source;
+mod txn;
 mod window;
 
 pub use job::{run, RunArgs, RunError, RunOutcome};

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use lowwater_core::checkpoint::store::{latest, Restored};
+use lowwater_core::checkpoint::store::{latest, CheckpointStore, Restored};
 use lowwater_core::checkpoint::{decode, CheckpointId, JobIdentity};
 use lowwater_core::Timestamp;
 use lowwater_sql::plan::JobPlan;
@@ -52,6 +52,7 @@ pub(crate) fn load(
     from: Option<&Path>,
     reset: bool,
     now: Timestamp,
+    committed: Option<Option<CheckpointId>>,
 ) -> Result<Option<Restored<JobSnapshot>>, RunError> {
     let from = from.map(Path::to_path_buf).or_else(|| {
         plan.settings
@@ -63,7 +64,21 @@ pub(crate) fn load(
     let restored = match (from, store) {
         (Some(path), _) => Some(from_path(&path)?),
         (None, _) if reset => None,
-        (None, Some(store)) => latest::<JobSnapshot>(store, None).map_err(RunError::Io)?,
+        // Exactly-once: only a checkpoint whose output was committed.
+        (None, Some(store)) => match committed {
+            Some(None) => {
+                if !store.list().map_err(RunError::Io)?.is_empty() {
+                    tracing::warn!(
+                        "checkpoints are on disk in {}, but none committed its output to Kafka: \
+                         the job starts without state",
+                        store.dir().display()
+                    );
+                }
+                None
+            }
+            Some(upto) => latest::<JobSnapshot>(store, upto).map_err(RunError::Io)?,
+            None => latest::<JobSnapshot>(store, None).map_err(RunError::Io)?,
+        },
         (None, None) => None,
     };
     let Some(r) = restored else {

@@ -108,6 +108,16 @@ impl WindowTask {
         self.shared
             .checkpoints
             .window_part(id, self.pipeline, self.subtask, part);
+        if self.shared.exactly_once.is_some() {
+            // No row of the next checkpoint may enter this one's transaction.
+            let cp = &self.shared.checkpoints;
+            while cp.completed.load(Ordering::SeqCst) < id
+                && cp.aborted.load(Ordering::SeqCst) < id
+                && !self.shared.stop.load(Ordering::SeqCst)
+            {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        }
     }
 
     pub fn pipeline(&self) -> usize {

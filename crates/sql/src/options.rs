@@ -382,20 +382,33 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
     };
     unsupported(
         "sink.delivery-guarantee",
-        &["at-least-once", "none"],
-        "lowwater's Kafka sink is at-least-once (exactly-once needs checkpoints)",
+        &["exactly-once", "at-least-once", "none"],
+        "Flink's Kafka sink knows 'exactly-once', 'at-least-once' and 'none'",
     )?;
+    let exactly_once = raw
+        .get("sink.delivery-guarantee")
+        .is_some_and(|v| v == "exactly-once");
+    match raw.get("sink.transactional-id-prefix") {
+        None if exactly_once => return Err(SqlError::new(
+            at("sink.delivery-guarantee"),
+            "sink.delivery-guarantee 'exactly-once' needs 'sink.transactional-id-prefix' (as in \
+                 Flink): a name unique to this job on the cluster, e.g. 'dashboard-job'; it fences \
+                 an older instance of the job and aborts what it left uncommitted",
+        )),
+        Some(v) if v.trim().is_empty() => {
+            return Err(SqlError::new(
+                at("sink.transactional-id-prefix"),
+                "sink.transactional-id-prefix must not be empty",
+            ))
+        }
+        _ => {}
+    }
     unsupported(
         "sink.partitioner",
         &["default", "fixed", "round-robin"],
         "lowwater has 'default' (the Kafka client's: by key, sticky without one), 'fixed' (sink \
          subtask i writes to partition i % partitions) and 'round-robin'; custom partitioner \
          classes do not exist here",
-    )?;
-    unsupported(
-        "sink.transactional-id-prefix",
-        &[],
-        "transactions come with exactly-once",
     )?;
     let slo = |k: &str| -> Result<Option<Millis>> {
         raw.get(k)

@@ -223,7 +223,11 @@ fn kafka_options_not_implemented_yet_are_errors_not_ignored() {
     for (opt, needle) in [
         (
             "'sink.delivery-guarantee' = 'exactly-once'",
-            "exactly-once needs checkpoints",
+            "needs 'sink.transactional-id-prefix'",
+        ),
+        (
+            "'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'j'",
+            "exactly-once' needs checkpoints",
         ),
         (
             "'sink.partitioner' = 'com.example.MyPartitioner'",

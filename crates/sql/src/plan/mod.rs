@@ -175,6 +175,22 @@ pub struct TableDef {
 }
 
 impl TableDef {
+    /// Whether this (Kafka sink) table asks for exactly-once output.
+    pub fn exactly_once(&self) -> bool {
+        matches!(self.connector, Connector::Kafka { .. })
+            && self
+                .options
+                .get("sink.delivery-guarantee")
+                .is_some_and(|v| v == "exactly-once")
+    }
+
+    /// `sink.transactional-id-prefix`, if set.
+    pub fn transactional_id_prefix(&self) -> Option<&str> {
+        self.options
+            .get("sink.transactional-id-prefix")
+            .map(String::as_str)
+    }
+
     /// The watermark strategy of this table's splits under `settings`.
     pub fn strategy(&self, settings: &Settings) -> Option<WatermarkStrategy> {
         self.watermark.map(|w| WatermarkStrategy {
@@ -489,6 +505,19 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
             Loc { line: 1, column: 1 },
             "the job has no INSERT INTO statement: nothing to run",
         ));
+    }
+    for t in &tables {
+        if t.exactly_once() && settings.checkpoints.interval.is_none() {
+            return Err(SqlError::new(
+                t.loc,
+                format!(
+                    "table '{}': sink.delivery-guarantee 'exactly-once' needs checkpoints: its \
+                     output is committed once per checkpoint. SET 'execution.checkpointing.interval' \
+                     = '10 s' and 'execution.checkpointing.dir'",
+                    t.name
+                ),
+            ));
+        }
     }
     Ok(JobPlan {
         settings,

@@ -1,0 +1,182 @@
+//! Exactly-once Kafka output: one Kafka transaction per checkpoint.
+//!
+//! Every Kafka sink of the job with `'sink.delivery-guarantee' =
+//! 'exactly-once'` writes through one transactional producer, whose
+//! `transactional.id` comes from `sink.transactional-id-prefix` (a newer
+//! instance of the job fences an older one, and the open transaction of a
+//! crashed one is aborted when the job starts again). At a checkpoint, once
+//! every window subtask has handed in its state, the coordinator writes the
+//! checkpoint file and then commits the transaction together with a marker
+//! naming that checkpoint in a compacted state topic. The commit is the one
+//! commit point:
+//! - it fails or the process dies before it: the rows are never visible to
+//!   `read_committed` readers, the marker still names the previous
+//!   checkpoint, and a restart restores that one (the newer file is ignored
+//!   and later replaced);
+//! - it succeeds: rows and marker are visible together, and the file the
+//!   marker names was written before.
+//!
+//! While a transaction commits, the window subtasks that handed in their
+//! state wait, so that no row of the next checkpoint enters this
+//! transaction; output reaches `read_committed` readers once per checkpoint.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use lowwater_core::checkpoint::CheckpointId;
+use lowwater_kafka::{TxnError, TxnProducer};
+use lowwater_sql::options::Connector;
+use lowwater_sql::plan::JobPlan;
+
+use crate::job::RunError;
+
+/// The job's transactional producer and where its markers go.
+pub(crate) struct ExactlyOnce {
+    pub producer: Arc<Mutex<TxnProducer>>,
+    state_topic: String,
+    key: String,
+    properties: BTreeMap<String, String>,
+}
+
+impl ExactlyOnce {
+    /// The producer of a job with exactly-once sinks (`None` without).
+    /// Creating it fences an older instance of the job and settles what that
+    /// one left open.
+    pub fn open(plan: &JobPlan, job_name: &str) -> Result<Option<Self>, RunError> {
+        let sinks: Vec<_> = plan.tables.iter().filter(|t| t.exactly_once()).collect();
+        let Some(first) = sinks.first() else {
+            return Ok(None);
+        };
+        let Connector::Kafka { properties, .. } = &first.connector else {
+            return Ok(None);
+        };
+        let servers = |p: &BTreeMap<String, String>| p.get("bootstrap.servers").cloned();
+        for t in &sinks[1..] {
+            if let Connector::Kafka {
+                properties: other, ..
+            } = &t.connector
+            {
+                if servers(other) != servers(properties) {
+                    return Err(RunError::Usage(format!(
+                        "exactly-once sinks '{}' and '{}' write to different Kafka clusters; one \
+                         transaction cannot span clusters",
+                        first.name, t.name
+                    )));
+                }
+            }
+        }
+        let prefix = first.transactional_id_prefix().unwrap_or(job_name);
+        let interval = plan.settings.checkpoints.interval.unwrap_or(0);
+        let id = format!("{prefix}-lowwater");
+        let producer = TxnProducer::new(properties, &id, interval)
+            .map_err(|e| RunError::Usage(format!("sink '{}': {e}", first.name)))?;
+        let state_topic = format!("{prefix}.lowwater-checkpoints");
+        lowwater_kafka::ensure_state_topic(properties, &state_topic)
+            .map_err(|e| RunError::Usage(format!("sink '{}': {e}", first.name)))?;
+        tracing::info!(
+            "exactly-once output: transactional id '{id}', commit markers in topic '{state_topic}'; \
+             rows become visible to read_committed readers at each checkpoint"
+        );
+        Ok(Some(ExactlyOnce {
+            producer: Arc::new(Mutex::new(producer)),
+            state_topic,
+            key: job_name.to_string(),
+            properties: properties.clone(),
+        }))
+    }
+
+    /// The newest checkpoint whose output was committed.
+    pub fn committed(&self) -> Result<Option<CheckpointId>, RunError> {
+        let marker =
+            lowwater_kafka::last_committed_marker(&self.properties, &self.state_topic, &self.key)
+                .map_err(RunError::Io)?;
+        Ok(marker.and_then(|m| {
+            String::from_utf8_lossy(&m)
+                .strip_prefix("checkpoint ")
+                .and_then(|n| n.trim().parse().ok())
+        }))
+    }
+
+    /// Commits the open transaction with the marker of checkpoint `id`.
+    pub fn commit(&self, id: CheckpointId) -> Result<(), String> {
+        let mut p = self
+            .producer
+            .lock()
+            .map_err(|_| "the transactional producer is poisoned".to_string())?;
+        p.commit(
+            &self.state_topic,
+            &self.key,
+            format!("checkpoint {id}").as_bytes(),
+        )
+        .map_err(|e| describe(&e))
+    }
+}
+
+/// A transaction error as the job reports it when it stops.
+pub(crate) fn describe(e: &TxnError) -> String {
+    match e {
+        TxnError::Fenced { .. } => format!(
+            "{e}. Another instance of this job (same sink.transactional-id-prefix) is running; \
+             this one stops, its uncommitted output is discarded"
+        ),
+        _ => format!(
+            "{e}. The job stops; the same command continues from the last committed checkpoint \
+             (nothing committed is lost or written twice)"
+        ),
+    }
+}
+
+/// One exactly-once sink table's side of the transactional producer.
+pub(crate) struct TxnSink {
+    producer: Arc<Mutex<TxnProducer>>,
+    topic: String,
+    partitioner: lowwater_kafka::Partitioner,
+    partitions: Vec<i32>,
+    next: usize,
+}
+
+impl TxnSink {
+    pub fn new(
+        eo: &ExactlyOnce,
+        properties: &BTreeMap<String, String>,
+        topic: &str,
+        partitioner: lowwater_kafka::Partitioner,
+    ) -> Result<Self, String> {
+        let partitions = match partitioner {
+            lowwater_kafka::Partitioner::Default => Vec::new(),
+            _ => lowwater_kafka::partitions(properties, topic)?,
+        };
+        Ok(TxnSink {
+            producer: eo.producer.clone(),
+            topic: topic.to_string(),
+            partitioner,
+            partitions,
+            next: 0,
+        })
+    }
+
+    /// Sends one row of sink subtask `subtask` into the open transaction.
+    pub fn send(
+        &mut self,
+        key: Option<&str>,
+        payload: &str,
+        timestamp: i64,
+        subtask: usize,
+    ) -> Result<(), String> {
+        let n = self.partitions.len().max(1);
+        let partition = match self.partitioner {
+            lowwater_kafka::Partitioner::Default => None,
+            lowwater_kafka::Partitioner::Fixed => self.partitions.get(subtask % n).copied(),
+            lowwater_kafka::Partitioner::RoundRobin => {
+                self.next = self.next.wrapping_add(1);
+                self.partitions.get(self.next % n).copied()
+            }
+        };
+        let mut p = self
+            .producer
+            .lock()
+            .map_err(|_| "the transactional producer is poisoned".to_string())?;
+        p.send(&self.topic, key, payload, timestamp, partition)
+            .map_err(|e| describe(&e))
+    }
+}
