@@ -70,6 +70,7 @@ pub fn render(live: &Value) -> String {
             ));
         }
     }
+    out.push_str(&checkpoint_line(&live["checkpoints"], now));
     let header = [
         "TABLE",
         "TOPIC",
@@ -137,4 +138,30 @@ pub fn render(live: &Value) -> String {
         ));
     }
     out
+}
+
+/// One line on checkpoints: the last one's id, age, duration and size, and
+/// failures (the last one's reason).
+fn checkpoint_line(c: &Value, now: i64) -> String {
+    if c["enabled"].as_bool() != Some(true) {
+        return "checkpoints: off (a restart loses the open windows)\n".to_string();
+    }
+    let last = match c["last_id"].as_u64() {
+        Some(id) => format!(
+            "last {id}, {} ago, took {}, {} bytes",
+            display_duration(now - c["last_at"].as_i64().unwrap_or(now)),
+            dur(&c["last_duration_ms"]),
+            c["last_size_bytes"].as_u64().unwrap_or(0)
+        ),
+        None => "none completed yet".to_string(),
+    };
+    let failed = c["failed"].as_u64().unwrap_or(0);
+    let failure = match (failed, c["last_failure"].as_str()) {
+        (0, _) | (_, None) => String::new(),
+        (_, Some(why)) => format!(" (last: {why})"),
+    };
+    format!(
+        "checkpoints: {} completed, {failed} failed{failure}; {last}\n",
+        c["completed"].as_u64().unwrap_or(0)
+    )
 }

@@ -322,3 +322,44 @@ fn the_web_page_shows_every_partition_and_highlights_the_holder_in_chromium() {
     );
     job.stop();
 }
+
+#[test]
+fn checkpoints_are_counted_in_metrics_the_api_and_status() {
+    let d = dir("checkpoints");
+    let plain = std::fs::read_to_string(job(&d, "plain", "", "1 min")).expect("job");
+    let path = d.join("ck.sql");
+    let settings = format!(
+        "SET 'execution.checkpointing.interval' = '200 ms';\nSET 'execution.checkpointing.dir' = '{}';\n",
+        d.join("ck").display()
+    );
+    std::fs::write(&path, settings + &plain).expect("job");
+    let job = start(&path);
+    let s = scrape_until(&job, |s| {
+        s.samples
+            .iter()
+            .any(|x| x.metric == "lowwater_checkpoints_completed_total" && value(x) >= 2.0)
+    });
+    let one = |m: &str| s.samples.iter().find(|x| x.metric == m).map(value);
+    assert!(one("lowwater_checkpoint_last_size_bytes").is_some_and(|b| b > 0.0));
+    assert!(one("lowwater_checkpoint_last_age_seconds").is_some_and(|a| (0.0..5.0).contains(&a)));
+    assert!(one("lowwater_checkpoint_last_duration_seconds").is_some_and(|d| d < 5.0));
+    assert_eq!(one("lowwater_checkpoints_failed_total"), Some(0.0));
+    let api: sonic_rs::Value = sonic_rs::from_str(&job.get("/api/v1/watermarks")).expect("JSON");
+    let c = api.get("checkpoints").expect("checkpoints");
+    assert_eq!(c.get("enabled").and_then(|v| v.as_bool()), Some(true));
+    assert!(c
+        .get("last_id")
+        .and_then(|v| v.as_u64())
+        .is_some_and(|id| id >= 2));
+    let status = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args(["status", "--url", &job.url])
+        .output()
+        .expect("status runs");
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        text.contains("checkpoints: ") && text.contains(" completed, 0 failed; last "),
+        "{text}"
+    );
+    let log = job.stop();
+    assert!(log.contains("final checkpoint"), "{log}");
+}

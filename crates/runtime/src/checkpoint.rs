@@ -110,7 +110,7 @@ impl Pending {
 
 /// What `/metrics`, the API and the end report say about checkpoints.
 #[derive(Debug, Clone, Default, Serialize)]
-pub(crate) struct CheckpointStats {
+pub struct CheckpointStats {
     pub enabled: bool,
     pub completed: u64,
     pub failed: u64,

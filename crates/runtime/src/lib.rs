@@ -19,6 +19,7 @@ pub mod clock;
 mod coordinator;
 mod discovery;
 pub mod job;
+mod metrics;
 mod monitor;
 mod observe;
 mod restore;

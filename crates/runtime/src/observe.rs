@@ -8,7 +8,7 @@
 //! except the emission-lag histogram, observed once per window row emitted.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use lowwater_core::clock::Clock;
@@ -16,17 +16,14 @@ use lowwater_core::diagnose::Holder;
 use lowwater_core::{Millis, Timestamp, MAX_WATERMARK};
 use lowwater_replay::report::{wm, PartitionReport, Report, SinkReport, StallReport};
 use lowwater_sql::plan::JobPlan;
-use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
-use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
-use prometheus_client::registry::Registry;
 use serde::Serialize;
 
 use crate::job::Shared;
 
 /// Labels of one metric sample.
-type Labels = Vec<(String, String)>;
+pub(crate) type Labels = Vec<(String, String)>;
 
 /// The emission-lag histograms, one per sink (label `sink`).
 pub(crate) type LagFamily = Family<Labels, Histogram, fn() -> Histogram>;
@@ -173,11 +170,14 @@ pub struct Live {
     pub subtasks: Vec<LiveSubtask>,
     /// The chart's points.
     pub history: Vec<HistoryPoint>,
+    /// Checkpoints: whether on, counts, the last one's id, time, duration
+    /// and size, the last failure, the checkpoint this run restored.
+    pub checkpoints: crate::checkpoint::CheckpointStats,
 }
 
 /// A watermark as a metric value: MAX (a drained input) is left out like
 /// MIN, as no dashboard can plot 9.2e18.
-fn finite(w: Option<Timestamp>) -> Option<Timestamp> {
+pub(crate) fn finite(w: Option<Timestamp>) -> Option<Timestamp> {
     w.filter(|w| *w != MAX_WATERMARK)
 }
 
@@ -310,314 +310,13 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
         inserts,
         subtasks,
         history,
+        checkpoints: shared
+            .checkpoints
+            .stats
+            .lock()
+            .map(|c| c.clone())
+            .unwrap_or_default(),
     }
-}
-
-/// Encodes `live` (and the sinks' histograms) as OpenMetrics text.
-pub(crate) fn metrics(live: &Live, plan: &JobPlan, shared: &Shared) -> String {
-    let mut r = Registry::default();
-    let secs = |ms: Millis| ms as f64 / 1000.0;
-    let gauge = |r: &mut Registry, name: &str, help: &str, samples: Vec<(Labels, f64)>| {
-        let f: Family<Labels, Gauge<f64, AtomicU64>> = Family::default();
-        for (l, v) in samples {
-            f.get_or_create(&l).set(v);
-        }
-        r.register(name, help, f);
-    };
-    let counter = |r: &mut Registry, name: &str, help: &str, samples: Vec<(Labels, u64)>| {
-        let f: Family<Labels, Counter> = Family::default();
-        for (l, v) in samples {
-            f.get_or_create(&l).inc_by(v);
-        }
-        r.register(name, help, f);
-    };
-    let part = |p: &LivePartition| -> Labels {
-        vec![
-            ("table".into(), p.report.table.clone()),
-            ("topic".into(), p.report.topic.clone()),
-            ("partition".into(), p.report.partition.to_string()),
-            ("subtask".into(), p.report.subtask.to_string()),
-        ]
-    };
-    let ps = &live.partitions;
-    let each = |f: &dyn Fn(&LivePartition) -> Option<f64>| -> Vec<(Labels, f64)> {
-        ps.iter()
-            .filter_map(|p| f(p).map(|v| (part(p), v)))
-            .collect()
-    };
-    let each_n = |f: &dyn Fn(&LivePartition) -> u64| -> Vec<(Labels, u64)> {
-        ps.iter().map(|p| (part(p), f(p))).collect()
-    };
-    gauge(
-        &mut r,
-        "lowwater_partition_watermark_milliseconds",
-        "The partition's watermark, epoch ms (absent before its first)",
-        each(&|p| finite(p.watermark).map(|w| w as f64)),
-    );
-    gauge(
-        &mut r,
-        "lowwater_partition_last_event_time_milliseconds",
-        "The largest event time read from the partition, epoch ms",
-        each(&|p| p.report.last_event_time.map(|w| w as f64)),
-    );
-    gauge(
-        &mut r,
-        "lowwater_partition_last_arrival_milliseconds",
-        "When the partition's last record was read (processing time), epoch ms",
-        each(&|p| p.report.last_arrival.map(|w| w as f64)),
-    );
-    gauge(
-        &mut r,
-        "lowwater_partition_silence_seconds",
-        "How long the partition has had no record (since the job started, if never)",
-        each(&|p| Some(secs(p.silent_ms))),
-    );
-    gauge(
-        &mut r,
-        "lowwater_partition_idle",
-        "1 when the partition is idle (excluded from the watermark minimum)",
-        each(&|p| Some(f64::from(u8::from(p.report.idle)))),
-    );
-    gauge(
-        &mut r,
-        "lowwater_partition_holding",
-        "1 for the partition holding its INSERT's watermark",
-        each(&|p| Some(f64::from(u8::from(p.holding)))),
-    );
-    gauge(
-        &mut r,
-        "lowwater_partition_consumer_lag_records",
-        "Kafka offsets of the partition not read yet (absent until known)",
-        each(&|p| p.consumer_lag.map(|l| l as f64)),
-    );
-    counter(
-        &mut r,
-        "lowwater_partition_records",
-        "Records read from the partition",
-        each_n(&|p| p.report.records),
-    );
-    counter(
-        &mut r,
-        "lowwater_partition_late_dropped",
-        "Late records of the partition dropped (counted, not written)",
-        each_n(&|p| p.report.late_records_dropped),
-    );
-    counter(
-        &mut r,
-        "lowwater_partition_late_routed",
-        "Late records of the partition written to the late-data sink",
-        each_n(&|p| p.report.late_records_routed),
-    );
-    counter(
-        &mut r,
-        "lowwater_partition_skipped",
-        "Records of the partition skipped (tombstones, empty, undecodable with json.ignore-parse-errors)",
-        each_n(&|p| p.report.records_skipped),
-    );
-    counter(
-        &mut r,
-        "lowwater_partition_fields_nulled",
-        "Fields of the partition's records read as NULL because they did not convert",
-        each_n(&|p| p.report.fields_nulled),
-    );
-    let op = |s: &LiveSubtask| -> Labels {
-        vec![
-            ("operator".into(), s.operator.clone()),
-            ("subtask".into(), s.subtask.to_string()),
-        ]
-    };
-    let subs = &live.subtasks;
-    gauge(
-        &mut r,
-        "lowwater_operator_input_watermark_milliseconds",
-        "The watermark an operator subtask has received, epoch ms (Flink's currentInputWatermark)",
-        subs.iter()
-            .filter_map(|s| finite(s.input_watermark).map(|w| (op(s), w as f64)))
-            .collect(),
-    );
-    gauge(
-        &mut r,
-        "lowwater_operator_output_watermark_milliseconds",
-        "The watermark an operator subtask has sent on, epoch ms (Flink's currentOutputWatermark)",
-        subs.iter()
-            .filter_map(|s| finite(s.output_watermark).map(|w| (op(s), w as f64)))
-            .collect(),
-    );
-    gauge(
-        &mut r,
-        "lowwater_operator_idle",
-        "1 when a source subtask is idle",
-        subs.iter()
-            .filter_map(|s| s.idle.map(|i| (op(s), f64::from(u8::from(i)))))
-            .collect(),
-    );
-    gauge(
-        &mut r,
-        "lowwater_source_watermark_lag_seconds",
-        "Now minus the source subtask's watermark (Flink's watermarkLag)",
-        subs.iter()
-            .filter_map(|s| {
-                let table = s.operator.strip_prefix("source:")?;
-                let w = finite(s.output_watermark)?;
-                Some((
-                    vec![
-                        ("table".into(), table.to_string()),
-                        ("subtask".into(), s.subtask.to_string()),
-                    ],
-                    secs(live.now - w),
-                ))
-            })
-            .collect(),
-    );
-    let ins = |i: &LiveInsert| -> Labels { vec![("sink".into(), i.sink.clone())] };
-    gauge(
-        &mut r,
-        "lowwater_job_watermark_milliseconds",
-        "The INSERT's watermark (minimum over its window subtasks), epoch ms",
-        live.inserts
-            .iter()
-            .filter_map(|i| finite(i.watermark).map(|w| (ins(i), w as f64)))
-            .collect(),
-    );
-    gauge(
-        &mut r,
-        "lowwater_job_watermark_lag_seconds",
-        "Now minus the INSERT's watermark",
-        live.inserts
-            .iter()
-            .filter_map(|i| finite(i.watermark).map(|w| (ins(i), secs(live.now - w))))
-            .collect(),
-    );
-    gauge(
-        &mut r,
-        "lowwater_stall_active",
-        "1 while the INSERT's watermark is stalled (stuck longer than the threshold while records arrive)",
-        live.inserts
-            .iter()
-            .map(|i| (ins(i), f64::from(u8::from(i.stall.is_some()))))
-            .collect(),
-    );
-    gauge(
-        &mut r,
-        "lowwater_stall_duration_seconds",
-        "How long the current stall has lasted (0 without one)",
-        live.inserts
-            .iter()
-            .map(|i| {
-                (
-                    ins(i),
-                    i.stall.as_ref().map_or(0.0, |s| secs(s.duration_ms)),
-                )
-            })
-            .collect(),
-    );
-    counter(
-        &mut r,
-        "lowwater_stalls",
-        "Stalls of the INSERT's watermark so far (ended and going on)",
-        live.inserts
-            .iter()
-            .map(|i| {
-                let n = live.stalls.iter().filter(|s| s.sink == i.sink).count();
-                (ins(i), n as u64)
-            })
-            .collect(),
-    );
-    let sink = |s: &LiveSink| -> Labels { vec![("sink".into(), s.report.table.clone())] };
-    counter(
-        &mut r,
-        "lowwater_sink_rows",
-        "Rows written to the sink (window results and late rows)",
-        live.sinks
-            .iter()
-            .map(|s| (sink(s), s.report.rows))
-            .collect(),
-    );
-    counter(
-        &mut r,
-        "lowwater_sink_late_rows",
-        "Late rows written to the sink (as a late-data sink)",
-        live.sinks
-            .iter()
-            .map(|s| (sink(s), s.report.late_rows))
-            .collect(),
-    );
-    gauge(
-        &mut r,
-        "lowwater_sink_freshness_seconds",
-        "Now minus the sink's last row (or the job start)",
-        live.sinks
-            .iter()
-            .map(|s| (sink(s), secs(s.freshness_ms)))
-            .collect(),
-    );
-    gauge(
-        &mut r,
-        "lowwater_sink_max_emission_lag_seconds",
-        "The sink's emission-lag SLO ('lowwater.sink.max-emission-lag')",
-        live.sinks
-            .iter()
-            .filter_map(|s| s.max_emission_lag_slo_ms.map(|m| (sink(s), secs(m))))
-            .collect(),
-    );
-    gauge(
-        &mut r,
-        "lowwater_sink_max_staleness_seconds",
-        "The sink's staleness SLO ('lowwater.sink.max-staleness')",
-        live.sinks
-            .iter()
-            .filter_map(|s| s.max_staleness_slo_ms.map(|m| (sink(s), secs(m))))
-            .collect(),
-    );
-    counter(
-        &mut r,
-        "lowwater_sink_emission_lag_breaches",
-        "Window rows emitted later than the sink's max emission lag",
-        live.sinks
-            .iter()
-            .map(|s| (sink(s), s.emission_lag_breaches))
-            .collect(),
-    );
-    gauge(
-        &mut r,
-        "lowwater_sink_stale",
-        "1 while the sink has written nothing for longer than its max staleness",
-        live.sinks
-            .iter()
-            .filter(|s| s.max_staleness_slo_ms.is_some())
-            .map(|s| (sink(s), f64::from(u8::from(s.stale))))
-            .collect(),
-    );
-    r.register(
-        "lowwater_sink_emission_lag_seconds",
-        "Emit time minus window end of each window row written",
-        shared.lag_histograms.clone(),
-    );
-    counter(
-        &mut r,
-        "lowwater_records_in",
-        "Records read by the job",
-        vec![(Vec::new(), live.totals.records_in)],
-    );
-    counter(
-        &mut r,
-        "lowwater_records_filtered",
-        "Records a WHERE clause filtered out, per source table",
-        shared
-            .sources
-            .iter()
-            .map(|s| {
-                (
-                    vec![("table".into(), plan.tables[s.table].name.clone())],
-                    s.filtered.load(Ordering::Relaxed),
-                )
-            })
-            .collect(),
-    );
-    let mut out = String::new();
-    // Writing to a String cannot fail.
-    let _ = prometheus_client::encoding::text::encode(&mut out, &r);
-    out
 }
 
 /// The web page.
@@ -672,7 +371,7 @@ impl Server {
                                 header::CONTENT_TYPE,
                                 "application/openmetrics-text; version=1.0.0; charset=utf-8",
                             )],
-                            metrics(&live, &c.plan, &c.shared),
+                            crate::metrics::metrics(&live, &c.plan, &c.shared),
                         )
                     },
                 ),
