@@ -674,3 +674,86 @@ fn a_second_instance_fences_the_first_and_a_short_transaction_timeout_is_refused
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("transaction.timeout.ms"), "{err}");
 }
+
+/// The rows of the finished part files in `dir` (each line must parse:
+/// a finished file never holds half a row), and the unfinished files.
+fn finished_rows(dir: &Path) -> (Vec<String>, Vec<String>) {
+    let (mut rows, mut hidden) = (Vec::new(), Vec::new());
+    for e in std::fs::read_dir(dir)
+        .expect("sink dir")
+        .filter_map(|e| e.ok())
+    {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            hidden.push(name);
+            continue;
+        }
+        let text = std::fs::read_to_string(e.path()).expect("part file");
+        for line in text.lines() {
+            assert!(row(line).is_some(), "{name}: a half-written row: {line}");
+            rows.push(line.to_string());
+        }
+    }
+    (rows, hidden)
+}
+
+#[test]
+fn filesystem_part_files_finish_at_checkpoints_and_hold_every_row_once_after_a_crash() {
+    let dir = scratch("parts");
+    let input = dir.join("in");
+    std::fs::create_dir_all(&input).expect("input dir");
+    let (n, parts) = (60_000, 2);
+    for p in 0..parts {
+        let lines: String = (0..n)
+            .map(|i| {
+                let (ts, user) = record(i, p);
+                format!("{{\"user_id\":\"{user}\",\"ts\":\"{}\"}}\n", sql_ts(ts))
+            })
+            .collect();
+        std::fs::write(input.join(format!("part-{p}.json")), lines).expect("input");
+    }
+    let out = dir.join("out");
+    let settings = format!(
+        "SET 'parallelism.default' = '2';\n\
+         SET 'execution.checkpointing.interval' = '50 ms';\n\
+         SET 'execution.checkpointing.dir' = '{}';\n\
+         SET 'pipeline.auto-watermark-interval' = '20 ms';",
+        s(&dir.join("ck"))
+    );
+    let source = format!(
+        "'connector' = 'filesystem', 'path' = '{}', 'format' = 'json'",
+        s(&input)
+    );
+    let sink = format!(
+        "'connector' = 'filesystem', 'path' = '{}', 'format' = 'json'",
+        s(&out)
+    );
+    let job = dir.join("job.sql");
+    std::fs::write(&job, job_sql(&source, &sink, &settings, "1")).expect("job");
+    let crashed = lowwater(
+        &["run", s(&job)],
+        &[("LOWWATER_FAILPOINT", "after-checkpoint-write:4")],
+    );
+    assert!(
+        !crashed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&crashed.stderr)
+    );
+    let (early, unfinished) = finished_rows(&out);
+    assert!(
+        !unfinished.is_empty(),
+        "rows after checkpoint 3 are not finished yet"
+    );
+    let resumed = lowwater(&["run", s(&job)], &[]);
+    let err = String::from_utf8_lossy(&resumed.stderr);
+    assert!(resumed.status.success(), "{err}");
+    assert!(err.contains("restoring checkpoint 4"), "{err}");
+    let (rows, unfinished) = finished_rows(&out);
+    assert!(unfinished.is_empty(), "{unfinished:?}");
+    let want = expected(n, parts, 1000, i64::MAX);
+    assert_eq!(assert_exact(&rows, &want), 0, "every row once");
+    assert!(
+        !early.is_empty() && early.len() < rows.len(),
+        "the crash was mid-way"
+    );
+}

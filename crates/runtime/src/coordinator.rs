@@ -135,6 +135,15 @@ impl Coordinator {
                     }
                     Failpoint::hit(&self.failpoint, "after-commit", id);
                 }
+                for w in shared.sinks.values() {
+                    let committed = match w.lock() {
+                        Ok(mut w) => w.parts.as_mut().map_or(Ok(()), |p| p.commit(id)),
+                        Err(_) => Ok(()),
+                    };
+                    if let Err(e) = committed {
+                        tracing::warn!("checkpoint {id}: finishing part files: {e}");
+                    }
+                }
                 let took = self.trigger.completed(id, now).unwrap_or(0);
                 shared.checkpoints.completed.store(id, Ordering::SeqCst);
                 if let Ok(mut s) = shared.checkpoints.stats.lock() {

@@ -162,6 +162,9 @@ pub(crate) struct SinkWriter {
     pub kafka: Option<lowwater_kafka::TopicWriter>,
     /// An exactly-once Kafka sink: rows go into the job's transaction.
     pub txn: Option<crate::txn::TxnSink>,
+    /// A filesystem sink under checkpoints: part files per window subtask,
+    /// finished when their checkpoint completes.
+    pub parts: Option<crate::fs_sink::PartFiles>,
     pub dump: bool,
     /// Rows written (the offsets of dump output).
     pub written: u64,
@@ -212,6 +215,9 @@ impl SinkWriter {
                 .send(r.key.as_deref(), &r.payload, now, subtask)
                 .map_err(std::io::Error::other);
         }
+        if let Some(p) = &mut self.parts {
+            return p.write(subtask, &self.format.render(values).payload);
+        }
         let Some(out) = self.out.as_mut() else {
             return Ok(());
         };
@@ -229,6 +235,9 @@ impl SinkWriter {
     pub fn flush(&mut self) -> std::io::Result<()> {
         if let Some(k) = &self.kafka {
             k.flush().map_err(std::io::Error::other)?;
+        }
+        if let Some(p) = &mut self.parts {
+            p.flush()?;
         }
         match self.out.as_mut() {
             Some(o) => o.flush(),
@@ -298,6 +307,7 @@ fn sink_writer(
     outputs: &[(usize, PathBuf)],
     lag_histograms: &crate::observe::LagFamily,
     eo: Option<&crate::txn::ExactlyOnce>,
+    restored: Option<lowwater_core::checkpoint::CheckpointId>,
 ) -> Result<SinkWriter, RunError> {
     let table = &plan.tables[t];
     let format = SinkFormat::new(table);
@@ -308,60 +318,72 @@ fn sink_writer(
     };
     let mut kafka = None;
     let mut txn = None;
-    let (out, dump): (Option<Box<dyn Write + Send>>, bool) =
-        match outputs.iter().find(|(o, _)| *o == t) {
-            Some((_, path)) => (Some(file(path)?), true),
-            None => match &table.connector {
-                Connector::Print => (Some(Box::new(std::io::stdout())), false),
-                Connector::Blackhole => (None, false),
-                Connector::Filesystem { path } => {
-                    let dir = PathBuf::from(path);
-                    std::fs::create_dir_all(&dir)
-                        .map_err(|e| RunError::Io(format!("{}: {e}", dir.display())))?;
-                    (Some(file(&dir.join("part-0.json"))?), false)
-                }
-                Connector::Kafka {
-                    topics, properties, ..
-                } => {
-                    let topic = topics.first().cloned().unwrap_or_default();
-                    let partitioner = table
-                        .options
-                        .get("sink.partitioner")
-                        .and_then(|v| lowwater_kafka::Partitioner::parse(v))
-                        .unwrap_or(lowwater_kafka::Partitioner::Default);
-                    let fail = |e: String| RunError::Usage(format!("sink '{}': {e}", table.name));
-                    match eo.filter(|_| table.exactly_once()) {
-                        Some(eo) => {
-                            txn = Some(
-                                crate::txn::TxnSink::new(eo, properties, &topic, partitioner)
-                                    .map_err(fail)?,
-                            )
-                        }
-                        None => {
-                            kafka = Some(
-                                lowwater_kafka::TopicWriter::new(properties, &topic, partitioner)
-                                    .map_err(fail)?,
-                            )
-                        }
+    let mut parts = None;
+    let (out, dump): (Option<Box<dyn Write + Send>>, bool) = match outputs
+        .iter()
+        .find(|(o, _)| *o == t)
+    {
+        Some((_, path)) => (Some(file(path)?), true),
+        None => match &table.connector {
+            Connector::Print => (Some(Box::new(std::io::stdout())), false),
+            Connector::Blackhole => (None, false),
+            Connector::Filesystem { path } if plan.settings.checkpoints.interval.is_some() => {
+                let p = plan.settings.parallelism;
+                parts = Some(
+                    crate::fs_sink::PartFiles::open(&PathBuf::from(path), p, restored.unwrap_or(0))
+                        .map_err(|e| RunError::Io(format!("sink '{}': {e}", table.name)))?,
+                );
+                (None, false)
+            }
+            Connector::Filesystem { path } => {
+                let dir = PathBuf::from(path);
+                std::fs::create_dir_all(&dir)
+                    .map_err(|e| RunError::Io(format!("{}: {e}", dir.display())))?;
+                (Some(file(&dir.join("part-0.json"))?), false)
+            }
+            Connector::Kafka {
+                topics, properties, ..
+            } => {
+                let topic = topics.first().cloned().unwrap_or_default();
+                let partitioner = table
+                    .options
+                    .get("sink.partitioner")
+                    .and_then(|v| lowwater_kafka::Partitioner::parse(v))
+                    .unwrap_or(lowwater_kafka::Partitioner::Default);
+                let fail = |e: String| RunError::Usage(format!("sink '{}': {e}", table.name));
+                match eo.filter(|_| table.exactly_once()) {
+                    Some(eo) => {
+                        txn = Some(
+                            crate::txn::TxnSink::new(eo, properties, &topic, partitioner)
+                                .map_err(fail)?,
+                        )
                     }
-                    (None, false)
+                    None => {
+                        kafka = Some(
+                            lowwater_kafka::TopicWriter::new(properties, &topic, partitioner)
+                                .map_err(fail)?,
+                        )
+                    }
                 }
-                other => {
-                    return Err(RunError::Usage(format!(
-                        "sink '{}' uses connector '{}', which `lowwater run` cannot write yet; \
+                (None, false)
+            }
+            other => {
+                return Err(RunError::Usage(format!(
+                    "sink '{}' uses connector '{}', which `lowwater run` cannot write yet; \
                      use --output {}=FILE to write its rows as a topic dump",
-                        table.name,
-                        other.name(),
-                        table.name
-                    )))
-                }
-            },
-        };
+                    table.name,
+                    other.name(),
+                    table.name
+                )))
+            }
+        },
+    };
     Ok(SinkWriter {
         format,
         out,
         kafka,
         txn,
+        parts,
         dump,
         written: 0,
         counters: Arc::new(Mutex::new(SinkCounters::default())),
@@ -697,6 +719,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                     &outputs,
                     &lag_histograms,
                     exactly_once.as_ref(),
+                    restored.as_ref().map(|r| r.id),
                 )?));
             }
         }
@@ -1033,6 +1056,17 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     for s in shared.sinks.values() {
         if let Ok(mut w) = s.lock() {
             w.flush().map_err(|e| RunError::Io(e.to_string()))?;
+        }
+    }
+    if completed && !shared.failed() {
+        // A bounded job's part files all finish as it ends.
+        let last = shared.checkpoints.completed.load(Ordering::SeqCst);
+        for s in shared.sinks.values() {
+            if let Ok(mut w) = s.lock() {
+                if let Some(p) = &mut w.parts {
+                    p.finish(last).map_err(RunError::Io)?;
+                }
+            }
         }
     }
     if let (Some(eo), true, false) = (&shared.exactly_once, completed, shared.failed()) {

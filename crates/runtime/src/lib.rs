@@ -18,6 +18,7 @@ mod checkpoint;
 pub mod clock;
 mod coordinator;
 mod discovery;
+mod fs_sink;
 pub mod job;
 mod metrics;
 mod monitor;

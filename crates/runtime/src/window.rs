@@ -92,7 +92,11 @@ impl WindowTask {
         let tables = std::iter::once(pl.sink).chain(self.plan.tables[pl.source].late_data_sink);
         for t in tables {
             if let Some(Ok(mut w)) = self.shared.sinks.get(&t).map(|w| w.lock()) {
-                if let Err(e) = w.flush() {
+                let rolled = match &mut w.parts {
+                    Some(p) => p.roll(self.subtask, id).map_err(std::io::Error::other),
+                    None => w.flush(),
+                };
+                if let Err(e) = rolled {
                     self.shared.fail(RunError::Io(format!(
                         "checkpoint {id}: flushing sink {}: {e}",
                         self.plan.tables[t].name
