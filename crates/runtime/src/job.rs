@@ -469,23 +469,39 @@ fn restore_counters(shared: &Shared, snap: &crate::checkpoint::JobSnapshot) {
     }
 }
 
-/// Without checkpoints, Kafka offsets are committed as records are read:
-/// say so once per table that commits them.
+/// Without checkpoints, Kafka offsets are committed behind the windows
+/// written (at least once): say once per table what a restart then does.
 fn warn_offsets_without_checkpoints(plan: &JobPlan, dumps: &BTreeMap<usize, PathBuf>) {
+    let mut told = Vec::new();
     for pl in &plan.pipelines {
         let t = &plan.tables[pl.source];
-        if let Connector::Kafka { properties, .. } = &t.connector {
-            if let (Some(group), false) =
-                (properties.get("group.id"), dumps.contains_key(&pl.source))
-            {
-                tracing::warn!(
-                    "source '{}': offsets are committed to group '{group}' as records are read, \
-                     without checkpoints: after a restart from group offsets the windows that \
-                     were open are lost. SET 'execution.checkpointing.interval' = '10 s' and \
-                     'execution.checkpointing.dir' to restart without loss",
-                    t.name
-                );
-            }
+        let Connector::Kafka { properties, .. } = &t.connector else {
+            continue;
+        };
+        let Some(group) = properties.get("group.id") else {
+            continue;
+        };
+        if dumps.contains_key(&pl.source) || told.contains(&pl.source) {
+            continue;
+        }
+        told.push(pl.source);
+        match crate::progress::release_after(plan, pl.source) {
+            Some(_) => tracing::warn!(
+                "source '{}': no checkpoints, so offsets are committed to group '{group}' only \
+                 behind records whose windows were written: a restart from group offsets reads \
+                 again the records of windows still open (none is lost), and may write again \
+                 windows that had fired, some with part of their records. SET \
+                 'execution.checkpointing.interval' and 'execution.checkpointing.dir' for exact \
+                 restarts",
+                t.name
+            ),
+            None => tracing::warn!(
+                "source '{}': no checkpoints and session windows, whose end is never known in \
+                 advance: offsets are not committed to group '{group}' while the job runs (a \
+                 restart reads from the last committed ones). SET 'execution.checkpointing.interval' \
+                 and 'execution.checkpointing.dir' for exact restarts",
+                t.name
+            ),
         }
     }
 }
@@ -900,6 +916,8 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                 commits: VecDeque::new(),
                 records_read: part.map_or(0, |p| p.records),
                 filtered_count: part.map_or(0, |p| p.filtered),
+                release_after: crate::progress::release_after(&plan, t),
+                trackers: BTreeMap::new(),
             });
         }
     }

@@ -23,6 +23,7 @@ pub mod job;
 mod metrics;
 mod monitor;
 mod observe;
+mod progress;
 mod restore;
 mod source;
 mod txn;

@@ -23,7 +23,6 @@ use lowwater_replay::input::Loaded;
 use lowwater_sql::expr::truth;
 use lowwater_sql::plan::JobPlan;
 
-use crate::checkpoint::SourcePart;
 use crate::job::{RunError, Shared};
 
 /// Kafka offsets to commit: topic, partition, next offset.
@@ -72,8 +71,8 @@ pub(crate) enum Input {
 
 /// One pipeline reading this source: its exchange.
 pub(crate) struct PipeOut {
-    pipeline: usize,
-    senders: Vec<SyncSender<Envelope>>,
+    pub(crate) pipeline: usize,
+    pub(crate) senders: Vec<SyncSender<Envelope>>,
     batches: Vec<Vec<WindowInput>>,
     late_cols: Vec<usize>,
 }
@@ -147,6 +146,12 @@ pub(crate) struct SourceTask {
     /// Records read and filtered by this subtask (for checkpoints).
     pub records_read: u64,
     pub filtered_count: u64,
+    /// Without checkpoints: how long after its event time a record's
+    /// windows have all fired (`None`: session windows), and per Kafka
+    /// split the records whose windows may still be open.
+    pub release_after: Option<lowwater_core::Millis>,
+    pub trackers:
+        std::collections::BTreeMap<SplitId, lowwater_core::checkpoint::commit::CommitTracker>,
 }
 
 enum Read {
@@ -516,9 +521,11 @@ impl SourceTask {
             Built::Row(ts) => ts,
             Built::Skipped => {
                 self.count(id, 1, 0);
+                self.track_kafka(i, None);
                 return Ok(Read::Record);
             }
         };
+        self.track_kafka(i, Some(ts));
         if nulled > 0 {
             self.count(id, 0, nulled);
         }
@@ -536,6 +543,12 @@ impl SourceTask {
             }
         }
         Ok(Read::Record)
+    }
+
+    fn track_kafka(&mut self, i: usize, ts: Option<Timestamp>) {
+        if let (Input::Kafka, Some(offset)) = (&self.inputs[i].1, self.kafka_current) {
+            self.track(i, offset, ts);
+        }
     }
 
     /// The error for a record of input `i`, with where it came from
@@ -645,7 +658,7 @@ impl SourceTask {
         Ok(())
     }
 
-    fn flush_all(&mut self) {
+    pub(crate) fn flush_all(&mut self) {
         let capacity = self.batch;
         for out in &mut self.outs {
             for (w, b) in out.batches.iter_mut().enumerate() {
@@ -677,96 +690,6 @@ impl SourceTask {
                     from: self.subtask,
                     msg: Msg::Progress(p),
                 });
-            }
-        }
-    }
-
-    /// Takes part in a checkpoint the coordinator asked for: flushes the
-    /// batches (they belong before the barrier), hands in the subtask's
-    /// state and positions, and sends the barrier on every channel.
-    fn take_checkpoint(&mut self) {
-        let id = self.shared.checkpoints.requested.load(Ordering::SeqCst);
-        if id <= self.checkpoint_seen {
-            return;
-        }
-        self.checkpoint_seen = id;
-        self.flush_all();
-        let positions: Vec<(SplitId, Option<i64>)> = self
-            .inputs
-            .iter()
-            .zip(&self.names)
-            .map(|((sid, input), (topic, partition))| {
-                let pos = match input {
-                    Input::Kafka => self
-                        .kafka
-                        .as_ref()
-                        .and_then(|k| k.position(topic, *partition)),
-                    Input::Lines { line, .. } => Some(*line as i64),
-                    Input::Dump { read, .. } => Some(*read),
-                    Input::Gen(_) => None,
-                };
-                (*sid, pos)
-            })
-            .collect();
-        let offsets: Vec<(String, i32, i64)> = self
-            .inputs
-            .iter()
-            .zip(&self.names)
-            .zip(&positions)
-            .filter(|((i, _), _)| matches!(i.1, Input::Kafka))
-            .filter_map(|((_, (t, p)), (_, pos))| pos.map(|o| (t.clone(), *p, o)))
-            .collect();
-        if self.kafka.is_some() {
-            self.commits.push_back((id, offsets));
-        }
-        let (skipped, nulled) = match self.shared.sources[self.source].subtasks[self.subtask].lock()
-        {
-            Ok(v) => (v.skipped.clone(), v.nulled.clone()),
-            Err(_) => Default::default(),
-        };
-        let part = SourcePart {
-            sub: self.sub.clone(),
-            positions,
-            records: self.records_read,
-            filtered: self.filtered_count,
-            skipped,
-            nulled,
-        };
-        self.shared
-            .checkpoints
-            .source_part(id, self.source, self.subtask, part);
-        for out in &self.outs {
-            for tx in &out.senders {
-                let _ = tx.send(Envelope {
-                    from: self.subtask,
-                    msg: Msg::Barrier(id),
-                });
-            }
-        }
-    }
-
-    /// Commits Kafka offsets: with checkpoints, those of the newest complete
-    /// checkpoint this subtask took part in (never beyond what a restore
-    /// would read again); without, everything read (at most once for open
-    /// windows, as the README says).
-    fn commit_offsets(&mut self) {
-        let Some(k) = &self.kafka else {
-            return;
-        };
-        if !self.checkpointing {
-            if let Err(e) = k.commit() {
-                tracing::warn!("Kafka: {e}");
-            }
-            return;
-        }
-        let done = self.shared.checkpoints.completed.load(Ordering::SeqCst);
-        let mut newest = None;
-        while self.commits.front().is_some_and(|(id, _)| *id <= done) {
-            newest = self.commits.pop_front();
-        }
-        if let Some((id, offsets)) = newest {
-            if let Err(e) = k.commit_offsets(&offsets) {
-                tracing::warn!("Kafka: committing the offsets of checkpoint {id}: {e}");
             }
         }
     }

@@ -138,6 +138,7 @@ impl WindowTask {
         let mut ended = 0;
         let mut out = Vec::new();
         let mut late_seen = 0;
+        let mut advanced = None;
         while ended < self.senders {
             let Some(env) = self.next() else {
                 break;
@@ -157,8 +158,7 @@ impl WindowTask {
                     for vp in self.valve.input(env.from, p) {
                         if let Some(wm) = vp.watermark {
                             self.op.on_watermark(wm, &mut out);
-                            self.shared.windows[self.pipeline][self.subtask]
-                                .store(wm, Ordering::Relaxed);
+                            advanced = Some(wm);
                         }
                     }
                 }
@@ -176,6 +176,11 @@ impl WindowTask {
             }
             if !out.is_empty() {
                 self.emit(&mut out);
+            }
+            // Published only once the rows it fired are written and
+            // flushed: sources commit Kafka offsets by it (no checkpoints).
+            if let Some(wm) = advanced.take() {
+                self.shared.windows[self.pipeline][self.subtask].store(wm, Ordering::SeqCst);
             }
             let late = self.op.late();
             let total = late.total_dropped() + late.routed.values().sum::<u64>();

@@ -20,6 +20,7 @@
 //!   restart restores (the newest that reads back whole).
 
 pub mod barrier;
+pub mod commit;
 pub mod format;
 pub mod identity;
 pub mod store;

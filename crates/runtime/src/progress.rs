@@ -1,0 +1,169 @@
+//! A source subtask's part in keeping progress: checkpoints (its state,
+//! positions and barriers) and Kafka offset commits, which follow complete
+//! checkpoints, or without checkpoints the windows written (see the core's
+//! `CommitTracker`).
+
+use std::sync::atomic::Ordering;
+
+use lowwater_core::checkpoint::commit::CommitTracker;
+use lowwater_core::source::SplitId;
+use lowwater_core::{Millis, Timestamp, MIN_WATERMARK};
+use lowwater_sql::plan::JobPlan;
+
+use crate::checkpoint::SourcePart;
+use crate::source::{Envelope, Input, Msg, SourceTask};
+
+/// How far after a record's event time all its windows have fired, over
+/// the INSERTs reading `table`: the longest window minus 1 plus the allowed
+/// lateness; `None` for session windows (a session can grow without end).
+pub(crate) fn release_after(plan: &JobPlan, table: usize) -> Option<Millis> {
+    let mut after = Some(0);
+    for pl in plan.pipelines.iter().filter(|p| p.source == table) {
+        let a = &pl.window.assigner;
+        if a.is_merging() {
+            return None;
+        }
+        let own = (a.max_size() - 1).saturating_add(pl.window.allowed_lateness);
+        after = after.map(|m: Millis| m.max(own));
+    }
+    after
+}
+
+impl SourceTask {
+    /// Takes part in a checkpoint the coordinator asked for: flushes the
+    /// batches (they belong before the barrier), hands in the subtask's
+    /// state and positions, and sends the barrier on every channel.
+    pub(crate) fn take_checkpoint(&mut self) {
+        let id = self.shared.checkpoints.requested.load(Ordering::SeqCst);
+        if id <= self.checkpoint_seen {
+            return;
+        }
+        self.checkpoint_seen = id;
+        self.flush_all();
+        let positions: Vec<(SplitId, Option<i64>)> = self
+            .inputs
+            .iter()
+            .zip(&self.names)
+            .map(|((sid, input), (topic, partition))| {
+                let pos = match input {
+                    Input::Kafka => self
+                        .kafka
+                        .as_ref()
+                        .and_then(|k| k.position(topic, *partition)),
+                    Input::Lines { line, .. } => Some(*line as i64),
+                    Input::Dump { read, .. } => Some(*read),
+                    Input::Gen(_) => None,
+                };
+                (*sid, pos)
+            })
+            .collect();
+        let offsets: Vec<(String, i32, i64)> = self
+            .inputs
+            .iter()
+            .zip(&self.names)
+            .zip(&positions)
+            .filter(|((i, _), _)| matches!(i.1, Input::Kafka))
+            .filter_map(|((_, (t, p)), (_, pos))| pos.map(|o| (t.clone(), *p, o)))
+            .collect();
+        if self.kafka.is_some() {
+            self.commits.push_back((id, offsets));
+        }
+        let (skipped, nulled) = match self.shared.sources[self.source].subtasks[self.subtask].lock()
+        {
+            Ok(v) => (v.skipped.clone(), v.nulled.clone()),
+            Err(_) => Default::default(),
+        };
+        let part = SourcePart {
+            sub: self.sub.clone(),
+            positions,
+            records: self.records_read,
+            filtered: self.filtered_count,
+            skipped,
+            nulled,
+        };
+        self.shared
+            .checkpoints
+            .source_part(id, self.source, self.subtask, part);
+        for out in &self.outs {
+            for tx in &out.senders {
+                let _ = tx.send(Envelope {
+                    from: self.subtask,
+                    msg: Msg::Barrier(id),
+                });
+            }
+        }
+    }
+
+    /// Commits Kafka offsets: with checkpoints, those of the newest complete
+    /// checkpoint this subtask took part in (never beyond what a restore
+    /// would read again); without, everything read (at most once for open
+    /// windows, as the README says).
+    pub(crate) fn commit_offsets(&mut self) {
+        let Some(k) = &self.kafka else {
+            return;
+        };
+        if !self.checkpointing {
+            let offsets = self.released_offsets();
+            if let Some(k) = &self.kafka {
+                if let Err(e) = k.commit_offsets(&offsets) {
+                    tracing::warn!("Kafka: committing offsets: {e}");
+                }
+            }
+            return;
+        }
+        let done = self.shared.checkpoints.completed.load(Ordering::SeqCst);
+        let mut newest = None;
+        while self.commits.front().is_some_and(|(id, _)| *id <= done) {
+            newest = self.commits.pop_front();
+        }
+        if let Some((id, offsets)) = newest {
+            if let Err(e) = k.commit_offsets(&offsets) {
+                tracing::warn!("Kafka: committing the offsets of checkpoint {id}: {e}");
+            }
+        }
+    }
+
+    /// Without checkpoints: remembers when the windows of the Kafka record
+    /// at `offset` of input `i` have all fired (`ts = None`: skipped).
+    pub(crate) fn track(&mut self, i: usize, offset: i64, ts: Option<Timestamp>) {
+        if self.checkpointing {
+            return;
+        }
+        let release = match (ts, self.release_after) {
+            (None, _) => MIN_WATERMARK,
+            (Some(ts), Some(after)) => ts.saturating_add(after),
+            (Some(_), None) => Timestamp::MAX,
+        };
+        let id = self.inputs[i].0;
+        self.trackers
+            .entry(id)
+            .or_insert_with(CommitTracker::new)
+            .on_record(offset, release);
+    }
+
+    /// The offsets up to which every record's windows were written, by the
+    /// watermark of the window subtasks reading this source.
+    fn released_offsets(&mut self) -> Vec<(String, i32, i64)> {
+        let released = self
+            .outs
+            .iter()
+            .flat_map(|o| self.shared.windows[o.pipeline].iter())
+            .map(|w| w.load(Ordering::SeqCst))
+            .min()
+            .unwrap_or(MIN_WATERMARK);
+        let mut out = Vec::new();
+        for ((id, input), (topic, partition)) in self.inputs.iter().zip(&self.names) {
+            if !matches!(input, Input::Kafka) {
+                continue;
+            }
+            if let Some(o) = self
+                .trackers
+                .get_mut(id)
+                .and_then(|t| t.committable(released))
+            {
+                out.push((topic.clone(), *partition, o));
+            }
+        }
+        out
+    }
+}
