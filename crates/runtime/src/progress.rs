@@ -137,7 +137,7 @@ impl SourceTask {
         let id = self.inputs[i].0;
         self.trackers
             .entry(id)
-            .or_insert_with(CommitTracker::new)
+            .or_default()
             .on_record(offset, release);
     }
 
