@@ -5,7 +5,6 @@
 
 use std::sync::atomic::Ordering;
 
-use lowwater_core::checkpoint::commit::CommitTracker;
 use lowwater_core::source::SplitId;
 use lowwater_core::{Millis, Timestamp, MIN_WATERMARK};
 use lowwater_sql::plan::JobPlan;
