@@ -830,3 +830,64 @@ fn without_checkpoints_committed_offsets_stay_behind_open_windows() {
         wrong.first().and_then(|(k, _)| best.get(*k))
     );
 }
+
+#[test]
+fn a_poison_record_fails_again_at_the_same_place_after_a_restore() {
+    broker();
+    let dir = scratch("poison");
+    let id = std::process::id();
+    let (input, output) = (format!("poison-in-{id}"), format!("poison-out-{id}"));
+    lowwater_kafka::create_topic(BOOTSTRAP, &input, 1).expect("topic");
+    lowwater_kafka::create_topic(BOOTSTRAP, &output, 1).expect("topic");
+    let job = chaos_job(&dir, id, &input, &output, "");
+    let ck = dir.join("ck").join("job");
+    let p: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", BOOTSTRAP)
+        .create()
+        .expect("producer");
+    let send = |payload: &str| {
+        p.send(
+            BaseRecord::<(), str>::to(&input)
+                .partition(0)
+                .payload(payload),
+        )
+        .expect("send");
+        p.flush(Duration::from_secs(10)).expect("flush");
+    };
+    for i in 0..100 {
+        let (ts, user) = record(i, 0);
+        send(&format!(r#"{{"user_id":"{user}","ts":"{}"}}"#, sql_ts(ts)));
+    }
+    let mut first = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args(["run", s(&job)])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn lowwater");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while newest_id(&ck) < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(
+        newest_id(&ck) >= 2,
+        "checkpoints were taken before the poison record"
+    );
+    send("{\"user_id\": \"u1\", \"ts\": ");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while first.try_wait().expect("wait").is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let out = first.wait_with_output().expect("first run ends");
+    let err1 = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{err1}");
+    let place = format!("topic {input} partition 0 offset 100");
+    assert!(err1.contains(&place), "{err1}");
+    let again = lowwater(&["run", s(&job)], &[]);
+    let err2 = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(2), "{err2}");
+    assert!(err2.contains("restoring checkpoint"), "{err2}");
+    assert!(
+        err2.contains(&place),
+        "the same record stops it again: {err2}"
+    );
+}
