@@ -5,13 +5,15 @@
 //!   strings, timestamps in the SQL or ISO-8601 text form, missing fields as
 //!   NULL);
 //! - [`dump`]: topic dumps in the shape `kcat -J` prints, one record per
-//!   line, which `lowwater replay` reads and writes.
+//!   line, which `lowwater replay` reads and writes; [`input`] reads dumps
+//!   as a job's inputs, in arrival order.
 //!
 //! Kafka, filesystem, datagen and print connectors for the live runtime
 //! come with it.
 
 pub mod datagen;
 pub mod dump;
+pub mod input;
 pub mod json;
 pub mod row;
 pub mod sink;

@@ -22,7 +22,7 @@ use lowwater_core::watermark::Progress;
 use lowwater_core::window::operator::{WindowInput, WindowOperator, WindowOutput, WindowResult};
 use lowwater_core::{Millis, Row, Timestamp, Value, MIN_WATERMARK};
 use lowwater_sql::expr::truth;
-use lowwater_sql::plan::{JobPlan, OutputKind, Pipeline};
+use lowwater_sql::plan::{JobPlan, Pipeline};
 use serde::{Deserialize, Serialize};
 
 /// A split of the job: one partition of one topic of one source table.
@@ -664,15 +664,5 @@ impl Sink {
 
 /// The sink row of a window result: each output in its sink column.
 pub fn sink_values(pl: &Pipeline, r: &WindowResult, width: usize) -> Vec<Value> {
-    let mut values = vec![Value::Null; width];
-    for (o, &col) in pl.outputs.iter().zip(&pl.sink_columns) {
-        values[col] = match o.kind {
-            OutputKind::WindowStart => Value::Timestamp(r.window.start),
-            OutputKind::WindowEnd => Value::Timestamp(r.window.end),
-            OutputKind::WindowTime => Value::Timestamp(r.window.max_timestamp()),
-            OutputKind::Key(i) => r.key.get(i).cloned().unwrap_or(Value::Null),
-            OutputKind::Agg(i) => r.values.get(i).cloned().unwrap_or(Value::Null),
-        };
-    }
-    values
+    pl.sink_values(r, width)
 }

@@ -81,3 +81,23 @@ impl std::fmt::Display for RecordFailure {
 }
 
 impl std::error::Error for RecordFailure {}
+
+impl From<lowwater_connectors::input::InputError> for ReplayError {
+    fn from(e: lowwater_connectors::input::InputError) -> Self {
+        use lowwater_connectors::input::InputError;
+        match e {
+            InputError::Io { path, source } => ReplayError::Io { path, source },
+            InputError::Dump {
+                path,
+                line,
+                column,
+                message,
+            } => ReplayError::Dump {
+                path,
+                line,
+                column,
+                message,
+            },
+        }
+    }
+}

@@ -77,13 +77,7 @@ fn table_index(plan: &JobPlan, name: &str, what: &str) -> Result<usize, ReplayEr
 
 /// The default stall threshold: 3 x max(largest window, emit interval).
 pub fn default_threshold(plan: &JobPlan) -> Millis {
-    let window = plan
-        .pipelines
-        .iter()
-        .map(|p| p.window.assigner.max_size())
-        .max()
-        .unwrap_or(0);
-    3 * window.max(plan.settings.emit_interval).max(1)
+    plan.default_stall_threshold()
 }
 
 /// Replays `plan` over the inputs.

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use lowwater_core::diagnose::{Holder, Stall, StallDetector};
 use lowwater_core::time::{display_duration, format_timestamp};
 use lowwater_core::{Millis, Timestamp, MAX_WATERMARK, MIN_WATERMARK};
-use lowwater_replay::report::{build_stall_report, StallReport};
+use lowwater_report::{build_stall_report, StallReport};
 use lowwater_sql::plan::JobPlan;
 
 use crate::job::Shared;
@@ -74,7 +74,7 @@ impl Monitor {
     /// The live holder of pipeline `pi`'s watermark: the active source subtask
     /// with the lowest watermark, and its active split with the lowest.
     fn holder(&self, pi: usize, now: Timestamp) -> Option<Holder> {
-        let views = crate::job::views(&self.shared);
+        let views = crate::report::views(&self.shared);
         holder_of(&views[self.source_index(pi)], self.shared.start, now)
     }
 

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use lowwater_core::clock::Clock;
 use lowwater_core::diagnose::Holder;
 use lowwater_core::{Millis, Timestamp, MAX_WATERMARK};
-use lowwater_replay::report::{wm, PartitionReport, Report, SinkReport, StallReport};
+use lowwater_report::{wm, PartitionReport, Report, SinkReport, StallReport};
 use lowwater_sql::plan::JobPlan;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::histogram::Histogram;
@@ -153,7 +153,7 @@ pub struct LiveSubtask {
 #[derive(Debug, Clone, Serialize)]
 pub struct Live {
     /// Totals.
-    pub totals: lowwater_replay::report::Totals,
+    pub totals: lowwater_report::Totals,
     /// Source partitions.
     pub partitions: Vec<LivePartition>,
     /// Sinks.
@@ -161,7 +161,7 @@ pub struct Live {
     /// Every stall so far (ended ones, then the ones going on).
     pub stalls: Vec<StallReport>,
     /// Run parameters.
-    pub replay: lowwater_replay::report::ReplayInfo,
+    pub replay: lowwater_report::ReplayInfo,
     /// The server's time.
     pub now: Timestamp,
     /// Per INSERT.
@@ -197,7 +197,7 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
     // the partitions' entries below describe the same moment, so that the
     // holder is never a partition shown as idle.
     let splits = shared.splits.read().map(|s| s.clone()).unwrap_or_default();
-    let views = crate::job::views(shared);
+    let views = crate::report::views(shared);
     let holders: Vec<Option<Holder>> = (0..plan.pipelines.len())
         .map(|pi| {
             let si = crate::monitor::source_index(plan, shared, pi);
@@ -215,7 +215,7 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
             ..
         },
         ids,
-    ) = crate::job::report_from(plan, shared, &splits, &views, Vec::new(), threshold, false);
+    ) = crate::report::report_from(plan, shared, &splits, &views, Vec::new(), threshold, false);
     let mut live_parts = Vec::with_capacity(partitions.len());
     for (p, id) in partitions.into_iter().zip(ids) {
         let meta = &splits[id as usize];

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use lowwater_connectors::datagen::DatagenPartition;
+use lowwater_connectors::input::Loaded;
 use lowwater_connectors::row::{Built, RecordError, RecordRef, RowBuilder};
 use lowwater_core::checkpoint::CheckpointId;
 use lowwater_core::clock::Clock;
@@ -19,7 +20,6 @@ use lowwater_core::source::{SourceSubtask, SplitId};
 use lowwater_core::watermark::Progress;
 use lowwater_core::window::operator::WindowInput;
 use lowwater_core::{Row, Timestamp, Value};
-use lowwater_replay::input::Loaded;
 use lowwater_sql::expr::truth;
 use lowwater_sql::plan::JobPlan;
 

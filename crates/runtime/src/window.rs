@@ -13,7 +13,6 @@ use lowwater_core::clock::Clock;
 use lowwater_core::watermark::valve::ChannelValve;
 use lowwater_core::window::operator::{WindowOperator, WindowOutput};
 use lowwater_core::Timestamp;
-use lowwater_replay::engine::sink_values;
 use lowwater_sql::plan::JobPlan;
 
 use crate::checkpoint::WindowPart;
@@ -207,7 +206,7 @@ impl WindowTask {
         for o in out.drain(..) {
             let (table, values, lag) = match o {
                 WindowOutput::Fired(r) => {
-                    let values = sink_values(pl, &r, self.plan.tables[pl.sink].columns.len());
+                    let values = pl.sink_values(&r, self.plan.tables[pl.sink].columns.len());
                     (pl.sink, values, Some(now.saturating_sub(r.window.end)))
                 }
                 WindowOutput::Late(input) => match late_sink {

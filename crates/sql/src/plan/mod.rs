@@ -16,8 +16,9 @@ use std::collections::BTreeMap;
 use lowwater_core::watermark::generator::{
     WatermarkExpr, WatermarkStrategy, DEFAULT_EMIT_INTERVAL,
 };
-use lowwater_core::window::operator::WindowSpec;
+use lowwater_core::window::operator::{WindowResult, WindowSpec};
 use lowwater_core::Millis;
+use lowwater_core::Value;
 
 use crate::error::{Loc, Result, SqlError};
 use crate::expr::Expr;
@@ -524,6 +525,37 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
         tables,
         pipelines,
     })
+}
+
+impl Pipeline {
+    /// The sink row of a window result: each output in its sink column of a
+    /// sink `width` columns wide (the rest NULL).
+    pub fn sink_values(&self, r: &WindowResult, width: usize) -> Vec<Value> {
+        let mut values = vec![Value::Null; width];
+        for (o, &col) in self.outputs.iter().zip(&self.sink_columns) {
+            values[col] = match o.kind {
+                OutputKind::WindowStart => Value::Timestamp(r.window.start),
+                OutputKind::WindowEnd => Value::Timestamp(r.window.end),
+                OutputKind::WindowTime => Value::Timestamp(r.window.max_timestamp()),
+                OutputKind::Key(i) => r.key.get(i).cloned().unwrap_or(Value::Null),
+                OutputKind::Agg(i) => r.values.get(i).cloned().unwrap_or(Value::Null),
+            };
+        }
+        values
+    }
+}
+
+impl JobPlan {
+    /// The default stall threshold: 3 x max(largest window, emit interval).
+    pub fn default_stall_threshold(&self) -> Millis {
+        let window = self
+            .pipelines
+            .iter()
+            .map(|p| p.window.assigner.max_size())
+            .max()
+            .unwrap_or(0);
+        3 * window.max(self.settings.emit_interval).max(1)
+    }
 }
 
 mod pipeline;

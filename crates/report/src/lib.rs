@@ -1,0 +1,262 @@
+//! # lowwater-report: what a run or a replay reports
+//!
+//! The report (JSON) and its human summary, shared by `lowwater replay`,
+//! `lowwater run --report` and the live API (`/api/v1/watermarks` is this
+//! shape plus live fields), so that both executors build the same thing and
+//! neither depends on the other.
+//!
+//! The shape is a contract (DESIGN.md): `totals`, one entry per source
+//! partition, one per sink, and `stalls`, each with the partition and subtask
+//! that held the watermark and a one-line reason a person can act on. lowwater
+//! adds fields; it never renames or removes one.
+
+use std::fmt::Write as _;
+
+use lowwater_core::diagnose::Stall;
+use lowwater_core::source::SplitId;
+use lowwater_core::time::{display_duration, format_timestamp};
+use lowwater_core::{Millis, Timestamp, MAX_WATERMARK, MIN_WATERMARK};
+use lowwater_sql::explain::{stall_reason, StallHolder};
+use lowwater_sql::plan::JobPlan;
+use serde::Serialize;
+
+/// The whole report.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Report {
+    /// Totals over the job.
+    pub totals: Totals,
+    /// One entry per source partition.
+    pub partitions: Vec<PartitionReport>,
+    /// One entry per sink table.
+    pub sinks: Vec<SinkReport>,
+    /// Every stall, in time order per pipeline.
+    pub stalls: Vec<StallReport>,
+    /// Replay parameters that decide the result.
+    pub replay: ReplayInfo,
+}
+
+/// Totals.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Totals {
+    /// Records read from the dumps.
+    pub records_in: u64,
+    /// Rows written to sinks (window results and late rows).
+    pub records_out: u64,
+    /// Late records dropped (counted, not written).
+    pub late_records_dropped: u64,
+    /// Late records written to a `late-data.sink`.
+    pub late_records_routed: u64,
+    /// Records skipped: empty payloads and tombstones (as Flink's json format
+    /// skips them), and with `json.ignore-parse-errors` undecodable records.
+    pub records_skipped: u64,
+    /// Fields read as NULL because they did not convert (`json.ignore-parse-errors`).
+    pub fields_nulled: u64,
+    /// Records a WHERE clause filtered out (summed over pipelines).
+    pub records_filtered: u64,
+}
+
+/// One source partition.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PartitionReport {
+    /// Source table.
+    pub table: String,
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// Source subtask reading it.
+    pub subtask: usize,
+    /// Records read from it (decoded).
+    pub records: u64,
+    /// Its late records dropped.
+    pub late_records_dropped: u64,
+    /// Its late records routed to the late-data sink.
+    pub late_records_routed: u64,
+    /// Its records skipped (empty, tombstones, undecodable with
+    /// `json.ignore-parse-errors`).
+    pub records_skipped: u64,
+    /// Its fields read as NULL because they did not convert.
+    pub fields_nulled: u64,
+    /// Its final watermark (`null` if it never had one).
+    pub final_watermark: Option<Timestamp>,
+    /// Whether it ended idle.
+    pub idle: bool,
+    /// Largest event time read (`null` if none).
+    pub last_event_time: Option<Timestamp>,
+    /// Arrival time of its last record (`null` if none).
+    pub last_arrival: Option<Timestamp>,
+}
+
+/// One sink.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SinkReport {
+    /// Sink table.
+    pub table: String,
+    /// Rows written.
+    pub rows: u64,
+    /// Window results among them.
+    pub window_rows: u64,
+    /// Late rows among them.
+    pub late_rows: u64,
+    /// Largest emit time minus window end (`null` without window results).
+    pub max_emission_lag_ms: Option<Millis>,
+}
+
+/// Who held the watermark during a stall.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct HeldBy {
+    /// Topic (`null` for a subtask without partitions).
+    pub topic: Option<String>,
+    /// Partition (`null` for a subtask without partitions).
+    pub partition: Option<i32>,
+    /// Source subtask.
+    pub subtask: usize,
+    /// How long it had been silent when last seen during the stall.
+    pub silent_ms: Millis,
+    /// Whether it never had a record.
+    pub never_had_record: bool,
+}
+
+/// One stall.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct StallReport {
+    /// The INSERT's sink table (the pipeline whose watermark stalled).
+    pub sink: String,
+    /// Its source table.
+    pub source: String,
+    /// When the watermark last advanced (or the replay start).
+    pub from_ts: Timestamp,
+    /// When it advanced again (or the last record's time).
+    pub to_ts: Timestamp,
+    /// `to_ts - from_ts`.
+    pub duration_ms: Millis,
+    /// Whether it ended because the watermark advanced (`false`: the input ended first).
+    pub resolved: bool,
+    /// The stuck watermark (`null` for MIN: it never had one).
+    pub watermark: Option<Timestamp>,
+    /// One line a person can act on.
+    pub reason: String,
+    /// Who held it.
+    pub held_by: Option<HeldBy>,
+}
+
+/// Replay parameters.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ReplayInfo {
+    /// First arrival time (t0).
+    pub start_ts: Timestamp,
+    /// Last arrival time.
+    pub end_ts: Timestamp,
+    /// Periodic watermark interval.
+    pub emit_interval_ms: Millis,
+    /// Source parallelism.
+    pub parallelism: usize,
+    /// Stall threshold.
+    pub stall_threshold_ms: Millis,
+    /// Whether the end of input flushed MAX.
+    pub drained: bool,
+}
+
+/// A watermark as the report writes it: `None` (`null`) for MIN, the
+/// value a stream has before its first watermark.
+pub fn wm(w: Timestamp) -> Option<Timestamp> {
+    (w != MIN_WATERMARK).then_some(w)
+}
+
+/// A stall as reports show it, for replay and live runs alike. `to` is
+/// where an open stall ends (the end of the run); `partitions` is how many
+/// partitions the pipeline's source reads; `split` gives a split's topic
+/// and partition.
+pub fn build_stall_report(
+    plan: &JobPlan,
+    pi: usize,
+    s: &Stall,
+    to: Timestamp,
+    threshold: Millis,
+    partitions: usize,
+    split: impl Fn(SplitId) -> Option<(String, i32)>,
+) -> StallReport {
+    let pl = &plan.pipelines[pi];
+    let held_by = s.held_by.map(|h| {
+        let (topic, partition) = h.split.and_then(&split).unzip();
+        HeldBy {
+            topic,
+            partition,
+            subtask: h.subtask,
+            silent_ms: h.silent_ms,
+            never_had_record: h.never_had_record,
+        }
+    });
+    let holder = held_by.as_ref().map(|h| StallHolder {
+        topic: h.topic.as_deref(),
+        partition: h.partition,
+        subtask: h.subtask,
+        silent_ms: h.silent_ms,
+        never_had_record: h.never_had_record,
+    });
+    let reason = stall_reason(plan, pi, holder.as_ref(), partitions, threshold);
+    StallReport {
+        sink: plan.tables[pl.sink].name.clone(),
+        source: plan.tables[pl.source].name.clone(),
+        from_ts: s.from,
+        to_ts: to,
+        duration_ms: to - s.from,
+        resolved: s.resolved,
+        watermark: wm(s.watermark),
+        reason,
+        held_by,
+    }
+}
+
+fn when(ts: Timestamp) -> String {
+    match ts {
+        MIN_WATERMARK => "MIN".into(),
+        MAX_WATERMARK => "MAX".into(),
+        t => format_timestamp(t, ' '),
+    }
+}
+
+/// A short human summary of the report.
+pub fn summary(r: &Report) -> String {
+    summary_for("replay", r)
+}
+
+/// A short human summary of the report, headed by `what` (`replay`, `run`).
+pub fn summary_for(what: &str, r: &Report) -> String {
+    let t = &r.totals;
+    let mut s = format!(
+        "{what}: {} records in, {} rows out, {} late dropped, {} late routed, {} skipped, {} filtered\n",
+        t.records_in, t.records_out, t.late_records_dropped, t.late_records_routed, t.records_skipped, t.records_filtered
+    );
+    for k in &r.sinks {
+        let _ = writeln!(
+            s,
+            "  sink {}: {} rows, max emission lag {}",
+            k.table,
+            k.rows,
+            k.max_emission_lag_ms
+                .map_or("-".to_string(), display_duration)
+        );
+    }
+    if r.stalls.is_empty() {
+        let _ = writeln!(
+            s,
+            "  no stalls longer than {}",
+            display_duration(r.replay.stall_threshold_ms)
+        );
+    }
+    for (i, st) in r.stalls.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "  stall {}: {} -> {} ({}), {} watermark stuck at {}: {}",
+            i + 1,
+            when(st.from_ts),
+            when(st.to_ts),
+            display_duration(st.duration_ms),
+            st.sink,
+            st.watermark.map_or("MIN".to_string(), when),
+            st.reason
+        );
+    }
+    s
+}

@@ -1,0 +1,162 @@
+//! The report's shape from a live job's counters: at the end of a run
+//! (`--report`, the summary) and at any moment for `/api/v1/watermarks`.
+
+use std::sync::atomic::Ordering;
+
+use lowwater_core::clock::Clock;
+use lowwater_core::source::SplitId;
+use lowwater_core::window::operator::LateCounters;
+use lowwater_core::Millis;
+use lowwater_report::{PartitionReport, ReplayInfo, Report, SinkReport, StallReport, Totals};
+use lowwater_sql::plan::JobPlan;
+
+use crate::job::{Shared, SplitMeta, SubtaskView};
+
+/// The report's shape from the live counters (at the end of a run, or at
+/// any moment for `/api/v1/watermarks`).
+pub(crate) fn report(
+    plan: &JobPlan,
+    shared: &Shared,
+    stalls: Vec<StallReport>,
+    threshold: Millis,
+    drained: bool,
+) -> Report {
+    let splits = shared.splits.read().map(|s| s.clone()).unwrap_or_default();
+    report_from(
+        plan,
+        shared,
+        &splits,
+        &views(shared),
+        stalls,
+        threshold,
+        drained,
+    )
+    .0
+}
+
+/// Every source subtask's view (per source, per subtask), taken once so
+/// that what is derived from them describes one moment.
+pub(crate) fn views(shared: &Shared) -> Vec<Vec<SubtaskView>> {
+    shared
+        .sources
+        .iter()
+        .map(|src| {
+            src.subtasks
+                .iter()
+                .map(|m| m.lock().map(|v| v.clone()).unwrap_or_default())
+                .collect()
+        })
+        .collect()
+}
+
+/// The report from `splits` and `views` taken by the caller, with the id
+/// of the split behind each entry of `partitions`.
+pub(crate) fn report_from(
+    plan: &JobPlan,
+    shared: &Shared,
+    splits: &[SplitMeta],
+    views: &[Vec<SubtaskView>],
+    stalls: Vec<StallReport>,
+    threshold: Millis,
+    drained: bool,
+) -> (Report, Vec<SplitId>) {
+    let mut totals = Totals {
+        records_in: shared
+            .sources
+            .iter()
+            .map(|s| s.records.load(Ordering::Relaxed))
+            .sum(),
+        records_out: 0,
+        late_records_dropped: 0,
+        late_records_routed: 0,
+        records_skipped: 0,
+        fields_nulled: 0,
+        records_filtered: shared
+            .sources
+            .iter()
+            .map(|s| s.filtered.load(Ordering::Relaxed))
+            .sum(),
+    };
+    let mut partitions = Vec::new();
+    let mut ids = Vec::new();
+    let late: Vec<LateCounters> = shared
+        .late
+        .iter()
+        .flatten()
+        .filter_map(|l| l.lock().ok().map(|l| l.clone()))
+        .collect();
+    for (id, meta) in splits.iter().enumerate() {
+        let id = id as SplitId;
+        let Some(view) = shared
+            .sources
+            .iter()
+            .position(|s| s.table == meta.table)
+            .and_then(|si| views.get(si)?.get(meta.subtask))
+        else {
+            continue;
+        };
+        let Some(split) = view.splits.iter().find(|s| s.id == id).copied() else {
+            continue;
+        };
+        let dropped: u64 = late
+            .iter()
+            .map(|l| l.dropped.get(&id).copied().unwrap_or(0))
+            .sum();
+        let routed: u64 = late
+            .iter()
+            .map(|l| l.routed.get(&id).copied().unwrap_or(0))
+            .sum();
+        let skipped = view.skipped.get(&id).copied().unwrap_or(0);
+        let nulled = view.nulled.get(&id).copied().unwrap_or(0);
+        totals.late_records_dropped += dropped;
+        totals.late_records_routed += routed;
+        totals.records_skipped += skipped;
+        totals.fields_nulled += nulled;
+        partitions.push(PartitionReport {
+            table: plan.tables[meta.table].name.clone(),
+            topic: meta.topic.clone(),
+            partition: meta.partition,
+            subtask: meta.subtask,
+            records: split.records,
+            late_records_dropped: dropped,
+            late_records_routed: routed,
+            records_skipped: skipped,
+            fields_nulled: nulled,
+            final_watermark: lowwater_report::wm(split.watermark),
+            idle: split.idle,
+            last_event_time: split.max_event_time,
+            last_arrival: split.last_arrival,
+        });
+        ids.push(id);
+    }
+    let sinks: Vec<SinkReport> = shared
+        .sink_counters
+        .iter()
+        .filter_map(|(t, w)| {
+            let w = w.lock().ok()?;
+            Some(SinkReport {
+                table: plan.tables[*t].name.clone(),
+                rows: w.rows,
+                window_rows: w.window_rows,
+                late_rows: w.late_rows,
+                max_emission_lag_ms: w.max_lag,
+            })
+        })
+        .collect();
+    totals.records_out = sinks.iter().map(|s| s.rows).sum();
+    let report = Report {
+        totals,
+        partitions,
+        sinks,
+        stalls,
+        replay: ReplayInfo {
+            start_ts: shared.start,
+            end_ts: shared.clock.now(),
+            emit_interval_ms: plan.settings.emit_interval,
+            parallelism: plan.settings.parallelism,
+            stall_threshold_ms: threshold,
+            drained,
+        },
+    };
+    (report, ids)
+}

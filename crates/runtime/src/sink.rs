@@ -1,0 +1,219 @@
+//! Sink writers: one per sink table, shared by the window subtasks that
+//! write to it, with counters readers take without waiting for sink I/O.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use lowwater_connectors::dump::format_record;
+use lowwater_connectors::sink::SinkFormat;
+use lowwater_core::{Millis, Timestamp, Value};
+use lowwater_sql::options::Connector;
+use lowwater_sql::plan::JobPlan;
+
+use crate::job::RunError;
+
+/// A sink's counters, behind their own short-held lock: readers (the
+/// monitor, the HTTP endpoints) never wait for the sink's I/O, which can
+/// block for minutes while a Kafka broker is away.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SinkCounters {
+    pub rows: u64,
+    pub window_rows: u64,
+    pub late_rows: u64,
+    pub max_lag: Option<Millis>,
+    /// When the last row was written, and the emission lag of the last
+    /// window row.
+    pub last_emit: Option<Timestamp>,
+    pub last_lag: Option<Millis>,
+    /// Window rows later than `lowwater.sink.max-emission-lag`.
+    pub lag_breaches: u64,
+}
+
+/// A sink table's writer, shared by the window subtasks writing to it.
+pub(crate) struct SinkWriter {
+    pub format: SinkFormat,
+    pub out: Option<Box<dyn Write + Send>>,
+    pub kafka: Option<lowwater_kafka::TopicWriter>,
+    /// An exactly-once Kafka sink: rows go into the job's transaction.
+    pub txn: Option<crate::txn::TxnSink>,
+    /// A filesystem sink under checkpoints: part files per window subtask,
+    /// finished when their checkpoint completes.
+    pub parts: Option<crate::fs_sink::PartFiles>,
+    pub dump: bool,
+    /// Rows written (the offsets of dump output).
+    pub written: u64,
+    pub counters: Arc<Mutex<SinkCounters>>,
+    /// Emission lag of window rows, in seconds.
+    pub lag_seconds: prometheus_client::metrics::histogram::Histogram,
+    /// `lowwater.sink.max-emission-lag`.
+    pub max_emission_lag: Option<Millis>,
+}
+
+impl SinkWriter {
+    pub fn write(
+        &mut self,
+        values: &[Value],
+        now: Timestamp,
+        lag: Option<Millis>,
+        subtask: usize,
+    ) -> std::io::Result<()> {
+        let offset = self.written as i64;
+        self.written += 1;
+        if let Ok(mut c) = self.counters.lock() {
+            c.rows += 1;
+            c.last_emit = Some(now);
+            match lag {
+                Some(l) => {
+                    c.window_rows += 1;
+                    c.max_lag = Some(c.max_lag.map_or(l, |m| m.max(l)));
+                    c.last_lag = Some(l);
+                    if self.max_emission_lag.is_some_and(|m| l > m) {
+                        c.lag_breaches += 1;
+                    }
+                }
+                None => c.late_rows += 1,
+            }
+        }
+        if let Some(l) = lag {
+            self.lag_seconds.observe(l as f64 / 1000.0);
+        }
+        if let Some(k) = &mut self.kafka {
+            let r = self.format.render(values);
+            return k
+                .send(r.key.as_deref(), &r.payload, now, subtask)
+                .map_err(std::io::Error::other);
+        }
+        if let Some(t) = &mut self.txn {
+            let r = self.format.render(values);
+            return t
+                .send(r.key.as_deref(), &r.payload, now, subtask)
+                .map_err(std::io::Error::other);
+        }
+        if let Some(p) = &mut self.parts {
+            return p.write(subtask, &self.format.render(values).payload);
+        }
+        let Some(out) = self.out.as_mut() else {
+            return Ok(());
+        };
+        if self.dump {
+            writeln!(
+                out,
+                "{}",
+                format_record(&self.format.dump_record(values, offset, now))
+            )
+        } else {
+            writeln!(out, "{}", self.format.render(values).payload)
+        }
+    }
+
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        if let Some(k) = &self.kafka {
+            k.flush().map_err(std::io::Error::other)?;
+        }
+        if let Some(p) = &mut self.parts {
+            p.flush()?;
+        }
+        match self.out.as_mut() {
+            Some(o) => o.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The writer of sink table `t`: its connector, or a dump file when
+/// `--output` names it; Kafka exactly-once sinks write into the job's
+/// transaction, filesystem sinks under checkpoints into part files.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sink_writer(
+    plan: &JobPlan,
+    t: usize,
+    outputs: &[(usize, PathBuf)],
+    lag_histograms: &crate::observe::LagFamily,
+    eo: Option<&crate::txn::ExactlyOnce>,
+    restored: Option<lowwater_core::checkpoint::CheckpointId>,
+) -> Result<SinkWriter, RunError> {
+    let table = &plan.tables[t];
+    let format = SinkFormat::new(table);
+    let file = |p: &PathBuf| -> Result<Box<dyn Write + Send>, RunError> {
+        let f =
+            std::fs::File::create(p).map_err(|e| RunError::Io(format!("{}: {e}", p.display())))?;
+        Ok(Box::new(std::io::BufWriter::new(f)))
+    };
+    let mut kafka = None;
+    let mut txn = None;
+    let mut parts = None;
+    let (out, dump): (Option<Box<dyn Write + Send>>, bool) = match outputs
+        .iter()
+        .find(|(o, _)| *o == t)
+    {
+        Some((_, path)) => (Some(file(path)?), true),
+        None => match &table.connector {
+            Connector::Print => (Some(Box::new(std::io::stdout())), false),
+            Connector::Blackhole => (None, false),
+            Connector::Filesystem { path } if plan.settings.checkpoints.interval.is_some() => {
+                let p = plan.settings.parallelism;
+                parts = Some(
+                    crate::fs_sink::PartFiles::open(&PathBuf::from(path), p, restored.unwrap_or(0))
+                        .map_err(|e| RunError::Io(format!("sink '{}': {e}", table.name)))?,
+                );
+                (None, false)
+            }
+            Connector::Filesystem { path } => {
+                let dir = PathBuf::from(path);
+                std::fs::create_dir_all(&dir)
+                    .map_err(|e| RunError::Io(format!("{}: {e}", dir.display())))?;
+                (Some(file(&dir.join("part-0.json"))?), false)
+            }
+            Connector::Kafka {
+                topics, properties, ..
+            } => {
+                let topic = topics.first().cloned().unwrap_or_default();
+                let partitioner = table
+                    .options
+                    .get("sink.partitioner")
+                    .and_then(|v| lowwater_kafka::Partitioner::parse(v))
+                    .unwrap_or(lowwater_kafka::Partitioner::Default);
+                let fail = |e: String| RunError::Usage(format!("sink '{}': {e}", table.name));
+                match eo.filter(|_| table.exactly_once()) {
+                    Some(eo) => {
+                        txn = Some(
+                            crate::txn::TxnSink::new(eo, properties, &topic, partitioner)
+                                .map_err(fail)?,
+                        )
+                    }
+                    None => {
+                        kafka = Some(
+                            lowwater_kafka::TopicWriter::new(properties, &topic, partitioner)
+                                .map_err(fail)?,
+                        )
+                    }
+                }
+                (None, false)
+            }
+            other => {
+                return Err(RunError::Usage(format!(
+                    "sink '{}' uses connector '{}', which `lowwater run` cannot write yet; \
+                     use --output {}=FILE to write its rows as a topic dump",
+                    table.name,
+                    other.name(),
+                    table.name
+                )))
+            }
+        },
+    };
+    Ok(SinkWriter {
+        format,
+        out,
+        kafka,
+        txn,
+        parts,
+        dump,
+        written: 0,
+        counters: Arc::new(Mutex::new(SinkCounters::default())),
+        lag_seconds: lag_histograms
+            .get_or_create(&vec![("sink".to_string(), table.name.clone())])
+            .clone(),
+        max_emission_lag: table.max_emission_lag,
+    })
+}
