@@ -54,6 +54,32 @@ impl Coordinator {
         }
     }
 
+    /// The coordinator of a job with checkpoints (`None` without).
+    /// Numbering continues after the restored checkpoint, or, without one,
+    /// after those left on disk (after --reset-state), so that old files
+    /// are retired, never overwritten by a different job state.
+    pub fn for_job(
+        plan: &JobPlan,
+        store: Option<FileStore>,
+        restored: Option<CheckpointId>,
+        now: Timestamp,
+        sources: usize,
+    ) -> Option<Self> {
+        let (interval, store) = (plan.settings.checkpoints.interval?, store?);
+        let last = restored.unwrap_or_else(|| {
+            store
+                .list()
+                .unwrap_or_default()
+                .into_iter()
+                .max()
+                .unwrap_or(0)
+        });
+        let identity = crate::restore::identity(plan);
+        Some(Coordinator::new(
+            plan, store, identity, interval, now, last, sources,
+        ))
+    }
+
     /// One step: completes a checkpoint whose parts are all in, fails one
     /// that ran too long, starts the next one when due.
     pub fn tick(&mut self, now: Timestamp, shared: &Shared) {

@@ -4,18 +4,240 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
+use std::sync::mpsc::SyncSender;
+use std::sync::Arc;
 
 use lowwater_connectors::datagen::DatagenTable;
+use lowwater_connectors::row::RowBuilder;
+use lowwater_core::assignment::split_owner;
+use lowwater_core::checkpoint::CheckpointId;
+use lowwater_core::source::{SourceSubtask, SplitId};
 use lowwater_core::Timestamp;
 use lowwater_sql::options::Connector;
 use lowwater_sql::plan::JobPlan;
 
-use crate::job::{RunError, Shared};
-use crate::source::Input;
+use crate::checkpoint::{JobSnapshot, SplitKey};
+use crate::job::{RunArgs, RunError, Shared, SplitMeta};
+use crate::source::{Envelope, Input, PipeOut, SourceTask};
+
+/// Each source's inputs, per source subtask: (split id, reader).
+pub(crate) type Inputs = Vec<Vec<Vec<(SplitId, Input)>>>;
+
+/// Every split of the job with its reader, numbered: a restored job keeps
+/// the checkpoint's ids (new partitions follow) and its readers start at
+/// the checkpoint's positions.
+pub(crate) fn number_splits(
+    plan: &JobPlan,
+    sources: &[usize],
+    dumps: &BTreeMap<usize, PathBuf>,
+    start: Timestamp,
+    snapshot: Option<&JobSnapshot>,
+) -> Result<(Vec<SplitMeta>, Inputs), RunError> {
+    let p = plan.settings.parallelism;
+    let key = |t: usize, topic: &str, partition: i32| SplitKey {
+        table: plan.tables[t].name.clone(),
+        topic: topic.to_string(),
+        partition,
+    };
+    let mut all = Vec::new();
+    for (si, &t) in sources.iter().enumerate() {
+        let mut list = source_inputs(plan, t, dumps.get(&t), start)?;
+        list.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        all.extend(
+            list.into_iter()
+                .map(|(topic, part, input)| (si, t, topic, part, input)),
+        );
+    }
+    if let Some(snap) = snapshot {
+        let keys: Vec<SplitKey> = all.iter().map(|(_, t, tp, p, _)| key(*t, tp, *p)).collect();
+        let order = crate::restore::split_order(snap, &keys)?;
+        let mut slots: Vec<Option<_>> = all.into_iter().map(Some).collect();
+        all = order.into_iter().filter_map(|i| slots[i].take()).collect();
+    }
+    let mut splits = Vec::new();
+    let mut inputs: Inputs = sources
+        .iter()
+        .map(|_| (0..p).map(|_| Vec::new()).collect())
+        .collect();
+    for (si, t, topic, partition, mut input) in all {
+        let subtask =
+            split_owner(&topic, partition, p).map_err(|e| RunError::Usage(e.to_string()))?;
+        if let Some(pos) = snapshot.and_then(|s| s.position(&key(t, &topic, partition))) {
+            skip_to(&mut input, pos)?;
+        }
+        let id = splits.len() as SplitId;
+        splits.push(SplitMeta {
+            table: t,
+            topic,
+            partition,
+            subtask,
+        });
+        inputs[si][subtask].push((id, input));
+    }
+    Ok((splits, inputs))
+}
+
+/// What building the source subtasks needs.
+pub(crate) struct SourceBuild<'a> {
+    pub plan: &'a Arc<JobPlan>,
+    pub shared: &'a Arc<Shared>,
+    pub dumps: &'a BTreeMap<usize, PathBuf>,
+    pub senders: &'a [Vec<SyncSender<Envelope>>],
+    pub snapshot: Option<&'a JobSnapshot>,
+    pub restored_id: Option<CheckpointId>,
+    pub args: &'a RunArgs,
+}
+
+impl SourceBuild<'_> {
+    /// Every source subtask of the job, restored from the snapshot.
+    pub fn tasks(
+        &self,
+        sources: &[usize],
+        mut inputs: Inputs,
+    ) -> Result<Vec<SourceTask>, RunError> {
+        let mut tasks = Vec::new();
+        for (si, &t) in sources.iter().enumerate() {
+            for (s, own) in std::mem::take(&mut inputs[si]).into_iter().enumerate() {
+                tasks.push(self.task(si, t, s, own)?);
+            }
+        }
+        Ok(tasks)
+    }
+
+    /// Source subtask `s` of source `si` (table `t`) with its inputs.
+    fn task(
+        &self,
+        si: usize,
+        t: usize,
+        s: usize,
+        inputs: Vec<(SplitId, Input)>,
+    ) -> Result<SourceTask, RunError> {
+        let (plan, shared, table) = (self.plan, self.shared, &self.plan.tables[t]);
+        let part = self.snapshot.and_then(|snap| snap.sources.get(si)?.get(s));
+        let mut sub = match part {
+            Some(part) => part.sub.clone(),
+            None => {
+                let strategy = table.strategy(&plan.settings).ok_or_else(|| {
+                    RunError::Usage(format!("table {} has no watermark", table.name))
+                })?;
+                SourceSubtask::new(strategy).map_err(|e| RunError::Usage(e.to_string()))?
+            }
+        };
+        for (id, _) in &inputs {
+            if sub.split(*id).is_none() {
+                sub.add_split(*id)
+                    .map_err(|e| RunError::Usage(e.to_string()))?;
+            }
+        }
+        let names: Vec<(String, i32)> = {
+            let all = shared.splits.read().map_err(|_| {
+                RunError::Usage("the split table is poisoned (a bug in lowwater)".into())
+            })?;
+            inputs
+                .iter()
+                .map(|(id, _)| (all[*id as usize].topic.clone(), all[*id as usize].partition))
+                .collect()
+        };
+        // librdkafka's statistics (end offsets) are parsed on the source
+        // thread: only when lag-aware idleness or the consumer lag metric
+        // needs them.
+        let statistics = table.caught_up || self.args.http.is_some();
+        let dumped = self.dumps.contains_key(&t);
+        let kafka = match (&table.connector, dumped) {
+            (Connector::Kafka { .. }, false) if !inputs.is_empty() => {
+                Some(self.reader(t, &names, statistics)?)
+            }
+            _ => None,
+        };
+        if !inputs.is_empty() {
+            shared.sources[si].reading.fetch_add(1, Ordering::SeqCst);
+        }
+        let outs = plan
+            .pipelines
+            .iter()
+            .enumerate()
+            .filter(|(_, pl)| pl.source == t)
+            .map(|(pi, _)| PipeOut::new(plan, pi, self.senders[pi].clone()))
+            .collect();
+        Ok(SourceTask {
+            source: si,
+            subtask: s,
+            plan: plan.clone(),
+            sub,
+            inputs,
+            names,
+            rows: RowBuilder::new(plan, t),
+            outs,
+            shared: shared.clone(),
+            batch: self.args.batch.max(1),
+            bounded: dumped || bounded(table),
+            kafka,
+            kafka_current: None,
+            kafka_pending: None,
+            caught_up: table.caught_up && !dumped,
+            kafka_warned: None,
+            kafka_statistics: statistics,
+            waits_for_siblings: dumped,
+            checkpointing: plan.settings.checkpoints.interval.is_some(),
+            checkpoint_seen: self.restored_id.unwrap_or(0),
+            commits: VecDeque::new(),
+            records_read: part.map_or(0, |p| p.records),
+            filtered_count: part.map_or(0, |p| p.filtered),
+            release_after: crate::progress::release_after(plan, t),
+            trackers: BTreeMap::new(),
+        })
+    }
+
+    /// The Kafka consumer of `parts` of table `t`: at the checkpoint's
+    /// offsets when restoring, else where `scan.startup.mode` says.
+    fn reader(
+        &self,
+        t: usize,
+        parts: &[(String, i32)],
+        statistics: bool,
+    ) -> Result<lowwater_kafka::PartitionReader, RunError> {
+        let table = &self.plan.tables[t];
+        let Connector::Kafka { properties, .. } = &table.connector else {
+            return Err(RunError::Usage(format!(
+                "source '{}' is not read from Kafka",
+                table.name
+            )));
+        };
+        let reader = match self.snapshot {
+            Some(snap) => {
+                let offsets = kafka_offsets(snap, &table.name, parts);
+                lowwater_kafka::PartitionReader::restored(
+                    properties,
+                    &table.options,
+                    parts,
+                    statistics,
+                    &offsets,
+                )
+            }
+            None => {
+                lowwater_kafka::PartitionReader::new(properties, &table.options, parts, statistics)
+            }
+        };
+        reader.map_err(|e| RunError::Usage(format!("source '{}': {e}", table.name)))
+    }
+}
+
+/// Whether a source table ends by itself (files, dumps, datagen with
+/// 'number-of-rows', Kafka with 'scan.bounded.mode' = 'latest-offset').
+fn bounded(table: &lowwater_sql::plan::TableDef) -> bool {
+    match &table.connector {
+        Connector::Datagen(d) => DatagenTable::new(table, d).bounded(),
+        Connector::Kafka { .. } => table
+            .options
+            .get("scan.bounded.mode")
+            .is_some_and(|m| m == "latest-offset"),
+        _ => true,
+    }
+}
 
 /// Moves a file or dump input to a checkpoint's position (lines or records
 /// already read); Kafka and datagen inputs position themselves.
-pub(crate) fn skip_to(input: &mut Input, pos: i64) -> Result<(), RunError> {
+fn skip_to(input: &mut Input, pos: i64) -> Result<(), RunError> {
     match input {
         Input::Lines {
             path,
@@ -50,7 +272,7 @@ pub(crate) fn skip_to(input: &mut Input, pos: i64) -> Result<(), RunError> {
 }
 
 /// The Kafka offsets a checkpoint holds for `parts` of table `table`.
-pub(crate) fn kafka_offsets(
+fn kafka_offsets(
     snap: &crate::checkpoint::JobSnapshot,
     table: &str,
     parts: &[(String, i32)],
@@ -126,7 +348,7 @@ pub(crate) fn warn_offsets_without_checkpoints(plan: &JobPlan, dumps: &BTreeMap<
 }
 
 /// The inputs of one source table: splits with their readers.
-pub(crate) fn source_inputs(
+fn source_inputs(
     plan: &JobPlan,
     t: usize,
     dump: Option<&PathBuf>,

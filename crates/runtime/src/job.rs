@@ -1,32 +1,26 @@
 //! Building a job's threads from a plan, running them, and collecting the
 //! outcome (the same report shape as replay).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
-use std::sync::mpsc::sync_channel;
+use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use lowwater_connectors::datagen::DatagenTable;
-use lowwater_connectors::row::RowBuilder;
-use lowwater_core::assignment::split_owner;
 use lowwater_core::clock::Clock;
-use lowwater_core::source::{SourceSubtask, SplitId, SplitView};
+use lowwater_core::source::{SplitId, SplitView};
 use lowwater_core::window::operator::LateCounters;
 use lowwater_core::{Millis, Timestamp, MIN_WATERMARK};
 use lowwater_report::Report;
-use lowwater_sql::options::Connector;
 use lowwater_sql::plan::JobPlan;
 
 use crate::clock::SystemClock;
-use crate::inputs::{
-    kafka_offsets, restore_counters, skip_to, source_inputs, warn_offsets_without_checkpoints,
-};
+use crate::inputs::{number_splits, restore_counters, warn_offsets_without_checkpoints};
 use crate::monitor::Monitor;
 use crate::report::report;
 use crate::sink::{sink_writer, SinkCounters, SinkWriter};
-use crate::source::{Input, PipeOut, SourceTask};
+use crate::source::SourceTask;
 use crate::window::WindowTask;
 
 /// How to run a job.
@@ -172,6 +166,71 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// The state of a job about to start.
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        plan: &JobPlan,
+        source_tables: &[usize],
+        clock: SystemClock,
+        start: Timestamp,
+        sinks: BTreeMap<usize, Mutex<SinkWriter>>,
+        splits: Vec<SplitMeta>,
+        lag_histograms: crate::observe::LagFamily,
+        restored: Option<lowwater_core::checkpoint::CheckpointId>,
+        exactly_once: Option<crate::txn::ExactlyOnce>,
+    ) -> Self {
+        let p = plan.settings.parallelism;
+        Shared {
+            // The user's stop (Ctrl-C, SIGTERM, --duration) is `RunArgs::stop`:
+            // the main loop takes a final checkpoint before it stops the threads.
+            stop: Arc::new(AtomicBool::new(false)),
+            error: Mutex::new(None),
+            clock,
+            start,
+            sources: source_tables
+                .iter()
+                .map(|&t| SourceShared {
+                    table: t,
+                    records: AtomicU64::new(0),
+                    filtered: AtomicU64::new(0),
+                    reading: std::sync::atomic::AtomicUsize::new(0),
+                    subtasks: (0..p).map(|_| Mutex::new(SubtaskView::default())).collect(),
+                    discovered: (0..p).map(|_| Mutex::new(Vec::new())).collect(),
+                })
+                .collect(),
+            windows: plan
+                .pipelines
+                .iter()
+                .map(|_| (0..p).map(|_| AtomicI64::new(MIN_WATERMARK)).collect())
+                .collect(),
+            late: plan
+                .pipelines
+                .iter()
+                .map(|_| {
+                    (0..p)
+                        .map(|_| Mutex::new(LateCounters::default()))
+                        .collect()
+                })
+                .collect(),
+            live: Mutex::new(crate::observe::LiveState::new(plan.pipelines.len())),
+            lag_histograms,
+            sink_counters: sinks
+                .iter()
+                .filter_map(|(t, w)| Some((*t, w.lock().ok()?.counters.clone())))
+                .collect(),
+            sinks,
+            splits: std::sync::RwLock::new(splits),
+            route: foldhash::fast::FixedState::with_seed(0x6c6f_7777_6174_6572),
+            checkpoints: crate::checkpoint::Checkpoints::new(
+                plan.settings.checkpoints.interval.is_some(),
+                restored,
+            ),
+            ended_sources: std::sync::atomic::AtomicUsize::new(0),
+            table_names: plan.tables.iter().map(|t| t.name.clone()).collect(),
+            exactly_once,
+        }
+    }
+
     /// The name of table `t`.
     pub fn table_name(&self, t: usize) -> String {
         self.table_names.get(t).cloned().unwrap_or_default()
@@ -196,12 +255,98 @@ impl Shared {
 /// Runs `plan` until its bounded inputs end (then drains: every window
 /// fires) or `args.stop` is set or `args.duration` passes (then stops:
 /// emitted rows are flushed, pending windows are not fired, as a Flink job
-/// stopped without drain).
+/// stopped without drain; with checkpoints a final one keeps them).
 pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     let plan = Arc::new(plan.clone());
-    let p = plan.settings.parallelism;
     let clock = SystemClock::new();
     let start = clock.now();
+    let (dumps, outputs) = io_args(&plan, args)?;
+    let sources = source_tables(&plan);
+    let state = crate::restore::open_state(&plan, args, start)?;
+    let snapshot = state.restored.as_ref().map(|r| &r.snapshot);
+    let restored_id = state.restored.as_ref().map(|r| r.id);
+    let (splits, inputs) = number_splits(&plan, &sources, &dumps, start, snapshot)?;
+    let lag_histograms = crate::observe::lag_family();
+    let eo = state.exactly_once.as_ref();
+    let sinks = sink_writers(&plan, &outputs, &lag_histograms, eo, restored_id)?;
+    let listener = listen(args)?;
+    let shared = Arc::new(Shared::new(
+        &plan,
+        &sources,
+        clock,
+        start,
+        sinks,
+        splits,
+        lag_histograms,
+        restored_id,
+        state.exactly_once,
+    ));
+    if let Some(snap) = snapshot {
+        restore_counters(&shared, snap);
+    }
+    let (window_tasks, senders) = window_tasks(&plan, &shared, snapshot, args)?;
+    let build = crate::inputs::SourceBuild {
+        plan: &plan,
+        shared: &shared,
+        dumps: &dumps,
+        senders: &senders,
+        snapshot,
+        restored_id,
+        args,
+    };
+    let source_tasks = build.tasks(&sources, inputs)?;
+    drop(senders);
+    let threshold = args
+        .stall_threshold
+        .unwrap_or_else(|| plan.default_stall_threshold());
+    let mut monitor = Monitor::new(plan.clone(), shared.clone(), threshold);
+    let coordinator = crate::coordinator::Coordinator::for_job(
+        &plan,
+        state.store,
+        restored_id,
+        start,
+        sources.len(),
+    );
+    if coordinator.is_none() {
+        warn_offsets_without_checkpoints(&plan, &dumps);
+    }
+    // Partitions are visible (metrics, API) before the first record.
+    for t in &source_tasks {
+        t.publish();
+    }
+    let server = match listener {
+        Some(l) => Some(
+            crate::observe::Server::start(l, plan.clone(), shared.clone(), threshold)
+                .map_err(RunError::Io)?,
+        ),
+        None => None,
+    };
+    let watched = crate::discovery::watched(&plan, &sources, &dumps);
+    let threads = Threads {
+        plan: &plan,
+        shared: &shared,
+        args,
+        deadline: args.duration.map(|d| start + d.as_millis() as i64),
+        watched,
+    };
+    let completed = threads.run(window_tasks, source_tasks, coordinator, &mut monitor);
+    monitor.finish(shared.clock.now());
+    if let Some(s) = server {
+        s.stop();
+    }
+    crate::sink::finish_outputs(&shared, completed)?;
+    if let Some(e) = shared.error.lock().ok().and_then(|mut e| e.take()) {
+        return Err(e);
+    }
+    let report = report(&plan, &shared, monitor.stalls(), threshold, completed);
+    Ok(RunOutcome { report, completed })
+}
+
+/// `--input` dumps by source table.
+type Dumps = BTreeMap<usize, PathBuf>;
+
+/// The `--input` dumps and `--output` files by table, checked against the job.
+fn io_args(plan: &JobPlan, args: &RunArgs) -> Result<(Dumps, Vec<(usize, PathBuf)>), RunError> {
     let named = |name: &str, what: &str| {
         plan.table(name).ok_or_else(|| {
             RunError::Usage(format!(
@@ -233,164 +378,66 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         }
         outputs.push((t, path.clone()));
     }
-    // Source tables and their splits.
-    let mut source_tables: Vec<usize> = Vec::new();
+    Ok((dumps, outputs))
+}
+
+/// The tables INSERTs read, in the job's order.
+fn source_tables(plan: &JobPlan) -> Vec<usize> {
+    let mut tables: Vec<usize> = Vec::new();
     for pl in &plan.pipelines {
-        if !source_tables.contains(&pl.source) {
-            source_tables.push(pl.source);
+        if !tables.contains(&pl.source) {
+            tables.push(pl.source);
         }
     }
-    let checkpointing = plan.settings.checkpoints.interval.is_some();
-    let store = match &plan.settings.checkpoints.dir {
-        Some(dir) => Some(
-            crate::checkpoint::FileStore::open(&PathBuf::from(dir).join(&args.job_name))
-                .map_err(RunError::Usage)?,
-        ),
-        None => None,
-    };
-    // The transactional producer first: it fences an older instance and
-    // settles its open transaction, so the marker read next is final.
-    let exactly_once = crate::txn::ExactlyOnce::open(&plan, &args.job_name)?;
-    let committed = match &exactly_once {
-        Some(eo) => Some(eo.committed()?),
-        None => None,
-    };
-    let restored = crate::restore::load(
-        &plan,
-        store.as_ref(),
-        args.from_checkpoint.as_deref(),
-        args.reset_state,
-        start,
-        committed,
-    )?;
-    let snapshot = restored.as_ref().map(|r| &r.snapshot);
-    let mut all = Vec::new();
-    for (si, &t) in source_tables.iter().enumerate() {
-        let mut list = source_inputs(&plan, t, dumps.get(&t), start)?;
-        list.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
-        all.extend(
-            list.into_iter()
-                .map(|(topic, partition, input)| (si, t, topic, partition, input)),
-        );
-    }
-    if let Some(snap) = snapshot {
-        let keys: Vec<crate::checkpoint::SplitKey> = all
-            .iter()
-            .map(|(_, t, topic, partition, _)| crate::checkpoint::SplitKey {
-                table: plan.tables[*t].name.clone(),
-                topic: topic.clone(),
-                partition: *partition,
-            })
-            .collect();
-        let order = crate::restore::split_order(snap, &keys)?;
-        let mut slots: Vec<Option<_>> = all.into_iter().map(Some).collect();
-        all = order.into_iter().filter_map(|i| slots[i].take()).collect();
-    }
-    let mut splits = Vec::new();
-    let mut inputs_by_source: Vec<Vec<Vec<(SplitId, Input)>>> = source_tables
-        .iter()
-        .map(|_| (0..p).map(|_| Vec::new()).collect())
-        .collect();
-    for (si, t, topic, partition, mut input) in all {
-        let subtask =
-            split_owner(&topic, partition, p).map_err(|e| RunError::Usage(e.to_string()))?;
-        let id = splits.len() as SplitId;
-        let key = crate::checkpoint::SplitKey {
-            table: plan.tables[t].name.clone(),
-            topic: topic.clone(),
-            partition,
-        };
-        if let Some(pos) = snapshot.and_then(|s| s.position(&key)) {
-            skip_to(&mut input, pos)?;
-        }
-        splits.push(SplitMeta {
-            table: t,
-            topic,
-            partition,
-            subtask,
-        });
-        inputs_by_source[si][subtask].push((id, input));
-    }
-    let lag_histograms = crate::observe::lag_family();
+    tables
+}
+
+/// The writers of every sink table, one each.
+fn sink_writers(
+    plan: &JobPlan,
+    outputs: &[(usize, PathBuf)],
+    lag_histograms: &crate::observe::LagFamily,
+    eo: Option<&crate::txn::ExactlyOnce>,
+    restored: Option<lowwater_core::checkpoint::CheckpointId>,
+) -> Result<BTreeMap<usize, Mutex<SinkWriter>>, RunError> {
     let mut sinks = BTreeMap::new();
     for pl in &plan.pipelines {
         for t in std::iter::once(pl.sink).chain(plan.tables[pl.source].late_data_sink) {
             if let std::collections::btree_map::Entry::Vacant(e) = sinks.entry(t) {
-                e.insert(Mutex::new(sink_writer(
-                    &plan,
-                    t,
-                    &outputs,
-                    &lag_histograms,
-                    exactly_once.as_ref(),
-                    restored.as_ref().map(|r| r.id),
-                )?));
+                let w = sink_writer(plan, t, outputs, lag_histograms, eo, restored)?;
+                e.insert(Mutex::new(w));
             }
         }
     }
-    let listener = match &args.http {
-        Some(addr) => Some(std::net::TcpListener::bind(addr).map_err(|e| {
+    Ok(sinks)
+}
+
+/// The `--http` listener, bound before the job starts.
+fn listen(args: &RunArgs) -> Result<Option<std::net::TcpListener>, RunError> {
+    match &args.http {
+        Some(addr) => Ok(Some(std::net::TcpListener::bind(addr).map_err(|e| {
             RunError::Usage(format!(
                 "--http {addr}: cannot listen there ({e}); pick a free port, or port 0 for any"
             ))
-        })?),
-        None => None,
-    };
-    let shared = Arc::new(Shared {
-        // The user's stop (Ctrl-C, SIGTERM, --duration) is `args.stop`: the
-        // main loop takes a final checkpoint before it stops the threads.
-        stop: Arc::new(AtomicBool::new(false)),
-        error: Mutex::new(None),
-        clock,
-        start,
-        sources: source_tables
-            .iter()
-            .map(|&t| SourceShared {
-                table: t,
-                records: AtomicU64::new(0),
-                filtered: AtomicU64::new(0),
-                reading: std::sync::atomic::AtomicUsize::new(0),
-                subtasks: (0..p).map(|_| Mutex::new(SubtaskView::default())).collect(),
-                discovered: (0..p).map(|_| Mutex::new(Vec::new())).collect(),
-            })
-            .collect(),
-        windows: plan
-            .pipelines
-            .iter()
-            .map(|_| (0..p).map(|_| AtomicI64::new(MIN_WATERMARK)).collect())
-            .collect(),
-        late: plan
-            .pipelines
-            .iter()
-            .map(|_| {
-                (0..p)
-                    .map(|_| Mutex::new(LateCounters::default()))
-                    .collect()
-            })
-            .collect(),
-        live: Mutex::new(crate::observe::LiveState::new(plan.pipelines.len())),
-        lag_histograms,
-        sink_counters: sinks
-            .iter()
-            .filter_map(|(t, w)| Some((*t, w.lock().ok()?.counters.clone())))
-            .collect(),
-        sinks,
-        splits: std::sync::RwLock::new(splits),
-        route: foldhash::fast::FixedState::with_seed(0x6c6f_7777_6174_6572),
-        checkpoints: crate::checkpoint::Checkpoints::new(
-            checkpointing,
-            restored.as_ref().map(|r| r.id),
-        ),
-        ended_sources: std::sync::atomic::AtomicUsize::new(0),
-        table_names: plan.tables.iter().map(|t| t.name.clone()).collect(),
-        exactly_once,
-    });
-    if let Some(snap) = snapshot {
-        restore_counters(&shared, snap);
+        })?)),
+        None => Ok(None),
     }
-    // Channels: one per window subtask, fed by every source subtask of its source.
-    let mut window_tasks = Vec::new();
+}
+
+/// The window subtasks (restored from `snapshot`) and the channels that
+/// feed them: one per window subtask, fed by every source subtask.
+type Senders = Vec<Vec<SyncSender<crate::source::Envelope>>>;
+
+fn window_tasks(
+    plan: &Arc<JobPlan>,
+    shared: &Arc<Shared>,
+    snapshot: Option<&crate::checkpoint::JobSnapshot>,
+    args: &RunArgs,
+) -> Result<(Vec<WindowTask>, Senders), RunError> {
+    let p = plan.settings.parallelism;
+    let mut tasks = Vec::new();
     let mut senders = Vec::new();
-    for (pi, _) in plan.pipelines.iter().enumerate() {
+    for pi in 0..plan.pipelines.len() {
         let mut per_window = Vec::new();
         for w in 0..p {
             let (tx, rx) = sync_channel(args.channel_capacity.max(1));
@@ -400,288 +447,141 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
             if let Some(part) = snapshot.and_then(|s| s.windows.get(pi)?.get(w)) {
                 task.restore(part.clone());
             }
-            window_tasks.push(task);
+            tasks.push(task);
         }
         senders.push(per_window);
     }
-    let mut source_tasks = Vec::new();
-    for (si, &t) in source_tables.iter().enumerate() {
-        let strategy = plan.tables[t].strategy(&plan.settings).ok_or_else(|| {
-            RunError::Usage(format!("table {} has no watermark", plan.tables[t].name))
-        })?;
-        for (s, inputs) in std::mem::take(&mut inputs_by_source[si])
-            .into_iter()
-            .enumerate()
-        {
-            let part = snapshot.and_then(|snap| snap.sources.get(si)?.get(s));
-            let mut sub = match part {
-                Some(part) => part.sub.clone(),
-                None => SourceSubtask::new(strategy).map_err(|e| RunError::Usage(e.to_string()))?,
-            };
-            let names: Vec<(String, i32)> = {
-                let all = shared.splits.read().map_err(|_| {
-                    RunError::Usage("the split table is poisoned (a bug in lowwater)".into())
-                })?;
-                inputs
-                    .iter()
-                    .map(|(id, _)| {
-                        let m = &all[*id as usize];
-                        (m.topic.clone(), m.partition)
-                    })
-                    .collect()
-            };
-            // librdkafka's statistics (end offsets) are parsed on the
-            // source thread: only when lag-aware idleness or the consumer
-            // lag metric needs them.
-            let statistics = plan.tables[t].caught_up || args.http.is_some();
-            let kafka = match (&plan.tables[t].connector, dumps.contains_key(&t)) {
-                (Connector::Kafka { properties, .. }, false) if !inputs.is_empty() => {
-                    let parts = &names;
-                    let options = &plan.tables[t].options;
-                    let reader = match snapshot {
-                        Some(snap) => {
-                            let offsets = kafka_offsets(snap, &plan.tables[t].name, parts);
-                            lowwater_kafka::PartitionReader::restored(
-                                properties, options, parts, statistics, &offsets,
-                            )
-                        }
-                        None => lowwater_kafka::PartitionReader::new(
-                            properties, options, parts, statistics,
-                        ),
-                    };
-                    Some(reader.map_err(|e| {
-                        RunError::Usage(format!("source '{}': {e}", plan.tables[t].name))
-                    })?)
-                }
-                _ => None,
-            };
-            for (id, _) in &inputs {
-                if sub.split(*id).is_none() {
-                    sub.add_split(*id)
-                        .map_err(|e| RunError::Usage(e.to_string()))?;
-                }
-            }
-            if !inputs.is_empty() {
-                shared.sources[si].reading.fetch_add(1, Ordering::SeqCst);
-            }
-            let outs = plan
-                .pipelines
-                .iter()
-                .enumerate()
-                .filter(|(_, pl)| pl.source == t)
-                .map(|(pi, _)| PipeOut::new(&plan, pi, senders[pi].clone()))
-                .collect();
-            source_tasks.push(SourceTask {
-                source: si,
-                subtask: s,
-                plan: plan.clone(),
-                sub,
-                inputs,
-                names,
-                rows: RowBuilder::new(&plan, t),
-                outs,
-                shared: shared.clone(),
-                batch: args.batch.max(1),
-                bounded: dumps.contains_key(&t)
-                    || match &plan.tables[t].connector {
-                        Connector::Datagen(d) => DatagenTable::new(&plan.tables[t], d).bounded(),
-                        Connector::Kafka { .. } => plan.tables[t]
-                            .options
-                            .get("scan.bounded.mode")
-                            .is_some_and(|m| m == "latest-offset"),
-                        _ => true,
-                    },
-                kafka,
-                kafka_current: None,
-                kafka_pending: None,
-                caught_up: plan.tables[t].caught_up && !dumps.contains_key(&t),
-                kafka_warned: None,
-                kafka_statistics: statistics,
-                waits_for_siblings: dumps.contains_key(&t),
-                checkpointing,
-                checkpoint_seen: restored.as_ref().map_or(0, |r| r.id),
-                commits: VecDeque::new(),
-                records_read: part.map_or(0, |p| p.records),
-                filtered_count: part.map_or(0, |p| p.filtered),
-                release_after: crate::progress::release_after(&plan, t),
-                trackers: BTreeMap::new(),
-            });
-        }
-    }
-    drop(senders);
-    let threshold = args
-        .stall_threshold
-        .unwrap_or_else(|| plan.default_stall_threshold());
-    let mut monitor = Monitor::new(plan.clone(), shared.clone(), threshold);
-    let mut coordinator = match (plan.settings.checkpoints.interval, store) {
-        (Some(interval), Some(store)) => {
-            let last = match &restored {
-                Some(r) => r.id,
-                // Numbering continues after checkpoints left on disk (after
-                // --reset-state), so that old files are retired, never
-                // overwritten by a different job state.
-                None => {
-                    use lowwater_core::checkpoint::store::CheckpointStore;
-                    store
-                        .list()
-                        .unwrap_or_default()
-                        .into_iter()
-                        .max()
-                        .unwrap_or(0)
-                }
-            };
-            Some(crate::coordinator::Coordinator::new(
-                &plan,
-                store,
-                crate::restore::identity(&plan),
-                interval,
-                start,
-                last,
-                source_tables.len(),
-            ))
-        }
-        _ => {
-            warn_offsets_without_checkpoints(&plan, &dumps);
-            None
-        }
-    };
-    let deadline = args.duration.map(|d| start + d.as_millis() as i64);
-    let watched = crate::discovery::watched(&plan, &source_tables, &dumps);
-    let discovery_done = std::sync::atomic::AtomicBool::new(false);
-    // Partitions are visible (metrics, API) before the first record.
-    for t in &source_tasks {
-        t.publish();
-    }
-    let server = match listener {
-        Some(l) => Some(
-            crate::observe::Server::start(l, plan.clone(), shared.clone(), threshold)
-                .map_err(RunError::Io)?,
-        ),
-        None => None,
-    };
-    let completed = std::thread::scope(|scope| {
-        if !watched.is_empty() {
-            let (plan, shared, watched, done) = (&plan, &shared, &watched, &discovery_done);
-            let spawned = std::thread::Builder::new()
-                .name("discovery".into())
-                .spawn_scoped(scope, move || {
-                    crate::discovery::run(plan, shared, watched, done)
-                });
-            if let Err(e) = spawned {
-                shared.fail(RunError::Io(format!(
-                    "could not start the partition discovery thread: {e}"
-                )));
-            }
-        }
-        let windows: Vec<_> = window_tasks
-            .into_iter()
-            .map(|w| {
-                std::thread::Builder::new()
-                    .name(format!("window-{}-{}", w.pipeline(), w.subtask()))
-                    .spawn_scoped(scope, move || w.run())
-            })
-            .collect();
-        let sources: Vec<_> = source_tasks
-            .into_iter()
-            .map(|s| {
-                std::thread::Builder::new()
-                    .name(format!("source-{}-{}", s.source, s.subtask))
-                    .spawn_scoped(scope, move || s.run())
-            })
-            .collect();
-        let handles_alive = || {
-            windows
-                .iter()
-                .any(|h| h.as_ref().is_ok_and(|h| !h.is_finished()))
-                || sources
-                    .iter()
-                    .any(|h| h.as_ref().is_ok_and(|h| !h.is_finished()))
-        };
-        while handles_alive() {
-            let now = shared.clock.now();
-            let asked = args.stop.load(Ordering::SeqCst) || deadline.is_some_and(|d| now >= d);
-            if asked && !shared.stop.load(Ordering::SeqCst) {
-                if let Some(c) = coordinator.as_mut() {
-                    let wait = plan.settings.checkpoints.timeout.min(60_000);
-                    if c.final_checkpoint(&shared, wait) {
-                        tracing::info!(
-                            "stopping: final checkpoint {} written; the same command continues from it",
-                            shared.checkpoints.completed.load(Ordering::SeqCst)
-                        );
-                    }
-                }
-                shared.stop.store(true, Ordering::SeqCst);
-            }
-            if let Some(c) = coordinator.as_mut() {
-                c.tick(now, &shared);
-            }
-            monitor.tick(now);
-            // With checkpoints the coordinator looks more often, so that a
-            // checkpoint completes (and its offsets commit) soon after its
-            // last part arrives.
-            let pause = if coordinator.is_some() { 10 } else { 50 };
-            std::thread::sleep(Duration::from_millis(pause));
-        }
-        discovery_done.store(true, Ordering::SeqCst);
-        let mut completed = true;
-        for h in sources {
-            match h.map(|h| h.join()) {
-                Ok(Ok(drained)) => completed &= drained,
-                Ok(Err(_)) => {
-                    completed = false;
-                    shared.fail(RunError::Usage(
-                        "a source subtask panicked (a bug in lowwater)".into(),
-                    ));
-                }
-                Err(e) => {
-                    completed = false;
+    Ok((tasks, senders))
+}
+
+/// The job's threads while they run, watched from the calling thread.
+struct Threads<'a> {
+    plan: &'a Arc<JobPlan>,
+    shared: &'a Arc<Shared>,
+    args: &'a RunArgs,
+    deadline: Option<Timestamp>,
+    watched: Vec<crate::discovery::Watched>,
+}
+
+impl Threads<'_> {
+    /// Runs every subtask on its own thread (and partition discovery) and
+    /// supervises them until they end: stall monitor, checkpoints, the stop.
+    /// Returns whether every source drained.
+    fn run(
+        &self,
+        window_tasks: Vec<WindowTask>,
+        source_tasks: Vec<SourceTask>,
+        mut coordinator: Option<crate::coordinator::Coordinator>,
+        monitor: &mut Monitor,
+    ) -> bool {
+        let shared = self.shared;
+        let discovery_done = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            if !self.watched.is_empty() {
+                let (plan, watched, done) = (self.plan, &self.watched, &discovery_done);
+                let spawned = std::thread::Builder::new()
+                    .name("discovery".into())
+                    .spawn_scoped(scope, move || {
+                        crate::discovery::run(plan, shared, watched, done)
+                    });
+                if let Err(e) = spawned {
                     shared.fail(RunError::Io(format!(
-                        "could not start a source thread: {e}"
+                        "could not start the partition discovery thread: {e}"
                     )));
                 }
             }
-        }
-        for h in windows {
-            match h.map(|h| h.join()) {
-                Ok(Ok(())) => {}
-                Ok(Err(_)) => shared.fail(RunError::Usage(
-                    "a window subtask panicked (a bug in lowwater)".into(),
-                )),
-                Err(e) => shared.fail(RunError::Io(format!(
-                    "could not start a window thread: {e}"
-                ))),
+            let windows: Vec<_> = window_tasks
+                .into_iter()
+                .map(|w| {
+                    std::thread::Builder::new()
+                        .name(format!("window-{}-{}", w.pipeline(), w.subtask()))
+                        .spawn_scoped(scope, move || w.run())
+                })
+                .collect();
+            let sources: Vec<_> = source_tasks
+                .into_iter()
+                .map(|s| {
+                    std::thread::Builder::new()
+                        .name(format!("source-{}-{}", s.source, s.subtask))
+                        .spawn_scoped(scope, move || s.run())
+                })
+                .collect();
+            let alive = || {
+                windows
+                    .iter()
+                    .any(|h| h.as_ref().is_ok_and(|h| !h.is_finished()))
+                    || sources
+                        .iter()
+                        .any(|h| h.as_ref().is_ok_and(|h| !h.is_finished()))
+            };
+            while alive() {
+                self.step(coordinator.as_mut(), monitor);
             }
-        }
-        completed
-    });
-    monitor.finish(shared.clock.now());
-    if let Some(s) = server {
-        s.stop();
-    }
-    for s in shared.sinks.values() {
-        if let Ok(mut w) = s.lock() {
-            w.flush().map_err(|e| RunError::Io(e.to_string()))?;
-        }
-    }
-    if completed && !shared.failed() {
-        // A bounded job's part files all finish as it ends.
-        let last = shared.checkpoints.completed.load(Ordering::SeqCst);
-        for s in shared.sinks.values() {
-            if let Ok(mut w) = s.lock() {
-                if let Some(p) = &mut w.parts {
-                    p.finish(last).map_err(RunError::Io)?;
+            discovery_done.store(true, Ordering::SeqCst);
+            let mut completed = true;
+            for h in sources {
+                match h.map(|h| h.join()) {
+                    Ok(Ok(drained)) => completed &= drained,
+                    Ok(Err(_)) => {
+                        completed = false;
+                        shared.fail(RunError::Usage(
+                            "a source subtask panicked (a bug in lowwater)".into(),
+                        ));
+                    }
+                    Err(e) => {
+                        completed = false;
+                        shared.fail(RunError::Io(format!(
+                            "could not start a source thread: {e}"
+                        )));
+                    }
                 }
             }
+            for h in windows {
+                match h.map(|h| h.join()) {
+                    Ok(Ok(())) => {}
+                    Ok(Err(_)) => shared.fail(RunError::Usage(
+                        "a window subtask panicked (a bug in lowwater)".into(),
+                    )),
+                    Err(e) => shared.fail(RunError::Io(format!(
+                        "could not start a window thread: {e}"
+                    ))),
+                }
+            }
+            completed
+        })
+    }
+
+    /// One turn of the supervising loop: a stop asked for (with a final
+    /// checkpoint first), the checkpoint coordinator, the stall monitor.
+    fn step(
+        &self,
+        mut coordinator: Option<&mut crate::coordinator::Coordinator>,
+        monitor: &mut Monitor,
+    ) {
+        let shared = self.shared;
+        let now = shared.clock.now();
+        let asked =
+            self.args.stop.load(Ordering::SeqCst) || self.deadline.is_some_and(|d| now >= d);
+        if asked && !shared.stop.load(Ordering::SeqCst) {
+            if let Some(c) = coordinator.as_deref_mut() {
+                let wait = self.plan.settings.checkpoints.timeout.min(60_000);
+                if c.final_checkpoint(shared, wait) {
+                    tracing::info!(
+                        "stopping: final checkpoint {} written; the same command continues from it",
+                        shared.checkpoints.completed.load(Ordering::SeqCst)
+                    );
+                }
+            }
+            shared.stop.store(true, Ordering::SeqCst);
         }
+        if let Some(c) = coordinator.as_deref_mut() {
+            c.tick(now, shared);
+        }
+        monitor.tick(now);
+        // With checkpoints the coordinator looks more often, so that a
+        // checkpoint completes (and its offsets commit) soon after its
+        // last part arrives.
+        let pause = if coordinator.is_some() { 10 } else { 50 };
+        std::thread::sleep(Duration::from_millis(pause));
     }
-    if let (Some(eo), true, false) = (&shared.exactly_once, completed, shared.failed()) {
-        // A bounded job's rows after its last checkpoint commit as it ends.
-        let last = shared.checkpoints.completed.load(Ordering::SeqCst);
-        eo.commit(last).map_err(RunError::Io)?;
-    }
-    if let Some(e) = shared.error.lock().ok().and_then(|mut e| e.take()) {
-        return Err(e);
-    }
-    let report = report(&plan, &shared, monitor.stalls(), threshold, completed);
-    Ok(RunOutcome { report, completed })
 }

@@ -16,7 +16,7 @@ use lowwater_core::Timestamp;
 use lowwater_sql::plan::JobPlan;
 
 use crate::checkpoint::{FileStore, JobSnapshot, SplitKey};
-use crate::job::RunError;
+use crate::job::{RunArgs, RunError};
 
 /// What a job is, for its checkpoints: parallelism, each source table's
 /// topics and watermark, each INSERT's source, window, keys, filter and
@@ -45,8 +45,56 @@ pub(crate) fn identity(plan: &JobPlan) -> JobIdentity {
     id
 }
 
+/// What a job starts from: its checkpoint store, the transactional
+/// producer of its exactly-once sinks, and the checkpoint it restores.
+pub(crate) struct JobState {
+    pub store: Option<FileStore>,
+    pub exactly_once: Option<crate::txn::ExactlyOnce>,
+    pub restored: Option<Restored<JobSnapshot>>,
+}
+
+/// Opens the store, the transactional producer (first: it fences an older
+/// instance and settles its open transaction, so the marker read next is
+/// final) and loads the checkpoint to restore.
+pub(crate) fn open_state(
+    plan: &JobPlan,
+    args: &RunArgs,
+    now: Timestamp,
+) -> Result<JobState, RunError> {
+    let store = match &plan.settings.checkpoints.dir {
+        Some(dir) => Some(
+            FileStore::open(&PathBuf::from(dir).join(&args.job_name)).map_err(RunError::Usage)?,
+        ),
+        None => None,
+    };
+    let exactly_once = crate::txn::ExactlyOnce::open(plan, &args.job_name)?;
+    let committed = match &exactly_once {
+        // --reset-state: a marker of no checkpoint first, so that a crash
+        // before the next commit cannot bring the old state back.
+        Some(eo) if args.reset_state => {
+            eo.commit(0).map_err(RunError::Io)?;
+            Some(None)
+        }
+        Some(eo) => Some(eo.committed()?),
+        None => None,
+    };
+    let restored = load(
+        plan,
+        store.as_ref(),
+        args.from_checkpoint.as_deref(),
+        args.reset_state,
+        now,
+        committed,
+    )?;
+    Ok(JobState {
+        store,
+        exactly_once,
+        restored,
+    })
+}
+
 /// The checkpoint to restore, if any, checked against the job.
-pub(crate) fn load(
+fn load(
     plan: &JobPlan,
     store: Option<&FileStore>,
     from: Option<&Path>,

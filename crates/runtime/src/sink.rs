@@ -11,7 +11,7 @@ use lowwater_core::{Millis, Timestamp, Value};
 use lowwater_sql::options::Connector;
 use lowwater_sql::plan::JobPlan;
 
-use crate::job::RunError;
+use crate::job::{RunError, Shared};
 
 /// A sink's counters, behind their own short-held lock: readers (the
 /// monitor, the HTTP endpoints) never wait for the sink's I/O, which can
@@ -216,4 +216,33 @@ pub(crate) fn sink_writer(
             .clone(),
         max_emission_lag: table.max_emission_lag,
     })
+}
+
+/// After the threads ended: every sink flushed; when the bounded inputs
+/// ran to their end, part files finish and the exactly-once transaction
+/// commits (there is no checkpoint after the last rows).
+pub(crate) fn finish_outputs(shared: &Shared, completed: bool) -> Result<(), RunError> {
+    for s in shared.sinks.values() {
+        if let Ok(mut w) = s.lock() {
+            w.flush().map_err(|e| RunError::Io(e.to_string()))?;
+        }
+    }
+    if !completed || shared.failed() {
+        return Ok(());
+    }
+    let last = shared
+        .checkpoints
+        .completed
+        .load(std::sync::atomic::Ordering::SeqCst);
+    for s in shared.sinks.values() {
+        if let Ok(mut w) = s.lock() {
+            if let Some(p) = &mut w.parts {
+                p.finish(last).map_err(RunError::Io)?;
+            }
+        }
+    }
+    if let Some(eo) = &shared.exactly_once {
+        eo.commit(last).map_err(RunError::Io)?;
+    }
+    Ok(())
 }
