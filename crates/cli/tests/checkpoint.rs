@@ -1,5 +1,9 @@
 //! Checkpoints of `lowwater run`, the binary, crashed for real.
 //!
+//! - Filesystem part files finish at checkpoints: after a crash (parallelism
+//!   3 over 2 files, so one source subtask may end at once while the others
+//!   keep checkpointing) they hold every row exactly once; the finished job
+//!   leaves an end-of-input checkpoint, so running it again writes nothing.
 //! - A filesystem job killed by a failpoint right after a checkpoint (the
 //!   process aborts, as kill -9 would leave it), with that newest checkpoint
 //!   then damaged on disk: the same command restores the older one (with a
@@ -302,7 +306,7 @@ fn a_changed_job_refuses_the_checkpoint_and_names_the_change() {
     let err = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{err}");
     assert!(err.contains("checkpoint 1 does not fit this job"), "{err}");
-    assert!(err.contains("INSERT INTO counts changed"), "{err}");
+    assert!(err.contains("INSERT 1 INTO counts changed"), "{err}");
     assert!(err.contains("--reset-state"), "{err}");
     let fresh = lowwater(&["run", s(&job), "--reset-state"], &[]);
     assert!(
@@ -714,7 +718,7 @@ fn filesystem_part_files_finish_at_checkpoints_and_hold_every_row_once_after_a_c
     }
     let out = dir.join("out");
     let settings = format!(
-        "SET 'parallelism.default' = '2';\n\
+        "SET 'parallelism.default' = '3';\n\
          SET 'execution.checkpointing.interval' = '50 ms';\n\
          SET 'execution.checkpointing.dir' = '{}';\n\
          SET 'pipeline.auto-watermark-interval' = '20 ms';",
@@ -755,6 +759,19 @@ fn filesystem_part_files_finish_at_checkpoints_and_hold_every_row_once_after_a_c
     assert!(
         !early.is_empty() && early.len() < rows.len(),
         "the crash was mid-way"
+    );
+    // The finished job left an end-of-input checkpoint: the same command
+    // again restores it and writes nothing twice.
+    assert!(err.contains("end-of-input checkpoint"), "{err}");
+    let again = lowwater(&["run", s(&job)], &[]);
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(again.status.success(), "{err}");
+    let (after, unfinished) = finished_rows(&out);
+    assert!(unfinished.is_empty(), "{unfinished:?}");
+    assert_eq!(
+        after.len(),
+        rows.len(),
+        "a finished job run again writes nothing: {err}"
     );
 }
 

@@ -48,6 +48,7 @@ pub mod clock;
 pub mod diagnose;
 pub mod error;
 pub mod harness;
+pub mod route;
 pub mod source;
 pub mod time;
 pub mod timestamp;

@@ -142,16 +142,34 @@ pub(crate) struct Checkpoints {
     /// The newest checkpoint that failed.
     pub aborted: AtomicU64,
     pending: Mutex<Option<Pending>>,
+    /// The last state of subtasks that ended: it stands for them in every
+    /// later checkpoint.
+    finals: Mutex<Finals>,
     pub stats: Mutex<CheckpointStats>,
 }
 
+#[derive(Default)]
+struct Finals {
+    sources: Vec<Vec<Option<SourcePart>>>,
+    windows: Vec<Vec<Option<WindowPart>>>,
+}
+
 impl Checkpoints {
-    pub fn new(enabled: bool, restored: Option<CheckpointId>) -> Self {
+    pub fn new(
+        enabled: bool,
+        restored: Option<CheckpointId>,
+        sources: &[usize],
+        windows: &[usize],
+    ) -> Self {
         Checkpoints {
             requested: AtomicU64::new(0),
             completed: AtomicU64::new(restored.unwrap_or(0)),
             aborted: AtomicU64::new(0),
             pending: Mutex::new(None),
+            finals: Mutex::new(Finals {
+                sources: sources.iter().map(|&n| vec![None; n]).collect(),
+                windows: windows.iter().map(|&n| vec![None; n]).collect(),
+            }),
             stats: Mutex::new(CheckpointStats {
                 enabled,
                 restored_id: restored,
@@ -160,17 +178,61 @@ impl Checkpoints {
         }
     }
 
-    /// Starts collecting checkpoint `id` and asks the sources for it.
-    pub fn begin(&self, id: CheckpointId, now: Timestamp, sources: &[usize], windows: &[usize]) {
+    /// Whether the job takes checkpoints.
+    pub fn enabled(&self) -> bool {
+        self.stats.lock().is_ok_and(|s| s.enabled)
+    }
+
+    /// Starts collecting checkpoint `id` and asks the sources for it;
+    /// subtasks that ended are in it already with their last state.
+    pub fn begin(&self, id: CheckpointId, now: Timestamp) {
+        let (sources, windows) = match self.finals.lock() {
+            Ok(f) => (f.sources.clone(), f.windows.clone()),
+            Err(_) => return,
+        };
         if let Ok(mut p) = self.pending.lock() {
             *p = Some(Pending {
                 id,
                 started: now,
-                sources: sources.iter().map(|&n| vec![None; n]).collect(),
-                windows: windows.iter().map(|&n| vec![None; n]).collect(),
+                sources,
+                windows,
             });
         }
         self.requested.store(id, Ordering::SeqCst);
+    }
+
+    /// Source subtask `subtask` of `source` ended with this last state.
+    pub fn source_final(&self, source: usize, subtask: usize, part: SourcePart) {
+        if let Ok(mut guard) = self.pending.lock() {
+            if let Some(slot) = guard
+                .as_mut()
+                .and_then(|p| p.sources.get_mut(source)?.get_mut(subtask))
+            {
+                slot.get_or_insert_with(|| part.clone());
+            }
+        }
+        if let Ok(mut f) = self.finals.lock() {
+            if let Some(slot) = f.sources.get_mut(source).and_then(|s| s.get_mut(subtask)) {
+                *slot = Some(part);
+            }
+        }
+    }
+
+    /// Window subtask `subtask` of `pipeline` ended with this last state.
+    pub fn window_final(&self, pipeline: usize, subtask: usize, part: WindowPart) {
+        if let Ok(mut guard) = self.pending.lock() {
+            if let Some(slot) = guard
+                .as_mut()
+                .and_then(|p| p.windows.get_mut(pipeline)?.get_mut(subtask))
+            {
+                slot.get_or_insert_with(|| part.clone());
+            }
+        }
+        if let Ok(mut f) = self.finals.lock() {
+            if let Some(slot) = f.windows.get_mut(pipeline).and_then(|s| s.get_mut(subtask)) {
+                *slot = Some(part);
+            }
+        }
     }
 
     /// A source subtask's part of checkpoint `id`.

@@ -21,69 +21,48 @@ pub(crate) struct Coordinator {
     store: FileStore,
     identity: JobIdentity,
     retained: usize,
-    source_subtasks: Vec<usize>,
-    window_subtasks: Vec<usize>,
     failpoint: Option<Failpoint>,
 }
 
 impl Coordinator {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        plan: &JobPlan,
-        store: FileStore,
-        identity: JobIdentity,
-        interval: i64,
-        now: Timestamp,
-        last_id: CheckpointId,
-        sources: usize,
-    ) -> Self {
-        let p = plan.settings.parallelism;
-        Coordinator {
-            trigger: CheckpointTrigger::new(
-                interval,
-                plan.settings.checkpoints.timeout,
-                now,
-                last_id,
-            ),
-            store,
-            identity,
-            retained: plan.settings.checkpoints.retained,
-            source_subtasks: vec![p; sources],
-            window_subtasks: vec![p; plan.pipelines.len()],
-            failpoint: Failpoint::from_env(),
-        }
-    }
-
     /// The coordinator of a job with checkpoints (`None` without).
-    /// Numbering continues after the restored checkpoint, or, without one,
-    /// after those left on disk (after --reset-state), so that old files
-    /// are retired, never overwritten by a different job state.
+    /// Numbering continues after the newest checkpoint on disk, or the
+    /// restored one if newer: a job restored from an older checkpoint (or
+    /// started with --reset-state) never writes an id that an older file of
+    /// another timeline holds, so retention removes old files, not new ones.
     pub fn for_job(
         plan: &JobPlan,
         store: Option<FileStore>,
         restored: Option<CheckpointId>,
         now: Timestamp,
-        sources: usize,
     ) -> Option<Self> {
         let (interval, store) = (plan.settings.checkpoints.interval?, store?);
-        let last = restored.unwrap_or_else(|| {
-            store
-                .list()
-                .unwrap_or_default()
-                .into_iter()
-                .max()
-                .unwrap_or(0)
-        });
-        let identity = crate::restore::identity(plan);
-        Some(Coordinator::new(
-            plan, store, identity, interval, now, last, sources,
-        ))
+        let on_disk = store.list().unwrap_or_default().into_iter().max();
+        let last = restored.max(on_disk).unwrap_or(0);
+        let settings = &plan.settings.checkpoints;
+        Some(Coordinator {
+            trigger: CheckpointTrigger::new(interval, settings.timeout, now, last),
+            store,
+            identity: crate::restore::identity(plan),
+            retained: settings.retained,
+            failpoint: Failpoint::from_env(),
+        })
     }
 
     /// One step: completes a checkpoint whose parts are all in, fails one
     /// that ran too long, starts the next one when due.
     pub fn tick(&mut self, now: Timestamp, shared: &Shared) {
         self.collect(now, shared);
+        if let Some((id, _)) = self.trigger.in_flight() {
+            if shared.checkpoints.aborted.load(Ordering::SeqCst) >= id {
+                self.fail(
+                    id,
+                    now,
+                    shared,
+                    "a window subtask gave up aligning its barriers",
+                );
+            }
+        }
         if let Some(id) = self.trigger.timed_out(now) {
             self.fail(
                 id,
@@ -91,14 +70,6 @@ impl Coordinator {
                 shared,
                 "it did not complete within execution.checkpointing.timeout",
             );
-        }
-        if shared.ended_sources.load(Ordering::SeqCst) > 0 {
-            // A finished source takes part in no further checkpoint: the
-            // job is draining and ends by itself.
-            if let Some((id, _)) = self.trigger.in_flight() {
-                self.fail(id, now, shared, "a source finished while it was taken");
-            }
-            return;
         }
         if let Some(id) = self.trigger.poll(now) {
             self.begin(id, now, shared);
@@ -109,24 +80,42 @@ impl Coordinator {
     /// when it was written.
     pub fn final_checkpoint(&mut self, shared: &Shared, wait_ms: i64) -> bool {
         use lowwater_core::clock::Clock;
+        self.settle(shared, wait_ms);
         let start = shared.clock.now();
-        let id = match self.trigger.in_flight() {
-            Some((id, _)) => id,
-            None => match self.trigger.force(start) {
-                Some(id) => {
-                    self.begin(id, start, shared);
-                    id
-                }
-                None => return false,
-            },
+        let Some(id) = self.trigger.force(start) else {
+            return false;
         };
+        self.begin(id, start, shared);
+        self.wait_for(id, shared, start + wait_ms)
+    }
+
+    /// Lets the checkpoint in flight, if any, complete or fail (within
+    /// `wait_ms`), so that the next one has the id [`Self::next_id`] says.
+    pub fn settle(&mut self, shared: &Shared, wait_ms: i64) {
+        use lowwater_core::clock::Clock;
+        if let Some((id, _)) = self.trigger.in_flight() {
+            self.wait_for(id, shared, shared.clock.now() + wait_ms);
+        }
+    }
+
+    /// Waits until checkpoint `id` completes (`true`), fails, or the
+    /// deadline passes (then it fails).
+    fn wait_for(&mut self, id: CheckpointId, shared: &Shared, deadline: Timestamp) -> bool {
+        use lowwater_core::clock::Clock;
         loop {
             let now = shared.clock.now();
             self.collect(now, shared);
             if shared.checkpoints.completed.load(Ordering::SeqCst) >= id {
                 return true;
             }
-            if now - start > wait_ms || shared.ended_sources.load(Ordering::SeqCst) > 0 {
+            if self
+                .trigger
+                .in_flight()
+                .is_none_or(|(running, _)| running != id)
+            {
+                return false;
+            }
+            if now > deadline || shared.failed() {
                 self.fail(
                     id,
                     now,
@@ -140,9 +129,12 @@ impl Coordinator {
     }
 
     fn begin(&mut self, id: CheckpointId, now: Timestamp, shared: &Shared) {
-        shared
-            .checkpoints
-            .begin(id, now, &self.source_subtasks, &self.window_subtasks);
+        shared.checkpoints.begin(id, now);
+    }
+
+    /// The id the next checkpoint will have.
+    pub fn next_id(&self) -> CheckpointId {
+        self.trigger.next_id()
     }
 
     fn collect(&mut self, now: Timestamp, shared: &Shared) {
@@ -150,11 +142,11 @@ impl Coordinator {
             return;
         };
         match self.write(id, started, sources, windows, shared) {
-            Ok(size) => {
+            Ok((size, crc)) => {
                 Failpoint::hit(&self.failpoint, "after-checkpoint-write", id);
                 if let Some(eo) = &shared.exactly_once {
                     // The commit point: rows and marker become visible together.
-                    if let Err(e) = eo.commit(id) {
+                    if let Err(e) = eo.commit(id, crc) {
                         shared.fail(crate::job::RunError::Io(format!("checkpoint {id}: {e}")));
                         self.fail(id, now, shared, "its Kafka transaction did not commit");
                         return;
@@ -195,7 +187,7 @@ impl Coordinator {
         sources: Vec<Vec<SourcePart>>,
         windows: Vec<Vec<WindowPart>>,
         shared: &Shared,
-    ) -> Result<usize, String> {
+    ) -> Result<(usize, u32), String> {
         let splits = shared
             .splits
             .read()
@@ -217,7 +209,8 @@ impl Coordinator {
         let bytes = encode(id, &snapshot).map_err(|e| e.to_string())?;
         Failpoint::hit(&self.failpoint, "before-checkpoint-write", id);
         self.store.write(id, &bytes)?;
-        Ok(bytes.len())
+        let crc = lowwater_core::checkpoint::format::file_crc(&bytes).unwrap_or(0);
+        Ok((bytes.len(), crc))
     }
 
     fn fail(&mut self, id: CheckpointId, now: Timestamp, shared: &Shared, why: &str) {

@@ -2,8 +2,9 @@
 //! only when the checkpoint holding their rows is complete (Flink's
 //! `FileSink`: in-progress, pending, finished).
 //!
-//! Each window subtask writes its own part file, so that its barrier closes
-//! exactly the rows that came before it:
+//! Each window subtask writes its own part file (`<subtask>` below numbers
+//! the window subtasks of every INSERT writing to the table), so that its
+//! barrier closes exactly the rows that came before it:
 //! - `.part-<subtask>-<n>.json.inprogress` while rows are written;
 //! - at the subtask's barrier of checkpoint `c` the file is synced and
 //!   renamed `.part-<subtask>-<n>.json.pending-<c>`; the next rows go to
@@ -152,12 +153,13 @@ impl PartFiles {
         Ok(())
     }
 
-    /// The job ended with every window fired: every part finishes.
-    pub fn finish(&mut self, id: CheckpointId) -> Result<(), String> {
+    /// The job ended with every window fired: every open part becomes
+    /// pending for the end-of-input checkpoint `id`.
+    pub fn roll_all(&mut self, id: CheckpointId) -> Result<(), String> {
         for s in 0..self.open.len() {
             self.roll(s, id)?;
         }
-        self.commit(id)
+        Ok(())
     }
 
     /// Flushes the open parts (no sync, no rename): rows are readable in

@@ -185,6 +185,7 @@ impl SourceBuild<'_> {
             filtered_count: part.map_or(0, |p| p.filtered),
             release_after: crate::progress::release_after(plan, t),
             trackers: BTreeMap::new(),
+            mark: 1,
         })
     }
 

@@ -145,20 +145,21 @@ pub(crate) struct Shared {
     pub sink_counters: BTreeMap<usize, Arc<Mutex<SinkCounters>>>,
     /// Every split by id; grows when partition discovery finds partitions.
     pub splits: std::sync::RwLock<Vec<SplitMeta>>,
+    /// Without checkpoints: per pipeline, window subtask and channel, the
+    /// last in-band mark processed (published after the rows before it).
+    pub marks: Vec<Vec<Vec<AtomicU64>>>,
     /// Late counters per pipeline and window subtask, published live.
     pub late: Vec<Vec<Mutex<LateCounters>>>,
     /// What the monitor knows (stalls, history), for the HTTP endpoints.
     pub live: Mutex<crate::observe::LiveState>,
     /// The emission lag histograms of the sinks, by sink table name.
     pub lag_histograms: crate::observe::LagFamily,
-    /// The hasher of the key exchange, one for all source subtasks. Its
-    /// seed is fixed: a key must reach the same window subtask after a
+    /// The hasher of the key exchange: stable across builds (the core's
+    /// `route`), so that a key reaches the same window subtask after a
     /// restore as before it, where its state is.
-    pub route: foldhash::fast::FixedState,
+    pub route: lowwater_core::route::StableState,
     /// Checkpoints: requested, in progress, completed, statistics.
     pub checkpoints: crate::checkpoint::Checkpoints,
-    /// Source subtasks that have finished (bounded inputs, or stopped).
-    pub ended_sources: std::sync::atomic::AtomicUsize,
     /// Table names by index (for checkpoint files).
     pub table_names: Vec<String>,
     /// The transactional producer of exactly-once Kafka sinks.
@@ -203,6 +204,15 @@ impl Shared {
                 .iter()
                 .map(|_| (0..p).map(|_| AtomicI64::new(MIN_WATERMARK)).collect())
                 .collect(),
+            marks: plan
+                .pipelines
+                .iter()
+                .map(|_| {
+                    (0..p)
+                        .map(|_| (0..p).map(|_| AtomicU64::new(0)).collect())
+                        .collect()
+                })
+                .collect(),
             late: plan
                 .pipelines
                 .iter()
@@ -220,12 +230,13 @@ impl Shared {
                 .collect(),
             sinks,
             splits: std::sync::RwLock::new(splits),
-            route: foldhash::fast::FixedState::with_seed(0x6c6f_7777_6174_6572),
+            route: lowwater_core::route::StableState,
             checkpoints: crate::checkpoint::Checkpoints::new(
                 plan.settings.checkpoints.interval.is_some(),
                 restored,
+                &vec![p; source_tables.len()],
+                &vec![p; plan.pipelines.len()],
             ),
-            ended_sources: std::sync::atomic::AtomicUsize::new(0),
             table_names: plan.tables.iter().map(|t| t.name.clone()).collect(),
             exactly_once,
         }
@@ -300,13 +311,8 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         .stall_threshold
         .unwrap_or_else(|| plan.default_stall_threshold());
     let mut monitor = Monitor::new(plan.clone(), shared.clone(), threshold);
-    let coordinator = crate::coordinator::Coordinator::for_job(
-        &plan,
-        state.store,
-        restored_id,
-        start,
-        sources.len(),
-    );
+    let coordinator =
+        crate::coordinator::Coordinator::for_job(&plan, state.store, restored_id, start);
     if coordinator.is_none() {
         warn_offsets_without_checkpoints(&plan, &dumps);
     }
@@ -329,12 +335,13 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         deadline: args.duration.map(|d| start + d.as_millis() as i64),
         watched,
     };
-    let completed = threads.run(window_tasks, source_tasks, coordinator, &mut monitor);
+    let mut coordinator = coordinator;
+    let completed = threads.run(window_tasks, source_tasks, &mut coordinator, &mut monitor);
     monitor.finish(shared.clock.now());
     if let Some(s) = server {
         s.stop();
     }
-    crate::sink::finish_outputs(&shared, completed)?;
+    crate::sink::finish_outputs(&shared, completed, coordinator.as_mut())?;
     if let Some(e) = shared.error.lock().ok().and_then(|mut e| e.take()) {
         return Err(e);
     }
@@ -471,7 +478,7 @@ impl Threads<'_> {
         &self,
         window_tasks: Vec<WindowTask>,
         source_tasks: Vec<SourceTask>,
-        mut coordinator: Option<crate::coordinator::Coordinator>,
+        coordinator: &mut Option<crate::coordinator::Coordinator>,
         monitor: &mut Monitor,
     ) -> bool {
         let shared = self.shared;

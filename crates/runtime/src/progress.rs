@@ -10,7 +10,7 @@ use lowwater_core::{Millis, Timestamp, MIN_WATERMARK};
 use lowwater_sql::plan::JobPlan;
 
 use crate::checkpoint::SourcePart;
-use crate::source::{Envelope, Input, Msg, SourceTask};
+use crate::source::{Envelope, Input, Msg, Offsets, SourceTask};
 
 /// How far after a record's event time all its windows have fired, over
 /// the INSERTs reading `table`: the longest window minus 1 plus the allowed
@@ -39,6 +39,25 @@ impl SourceTask {
         }
         self.checkpoint_seen = id;
         self.flush_all();
+        let part = self.part();
+        if self.kafka.is_some() {
+            self.commits.push_back((id, self.offsets(&part)));
+        }
+        self.shared
+            .checkpoints
+            .source_part(id, self.source, self.subtask, part);
+        for out in &self.outs {
+            for tx in &out.senders {
+                let _ = tx.send(Envelope {
+                    from: self.subtask,
+                    msg: Msg::Barrier(id),
+                });
+            }
+        }
+    }
+
+    /// This subtask's state and positions, as a checkpoint holds them.
+    fn part(&self) -> SourcePart {
         let positions: Vec<(SplitId, Option<i64>)> = self
             .inputs
             .iter()
@@ -56,40 +75,41 @@ impl SourceTask {
                 (*sid, pos)
             })
             .collect();
-        let offsets: Vec<(String, i32, i64)> = self
-            .inputs
-            .iter()
-            .zip(&self.names)
-            .zip(&positions)
-            .filter(|((i, _), _)| matches!(i.1, Input::Kafka))
-            .filter_map(|((_, (t, p)), (_, pos))| pos.map(|o| (t.clone(), *p, o)))
-            .collect();
-        if self.kafka.is_some() {
-            self.commits.push_back((id, offsets));
-        }
         let (skipped, nulled) = match self.shared.sources[self.source].subtasks[self.subtask].lock()
         {
             Ok(v) => (v.skipped.clone(), v.nulled.clone()),
             Err(_) => Default::default(),
         };
-        let part = SourcePart {
+        SourcePart {
             sub: self.sub.clone(),
             positions,
             records: self.records_read,
             filtered: self.filtered_count,
             skipped,
             nulled,
-        };
-        self.shared
-            .checkpoints
-            .source_part(id, self.source, self.subtask, part);
-        for out in &self.outs {
-            for tx in &out.senders {
-                let _ = tx.send(Envelope {
-                    from: self.subtask,
-                    msg: Msg::Barrier(id),
-                });
-            }
+        }
+    }
+
+    /// The Kafka offsets of a part, to commit once its checkpoint completes.
+    fn offsets(&self, part: &SourcePart) -> Offsets {
+        self.inputs
+            .iter()
+            .zip(&self.names)
+            .zip(&part.positions)
+            .filter(|((i, _), _)| matches!(i.1, Input::Kafka))
+            .filter_map(|((_, (t, p)), (_, pos))| pos.map(|o| (t.clone(), *p, o)))
+            .collect()
+    }
+
+    /// The subtask ended (its input drained, or the job stops): its last
+    /// state stands for it in every checkpoint from now on, as a finished
+    /// task's does in Flink (FLIP-147), so the others keep checkpointing.
+    pub(crate) fn hand_in_final(&mut self) {
+        if self.checkpointing {
+            let part = self.part();
+            self.shared
+                .checkpoints
+                .source_final(self.source, self.subtask, part);
         }
     }
 
@@ -108,6 +128,7 @@ impl SourceTask {
                     tracing::warn!("Kafka: committing offsets: {e}");
                 }
             }
+            self.send_mark();
             return;
         }
         let done = self.shared.checkpoints.completed.load(Ordering::SeqCst);
@@ -133,11 +154,29 @@ impl SourceTask {
             (Some(ts), Some(after)) => ts.saturating_add(after),
             (Some(_), None) => Timestamp::MAX,
         };
-        let id = self.inputs[i].0;
+        let (id, mark) = (self.inputs[i].0, self.mark);
         self.trackers
             .entry(id)
             .or_default()
-            .on_record(offset, release);
+            .on_record(offset, release, mark);
+    }
+
+    /// Sends mark `n` behind everything sent so far (without checkpoints,
+    /// when this subtask reads Kafka).
+    fn send_mark(&mut self) {
+        if self.trackers.is_empty() {
+            return;
+        }
+        self.flush_all();
+        for out in &self.outs {
+            for tx in &out.senders {
+                let _ = tx.send(Envelope {
+                    from: self.subtask,
+                    msg: Msg::Mark(self.mark),
+                });
+            }
+        }
+        self.mark += 1;
     }
 
     /// The offsets up to which every record's windows were written, by the
@@ -150,6 +189,14 @@ impl SourceTask {
             .map(|w| w.load(Ordering::SeqCst))
             .min()
             .unwrap_or(MIN_WATERMARK);
+        let marked = self
+            .outs
+            .iter()
+            .flat_map(|o| self.shared.marks[o.pipeline].iter())
+            .filter_map(|w| w.get(self.subtask))
+            .map(|m| m.load(Ordering::SeqCst))
+            .min()
+            .unwrap_or(0);
         let mut out = Vec::new();
         for ((id, input), (topic, partition)) in self.inputs.iter().zip(&self.names) {
             if !matches!(input, Input::Kafka) {
@@ -158,7 +205,7 @@ impl SourceTask {
             if let Some(o) = self
                 .trackers
                 .get_mut(id)
-                .and_then(|t| t.committable(released))
+                .and_then(|t| t.committable(released, marked))
             {
                 out.push((topic.clone(), *partition, o));
             }

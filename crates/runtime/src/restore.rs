@@ -22,27 +22,62 @@ use crate::job::{RunArgs, RunError};
 /// topics and watermark, each INSERT's source, window, keys, filter and
 /// aggregates. Connection properties are left out on purpose.
 pub(crate) fn identity(plan: &JobPlan) -> JobIdentity {
-    let mut id =
-        JobIdentity::new().with("parallelism.default", plan.settings.parallelism.to_string());
+    let mut id = JobIdentity::new()
+        .with("parallelism.default", plan.settings.parallelism.to_string())
+        // The key exchange: a key's state is in the subtask this names.
+        .with(
+            "key routing",
+            "FNV-1a over the key (lowwater-core route, v1)",
+        );
+    let mut sources: Vec<usize> = Vec::new();
     for pl in &plan.pipelines {
-        let src = &plan.tables[pl.source];
+        if !sources.contains(&pl.source) {
+            sources.push(pl.source);
+        }
+    }
+    // Parts are stored by position: statement and source numbers are in
+    // the names, so reordering INSERTs is a change, not a silent swap.
+    for (si, &t) in sources.iter().enumerate() {
+        let src = &plan.tables[t];
         id = id.with(
-            format!("source table {}", src.name),
+            format!("source {} (table {})", si + 1, src.name),
             format!(
-                "topics {:?}, watermark {:?}",
+                "topics {:?}, watermark {:?}{}",
                 src.topics(),
-                src.strategy(&plan.settings)
+                src.strategy(&plan.settings),
+                files(src)
             ),
         );
+    }
+    for (pi, pl) in plan.pipelines.iter().enumerate() {
         id = id.with(
-            format!("INSERT INTO {}", plan.tables[pl.sink].name),
+            format!("INSERT {} INTO {}", pi + 1, plan.tables[pl.sink].name),
             format!(
                 "FROM {}; window {:?}; keys {:?}; WHERE {:?}; aggregate arguments {:?}",
-                src.name, pl.window, pl.keys, pl.filter, pl.agg_args
+                plan.tables[pl.source].name, pl.window, pl.keys, pl.filter, pl.agg_args
             ),
         );
     }
     id
+}
+
+/// A filesystem source's files: their positions are lines read, by file,
+/// so another set of files is another job.
+fn files(table: &lowwater_sql::plan::TableDef) -> String {
+    let lowwater_sql::options::Connector::Filesystem { path } = &table.connector else {
+        return String::new();
+    };
+    let root = PathBuf::from(path);
+    let mut names: Vec<String> = match std::fs::read_dir(&root) {
+        Ok(d) => d
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_file())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect(),
+        Err(_) => vec![path.clone()],
+    };
+    names.sort();
+    format!(", files {names:?}")
 }
 
 /// What a job starts from: its checkpoint store, the transactional
@@ -72,12 +107,14 @@ pub(crate) fn open_state(
         // --reset-state: a marker of no checkpoint first, so that a crash
         // before the next commit cannot bring the old state back.
         Some(eo) if args.reset_state => {
-            eo.commit(0).map_err(RunError::Io)?;
+            eo.commit(0, 0).map_err(RunError::Io)?;
             Some(None)
         }
         Some(eo) => Some(eo.committed()?),
         None => None,
     };
+    let crc = committed.flatten().and_then(|m| m.crc);
+    let committed = committed.map(|m| m.map(|m| m.id));
     let restored = load(
         plan,
         store.as_ref(),
@@ -86,6 +123,22 @@ pub(crate) fn open_state(
         now,
         committed,
     )?;
+    if let (Some(r), Some(want), Some(st)) = (&restored, crc, &store) {
+        let got = st
+            .read(r.id)
+            .ok()
+            .and_then(|b| lowwater_core::checkpoint::format::file_crc(&b));
+        if r.id == committed.flatten().unwrap_or(0) && got != Some(want) {
+            return Err(RunError::Usage(format!(
+                "checkpoint {} in {} is not the file whose output was committed to Kafka (its \
+                 checksum differs from the commit marker's): another instance of this job may \
+                 have written over it. Restore a copy with --from-checkpoint PATH, or start \
+                 without state with --reset-state",
+                r.id,
+                st.dir().display()
+            )));
+        }
+    }
     Ok(JobState {
         store,
         exactly_once,
@@ -102,31 +155,35 @@ fn load(
     now: Timestamp,
     committed: Option<Option<CheckpointId>>,
 ) -> Result<Option<Restored<JobSnapshot>>, RunError> {
+    let has_own = match store {
+        Some(st) => !st.list().map_err(RunError::Io)?.is_empty(),
+        None => false,
+    };
+    // execution.state-recovery.path seeds a job's first start (Flink's
+    // rule); once the job has checkpoints of its own, a restart uses them.
     let from = from.map(Path::to_path_buf).or_else(|| {
-        plan.settings
-            .checkpoints
-            .recovery_path
-            .as_ref()
-            .map(PathBuf::from)
+        let seed = plan.settings.checkpoints.recovery_path.as_ref();
+        seed.filter(|_| !has_own).map(PathBuf::from)
     });
     let restored = match (from, store) {
         (Some(path), _) => Some(from_path(&path)?),
         (None, _) if reset => None,
         // Exactly-once: only a checkpoint whose output was committed.
-        (None, Some(store)) => match committed {
-            Some(None) => {
-                if !store.list().map_err(RunError::Io)?.is_empty() {
-                    tracing::warn!(
-                        "checkpoints are on disk in {}, but none committed its output to Kafka: \
-                         the job starts without state",
-                        store.dir().display()
-                    );
-                }
-                None
+        (None, Some(_)) if committed == Some(None) => {
+            if has_own {
+                tracing::warn!(
+                    "checkpoints are on disk, but none committed its output to Kafka: the job \
+                     starts without state"
+                );
             }
-            Some(upto) => latest::<JobSnapshot>(store, upto).map_err(RunError::Io)?,
-            None => latest::<JobSnapshot>(store, None).map_err(RunError::Io)?,
-        },
+            None
+        }
+        (None, Some(st)) => {
+            let upto = committed.flatten();
+            let r = latest::<JobSnapshot>(st, upto).map_err(RunError::Io)?;
+            check_usable(st, upto, r.as_ref(), committed.is_some())?;
+            r
+        }
         (None, None) => None,
     };
     let Some(r) = restored else {
@@ -154,6 +211,57 @@ fn load(
         r.snapshot.open_windows()
     );
     Ok(Some(r))
+}
+
+/// Refuses to go on when the job has checkpoints but the one it must
+/// restore cannot be read: starting without state would read from
+/// `scan.startup.mode` and lose or repeat data silently; with exactly-once
+/// sinks an older checkpoint would commit again the output committed after
+/// it.
+fn check_usable(
+    store: &FileStore,
+    upto: Option<CheckpointId>,
+    restored: Option<&Restored<JobSnapshot>>,
+    exactly_once: bool,
+) -> Result<(), RunError> {
+    let ids: Vec<CheckpointId> = store
+        .list()
+        .map_err(RunError::Io)?
+        .into_iter()
+        .filter(|id| upto.is_none_or(|u| *id <= u))
+        .collect();
+    let fine = match (restored, ids.iter().copied().max()) {
+        (_, None) => true,
+        (None, Some(_)) => false,
+        (Some(r), Some(_)) => !exactly_once || upto.is_none_or(|u| r.id == u),
+    };
+    if fine {
+        return Ok(());
+    }
+    let mut why = Vec::new();
+    for id in ids.iter().rev() {
+        let reason = match store.read(*id) {
+            Ok(bytes) => match lowwater_core::checkpoint::format::verify(&bytes) {
+                Ok(_) if restored.is_some_and(|r| r.id == *id) => continue,
+                Ok(_) => "it decodes to no snapshot of this lowwater".to_string(),
+                Err(e) => e.to_string(),
+            },
+            Err(e) => e,
+        };
+        why.push(format!("checkpoint {id}: {reason}"));
+    }
+    let what = if exactly_once {
+        "the checkpoint whose output was committed to Kafka cannot be read, and an older one \
+         would write that output again"
+    } else {
+        "no checkpoint of this job can be read, and starting without state would lose or repeat data"
+    };
+    Err(RunError::Usage(format!(
+        "{what} ({}):\n  - {}\nRestore a copy with --from-checkpoint PATH, or start without state \
+         with --reset-state",
+        store.dir().display(),
+        why.join("\n  - ")
+    )))
 }
 
 /// A checkpoint named by the user: a file, or the newest in a directory.

@@ -37,7 +37,8 @@ pub(crate) struct SinkWriter {
     pub kafka: Option<lowwater_kafka::TopicWriter>,
     /// An exactly-once Kafka sink: rows go into the job's transaction.
     pub txn: Option<crate::txn::TxnSink>,
-    /// A filesystem sink under checkpoints: part files per window subtask,
+    /// A filesystem sink under checkpoints: part files per window subtask
+    /// (of each INSERT writing to it),
     /// finished when their checkpoint completes.
     pub parts: Option<crate::fs_sink::PartFiles>,
     pub dump: bool,
@@ -51,12 +52,14 @@ pub(crate) struct SinkWriter {
 }
 
 impl SinkWriter {
+    /// Writes one row of window subtask `subtask` (`writer`: that subtask's
+    /// number among the window subtasks of every INSERT, for part files).
     pub fn write(
         &mut self,
         values: &[Value],
         now: Timestamp,
         lag: Option<Millis>,
-        subtask: usize,
+        (subtask, writer): (usize, usize),
     ) -> std::io::Result<()> {
         let offset = self.written as i64;
         self.written += 1;
@@ -91,7 +94,7 @@ impl SinkWriter {
                 .map_err(std::io::Error::other);
         }
         if let Some(p) = &mut self.parts {
-            return p.write(subtask, &self.format.render(values).payload);
+            return p.write(writer, &self.format.render(values).payload);
         }
         let Some(out) = self.out.as_mut() else {
             return Ok(());
@@ -143,65 +146,69 @@ pub(crate) fn sink_writer(
     let mut kafka = None;
     let mut txn = None;
     let mut parts = None;
-    let (out, dump): (Option<Box<dyn Write + Send>>, bool) = match outputs
-        .iter()
-        .find(|(o, _)| *o == t)
-    {
-        Some((_, path)) => (Some(file(path)?), true),
-        None => match &table.connector {
-            Connector::Print => (Some(Box::new(std::io::stdout())), false),
-            Connector::Blackhole => (None, false),
-            Connector::Filesystem { path } if plan.settings.checkpoints.interval.is_some() => {
-                let p = plan.settings.parallelism;
-                parts = Some(
-                    crate::fs_sink::PartFiles::open(&PathBuf::from(path), p, restored.unwrap_or(0))
+    let (out, dump): (Option<Box<dyn Write + Send>>, bool) =
+        match outputs.iter().find(|(o, _)| *o == t) {
+            Some((_, path)) => (Some(file(path)?), true),
+            None => match &table.connector {
+                Connector::Print => (Some(Box::new(std::io::stdout())), false),
+                Connector::Blackhole => (None, false),
+                Connector::Filesystem { path } if plan.settings.checkpoints.interval.is_some() => {
+                    // One writer per window subtask of every INSERT (a table can
+                    // be the sink of several, or a shared late-data sink).
+                    let writers = plan.settings.parallelism * plan.pipelines.len();
+                    parts = Some(
+                        crate::fs_sink::PartFiles::open(
+                            &PathBuf::from(path),
+                            writers,
+                            restored.unwrap_or(0),
+                        )
                         .map_err(|e| RunError::Io(format!("sink '{}': {e}", table.name)))?,
-                );
-                (None, false)
-            }
-            Connector::Filesystem { path } => {
-                let dir = PathBuf::from(path);
-                std::fs::create_dir_all(&dir)
-                    .map_err(|e| RunError::Io(format!("{}: {e}", dir.display())))?;
-                (Some(file(&dir.join("part-0.json"))?), false)
-            }
-            Connector::Kafka {
-                topics, properties, ..
-            } => {
-                let topic = topics.first().cloned().unwrap_or_default();
-                let partitioner = table
-                    .options
-                    .get("sink.partitioner")
-                    .and_then(|v| lowwater_kafka::Partitioner::parse(v))
-                    .unwrap_or(lowwater_kafka::Partitioner::Default);
-                let fail = |e: String| RunError::Usage(format!("sink '{}': {e}", table.name));
-                match eo.filter(|_| table.exactly_once()) {
-                    Some(eo) => {
-                        txn = Some(
-                            crate::txn::TxnSink::new(eo, properties, &topic, partitioner)
-                                .map_err(fail)?,
-                        )
-                    }
-                    None => {
-                        kafka = Some(
-                            lowwater_kafka::TopicWriter::new(properties, &topic, partitioner)
-                                .map_err(fail)?,
-                        )
-                    }
+                    );
+                    (None, false)
                 }
-                (None, false)
-            }
-            other => {
-                return Err(RunError::Usage(format!(
-                    "sink '{}' uses connector '{}', which `lowwater run` cannot write yet; \
+                Connector::Filesystem { path } => {
+                    let dir = PathBuf::from(path);
+                    std::fs::create_dir_all(&dir)
+                        .map_err(|e| RunError::Io(format!("{}: {e}", dir.display())))?;
+                    (Some(file(&dir.join("part-0.json"))?), false)
+                }
+                Connector::Kafka {
+                    topics, properties, ..
+                } => {
+                    let topic = topics.first().cloned().unwrap_or_default();
+                    let partitioner = table
+                        .options
+                        .get("sink.partitioner")
+                        .and_then(|v| lowwater_kafka::Partitioner::parse(v))
+                        .unwrap_or(lowwater_kafka::Partitioner::Default);
+                    let fail = |e: String| RunError::Usage(format!("sink '{}': {e}", table.name));
+                    match eo.filter(|_| table.exactly_once()) {
+                        Some(eo) => {
+                            txn = Some(
+                                crate::txn::TxnSink::new(eo, properties, &topic, partitioner)
+                                    .map_err(fail)?,
+                            )
+                        }
+                        None => {
+                            kafka = Some(
+                                lowwater_kafka::TopicWriter::new(properties, &topic, partitioner)
+                                    .map_err(fail)?,
+                            )
+                        }
+                    }
+                    (None, false)
+                }
+                other => {
+                    return Err(RunError::Usage(format!(
+                        "sink '{}' uses connector '{}', which `lowwater run` cannot write yet; \
                      use --output {}=FILE to write its rows as a topic dump",
-                    table.name,
-                    other.name(),
-                    table.name
-                )))
-            }
-        },
-    };
+                        table.name,
+                        other.name(),
+                        table.name
+                    )))
+                }
+            },
+        };
     Ok(SinkWriter {
         format,
         out,
@@ -219,30 +226,39 @@ pub(crate) fn sink_writer(
 }
 
 /// After the threads ended: every sink flushed; when the bounded inputs
-/// ran to their end, part files finish and the exactly-once transaction
-/// commits (there is no checkpoint after the last rows).
-pub(crate) fn finish_outputs(shared: &Shared, completed: bool) -> Result<(), RunError> {
+/// ran to their end, a last checkpoint holds the end state (positions at
+/// the end, every window fired), so that running the same command again
+/// writes nothing twice; it finishes the part files and commits the
+/// exactly-once transaction with the rows written since the one before.
+pub(crate) fn finish_outputs(
+    shared: &Shared,
+    completed: bool,
+    coordinator: Option<&mut crate::coordinator::Coordinator>,
+) -> Result<(), RunError> {
     for s in shared.sinks.values() {
         if let Ok(mut w) = s.lock() {
             w.flush().map_err(|e| RunError::Io(e.to_string()))?;
         }
     }
-    if !completed || shared.failed() {
+    let Some(c) = coordinator.filter(|_| completed && !shared.failed()) else {
         return Ok(());
-    }
-    let last = shared
-        .checkpoints
-        .completed
-        .load(std::sync::atomic::Ordering::SeqCst);
+    };
+    c.settle(shared, 60_000);
+    let id = c.next_id();
     for s in shared.sinks.values() {
         if let Ok(mut w) = s.lock() {
             if let Some(p) = &mut w.parts {
-                p.finish(last).map_err(RunError::Io)?;
+                p.roll_all(id).map_err(RunError::Io)?;
             }
         }
     }
-    if let Some(eo) = &shared.exactly_once {
-        eo.commit(last).map_err(RunError::Io)?;
+    if c.final_checkpoint(shared, 60_000) {
+        tracing::info!("inputs ended: end-of-input checkpoint {id} written");
+        Ok(())
+    } else {
+        Err(RunError::Io(format!(
+            "the end-of-input checkpoint {id} could not be written; the same command continues \
+             from the one before (rows since then are written again)"
+        )))
     }
-    Ok(())
 }

@@ -37,6 +37,10 @@ pub(crate) enum Msg {
     /// Checkpoint barrier: everything the sender sent before it belongs
     /// to that checkpoint, everything after to the next.
     Barrier(CheckpointId),
+    /// Without checkpoints: everything the sender sent before mark `n` has
+    /// been processed once the window subtask publishes `n` (Kafka offsets
+    /// are committed by it).
+    Mark(u64),
     /// The sender is done (after its MAX watermark, when it drained).
     End,
 }
@@ -152,6 +156,8 @@ pub(crate) struct SourceTask {
     pub release_after: Option<lowwater_core::Millis>,
     pub trackers:
         std::collections::BTreeMap<SplitId, lowwater_core::checkpoint::commit::CommitTracker>,
+    /// The next in-band mark this subtask sends (without checkpoints).
+    pub mark: u64,
 }
 
 enum Read {
@@ -279,7 +285,6 @@ impl SourceTask {
             }
         };
         self.flush_all();
-        self.shared.ended_sources.fetch_add(1, Ordering::SeqCst);
         if !self.inputs.is_empty() {
             self.shared.sources[self.source]
                 .reading
@@ -289,6 +294,7 @@ impl SourceTask {
             let p = self.sub.end_of_input();
             self.broadcast(p);
         }
+        self.hand_in_final();
         self.publish();
         for out in &self.outs {
             for tx in &out.senders {

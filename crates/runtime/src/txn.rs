@@ -85,30 +85,55 @@ impl ExactlyOnce {
         }))
     }
 
-    /// The newest checkpoint whose output was committed.
-    pub fn committed(&self) -> Result<Option<CheckpointId>, RunError> {
+    /// The newest checkpoint whose output was committed, with the CRC of
+    /// its file (markers name both: `checkpoint <id> crc <hex>`).
+    pub fn committed(&self) -> Result<Option<Marker>, RunError> {
         let marker =
             lowwater_kafka::last_committed_marker(&self.properties, &self.state_topic, &self.key)
                 .map_err(RunError::Io)?;
-        Ok(marker.and_then(|m| {
-            String::from_utf8_lossy(&m)
-                .strip_prefix("checkpoint ")
-                .and_then(|n| n.trim().parse().ok())
-        }))
+        Ok(marker.and_then(|m| Marker::parse(&String::from_utf8_lossy(&m))))
     }
 
-    /// Commits the open transaction with the marker of checkpoint `id`.
-    pub fn commit(&self, id: CheckpointId) -> Result<(), String> {
+    /// Commits the open transaction with the marker of checkpoint `id`
+    /// (whose file has CRC `crc`; 0 for no checkpoint).
+    pub fn commit(&self, id: CheckpointId, crc: u32) -> Result<(), String> {
         let mut p = self
             .producer
             .lock()
             .map_err(|_| "the transactional producer is poisoned".to_string())?;
-        p.commit(
-            &self.state_topic,
-            &self.key,
-            format!("checkpoint {id}").as_bytes(),
-        )
-        .map_err(|e| describe(&e))
+        let marker = Marker { id, crc: Some(crc) }.to_string();
+        p.commit(&self.state_topic, &self.key, marker.as_bytes())
+            .map_err(|e| describe(&e))
+    }
+}
+
+/// The commit marker of a checkpoint: its id and the CRC of its file, so
+/// that a restore finds the very file whose output was committed (and not
+/// one another instance of the job wrote over it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Marker {
+    pub id: CheckpointId,
+    pub crc: Option<u32>,
+}
+
+impl Marker {
+    fn parse(text: &str) -> Option<Self> {
+        let mut words = text.strip_prefix("checkpoint ")?.split_whitespace();
+        let id = words.next()?.parse().ok()?;
+        let crc = match (words.next(), words.next()) {
+            (Some("crc"), Some(hex)) => Some(u32::from_str_radix(hex, 16).ok()?),
+            _ => None,
+        };
+        Some(Marker { id, crc })
+    }
+}
+
+impl std::fmt::Display for Marker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.crc {
+            Some(crc) => write!(f, "checkpoint {} crc {crc:08x}", self.id),
+            None => write!(f, "checkpoint {}", self.id),
+        }
     }
 }
 
@@ -178,5 +203,25 @@ impl TxnSink {
             .map_err(|_| "the transactional producer is poisoned".to_string())?;
         p.send(&self.topic, key, payload, timestamp, partition)
             .map_err(|e| describe(&e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_round_trip_and_old_ones_parse() {
+        let m = Marker {
+            id: 42,
+            crc: Some(0xdead_beef),
+        };
+        assert_eq!(m.to_string(), "checkpoint 42 crc deadbeef");
+        assert_eq!(Marker::parse(&m.to_string()), Some(m));
+        assert_eq!(
+            Marker::parse("checkpoint 7"),
+            Some(Marker { id: 7, crc: None })
+        );
+        assert_eq!(Marker::parse("something else"), None);
     }
 }

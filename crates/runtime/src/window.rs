@@ -19,6 +19,10 @@ use crate::checkpoint::WindowPart;
 use crate::job::{RunError, Shared};
 use crate::source::{Envelope, Msg};
 
+/// Messages of channels held by a barrier alignment that a window subtask
+/// keeps before it gives the checkpoint up (batches of up to 512 records).
+const MAX_HELD: usize = 4096;
+
 /// A window subtask.
 pub(crate) struct WindowTask {
     plan: Arc<JobPlan>,
@@ -59,6 +63,12 @@ impl WindowTask {
         })
     }
 
+    /// This subtask's number among the window subtasks of every INSERT:
+    /// its own part files in a filesystem sink several INSERTs write to.
+    fn writer(&self) -> usize {
+        self.pipeline * self.plan.settings.parallelism + self.subtask
+    }
+
     /// Continues from a checkpoint's state of this subtask.
     pub fn restore(&mut self, part: WindowPart) {
         self.valve = part.valve;
@@ -76,11 +86,32 @@ impl WindowTask {
         }
         loop {
             let env = self.rx.recv().ok()?;
-            if self.aligner.is_held(env.from) {
-                self.held.push_back(env);
-            } else {
+            if !self.aligner.is_held(env.from) {
                 return Some(env);
             }
+            self.held.push_back(env);
+            if self.held.len() > MAX_HELD {
+                self.give_up_alignment();
+            }
+        }
+    }
+
+    /// One input is far slower to reach the barrier than the others: the
+    /// checkpoint fails (the coordinator is told at once) instead of
+    /// holding an unbounded amount of the faster inputs in memory.
+    fn give_up_alignment(&mut self) {
+        if let Some(id) = self.aligner.cancel() {
+            tracing::warn!(
+                "checkpoint {id}: INSERT INTO {} window subtask {} held {MAX_HELD} batches while \
+                 waiting for the barrier of a slower input; the checkpoint fails, the next one \
+                 follows the interval",
+                self.plan.tables[self.plan.pipelines[self.pipeline].sink].name,
+                self.subtask
+            );
+            self.shared
+                .checkpoints
+                .aborted
+                .fetch_max(id, Ordering::SeqCst);
         }
     }
 
@@ -92,7 +123,7 @@ impl WindowTask {
         for t in tables {
             if let Some(Ok(mut w)) = self.shared.sinks.get(&t).map(|w| w.lock()) {
                 let rolled = match &mut w.parts {
-                    Some(p) => p.roll(self.subtask, id).map_err(std::io::Error::other),
+                    Some(p) => p.roll(self.writer(), id).map_err(std::io::Error::other),
                     None => w.flush(),
                 };
                 if let Err(e) = rolled {
@@ -138,6 +169,7 @@ impl WindowTask {
         let mut out = Vec::new();
         let mut late_seen = 0;
         let mut advanced = None;
+        let mut marked = None;
         while ended < self.senders {
             let Some(env) = self.next() else {
                 break;
@@ -161,6 +193,7 @@ impl WindowTask {
                         }
                     }
                 }
+                Msg::Mark(m) => marked = Some((env.from, m)),
                 Msg::Barrier(id) => {
                     if let Alignment::Aligned(id) = self.aligner.on_barrier(env.from, id) {
                         self.snapshot(id);
@@ -178,8 +211,14 @@ impl WindowTask {
             }
             // Published only once the rows it fired are written and
             // flushed: sources commit Kafka offsets by it (no checkpoints).
-            if let Some(wm) = advanced.take() {
+            // Not after a failed write: offsets are committed by it.
+            if let Some(wm) = advanced.take().filter(|_| !self.shared.failed()) {
                 self.shared.windows[self.pipeline][self.subtask].store(wm, Ordering::SeqCst);
+            }
+            if let Some((from, m)) = marked.take() {
+                if let Some(slot) = self.shared.marks[self.pipeline][self.subtask].get(from) {
+                    slot.store(m, Ordering::SeqCst);
+                }
             }
             let late = self.op.late();
             let total = late.total_dropped() + late.routed.values().sum::<u64>();
@@ -189,6 +228,15 @@ impl WindowTask {
             }
         }
         self.publish_late();
+        if self.shared.checkpoints.enabled() {
+            let part = WindowPart {
+                valve: self.valve.clone(),
+                op: self.op.clone(),
+            };
+            self.shared
+                .checkpoints
+                .window_final(self.pipeline, self.subtask, part);
+        }
     }
 
     fn publish_late(&self) {
@@ -224,7 +272,7 @@ impl WindowTask {
             };
             if let Some(w) = self.shared.sinks.get(&table) {
                 if let Ok(mut w) = w.lock() {
-                    if let Err(e) = w.write(&values, now, lag, self.subtask) {
+                    if let Err(e) = w.write(&values, now, lag, (self.subtask, self.writer())) {
                         self.shared.fail(RunError::Io(format!(
                             "writing sink {}: {e}",
                             self.plan.tables[table].name

@@ -80,6 +80,16 @@ impl BarrierAligner {
         }
     }
 
+    /// Gives up the alignment in progress (its held input has grown too
+    /// large): every channel is released, and the checkpoint's remaining
+    /// barriers are ignored. Returns the checkpoint given up.
+    pub fn cancel(&mut self) -> Option<CheckpointId> {
+        let id = self.current.take()?;
+        self.last = self.last.max(id);
+        self.arrived.iter_mut().for_each(|a| *a = false);
+        Some(id)
+    }
+
     /// Whether channel `ch` is held: its input waits until the alignment ends.
     pub fn is_held(&self, ch: usize) -> bool {
         self.current.is_some() && self.arrived.get(ch).copied().unwrap_or(false)
@@ -142,6 +152,17 @@ mod tests {
         assert_eq!(a.on_barrier(0, 1), Alignment::Holding);
         assert_eq!(a.on_end(1), Alignment::Aligned(1));
         assert_eq!(a.on_barrier(0, 2), Alignment::Aligned(2));
+    }
+
+    #[test]
+    fn a_cancelled_alignment_releases_every_channel_and_ignores_its_barriers() {
+        let mut a = BarrierAligner::new(2);
+        assert_eq!(a.on_barrier(0, 3), Alignment::Holding);
+        assert_eq!(a.cancel(), Some(3));
+        assert!(!a.is_held(0));
+        assert_eq!(a.on_barrier(1, 3), Alignment::Ignored);
+        assert_eq!(a.on_barrier(0, 4), Alignment::Holding);
+        assert_eq!(a.on_barrier(1, 4), Alignment::Aligned(4));
     }
 
     #[test]

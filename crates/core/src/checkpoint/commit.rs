@@ -4,13 +4,17 @@
 //! Without a checkpoint, the only copy of an open window is in memory: an
 //! offset committed past a record whose window has not been written yet
 //! loses that record on a restart from group offsets. So, per partition,
-//! the reader remembers for each record the watermark at which every window
-//! it went into has fired (its *release*: for windows of at most `size`,
-//! `ts + size - 1`, plus any allowed lateness), and commits only up to the
-//! first record not released by the operators' watermark (the minimum over
-//! window subtasks, published after the fired rows were written). That is
-//! at least once: a restart may read again records whose windows were
-//! written, never skip one whose window was not.
+//! the reader remembers for each record two things: the watermark at which
+//! every window it went into has fired (its *release*: for windows of at
+//! most `size`, `ts + size - 1`, plus any allowed lateness), and the
+//! in-band *mark* the reader sends after it (the record was processed once
+//! every window subtask has seen that mark: a late record is then written
+//! to its late-data sink, a watermark from another input cannot have
+//! overtaken it). It commits only up to the first record not released by
+//! both: the operators' watermark (the minimum over window subtasks,
+//! published after the fired rows were written) and the marks they have
+//! processed. That is at least once: a restart may read again records whose
+//! windows were written, never skip one whose window was not.
 //!
 //! Records are kept in runs (a first offset and the largest release of up
 //! to [`RUN`] records), so memory stays small however long a watermark
@@ -27,6 +31,7 @@ pub const RUN: u32 = 1024;
 struct Run {
     first: i64,
     release: Timestamp,
+    mark: u64,
     count: u32,
 }
 
@@ -43,29 +48,35 @@ impl CommitTracker {
         CommitTracker::default()
     }
 
-    /// The record at `offset` was read; its windows have all fired once
-    /// the operators' watermark reaches `release` (`MIN`: it went into no
-    /// window, e.g. skipped).
-    pub fn on_record(&mut self, offset: i64, release: Timestamp) {
+    /// The record at `offset` was read before in-band mark `mark`; its
+    /// windows have all fired once the operators' watermark reaches
+    /// `release` (`MIN`: it went into no window, e.g. skipped).
+    pub fn on_record(&mut self, offset: i64, release: Timestamp, mark: u64) {
         self.next = Some(offset.saturating_add(1));
         match self.runs.back_mut() {
             Some(r) if r.count < RUN => {
                 r.release = r.release.max(release);
+                r.mark = r.mark.max(mark);
                 r.count += 1;
             }
             _ => self.runs.push_back(Run {
                 first: offset,
                 release,
+                mark,
                 count: 1,
             }),
         }
     }
 
     /// The offset to commit (the next record to read after a restart) now
-    /// that the operators' watermark is `watermark`; `None` before any
-    /// record.
-    pub fn committable(&mut self, watermark: Timestamp) -> Option<i64> {
-        while self.runs.front().is_some_and(|r| r.release <= watermark) {
+    /// that the operators' watermark is `watermark` and every operator has
+    /// processed the marks up to `marked`; `None` before any record.
+    pub fn committable(&mut self, watermark: Timestamp, marked: u64) -> Option<i64> {
+        while self
+            .runs
+            .front()
+            .is_some_and(|r| r.release <= watermark && r.mark <= marked)
+        {
             self.runs.pop_front();
         }
         match self.runs.front() {
@@ -87,29 +98,30 @@ mod tests {
     #[test]
     fn commits_stop_at_the_first_record_whose_window_is_open() {
         let mut t = CommitTracker::new();
-        assert_eq!(t.committable(0), None);
+        assert_eq!(t.committable(0, 0), None);
         for (offset, release) in [(10, 999), (11, 1999), (12, 999)] {
-            t.on_record(offset, release);
+            t.on_record(offset, release, 1);
         }
         // One run: the largest release decides.
-        assert_eq!(t.committable(999), Some(10));
-        assert_eq!(t.committable(1999), Some(13));
+        assert_eq!(t.committable(999, 1), Some(10));
+        assert_eq!(t.committable(1999, 0), Some(10), "not processed yet");
+        assert_eq!(t.committable(1999, 1), Some(13));
     }
 
     #[test]
     fn runs_bound_memory_and_release_in_order() {
         let mut t = CommitTracker::new();
         for i in 0..(3 * RUN as i64) {
-            t.on_record(i, i);
+            t.on_record(i, i, 1);
         }
         assert_eq!(t.runs(), 3);
-        assert_eq!(t.committable(RUN as i64 - 1), Some(RUN as i64));
+        assert_eq!(t.committable(RUN as i64 - 1, 1), Some(RUN as i64));
         assert_eq!(
-            t.committable(2 * RUN as i64 - 2),
+            t.committable(2 * RUN as i64 - 2, 1),
             Some(RUN as i64),
             "a run waits for its last record"
         );
-        assert_eq!(t.committable(i64::MAX), Some(3 * RUN as i64));
+        assert_eq!(t.committable(i64::MAX, 1), Some(3 * RUN as i64));
         assert_eq!(t.runs(), 0);
     }
 }

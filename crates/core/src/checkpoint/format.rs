@@ -111,6 +111,13 @@ pub fn verify(bytes: &[u8]) -> Result<CheckpointId, CheckpointError> {
     Ok(id)
 }
 
+/// The CRC-32 in the header of checkpoint bytes (checked by [`verify`]),
+/// which names this very file: a commit marker stores it.
+pub fn file_crc(bytes: &[u8]) -> Option<u32> {
+    let b = bytes.get(24..28)?;
+    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
 fn checksum(id_and_len: &[u8], payload: &[u8]) -> u32 {
     let mut h = crc32fast::Hasher::new();
     h.update(id_and_len);
