@@ -151,7 +151,25 @@ impl PartitionReader {
     ) -> Result<Self, String> {
         let consumer = consumer(properties, statistics, reset_earliest)?;
         let mut marks = Watermarks::default();
-        let at = startup::resolve(&consumer, partitions, starts, &mut marks)?;
+        let mut at = startup::resolve(&consumer, partitions, starts, &mut marks)?;
+        // Group offsets without a commit: resolved now as librdkafka's
+        // `auto.offset.reset` would ('largest' unless set), so that a
+        // checkpoint taken before the partition's first record holds a real
+        // offset (a restore must not read a quiet partition from its start).
+        let reset = properties.get("auto.offset.reset").map(String::as_str);
+        for ((t, p), slot) in partitions.iter().zip(at.iter_mut()) {
+            if slot.is_none() {
+                *slot = match reset {
+                    Some("earliest" | "smallest" | "beginning") => {
+                        Some(marks.get(&consumer, t, *p)?.0)
+                    }
+                    None | Some("latest" | "largest" | "end") => {
+                        Some(marks.get(&consumer, t, *p)?.1)
+                    }
+                    Some(_) => None,
+                };
+            }
+        }
         let ends = match options.get("scan.bounded.mode").map(String::as_str) {
             Some("latest-offset") => Some(bounded_ends(&consumer, partitions, &at, &mut marks)?),
             _ => None,

@@ -153,11 +153,22 @@ fn before_the_first_record_the_position_is_the_resolved_start() {
         ],
     );
     assert_eq!(too_late, Some(10), "no record that late: the end");
-    // A group without a committed offset: librdkafka's auto.offset.reset
-    // decides when it fetches, so the position is not known yet.
+    // A group without a committed offset: resolved as librdkafka's
+    // auto.offset.reset would ('largest' by default), so that a checkpoint
+    // before the first record holds a real offset.
     let group = fresh("restore-start-group");
     let grouped = props(&[("group.id", &group)]);
-    assert_eq!(start(&topic, &grouped, &[]), None);
+    assert_eq!(
+        start(&topic, &grouped, &[]),
+        Some(10),
+        "the default: the end"
+    );
+    let earliest = props(&[("group.id", &group), ("auto.offset.reset", "earliest")]);
+    assert_eq!(
+        start(&topic, &earliest, &[]),
+        Some(3),
+        "'earliest': the start"
+    );
 }
 
 #[test]

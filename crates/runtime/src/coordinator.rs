@@ -41,7 +41,7 @@ impl Coordinator {
         let last = restored.max(on_disk).unwrap_or(0);
         let settings = &plan.settings.checkpoints;
         Some(Coordinator {
-            trigger: CheckpointTrigger::new(interval, settings.timeout, now, last),
+            trigger: CheckpointTrigger::new(interval, timeout(plan, interval), now, last),
             store,
             identity: crate::restore::identity(plan),
             retained: settings.retained,
@@ -228,5 +228,31 @@ impl Coordinator {
              interval (a restart now would restore the previous one, in {})",
             self.store.dir().display()
         );
+    }
+}
+
+/// `execution.checkpointing.timeout`, shortened for exactly-once sinks so
+/// that a slow checkpoint fails as a checkpoint before the brokers abort
+/// its transaction (`transaction.timeout.ms`, librdkafka's default 60 s,
+/// counted from the transaction's first row, up to an interval earlier).
+fn timeout(plan: &JobPlan, interval: i64) -> i64 {
+    let configured = plan.settings.checkpoints.timeout;
+    let txn = plan
+        .tables
+        .iter()
+        .filter(|t| t.exactly_once())
+        .filter_map(|t| match &t.connector {
+            lowwater_sql::options::Connector::Kafka { properties, .. } => Some(
+                properties
+                    .get("transaction.timeout.ms")
+                    .and_then(|v| v.trim().parse::<i64>().ok())
+                    .unwrap_or(60_000),
+            ),
+            _ => None,
+        })
+        .min();
+    match txn {
+        Some(t) => configured.min((t - interval).max(1)),
+        None => configured,
     }
 }
