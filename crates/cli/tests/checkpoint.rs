@@ -31,6 +31,9 @@ use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::{Message, Offset, TopicPartitionList};
 use sonic_rs::JsonValueTrait;
 
+mod common;
+use common::broker;
+
 const BOOTSTRAP: &str = "127.0.0.1:19092";
 const BASE: i64 = 1_757_808_000_000; // 2025-09-14 00:00:00 UTC
 
@@ -146,6 +149,22 @@ fn dump_payloads(path: &Path) -> Vec<String> {
         .collect()
 }
 
+/// `parts` JSON files of `n` records each (a filesystem source's partitions).
+fn write_input(dir: &Path, n: i64, parts: i64) -> PathBuf {
+    let input = dir.join("in");
+    std::fs::create_dir_all(&input).expect("input dir");
+    for p in 0..parts {
+        let lines: String = (0..n)
+            .map(|i| {
+                let (ts, user) = record(i, p);
+                format!("{{\"user_id\":\"{user}\",\"ts\":\"{}\"}}\n", sql_ts(ts))
+            })
+            .collect();
+        std::fs::write(input.join(format!("part-{p}.json")), lines).expect("input");
+    }
+    input
+}
+
 fn checkpoints(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
@@ -158,18 +177,8 @@ fn checkpoints(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn a_crash_restores_the_newest_whole_checkpoint_and_every_window_is_exact() {
     let dir = scratch("files");
-    let input = dir.join("in");
-    std::fs::create_dir_all(&input).expect("input dir");
     let (n, parts) = (60_000, 2);
-    for p in 0..parts {
-        let lines: String = (0..n)
-            .map(|i| {
-                let (ts, user) = record(i, p);
-                format!("{{\"user_id\":\"{user}\",\"ts\":\"{}\"}}\n", sql_ts(ts))
-            })
-            .collect();
-        std::fs::write(input.join(format!("part-{p}.json")), lines).expect("input");
-    }
+    let input = write_input(&dir, n, parts);
     let ck = dir.join("ck");
     let settings = format!(
         "SET 'execution.checkpointing.interval' = '50 ms';\n\
@@ -316,21 +325,35 @@ fn a_changed_job_refuses_the_checkpoint_and_names_the_change() {
     );
 }
 
-fn broker() {
-    static BROKER: std::sync::Once = std::sync::Once::new();
-    BROKER.call_once(|| {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/kafka.sh");
-        let o = Command::new("bash")
-            .arg(script)
-            .arg("start")
-            .output()
-            .expect("run scripts/kafka.sh");
-        assert!(
-            o.status.success(),
-            "the Kafka broker did not start: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-    });
+/// The broker, a scratch directory and fresh input (`partitions`) and
+/// output (1 partition) topics for test `name`; the process id names them.
+fn kafka_scratch(name: &str, partitions: i32) -> (PathBuf, u32, String, String) {
+    broker();
+    let dir = scratch(name);
+    let id = std::process::id();
+    let (input, output) = (format!("{name}-in-{id}"), format!("{name}-out-{id}"));
+    lowwater_kafka::create_topic(BOOTSTRAP, &input, partitions).expect("topic");
+    lowwater_kafka::create_topic(BOOTSTRAP, &output, 1).expect("topic");
+    (dir, id, input, output)
+}
+
+/// Kills `job` with kill -9 at a random moment (0-400 ms, from `seed`)
+/// after the next checkpoint in `ck` was written.
+fn kill_after_next_checkpoint(mut job: std::process::Child, ck: &Path, seed: &mut u64) {
+    let seen = newest_id(ck);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while newest_id(ck) == seen && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    let extra = Instant::now() + Duration::from_millis(*seed % 400);
+    while Instant::now() < extra {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    job.kill().expect("kill -9");
+    let _ = job.wait();
 }
 
 /// Writes `per_partition` records to each partition at about `rate`
@@ -431,12 +454,7 @@ fn sigterm(child: &mut std::process::Child) -> std::process::ExitStatus {
 
 #[test]
 fn kill_9_at_random_moments_loses_no_window_kafka_to_kafka() {
-    broker();
-    let dir = scratch("chaos");
-    let id = std::process::id();
-    let (input, output) = (format!("chaos-in-{id}"), format!("chaos-out-{id}"));
-    lowwater_kafka::create_topic(BOOTSTRAP, &input, 4).expect("topic");
-    lowwater_kafka::create_topic(BOOTSTRAP, &output, 1).expect("topic");
+    let (dir, id, input, output) = kafka_scratch("chaos", 4);
     let kills: usize = std::env::var("LOWWATER_CHAOS_KILLS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -471,22 +489,7 @@ fn kill_9_at_random_moments_loses_no_window_kafka_to_kafka() {
     std::thread::scope(|scope| {
         let producer = scope.spawn(|| produce(&input, 4, per_partition, 2_000));
         while killed < kills {
-            let mut job = start();
-            // Kill at a random moment after the next checkpoint was written.
-            let seen = checkpoints(&ck).last().cloned();
-            let deadline = Instant::now() + Duration::from_secs(30);
-            while checkpoints(&ck).last().cloned() == seen && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let extra = Instant::now() + Duration::from_millis(seed % 400);
-            while Instant::now() < extra {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            job.kill().expect("kill -9");
-            let _ = job.wait();
+            kill_after_next_checkpoint(start(), &ck, &mut seed);
             killed += 1;
         }
         producer.join().expect("producer");
@@ -546,12 +549,7 @@ fn newest_id(dir: &Path) -> u64 {
 
 #[test]
 fn exactly_once_output_survives_kill_9_and_every_commit_step_failing() {
-    broker();
-    let dir = scratch("eo");
-    let id = std::process::id();
-    let (input, output) = (format!("eo-in-{id}"), format!("eo-out-{id}"));
-    lowwater_kafka::create_topic(BOOTSTRAP, &input, 4).expect("topic");
-    lowwater_kafka::create_topic(BOOTSTRAP, &output, 1).expect("topic");
+    let (dir, id, input, output) = kafka_scratch("eo", 4);
     let extra = format!(
         ", 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'eo-{id}'"
     );
@@ -592,21 +590,7 @@ fn exactly_once_output_survives_kill_9_and_every_commit_step_failing() {
                 aborted_by_failpoint += 1;
                 continue;
             }
-            let mut job = start(None);
-            let seen = newest_id(&ck);
-            let deadline = Instant::now() + Duration::from_secs(30);
-            while newest_id(&ck) == seen && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let extra = Instant::now() + Duration::from_millis(seed % 400);
-            while Instant::now() < extra {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            job.kill().expect("kill -9");
-            let _ = job.wait();
+            kill_after_next_checkpoint(start(None), &ck, &mut seed);
         }
         producer.join().expect("producer");
     });
@@ -640,12 +624,7 @@ fn exactly_once_output_survives_kill_9_and_every_commit_step_failing() {
 
 #[test]
 fn a_second_instance_fences_the_first_and_a_short_transaction_timeout_is_refused() {
-    broker();
-    let dir = scratch("fence");
-    let id = std::process::id();
-    let (input, output) = (format!("fence-in-{id}"), format!("fence-out-{id}"));
-    lowwater_kafka::create_topic(BOOTSTRAP, &input, 2).expect("topic");
-    lowwater_kafka::create_topic(BOOTSTRAP, &output, 1).expect("topic");
+    let (dir, id, input, output) = kafka_scratch("fence", 2);
     let extra = format!(
         ", 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'fence-{id}'"
     );
@@ -704,18 +683,8 @@ fn finished_rows(dir: &Path) -> (Vec<String>, Vec<String>) {
 #[test]
 fn filesystem_part_files_finish_at_checkpoints_and_hold_every_row_once_after_a_crash() {
     let dir = scratch("parts");
-    let input = dir.join("in");
-    std::fs::create_dir_all(&input).expect("input dir");
     let (n, parts) = (60_000, 2);
-    for p in 0..parts {
-        let lines: String = (0..n)
-            .map(|i| {
-                let (ts, user) = record(i, p);
-                format!("{{\"user_id\":\"{user}\",\"ts\":\"{}\"}}\n", sql_ts(ts))
-            })
-            .collect();
-        std::fs::write(input.join(format!("part-{p}.json")), lines).expect("input");
-    }
+    let input = write_input(&dir, n, parts);
     let out = dir.join("out");
     let settings = format!(
         "SET 'parallelism.default' = '3';\n\
@@ -777,12 +746,7 @@ fn filesystem_part_files_finish_at_checkpoints_and_hold_every_row_once_after_a_c
 
 #[test]
 fn without_checkpoints_committed_offsets_stay_behind_open_windows() {
-    broker();
-    let dir = scratch("nockpt");
-    let id = std::process::id();
-    let (input, output) = (format!("nock-in-{id}"), format!("nock-out-{id}"));
-    lowwater_kafka::create_topic(BOOTSTRAP, &input, 2).expect("topic");
-    lowwater_kafka::create_topic(BOOTSTRAP, &output, 1).expect("topic");
+    let (dir, id, input, output) = kafka_scratch("nockpt", 2);
     let per_partition = 6_000;
     let source = format!(
         "'connector' = 'kafka', 'topic' = '{input}', 'properties.bootstrap.servers' = '{BOOTSTRAP}', \
@@ -850,12 +814,7 @@ fn without_checkpoints_committed_offsets_stay_behind_open_windows() {
 
 #[test]
 fn a_poison_record_fails_again_at_the_same_place_after_a_restore() {
-    broker();
-    let dir = scratch("poison");
-    let id = std::process::id();
-    let (input, output) = (format!("poison-in-{id}"), format!("poison-out-{id}"));
-    lowwater_kafka::create_topic(BOOTSTRAP, &input, 1).expect("topic");
-    lowwater_kafka::create_topic(BOOTSTRAP, &output, 1).expect("topic");
+    let (dir, id, input, output) = kafka_scratch("poison", 1);
     let job = chaos_job(&dir, id, &input, &output, "");
     let ck = dir.join("ck").join("job");
     let p: BaseProducer = ClientConfig::new()

@@ -7,7 +7,6 @@
 use sonic_rs::{JsonContainerTrait, JsonValueTrait};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Once;
 use std::time::Duration;
 
 use rdkafka::config::ClientConfig;
@@ -16,27 +15,9 @@ use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::{Message, Offset, TopicPartitionList};
 
 mod common;
-use common::{of_partition, Running};
+use common::{broker, of_partition, Running};
 
 const BOOTSTRAP: &str = "127.0.0.1:19092";
-static BROKER: Once = Once::new();
-
-fn broker() {
-    BROKER.call_once(|| {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/kafka.sh");
-        let o = Command::new("bash")
-            .arg(script)
-            .arg("start")
-            .output()
-            .expect("run scripts/kafka.sh");
-        assert!(
-            o.status.success(),
-            "the Kafka broker did not start: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-    });
-}
-
 /// Starts the broker (once) and makes a scratch directory for test `name`;
 /// returns it with this process's id, which names the test's topics.
 fn scratch(name: &str) -> (PathBuf, u32) {

@@ -38,4 +38,4 @@ pub use marker::{ensure_state_topic, last_committed_marker};
 pub use reader::{Backlog, KafkaRecord, PartitionReader};
 pub use txn::TxnProducer;
 pub use txn_error::TxnError;
-pub use writer::{Partitioner, TopicWriter};
+pub use writer::{PartitionChooser, Partitioner, TopicWriter};

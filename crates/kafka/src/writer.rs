@@ -59,14 +59,55 @@ impl Partitioner {
     }
 }
 
-/// The producer of one sink table.
-pub struct TopicWriter {
-    producer: BaseProducer<Deliveries>,
-    topic: String,
+/// Picks the partition of each row of one sink topic.
+#[derive(Debug, Clone)]
+pub struct PartitionChooser {
     partitioner: Partitioner,
     /// The topic's partitions (for 'fixed' and 'round-robin').
     partitions: Vec<i32>,
     next: usize,
+}
+
+impl PartitionChooser {
+    /// The chooser of `topic` (its partitions are listed for 'fixed' and
+    /// 'round-robin').
+    pub fn new(
+        properties: &BTreeMap<String, String>,
+        topic: &str,
+        partitioner: Partitioner,
+    ) -> Result<Self, String> {
+        let partitions = match partitioner {
+            Partitioner::Default => Vec::new(),
+            _ => partitions(properties, topic)?,
+        };
+        Ok(PartitionChooser {
+            partitioner,
+            partitions,
+            next: 0,
+        })
+    }
+
+    /// The partition of the next row of sink subtask `subtask` (`None`:
+    /// the Kafka client's choice).
+    pub fn pick(&mut self, subtask: usize) -> Option<i32> {
+        let n = self.partitions.len().max(1);
+        match self.partitioner {
+            Partitioner::Default => None,
+            Partitioner::Fixed => self.partitions.get(subtask % n).copied(),
+            Partitioner::RoundRobin => {
+                let p = self.partitions.get(self.next % n).copied();
+                self.next = self.next.wrapping_add(1);
+                p
+            }
+        }
+    }
+}
+
+/// The producer of one sink table.
+pub struct TopicWriter {
+    producer: BaseProducer<Deliveries>,
+    topic: String,
+    chooser: PartitionChooser,
 }
 
 impl TopicWriter {
@@ -79,16 +120,10 @@ impl TopicWriter {
         let producer: BaseProducer<Deliveries> = config(properties)
             .create_with_context(Deliveries::default())
             .map_err(|e| format!("cannot create a Kafka producer: {e}"))?;
-        let partitions = match partitioner {
-            Partitioner::Default => Vec::new(),
-            _ => partitions(properties, topic)?,
-        };
         Ok(TopicWriter {
             producer,
             topic: topic.to_string(),
-            partitioner,
-            partitions,
-            next: 0,
+            chooser: PartitionChooser::new(properties, topic, partitioner)?,
         })
     }
 
@@ -101,21 +136,7 @@ impl TopicWriter {
         timestamp: i64,
         subtask: usize,
     ) -> Result<(), String> {
-        let partition = match self.partitioner {
-            Partitioner::Default => None,
-            Partitioner::Fixed => self
-                .partitions
-                .get(subtask % self.partitions.len().max(1))
-                .copied(),
-            Partitioner::RoundRobin => {
-                let p = self
-                    .partitions
-                    .get(self.next % self.partitions.len().max(1))
-                    .copied();
-                self.next = self.next.wrapping_add(1);
-                p
-            }
-        };
+        let partition = self.chooser.pick(subtask);
         let mut record = BaseRecord::to(&self.topic)
             .payload(payload)
             .timestamp(timestamp);

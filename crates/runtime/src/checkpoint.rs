@@ -203,33 +203,37 @@ impl Checkpoints {
 
     /// Source subtask `subtask` of `source` ended with this last state.
     pub fn source_final(&self, source: usize, subtask: usize, part: SourcePart) {
-        if let Ok(mut guard) = self.pending.lock() {
-            if let Some(slot) = guard
-                .as_mut()
-                .and_then(|p| p.sources.get_mut(source)?.get_mut(subtask))
-            {
-                slot.get_or_insert_with(|| part.clone());
-            }
-        }
-        if let Ok(mut f) = self.finals.lock() {
-            if let Some(slot) = f.sources.get_mut(source).and_then(|s| s.get_mut(subtask)) {
-                *slot = Some(part);
-            }
-        }
+        self.hand_in_final(
+            part,
+            |p| p.sources.get_mut(source)?.get_mut(subtask),
+            |f| f.sources.get_mut(source)?.get_mut(subtask),
+        );
     }
 
     /// Window subtask `subtask` of `pipeline` ended with this last state.
     pub fn window_final(&self, pipeline: usize, subtask: usize, part: WindowPart) {
+        self.hand_in_final(
+            part,
+            |p| p.windows.get_mut(pipeline)?.get_mut(subtask),
+            |f| f.windows.get_mut(pipeline)?.get_mut(subtask),
+        );
+    }
+
+    /// Puts an ended subtask's last state in the pending checkpoint (if it
+    /// has not taken part yet) and keeps it for every later one.
+    fn hand_in_final<T: Clone>(
+        &self,
+        part: T,
+        pending: impl FnOnce(&mut Pending) -> Option<&mut Option<T>>,
+        finals: impl FnOnce(&mut Finals) -> Option<&mut Option<T>>,
+    ) {
         if let Ok(mut guard) = self.pending.lock() {
-            if let Some(slot) = guard
-                .as_mut()
-                .and_then(|p| p.windows.get_mut(pipeline)?.get_mut(subtask))
-            {
+            if let Some(slot) = guard.as_mut().and_then(pending) {
                 slot.get_or_insert_with(|| part.clone());
             }
         }
         if let Ok(mut f) = self.finals.lock() {
-            if let Some(slot) = f.windows.get_mut(pipeline).and_then(|s| s.get_mut(subtask)) {
+            if let Some(slot) = finals(&mut f) {
                 *slot = Some(part);
             }
         }

@@ -155,9 +155,7 @@ pub(crate) fn describe(e: &TxnError) -> String {
 pub(crate) struct TxnSink {
     producer: Arc<Mutex<TxnProducer>>,
     topic: String,
-    partitioner: lowwater_kafka::Partitioner,
-    partitions: Vec<i32>,
-    next: usize,
+    chooser: lowwater_kafka::PartitionChooser,
 }
 
 impl TxnSink {
@@ -167,16 +165,10 @@ impl TxnSink {
         topic: &str,
         partitioner: lowwater_kafka::Partitioner,
     ) -> Result<Self, String> {
-        let partitions = match partitioner {
-            lowwater_kafka::Partitioner::Default => Vec::new(),
-            _ => lowwater_kafka::partitions(properties, topic)?,
-        };
         Ok(TxnSink {
             producer: eo.producer.clone(),
             topic: topic.to_string(),
-            partitioner,
-            partitions,
-            next: 0,
+            chooser: lowwater_kafka::PartitionChooser::new(properties, topic, partitioner)?,
         })
     }
 
@@ -188,15 +180,7 @@ impl TxnSink {
         timestamp: i64,
         subtask: usize,
     ) -> Result<(), String> {
-        let n = self.partitions.len().max(1);
-        let partition = match self.partitioner {
-            lowwater_kafka::Partitioner::Default => None,
-            lowwater_kafka::Partitioner::Fixed => self.partitions.get(subtask % n).copied(),
-            lowwater_kafka::Partitioner::RoundRobin => {
-                self.next = self.next.wrapping_add(1);
-                self.partitions.get(self.next % n).copied()
-            }
-        };
+        let partition = self.chooser.pick(subtask);
         let mut p = self
             .producer
             .lock()

@@ -1,10 +1,31 @@
-//! Helpers shared by the integration tests that watch a running job over
-//! HTTP (`http.rs`, `kafka.rs`).
+//! Helpers shared by the integration tests: a job watched over HTTP
+//! (`http.rs`, `kafka.rs`) and the local Kafka broker (`kafka.rs`,
+//! `checkpoint.rs`).
 #![allow(dead_code)] // each test binary uses its own part
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+/// Starts the local broker (`scripts/kafka.sh`, 127.0.0.1:19092) once per
+/// test binary.
+pub fn broker() {
+    static BROKER: std::sync::Once = std::sync::Once::new();
+    BROKER.call_once(|| {
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/kafka.sh");
+        let o = Command::new("bash")
+            .arg(script)
+            .arg("start")
+            .output()
+            .expect("run scripts/kafka.sh");
+        assert!(
+            o.status.success(),
+            "the Kafka broker did not start: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    });
+}
 
 /// A `lowwater` process serving `--http` on a free loopback port, and the
 /// base URL it logged.
