@@ -4,6 +4,18 @@
 //! and 2, next to a raw rdkafka consumer reading the same topic, in the same
 //! run. The ratio lowwater / raw consume is the figure to read.
 //!
+//! Then exactly-once vs at-least-once: the same bounded read, but
+//! `TUMBLE(1 s)` per `user_id` (about one output row per input record, so
+//! the sink carries real traffic) written to a 4-partition Kafka topic, once
+//! at-least-once and once exactly-once, both with checkpoints every second so
+//! that only the sink differs. Alternated, best of 3, at parallelism 1 and 2;
+//! each run has its own sink topic, job name and transactional-id prefix
+//! (exactly-once keeps its commit markers in a topic named after the prefix:
+//! a new one per run, created inside the timed run as a first start would).
+//! The rows each run wrote are counted back with a `read_committed`
+//! consumer; the topics are deleted afterwards. Target: exactly-once at
+//! 0.8x of at-least-once or better.
+//!
 //! Needs the local broker: `scripts/kafka.sh start` (the bench starts it).
 //! `cargo bench -p lowwater-runtime --bench kafka` (RECORDS=n to change the size).
 
@@ -11,9 +23,13 @@ use std::time::{Duration, Instant};
 
 use lowwater_runtime::{run, RunArgs};
 use lowwater_sql::plan::JobPlan;
+use rdkafka::admin::{AdminClient, AdminOptions};
+use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::KafkaError;
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
 const BOOTSTRAP: &str = "127.0.0.1:19092";
@@ -63,28 +79,51 @@ fn fill(topic: &str, n: usize) {
 
 /// Records readable in `topic` (end minus start offset, summed over its
 /// partitions; 0 if it does not exist). Retention can move the start offset.
+/// A broker that has just started answers with errors for a while (no
+/// leader yet): those are waited out, up to a minute, rather than read as
+/// "no topic", which would fill the topic a second time.
 fn stored(topic: &str) -> i64 {
     let c: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", BOOTSTRAP)
         .create()
         .expect("consumer");
-    let Ok(md) = c.fetch_metadata(Some(topic), Duration::from_secs(10)) else {
-        return 0;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        match stored_once(&c, topic) {
+            Ok(n) => return n,
+            Err(e) => assert!(
+                Instant::now() < deadline,
+                "cannot count the records of {topic} for 60 s: {e} (scripts/kafka.sh status)"
+            ),
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// One attempt of [`stored`]: `Err` while the broker cannot say yet.
+fn stored_once(c: &BaseConsumer, topic: &str) -> Result<i64, String> {
+    let md = c
+        .fetch_metadata(Some(topic), Duration::from_secs(10))
+        .map_err(|e| e.to_string())?;
+    let Some(t) = md.topics().iter().find(|t| t.name() == topic) else {
+        return Ok(0);
     };
-    let Some(t) = md
-        .topics()
-        .iter()
-        .find(|t| t.name() == topic && t.error().is_none())
-    else {
-        return 0;
-    };
-    t.partitions()
-        .iter()
-        .map(|p| {
-            c.fetch_watermarks(topic, p.id(), Duration::from_secs(10))
-                .map_or(0, |(low, high)| high - low)
-        })
-        .sum()
+    match t.error().map(RDKafkaErrorCode::from) {
+        None => {}
+        Some(RDKafkaErrorCode::UnknownTopicOrPartition) => return Ok(0),
+        Some(e) => return Err(e.to_string()),
+    }
+    let mut sum = 0;
+    for p in t.partitions() {
+        if p.error().is_some() || p.leader() < 0 {
+            return Err(format!("partition {} has no leader yet", p.id()));
+        }
+        let (low, high) = c
+            .fetch_watermarks(topic, p.id(), Duration::from_secs(10))
+            .map_err(|e| e.to_string())?;
+        sum += high - low;
+    }
+    Ok(sum)
 }
 
 fn raw_consume(topic: &str, n: usize) -> f64 {
@@ -167,5 +206,186 @@ fn main() {
             raw / s,
             out.report.totals.records_out
         );
+    }
+    for p in [1usize, 2] {
+        sink_guarantees(&topic, p, n);
+    }
+}
+
+/// The job of the sink comparison: `TUMBLE(1 s)` per user into Kafka topic
+/// `sink`, with `guarantee` (extra sink options), checkpoints every second
+/// in `dir`.
+fn sink_job(topic: &str, sink: &str, guarantee: &str, dir: &std::path::Path, p: usize) -> JobPlan {
+    let sql = format!(
+        "SET 'parallelism.default' = '{p}';
+         SET 'execution.checkpointing.interval' = '1 s';
+         SET 'execution.checkpointing.dir' = 'file://{}';
+         CREATE TABLE clickstream (user_id STRING, url STRING, event_time TIMESTAMP(3),
+           WATERMARK FOR event_time AS event_time - INTERVAL '5' SECOND)
+         WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
+               'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
+         CREATE TABLE per_user (window_start TIMESTAMP(3), window_end TIMESTAMP(3), user_id STRING, clicks BIGINT)
+         WITH ('connector' = 'kafka', 'topic' = '{sink}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
+               'format' = 'json'{guarantee});
+         INSERT INTO per_user SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE clickstream, DESCRIPTOR(event_time), INTERVAL '1' SECOND))
+         GROUP BY window_start, window_end, user_id;",
+        dir.display()
+    );
+    JobPlan::from_sql(&sql).expect("plans")
+}
+
+/// At-least-once vs exactly-once into Kafka at parallelism `p`: alternated,
+/// best of 3 each; prints both rates, the ratio, every run's time and the
+/// rows written.
+fn sink_guarantees(topic: &str, p: usize, n: usize) {
+    let tag = format!("{}-p{p}", std::process::id());
+    let dir = std::env::temp_dir().join(format!("lowwater-kafka-bench-ck-{tag}"));
+    let (mut secs, mut rows) = ([vec![], vec![]], [vec![], vec![]]);
+    let mut topics = Vec::new();
+    for i in 0..3 {
+        for (m, eo) in [false, true].into_iter().enumerate() {
+            let name = format!("bench-{}-{tag}-{i}", if eo { "eo" } else { "alo" });
+            let (s, written) = sink_run(topic, &name, eo, &dir, p, n);
+            topics.push(name.clone());
+            if eo {
+                topics.push(format!("{name}.lowwater-checkpoints"));
+            }
+            secs[m].push(s);
+            rows[m].push(written);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let best = |v: &[f64]| v.iter().copied().fold(f64::MAX, f64::min);
+    let (alo, eo) = (best(&secs[0]), best(&secs[1]));
+    println!(
+        "  parallelism {p}, into Kafka, checkpoints every 1 s: exactly-once {:>8.0} records/s vs at-least-once {:>8.0} = {:.3}x{}",
+        n as f64 / eo,
+        n as f64 / alo,
+        alo / eo,
+        if alo / eo >= 0.8 { "" } else { "   ** under the 0.8x target **" }
+    );
+    let runs = |v: &[f64]| {
+        v.iter()
+            .map(|s| format!("{s:.2}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    println!(
+        "    runs (s): at-least-once [{}], exactly-once [{}]",
+        runs(&secs[0]),
+        runs(&secs[1])
+    );
+    println!(
+        "    rows written (read back read_committed) per run: at-least-once {:?}, exactly-once {:?}",
+        rows[0], rows[1]
+    );
+    delete_topics(&topics);
+}
+
+/// One run of the sink job into a new topic `name` (also its job name and,
+/// exactly-once, its transactional-id prefix): its wall time and the rows it
+/// wrote, checked against what a `read_committed` reader finds.
+fn sink_run(
+    topic: &str,
+    name: &str,
+    eo: bool,
+    dir: &std::path::Path,
+    p: usize,
+    n: usize,
+) -> (f64, u64) {
+    let guarantee = if eo {
+        format!(", 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{name}'")
+    } else {
+        ", 'sink.delivery-guarantee' = 'at-least-once'".to_string()
+    };
+    lowwater_kafka::create_topic(BOOTSTRAP, name, 4).expect("sink topic");
+    let plan = sink_job(topic, name, &guarantee, dir, p);
+    let args = RunArgs {
+        job_name: name.to_string(),
+        ..RunArgs::default()
+    };
+    let t0 = Instant::now();
+    let out = run(&plan, &args).expect("runs");
+    let secs = t0.elapsed().as_secs_f64();
+    assert_eq!(
+        out.report.totals.records_in as usize, n,
+        "read the whole topic"
+    );
+    let written = out.report.totals.records_out;
+    let read = committed_rows(name);
+    assert_eq!(
+        read, written,
+        "{name}: every row written is committed and readable"
+    );
+    (secs, written)
+}
+
+/// Rows readable in `topic` by a `read_committed` consumer (aborted rows and
+/// transaction markers skipped), read from the beginning to each partition's end.
+fn committed_rows(topic: &str) -> u64 {
+    let c: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", BOOTSTRAP)
+        .set("group.id", "bench-count")
+        .set("isolation.level", "read_committed")
+        .set("enable.auto.commit", "false")
+        .set("enable.partition.eof", "true")
+        .create()
+        .expect("consumer");
+    let mut tpl = TopicPartitionList::new();
+    for p in 0..4 {
+        tpl.add_partition_offset(topic, p, Offset::Beginning)
+            .expect("partition");
+    }
+    c.assign(&tpl).expect("assign");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let (mut rows, mut ended) = (0, std::collections::BTreeSet::new());
+    while ended.len() < 4 {
+        assert!(
+            Instant::now() < deadline,
+            "{topic}: not read to its end in 120 s"
+        );
+        match c.poll(Duration::from_millis(100)) {
+            Some(Ok(_)) => rows += 1,
+            Some(Err(KafkaError::PartitionEOF(p))) => {
+                ended.insert(p);
+            }
+            Some(Err(e)) => panic!("{topic}: {e}"),
+            None => {}
+        }
+    }
+    rows
+}
+
+/// Deletes the bench's sink and state topics (a missing one is fine).
+fn delete_topics(topics: &[String]) {
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", BOOTSTRAP)
+        .create()
+        .expect("admin client");
+    let names: Vec<&str> = topics.iter().map(String::as_str).collect();
+    let results =
+        block_on(admin.delete_topics(&names, &AdminOptions::new())).expect("delete topics");
+    for r in results {
+        if let Err((t, code)) = r {
+            assert_eq!(
+                code,
+                RDKafkaErrorCode::UnknownTopicOrPartition,
+                "deleting {t}"
+            );
+        }
+    }
+}
+
+/// Polls `f` to completion on this thread (rdkafka's admin futures complete
+/// from librdkafka's own thread).
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    use std::task::{Context, Poll, Waker};
+    let mut f = std::pin::pin!(f);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::sleep(Duration::from_millis(5));
     }
 }

@@ -9,6 +9,17 @@
 //! (Prometheus scrapes every 15 s or so), alternated with runs without it,
 //! best of 3 each; the ratio of the two is the figure.
 //!
+//! Then the cost of checkpointing: the same job with
+//! `execution.checkpointing.interval` = '1 s' (checkpoints in a temporary
+//! directory, a job name of its own per run, removed after the run),
+//! alternated with runs without checkpoints, best of 3 each, at parallelism 1
+//! and 2; the ratio with / without is the figure (target: 0.95 or more).
+//! The job's state is small (1-minute windows of 16 keys), so the cost
+//! measured is the barriers, the alignment and the file writes, not the
+//! encoding of a large state (`cargo bench -p lowwater-core --bench restore`
+//! measures that). A bounded source that has finished takes part in no
+//! further checkpoint, so a run of a few seconds takes a few checkpoints.
+//!
 //! `cargo bench -p lowwater-runtime --bench run` (RECORDS=n to change the size).
 
 use std::io::Write;
@@ -141,6 +152,84 @@ fn main() {
             off / on
         );
     }
+    for p in [1usize, 2] {
+        checkpoint_cost(&base, p, n);
+    }
+}
+
+/// Runs the job at parallelism `p` without and with checkpoints every
+/// second, alternated, best of 3 each, and prints both rates, their ratio
+/// and the sizes of the checkpoint files the runs left.
+fn checkpoint_cost(base: &JobPlan, p: usize, n: usize) {
+    let root = std::env::temp_dir().join(format!("lowwater-run-bench-ck-{}", std::process::id()));
+    let mut plain = base.clone();
+    plain.settings.parallelism = p;
+    let mut checked = plain.clone();
+    checked.settings.checkpoints.interval = Some(1_000);
+    checked.settings.checkpoints.dir = Some(root.display().to_string());
+    let (mut offs, mut ons) = (Vec::new(), Vec::new());
+    let (mut taken, mut sizes) = (Vec::new(), Vec::new());
+    for i in 0..3 {
+        let t0 = Instant::now();
+        run(&plain, &RunArgs::default()).expect("runs");
+        offs.push(t0.elapsed().as_secs_f64());
+        let args = RunArgs {
+            job_name: format!("bench-p{p}-{i}"),
+            ..RunArgs::default()
+        };
+        let t0 = Instant::now();
+        let out = run(&checked, &args).expect("runs with checkpoints");
+        ons.push(t0.elapsed().as_secs_f64());
+        assert_eq!(out.report.totals.records_in as usize, n);
+        let (newest, bytes) = checkpoint_files(&root.join(&args.job_name));
+        taken.push(newest);
+        sizes.extend(bytes);
+        std::fs::remove_dir_all(&root).expect("remove the checkpoints");
+    }
+    let best = |v: &[f64]| v.iter().copied().fold(f64::MAX, f64::min);
+    let (off, on) = (best(&offs), best(&ons));
+    println!(
+        "  parallelism {p}, checkpoints every 1 s: {:>10.0} records/s vs {:>10.0} without = {:.3}x{}",
+        n as f64 / on,
+        n as f64 / off,
+        off / on,
+        if off / on >= 0.95 { "" } else { "   ** under the 0.95x target **" }
+    );
+    let runs = |v: &[f64]| {
+        v.iter()
+            .map(|s| format!("{s:.2}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    println!(
+        "    runs (s): without [{}], with [{}]",
+        runs(&offs),
+        runs(&ons)
+    );
+    println!(
+        "    checkpoints taken per run: {taken:?}; files kept: {} to {} bytes",
+        sizes.iter().min().unwrap_or(&0),
+        sizes.iter().max().unwrap_or(&0)
+    );
+}
+
+/// The newest checkpoint id in a job's checkpoint directory (how many the run
+/// took) and the sizes of the files there (the retained ones).
+fn checkpoint_files(dir: &std::path::Path) -> (u64, Vec<u64>) {
+    let mut newest = 0;
+    let mut sizes = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let id = name
+            .strip_prefix("chk-")
+            .and_then(|r| r.strip_suffix(".lwck"))
+            .and_then(|d| d.parse::<u64>().ok());
+        if let Some(id) = id {
+            newest = newest.max(id);
+            sizes.push(e.metadata().map_or(0, |m| m.len()));
+        }
+    }
+    (newest, sizes)
 }
 
 /// A free port on 127.0.0.1 (bound and released).
