@@ -176,6 +176,7 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
     for (k, v) in &st.inert {
         let _ = writeln!(s, "  note: SET '{k}' = '{v}' has no effect in lowwater yet");
     }
+    let _ = writeln!(s, "{}", checkpoints_line(plan));
     let mut shown = Vec::new();
     for (i, pl) in plan.pipelines.iter().enumerate() {
         let t = &plan.tables[pl.source];
@@ -382,4 +383,32 @@ pub fn stall_reason(
             display_duration(t)
         ),
     }
+}
+
+/// One line on checkpoints: the interval, where they go, which sinks
+/// commit with them, or what a restart does without them.
+fn checkpoints_line(plan: &JobPlan) -> String {
+    let c = &plan.settings.checkpoints;
+    let Some(interval) = c.interval else {
+        return "checkpoints: off (a restart loses the open windows; Kafka offsets are committed \
+                only behind the windows written)"
+            .to_string();
+    };
+    let exactly: Vec<&str> = plan
+        .tables
+        .iter()
+        .filter(|t| t.exactly_once())
+        .map(|t| t.name.as_str())
+        .collect();
+    let sinks = if exactly.is_empty() {
+        "sinks at least once".to_string()
+    } else {
+        format!("exactly-once sinks: {}", exactly.join(", "))
+    };
+    format!(
+        "checkpoints: every {} into {}, newest {} kept; {sinks}",
+        display_duration(interval),
+        c.dir.as_deref().unwrap_or("-"),
+        c.retained
+    )
 }

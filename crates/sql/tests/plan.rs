@@ -304,3 +304,41 @@ fn kafka_idle_mode_and_partition_discovery() {
     assert!(t.caught_up);
     assert_eq!(t.idle_timeout, Some(1_000));
 }
+
+#[test]
+fn checkpoint_settings_are_planned_checked_and_explained() {
+    let insert = "INSERT INTO out SELECT window_start, window_end, user_id, SUM(amount) AS n
+         FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '5' SECOND))
+         GROUP BY window_start, window_end, user_id";
+    let plan = JobPlan::from_sql(&job(&format!(
+        "SET 'execution.checkpointing.interval' = '10 s';
+         SET 'state.checkpoints.dir' = 'file:///var/lib/lw';
+         SET 'state.checkpoints.num-retained' = '5';
+         {insert}"
+    )))
+    .expect("plans");
+    let c = &plan.settings.checkpoints;
+    assert_eq!(
+        (c.interval, c.dir.as_deref(), c.retained),
+        (Some(10_000), Some("/var/lib/lw"), 5)
+    );
+    let text = lowwater_sql::explain::explain(&plan, &Default::default());
+    assert!(
+        text.contains("checkpoints: every 10s into /var/lib/lw, newest 5 kept"),
+        "{text}"
+    );
+    let e = err(&job(&format!(
+        "SET 'execution.checkpointing.interval' = '10 s';\n{insert}"
+    )));
+    assert!(
+        e.contains("execution.checkpointing.dir") && e.starts_with("line "),
+        "{e}"
+    );
+    let e = err(&job(&format!(
+        "SET 'execution.checkpointing.dir' = 's3://bucket/x';\n{insert}"
+    )));
+    assert!(e.contains("local or mounted file system"), "{e}");
+    let off = JobPlan::from_sql(&job(insert)).expect("plans");
+    let text = lowwater_sql::explain::explain(&off, &Default::default());
+    assert!(text.contains("checkpoints: off"), "{text}");
+}
