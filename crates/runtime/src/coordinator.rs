@@ -1,4 +1,4 @@
-//! The checkpoint coordinator, on the main thread: triggers checkpoints on
+//! The checkpoint coordinator, on its own thread: triggers checkpoints on
 //! the interval, collects the parts the subtasks hand in, writes the file,
 //! retires old ones, and tells the sources which checkpoint is complete so
 //! that they commit its offsets. Every decision (when, which id, timeouts)

@@ -483,6 +483,7 @@ impl Threads<'_> {
     ) -> bool {
         let shared = self.shared;
         let discovery_done = AtomicBool::new(false);
+        let (final_asked, coordinator_done) = (AtomicBool::new(false), AtomicBool::new(false));
         std::thread::scope(|scope| {
             if !self.watched.is_empty() {
                 let (plan, watched, done) = (self.plan, &self.watched, &discovery_done);
@@ -521,8 +522,23 @@ impl Threads<'_> {
                         .iter()
                         .any(|h| h.as_ref().is_ok_and(|h| !h.is_finished()))
             };
+            // The coordinator has its own thread: writing a checkpoint and
+            // committing its Kafka transaction never pause the monitor.
+            let checkpointing = coordinator.is_some();
+            let coordinating = coordinator.take().map(|c| {
+                let (asked, done) = (&final_asked, &coordinator_done);
+                scope.spawn(move || self.coordinate(c, asked, done))
+            });
             while alive() {
-                self.step(coordinator.as_mut(), monitor);
+                self.step(checkpointing, &final_asked, monitor);
+            }
+            coordinator_done.store(true, Ordering::SeqCst);
+            match coordinating.map(|h| h.join()) {
+                Some(Ok(c)) => *coordinator = Some(c),
+                Some(Err(_)) => shared.fail(RunError::Usage(
+                    "the checkpoint coordinator panicked (a bug in lowwater)".into(),
+                )),
+                None => {}
             }
             discovery_done.store(true, Ordering::SeqCst);
             let mut completed = true;
@@ -558,19 +574,19 @@ impl Threads<'_> {
         })
     }
 
-    /// One turn of the supervising loop: a stop asked for (with a final
-    /// checkpoint first), the checkpoint coordinator, the stall monitor.
-    fn step(
+    /// The checkpoint coordinator's thread: checkpoints on the interval,
+    /// the final one when a stop is asked for (then `asked` goes back to
+    /// false), until the job's threads have ended. Gives the coordinator
+    /// back for the end-of-input checkpoint.
+    fn coordinate(
         &self,
-        mut coordinator: Option<&mut crate::coordinator::Coordinator>,
-        monitor: &mut Monitor,
-    ) {
+        mut c: crate::coordinator::Coordinator,
+        asked: &AtomicBool,
+        done: &AtomicBool,
+    ) -> crate::coordinator::Coordinator {
         let shared = self.shared;
-        let now = shared.clock.now();
-        let asked =
-            self.args.stop.load(Ordering::SeqCst) || self.deadline.is_some_and(|d| now >= d);
-        if asked && !shared.stop.load(Ordering::SeqCst) {
-            if let Some(c) = coordinator.as_deref_mut() {
+        while !done.load(Ordering::SeqCst) {
+            if asked.load(Ordering::SeqCst) {
                 let wait = self.plan.settings.checkpoints.timeout.min(60_000);
                 if c.final_checkpoint(shared, wait) {
                     tracing::info!(
@@ -578,17 +594,34 @@ impl Threads<'_> {
                         shared.checkpoints.completed.load(Ordering::SeqCst)
                     );
                 }
+                asked.store(false, Ordering::SeqCst);
+            }
+            c.tick(shared.clock.now(), shared);
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        c
+    }
+
+    /// One turn of the supervising loop: a stop asked for (after the
+    /// coordinator's final checkpoint), the stall monitor.
+    fn step(&self, checkpointing: bool, final_asked: &AtomicBool, monitor: &mut Monitor) {
+        let shared = self.shared;
+        let now = shared.clock.now();
+        let asked =
+            self.args.stop.load(Ordering::SeqCst) || self.deadline.is_some_and(|d| now >= d);
+        if asked && !shared.stop.load(Ordering::SeqCst) {
+            if checkpointing {
+                final_asked.store(true, Ordering::SeqCst);
+                // The coordinator takes the final checkpoint while every
+                // thread still runs; the monitor goes on meanwhile.
+                while final_asked.load(Ordering::SeqCst) && !shared.failed() {
+                    monitor.tick(shared.clock.now());
+                    std::thread::sleep(Duration::from_millis(10));
+                }
             }
             shared.stop.store(true, Ordering::SeqCst);
         }
-        if let Some(c) = coordinator.as_deref_mut() {
-            c.tick(now, shared);
-        }
         monitor.tick(now);
-        // With checkpoints the coordinator looks more often, so that a
-        // checkpoint completes (and its offsets commit) soon after its
-        // last part arrives.
-        let pause = if coordinator.is_some() { 10 } else { 50 };
-        std::thread::sleep(Duration::from_millis(pause));
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
