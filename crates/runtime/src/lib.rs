@@ -11,6 +11,13 @@
 //! the main thread watches every pipeline's watermark and warns, naming the
 //! partition, the moment it stalls while records still arrive.
 //!
+//! With `execution.checkpointing.interval`, barriers travel in-band too: a
+//! coordinator thread triggers checkpoints, window subtasks align them, and
+//! the job's state goes to a file (`checkpoint.rs`, `coordinator.rs`); a
+//! restart restores it (`restore.rs`); exactly-once Kafka sinks commit one
+//! transaction per checkpoint (`txn.rs`) and filesystem sinks finish part
+//! files with it (`fs_sink.rs`). See docs/checkpoints.md.
+//!
 //! The semantics are the core's, exactly as in replay; only the clock differs
 //! (the system clock here, read only through [`clock::SystemClock`]).
 
