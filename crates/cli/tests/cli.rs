@@ -249,3 +249,68 @@ fn absurd_arrival_times_finish_and_negative_partitions_are_named() {
         &["neg.jsonl:1:", "partition -1 is negative"],
     );
 }
+
+/// Hostile records in a dump: JSON nested 10,000 levels and an event time
+/// of -2^63 stop the replay naming file, line, topic, partition and offset,
+/// or are skipped and counted with `json.ignore-parse-errors`; no abort.
+#[test]
+fn deep_json_and_absurd_event_times_in_a_dump_are_errors_at_their_place() {
+    let dir = std::env::temp_dir().join(format!("lowwater-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let deep = format!(
+        r#"{{"k":"a","x":{}1{},"ms":1757808000100}}"#,
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    let payloads = [
+        r#"{"k":"a","ms":1757808000000}"#.to_string(),
+        deep,
+        r#"{"k":"a","ms":-9223372036854775808}"#.to_string(),
+        r#"{"k":"b","ms":1757808001200}"#.to_string(),
+    ];
+    let lines: String = payloads
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let rec = lowwater_connectors::dump::DumpRecord {
+                topic: "t".into(),
+                partition: 0,
+                offset: Some(i as i64),
+                ts: 1_757_808_000_000 + i as i64 * 100,
+                key: None,
+                payload: Some(p.clone()),
+            };
+            lowwater_connectors::dump::format_record(&rec) + "\n"
+        })
+        .collect();
+    let input = dir.join("in.jsonl");
+    std::fs::write(&input, lines).expect("dump");
+    let job = |extra: &str| {
+        let path = dir.join(format!("job{}.sql", extra.len()));
+        std::fs::write(
+            &path,
+            format!(
+                "CREATE TABLE src (k STRING, ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ms, 3), WATERMARK FOR ts AS ts)
+                 WITH ('connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = '127.0.0.1:1', 'format' = 'json'{extra});
+                 CREATE TABLE out (k STRING, n BIGINT) WITH ('connector' = 'print');
+                 INSERT INTO out SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, k;"
+            ),
+        )
+        .expect("job");
+        path
+    };
+    let input_arg = format!("src={}", s(&input));
+    let o = lowwater(&["replay", s(&job("")), "--input", &input_arg]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("in.jsonl:2: topic t partition 0 offset 1"),
+        "{err}"
+    );
+    assert!(err.contains("deeper than 1000 levels"), "{err}");
+    let ignore = job(", 'json.ignore-parse-errors' = 'true'");
+    let o = lowwater(&["replay", s(&ignore), "--input", &input_arg]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("2 skipped"), "both are counted: {err}");
+}

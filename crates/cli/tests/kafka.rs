@@ -982,3 +982,77 @@ fn consumer_lag_is_served_per_kafka_partition() {
         "both partitions show a consumer lag of 0 once the 500 records are read"
     );
 }
+
+/// Hostile records on a real topic: a payload nesting JSON 10,000 levels
+/// (in a field the job never reads) and an event time of -2^63 are errors
+/// at their topic/partition/offset, or skipped and counted with
+/// `json.ignore-parse-errors`; the process never aborts.
+#[test]
+fn deep_json_and_absurd_event_times_are_errors_at_their_place_never_a_crash() {
+    let (dir, id) = scratch("hostile");
+    let topic = format!("hostile-{id}");
+    create_topic(&topic, 1);
+    let p: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", BOOTSTRAP)
+        .set("message.max.bytes", "1000000")
+        .create()
+        .expect("producer");
+    let deep = format!(
+        r#"{{"k":"a","x":{}1{},"ms":1757808000100}}"#,
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    let payloads = [
+        r#"{"k":"a","ms":1757808000000}"#.to_string(),
+        deep,
+        r#"{"k":"a","ms":-9223372036854775808}"#.to_string(),
+        r#"{"k":"b","ms":1757808001200}"#.to_string(),
+    ];
+    for payload in &payloads {
+        p.send(
+            BaseRecord::<(), str>::to(&topic)
+                .partition(0)
+                .payload(payload),
+        )
+        .map_err(|(e, _)| e)
+        .expect("send");
+    }
+    p.flush(std::time::Duration::from_secs(30)).expect("flush");
+    let run = |extra: &str| {
+        let sql = format!(
+            "CREATE TABLE src (k STRING, ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ms, 3), WATERMARK FOR ts AS ts)
+             WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
+                   'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json'{extra});
+             CREATE TABLE out (k STRING, n BIGINT) WITH ('connector' = 'print');
+             INSERT INTO out SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, k;"
+        );
+        let path = dir.join(format!("hostile{}.sql", extra.len()));
+        std::fs::write(&path, sql).expect("job");
+        Command::new(env!("CARGO_BIN_EXE_lowwater"))
+            .args([
+                "run",
+                path.to_str().unwrap_or_default(),
+                "--duration",
+                "60 s",
+            ])
+            .output()
+            .expect("run")
+    };
+    let o = run("");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "an error, not an abort: {err}");
+    assert!(
+        err.contains(&format!("topic {topic} partition 0 offset 1")),
+        "{err}"
+    );
+    assert!(err.contains("deeper than 1000 levels"), "{err}");
+    let o = run(", 'json.ignore-parse-errors' = 'true'");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("+I[a, 1]") && out.contains("+I[b, 1]"),
+        "{out}"
+    );
+    assert!(err.contains("2 skipped"), "both are counted: {err}");
+}

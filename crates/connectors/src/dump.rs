@@ -66,6 +66,15 @@ pub fn parse_raw(line: &str) -> Result<RawRecord<'static>, DumpError> {
         ),
     }
     };
+    if crate::json::nests_deeper(line, crate::json::MAX_NESTING) {
+        return Err(bad(
+            1,
+            format!(
+                "the line nests JSON deeper than {} levels; a dump record is one flat object",
+                crate::json::MAX_NESTING
+            ),
+        ));
+    }
     let doc: sonic_rs::Value = sonic_rs::from_str(line)
         .map_err(|e| bad(e.column(), first_line(&e.to_string()).to_string()))?;
     let obj = doc

@@ -108,6 +108,12 @@ impl JsonDecoder {
         row.clear();
         row.resize(self.width, Value::Null);
         self.seen.iter_mut().for_each(|s| *s = false);
+        if nests_deeper(payload, MAX_NESTING) {
+            return Err(DecodeError(format!(
+                "the payload nests JSON deeper than {MAX_NESTING} levels (Jackson's limit, which \
+                 Flink's json format has too)"
+            )));
+        }
         let trimmed = payload.trim_start();
         if !trimmed.starts_with('{') {
             return Err(match sonic_rs::from_str::<sonic_rs::Value>(payload) {
@@ -143,6 +149,46 @@ impl JsonDecoder {
         }
         Ok(nulled)
     }
+}
+
+/// The deepest JSON nesting a record may have: Jackson's default
+/// (`StreamReadConstraints.maxNestingDepth`, 1000), so Flink's json format
+/// rejects the same records. Deeper documents are an error at their place
+/// (skipped and counted with `json.ignore-parse-errors`), never a stack
+/// overflow in the parser.
+pub const MAX_NESTING: usize = 1000;
+
+/// Whether `text` opens more than `limit` arrays or objects inside each
+/// other (brackets inside strings do not count). A document shorter than
+/// `limit` bytes cannot, so most records are not scanned at all.
+pub fn nests_deeper(text: &str, limit: usize) -> bool {
+    if text.len() <= limit {
+        return false;
+    }
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in text.as_bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 fn invalid(e: &sonic_rs::Error) -> DecodeError {
@@ -439,6 +485,23 @@ mod tests {
              INSERT INTO s SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end"
         );
         JobPlan::from_sql(&sql).expect("valid job").tables.remove(0)
+    }
+
+    #[test]
+    fn nesting_deeper_than_jacksons_limit_is_an_error_not_a_crash() {
+        let deep = |n: usize| format!("{{\"a\":{}1{}}}", "[".repeat(n), "]".repeat(n));
+        assert!(!nests_deeper(&deep(998), MAX_NESTING));
+        assert!(nests_deeper(&deep(1000), MAX_NESTING));
+        let quoted = format!("{{\"a\":\"{}\"}}", "[".repeat(5_000));
+        assert!(
+            !nests_deeper(&quoted, MAX_NESTING),
+            "brackets in strings do not count"
+        );
+        let escaped = format!("{{\"a\":\"\\\"{}\"}}", "[".repeat(5_000));
+        assert!(
+            !nests_deeper(&escaped, MAX_NESTING),
+            "nor after an escaped quote"
+        );
     }
 
     #[test]

@@ -358,6 +358,17 @@ impl<'p> Engine<'p> {
             *self.skipped.entry(id).or_insert(0) += 1;
             return Ok(());
         };
+        // An event time no window can hold is the record's error (or, with
+        // json.ignore-parse-errors, a skipped record), as a decode error is.
+        for &pi in &self.sources[si].pipelines {
+            if let Err(e) = self.plan.pipelines[pi].window.assigner.check(ts) {
+                if self.sources[si].rows.ignores_errors() {
+                    *self.skipped.entry(id).or_insert(0) += 1;
+                    return Ok(());
+                }
+                return Err(RecordError::decode(e.to_string()));
+            }
+        }
         let subtask = self.splits[id as usize].subtask;
         let progress = self.sources[si].subtasks[subtask]
             .on_record(id, ts, self.now)

@@ -531,6 +531,14 @@ impl SourceTask {
                 return Ok(Read::Record);
             }
         };
+        if let Err(e) = self.placeable(ts) {
+            if self.rows.ignores_errors() {
+                self.count(id, 1, 0);
+                self.track_kafka(i, None);
+                return Ok(Read::Record);
+            }
+            return Err(self.fail_at(i, e));
+        }
         self.track_kafka(i, Some(ts));
         if nulled > 0 {
             self.count(id, 0, nulled);
@@ -549,6 +557,19 @@ impl SourceTask {
             }
         }
         Ok(Read::Record)
+    }
+
+    /// Whether every INSERT reading this source can place event time `ts`
+    /// in a window (an absurd time is the record's error, with its place).
+    fn placeable(&self, ts: Timestamp) -> Result<(), RecordError> {
+        for out in &self.outs {
+            let pl = &self.plan.pipelines[out.pipeline];
+            pl.window
+                .assigner
+                .check(ts)
+                .map_err(|e| RecordError::decode(e.to_string()))?;
+        }
+        Ok(())
     }
 
     fn track_kafka(&mut self, i: usize, ts: Option<Timestamp>) {

@@ -220,6 +220,36 @@ impl WindowAssigner {
         Ok(())
     }
 
+    /// Whether a record at `ts` can be placed in a window: the same
+    /// checks as [`Self::assign`], without building the windows. Sources
+    /// call it so that an absurd event time is an error at the record's
+    /// place (or a skipped, counted record), not one deep in an operator.
+    pub fn check(&self, ts: Timestamp) -> Result<()> {
+        let out_of_range = || Error::TimestampOutOfRange { ts };
+        let unit = match *self {
+            WindowAssigner::Tumbling { size, offset } => Some((size, offset)),
+            WindowAssigner::Hopping { slide, offset, .. } => Some((slide, offset)),
+            WindowAssigner::Cumulate { step, offset, .. } => Some((step, offset)),
+            WindowAssigner::Session { gap } if gap > 0 => None,
+            WindowAssigner::Session { .. } => return Err(out_of_range()),
+        };
+        if ts == MIN_WATERMARK {
+            return Err(out_of_range());
+        }
+        if let WindowAssigner::Cumulate {
+            max_size, offset, ..
+        } = *self
+        {
+            window_start(ts, offset, max_size).ok_or_else(out_of_range)?;
+        }
+        match unit {
+            Some((size, offset)) => window_start(ts, offset, size)
+                .map(|_| ())
+                .ok_or_else(out_of_range),
+            None => Ok(()),
+        }
+    }
+
     /// Appends the windows `ts` belongs to, in firing order, to `out`.
     pub fn assign(&self, ts: Timestamp, out: &mut Vec<Window>) -> Result<()> {
         let out_of_range = || Error::TimestampOutOfRange { ts };
@@ -286,6 +316,38 @@ mod tests {
         let mut out = Vec::new();
         a.assign(ts, &mut out).expect("assignable");
         out.iter().map(|w| (w.start, w.end)).collect()
+    }
+
+    #[test]
+    fn check_agrees_with_assign_at_the_edges() {
+        let kinds = [
+            WindowAssigner::tumbling(1_000),
+            WindowAssigner::Tumbling {
+                size: 1_000,
+                offset: 300,
+            },
+            WindowAssigner::hopping(10_000, 5_000),
+            WindowAssigner::cumulate(1_000, 5_000),
+            WindowAssigner::session(500),
+        ];
+        for a in kinds {
+            for ts in [
+                i64::MIN,
+                i64::MIN + 1,
+                i64::MIN + 299,
+                i64::MIN + 5_000,
+                -1,
+                0,
+                i64::MAX,
+            ] {
+                let mut out = Vec::new();
+                assert_eq!(
+                    a.check(ts).is_ok(),
+                    a.assign(ts, &mut out).is_ok(),
+                    "{a:?} at {ts}"
+                );
+            }
+        }
     }
 
     #[test]
