@@ -7,14 +7,23 @@
 #   scripts/kafka.sh restart  stop, then start again with the same data (a broker restart)
 #   scripts/kafka.sh status   say whether it runs
 #
-# Environment: KAFKA_PORT (default 19092; the controller uses +1),
-# LOWWATER_KAFKA_HOME (default ~/.cache/lowwater/kafka: jars, data, log, pid).
+# Environment: KAFKA_PORT (default 19092; the controller uses +1, a SASL_SSL
+# listener +2), LOWWATER_KAFKA_HOME (default ~/.cache/lowwater/kafka: jars,
+# data, log, pid, TLS files).
+#
+# The SASL_SSL listener (127.0.0.1:KAFKA_PORT+2) takes SASL/PLAIN user
+# alice / alice-secret and SCRAM-SHA-256 and -512 user bob / bob-secret; its
+# self-signed certificate (for 127.0.0.1 and localhost) is made at the first
+# start with keytool, and $LOWWATER_KAFKA_HOME/tls/ca.pem is the file a client
+# trusts ('properties.ssl.truststore.location', type PEM).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 home="${LOWWATER_KAFKA_HOME:-$HOME/.cache/lowwater/kafka}"
 port="${KAFKA_PORT:-19092}"
 cport=$((port + 1))
+sport=$((port + 2))
+tls="$home/tls"
 libs="$home/libs"
 data="$home/data-$port"
 pidfile="$home/broker-$port.pid"
@@ -37,20 +46,49 @@ answers() {
   (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null
 }
 
+# A self-signed certificate for the SASL_SSL listener, made once.
+certificates() {
+  if [ -f "$tls/ca.pem" ]; then return; fi
+  mkdir -p "$tls"
+  keytool -genkeypair -keystore "$tls/broker.p12" -storetype PKCS12 -storepass lowwater \
+    -keypass lowwater -alias broker -keyalg RSA -keysize 2048 -validity 3650 \
+    -dname "CN=localhost" -ext "SAN=ip:127.0.0.1,dns:localhost" >/dev/null 2>&1
+  keytool -exportcert -rfc -keystore "$tls/broker.p12" -storetype PKCS12 -storepass lowwater \
+    -alias broker -file "$tls/ca.pem" >/dev/null 2>&1
+}
+
+# SCRAM users (idempotent; a restart keeps them).
+scram_users() {
+  local cp="$libs/*"
+  for mech in SCRAM-SHA-256 SCRAM-SHA-512; do
+    java -cp "$cp" org.apache.kafka.tools.ConfigCommand --bootstrap-server "127.0.0.1:$port" --alter \
+      --add-config "$mech=[password=bob-secret]" --entity-type users --entity-name bob >>"$log" 2>&1
+  done
+}
+
 start() {
   if running; then echo "kafka.sh: already running on 127.0.0.1:$port (pid $(cat "$pidfile"))"; return; fi
   command -v java >/dev/null || { echo "kafka.sh: Java 17+ is needed to run Apache Kafka" >&2; exit 1; }
   fetch
+  certificates
   mkdir -p "$data"
   cat > "$home/server-$port.properties" <<PROPS
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$cport
-listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport
-advertised.listeners=PLAINTEXT://127.0.0.1:$port
+listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport,SASL_SSL://127.0.0.1:$sport
+advertised.listeners=PLAINTEXT://127.0.0.1:$port,SASL_SSL://127.0.0.1:$sport
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_SSL:SASL_SSL
+sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512
+ssl.keystore.location=$tls/broker.p12
+ssl.keystore.type=PKCS12
+ssl.keystore.password=lowwater
+ssl.key.password=lowwater
+listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret";
+listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
 log.dirs=$data
 num.partitions=1
 offsets.topic.replication.factor=1
@@ -73,7 +111,11 @@ PROPS
   nohup java -Xms256m -Xmx768m -cp "$cp" kafka.Kafka "$home/server-$port.properties" >>"$log" 2>&1 &
   echo $! > "$pidfile"
   for _ in $(seq 1 120); do
-    if answers; then echo "kafka.sh: broker up on 127.0.0.1:$port (pid $(cat "$pidfile"), log $log)"; return; fi
+    if answers; then
+      scram_users
+      echo "kafka.sh: broker up on 127.0.0.1:$port, SASL_SSL on $sport (pid $(cat "$pidfile"), log $log)"
+      return
+    fi
     if ! running; then echo "kafka.sh: the broker exited; last lines of $log:" >&2; tail -n 20 "$log" >&2; exit 1; fi
     sleep 0.5
   done

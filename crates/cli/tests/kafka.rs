@@ -1056,3 +1056,58 @@ fn deep_json_and_absurd_event_times_are_errors_at_their_place_never_a_crash() {
     );
     assert!(err.contains("2 skipped"), "both are counted: {err}");
 }
+
+/// Topics written with each compression codec (gzip, snappy, lz4, zstd)
+/// are read whole: librdkafka is built with every one of them.
+#[test]
+fn every_compression_codec_is_read() {
+    let (dir, id) = scratch("codecs");
+    for codec in ["gzip", "snappy", "lz4", "zstd"] {
+        let topic = format!("codec-{codec}-{id}");
+        create_topic(&topic, 1);
+        let p: BaseProducer = ClientConfig::new()
+            .set("bootstrap.servers", BOOTSTRAP)
+            .set("compression.type", codec)
+            .create()
+            .expect("producer");
+        for i in 0..200 {
+            let payload = format!(
+                r#"{{"k":"a","ts":"{}"}}"#,
+                sql_ts(1_757_808_000_000 + i * 10)
+            );
+            p.send(
+                BaseRecord::<(), str>::to(&topic)
+                    .partition(0)
+                    .payload(&payload),
+            )
+            .map_err(|(e, _)| e)
+            .expect("send");
+        }
+        p.flush(std::time::Duration::from_secs(30)).expect("flush");
+        let sql = format!(
+            "CREATE TABLE src (k STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+             WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
+                   'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
+             CREATE TABLE out (n BIGINT) WITH ('connector' = 'print');
+             INSERT INTO out SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' HOUR)) GROUP BY window_start, window_end;"
+        );
+        let path = dir.join(format!("{codec}.sql"));
+        std::fs::write(&path, sql).expect("job");
+        let o = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+            .args([
+                "run",
+                path.to_str().unwrap_or_default(),
+                "--duration",
+                "60 s",
+            ])
+            .output()
+            .expect("run");
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success(),
+            "{codec}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(out.contains("+I[200]"), "{codec}: {out}");
+    }
+}

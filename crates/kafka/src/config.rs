@@ -31,20 +31,81 @@ pub(crate) fn bootstrap(properties: &BTreeMap<String, String>) -> String {
         .unwrap_or_default()
 }
 
+/// Keeps the first error librdkafka reports on its own (a failed TLS
+/// handshake or SASL authentication, which a request only sees as a
+/// "transport failure"), so that the job's error can say what failed.
+#[derive(Default)]
+pub(crate) struct FirstError(std::sync::Mutex<Option<String>>);
+
+impl rdkafka::ClientContext for FirstError {
+    fn error(&self, error: rdkafka::error::KafkaError, reason: &str) {
+        if let Ok(mut first) = self.0.lock() {
+            first.get_or_insert_with(|| format!("{error}: {reason}"));
+        }
+    }
+
+    // librdkafka reports a failed SASL authentication or TLS handshake in
+    // its log (from its own threads), not as a request error.
+    fn log(&self, level: rdkafka::config::RDKafkaLogLevel, fac: &str, log_message: &str) {
+        use rdkafka::config::RDKafkaLogLevel as L;
+        let failure = matches!(
+            level,
+            L::Emerg | L::Alert | L::Critical | L::Error | L::Warning
+        );
+        if failure && (fac.contains("SASL") || fac.contains("SSL") || fac.contains("FAIL")) {
+            if let Ok(mut first) = self.0.lock() {
+                first.get_or_insert_with(|| log_message.to_string());
+            }
+        }
+    }
+}
+
+impl rdkafka::consumer::ConsumerContext for FirstError {}
+
+/// Why a client could not reach the brokers: an authentication or TLS
+/// failure named with the mechanism, else the network failure.
+pub(crate) fn unreachable(
+    properties: &BTreeMap<String, String>,
+    what: &str,
+    e: &dyn std::fmt::Display,
+    first: Option<String>,
+) -> String {
+    let servers = bootstrap(properties);
+    match first {
+        Some(reason) if reason.contains("uthenticat") || reason.contains("SASL") => format!(
+            "authentication to the Kafka brokers at {servers} failed (SASL mechanism {}): {reason}; \
+             check 'properties.sasl.jaas.config' (or sasl.username / sasl.password) and \
+             'properties.sasl.mechanism'",
+            properties.get("sasl.mechanism").map_or("GSSAPI", String::as_str)
+        ),
+        Some(reason) if reason.contains("SSL") => format!(
+            "the TLS handshake with the Kafka brokers at {servers} failed: {reason}; check \
+             'properties.ssl.truststore.location' (a PEM file of the brokers' CA) and \
+             'properties.security.protocol'"
+        ),
+        _ => format!(
+            "cannot reach the Kafka brokers at {servers} within {}s to {what} ({e}); check \
+             'properties.bootstrap.servers' and that the brokers run",
+            REQUEST_TIMEOUT.as_secs()
+        ),
+    }
+}
+
 /// The partitions of `topic`, or an error that says what to check.
 pub fn partitions(properties: &BTreeMap<String, String>, topic: &str) -> Result<Vec<i32>, String> {
-    let c: BaseConsumer = config(properties)
-        .create()
+    let c: BaseConsumer<FirstError> = config(properties)
+        .set_log_level(rdkafka::config::RDKafkaLogLevel::Warning)
+        .create_with_context(FirstError::default())
         .map_err(|e| format!("cannot create a Kafka client: {e}"))?;
     let md = c
         .fetch_metadata(Some(topic), REQUEST_TIMEOUT)
         .map_err(|e| {
-            format!(
-                "cannot reach the Kafka brokers at {} within {}s to read topic '{topic}' ({e}); \
-             check 'properties.bootstrap.servers' and that the brokers run",
-                bootstrap(properties),
-                REQUEST_TIMEOUT.as_secs()
-            )
+            // Errors and logs reach the context when the client is polled.
+            for _ in 0..3 {
+                let _ = c.poll(Duration::from_millis(50));
+            }
+            let first = c.context().0.lock().ok().and_then(|f| f.clone());
+            unreachable(properties, &format!("read topic '{topic}'"), &e, first)
         })?;
     let t = md
         .topics()
@@ -60,6 +121,25 @@ pub fn partitions(properties: &BTreeMap<String, String>, topic: &str) -> Result<
     let mut ps: Vec<i32> = t.partitions().iter().map(|p| p.id()).collect();
     ps.sort_unstable();
     Ok(ps)
+}
+
+/// Whether the brokers can be reached and accept the client's credentials
+/// (within [`REQUEST_TIMEOUT`]): sinks check at start, so that a wrong
+/// password is a clear error, not rows retried for minutes.
+pub fn check_reachable(properties: &BTreeMap<String, String>) -> Result<(), String> {
+    let c: BaseConsumer<FirstError> = config(properties)
+        .set_log_level(rdkafka::config::RDKafkaLogLevel::Warning)
+        .create_with_context(FirstError::default())
+        .map_err(|e| format!("cannot create a Kafka client: {e}"))?;
+    c.fetch_metadata(None, REQUEST_TIMEOUT)
+        .map(|_| ())
+        .map_err(|e| {
+            for _ in 0..3 {
+                let _ = c.poll(Duration::from_millis(50));
+            }
+            let first = c.context().0.lock().ok().and_then(|f| f.clone());
+            unreachable(properties, "write", &e, first)
+        })
 }
 
 /// Creates `topic` with `partitions` partitions (replication 1) on the

@@ -32,7 +32,9 @@ mod txn;
 mod txn_error;
 mod writer;
 
-pub use config::{add_topic_partitions, create_topic, partitions, REQUEST_TIMEOUT};
+pub use config::{
+    add_topic_partitions, check_reachable, create_topic, partitions, REQUEST_TIMEOUT,
+};
 pub use dump::dump_topic;
 pub use marker::{ensure_state_topic, last_committed_marker};
 pub use reader::{Backlog, KafkaRecord, PartitionReader};

@@ -93,7 +93,10 @@ fn is_fatal(e: &rdkafka::error::KafkaError) -> bool {
             C::Fatal
             | C::UnknownTopicOrPartition
             | C::TopicAuthorizationFailed
-            | C::GroupAuthorizationFailed,
+            | C::GroupAuthorizationFailed
+            | C::Authentication
+            | C::SaslAuthenticationFailed
+            | C::SSL,
         ) => true,
         _ => matches!(e, KafkaError::ClientCreation(_)),
     }

@@ -120,6 +120,7 @@ impl TopicWriter {
         let producer: BaseProducer<Deliveries> = config(properties)
             .create_with_context(Deliveries::default())
             .map_err(|e| format!("cannot create a Kafka producer: {e}"))?;
+        crate::config::check_reachable(properties)?;
         Ok(TopicWriter {
             producer,
             topic: topic.to_string(),

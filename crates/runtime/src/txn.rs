@@ -65,6 +65,8 @@ impl ExactlyOnce {
                 }
             }
         }
+        lowwater_kafka::check_reachable(properties)
+            .map_err(|e| RunError::Usage(format!("sink '{}': {e}", first.name)))?;
         let prefix = first.transactional_id_prefix().unwrap_or(job_name);
         let interval = plan.settings.checkpoints.interval.unwrap_or(0);
         let id = format!("{prefix}-lowwater");

@@ -20,7 +20,21 @@ pub const MAX_PARTITIONS: i32 = 100_000;
 
 fn connector_text(t: &TableDef) -> String {
     match &t.connector {
-        Connector::Kafka { topics, .. } => format!("kafka topic {}, json", topics.join(";")),
+        Connector::Kafka {
+            topics, properties, ..
+        } => {
+            // As librdkafka gets them (translated from Flink's Java names),
+            // secrets masked.
+            let props: Vec<String> = properties
+                .iter()
+                .map(|(k, v)| format!("{k}={}", crate::kafka_props::mask(k, v)))
+                .collect();
+            format!(
+                "kafka topic {}, json; {}",
+                topics.join(";"),
+                props.join(", ")
+            )
+        }
         Connector::Filesystem { path } => format!("filesystem {path}, json"),
         Connector::Print => "print".into(),
         Connector::Blackhole => "blackhole".into(),

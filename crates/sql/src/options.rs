@@ -330,13 +330,15 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
                     ),
                 ));
             }
-            let properties = raw
-                .iter()
-                .filter_map(|(k, v)| {
-                    k.strip_prefix("properties.")
-                        .map(|p| (p.to_string(), v.clone()))
-                })
-                .collect();
+            let properties = crate::kafka_props::translate(
+                raw.iter()
+                    .filter_map(|(k, v)| {
+                        k.strip_prefix("properties.")
+                            .map(|p| (p.to_string(), v.clone()))
+                    })
+                    .collect(),
+                at,
+            )?;
             Connector::Kafka {
                 topics,
                 properties,
