@@ -202,15 +202,45 @@ fn committed<C: ConsumerContext>(
     if tpl.count() == 0 {
         return Ok(BTreeMap::new());
     }
-    let found = consumer
-        .committed_offsets(tpl, REQUEST_TIMEOUT)
-        .map_err(|e| {
-            format!(
-                "cannot read the consumer group's committed offsets within {}s: {e}",
-                REQUEST_TIMEOUT.as_secs()
-            )
-        })?;
-    numbers(&found, "read the committed offset")
+    // A brand-new cluster has no group coordinator until it has created
+    // its offsets topic: that is waited for (with a WARN), not taken for
+    // "no committed offsets" nor for a failure.
+    let deadline = std::time::Instant::now() + COORDINATOR_WAIT;
+    let mut warned = false;
+    loop {
+        match consumer.committed_offsets(tpl.clone(), REQUEST_TIMEOUT) {
+            Ok(found) => return numbers(&found, "read the committed offset"),
+            Err(e) if coordinator_not_ready(&e) && std::time::Instant::now() < deadline => {
+                if !warned {
+                    tracing::warn!(
+                        "the consumer group's coordinator is not ready yet ({e}; a new cluster \
+                         creates it on first use): waiting up to {}s before reading",
+                        COORDINATOR_WAIT.as_secs()
+                    );
+                    warned = true;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(500));
+            }
+            Err(e) => {
+                return Err(format!(
+                    "cannot read the consumer group's committed offsets: {e} (waited up to {}s \
+                     for the group coordinator)",
+                    COORDINATOR_WAIT.as_secs()
+                ))
+            }
+        }
+    }
+}
+
+/// How long a group coordinator that is not ready yet is waited for.
+const COORDINATOR_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+fn coordinator_not_ready(e: &rdkafka::error::KafkaError) -> bool {
+    use rdkafka::types::RDKafkaErrorCode as C;
+    matches!(
+        e.rdkafka_error_code(),
+        Some(C::NotCoordinator | C::CoordinatorLoadInProgress | C::CoordinatorNotAvailable)
+    )
 }
 
 /// The numeric offsets in `tpl`; a partition's own error fails.

@@ -1,0 +1,268 @@
+//! Kafka at its edges, against real brokers: a brand-new cluster whose
+//! group coordinator does not exist yet (the first start with group offsets
+//! waits for it and reads everything), hostile records on a real topic, and
+//! topics written with every compression codec.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rdkafka::config::ClientConfig;
+use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+
+mod common;
+use common::broker;
+
+const BOOTSTRAP: &str = "127.0.0.1:19092";
+
+fn scratch(name: &str) -> (PathBuf, u32) {
+    broker();
+    let id = std::process::id();
+    let dir = std::env::temp_dir().join(format!("lowwater-edge-{name}-{id}"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    (dir, id)
+}
+
+fn create_topic(name: &str, partitions: i32) {
+    lowwater_kafka::create_topic(BOOTSTRAP, name, partitions).expect("topic created");
+}
+
+fn sql_ts(ms: i64) -> String {
+    lowwater_core::time::format_timestamp(ms, ' ')
+}
+
+/// A second broker with a data directory of its own (a brand-new cluster),
+/// stopped when dropped.
+struct FreshBroker {
+    home: PathBuf,
+    port: u16,
+}
+
+impl FreshBroker {
+    fn start(port: u16) -> FreshBroker {
+        broker(); // the jars are fetched once, by the main broker's start
+        let main = std::env::var("LOWWATER_KAFKA_HOME").map_or_else(
+            |_| {
+                PathBuf::from(std::env::var("HOME").unwrap_or_default())
+                    .join(".cache/lowwater/kafka")
+            },
+            PathBuf::from,
+        );
+        let home =
+            std::env::temp_dir().join(format!("lowwater-fresh-broker-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&home);
+        std::fs::create_dir_all(&home).expect("home");
+        std::os::unix::fs::symlink(main.join("libs"), home.join("libs")).expect("libs");
+        let b = FreshBroker { home, port };
+        let o = b.kafka_sh("start");
+        assert!(
+            o.status.success(),
+            "the fresh broker did not start: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        b
+    }
+
+    fn kafka_sh(&self, cmd: &str) -> std::process::Output {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/kafka.sh");
+        Command::new("bash")
+            .arg(script)
+            .arg(cmd)
+            .env("KAFKA_PORT", self.port.to_string())
+            .env("LOWWATER_KAFKA_HOME", &self.home)
+            .output()
+            .expect("run scripts/kafka.sh")
+    }
+
+    fn bootstrap(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for FreshBroker {
+    fn drop(&mut self) {
+        let _ = self.kafka_sh("stop");
+        let _ = std::fs::remove_dir_all(&self.home);
+    }
+}
+
+#[test]
+fn the_first_group_offsets_start_on_a_brand_new_cluster_reads_every_record() {
+    let (dir, id) = scratch("fresh");
+    let fresh = FreshBroker::start(19292);
+    let topic = format!("fresh-{id}");
+    lowwater_kafka::create_topic(&fresh.bootstrap(), &topic, 2).expect("topic");
+    let p: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", fresh.bootstrap())
+        .create()
+        .expect("producer");
+    for i in 0..10_000i64 {
+        let payload = format!(r#"{{"k":"a","ts":"{}"}}"#, sql_ts(1_757_808_000_000 + i));
+        let mut rec = BaseRecord::<(), str>::to(&topic)
+            .partition((i % 2) as i32)
+            .payload(&payload);
+        while let Err((_, r)) = p.send(rec) {
+            rec = r;
+            p.poll(std::time::Duration::from_millis(10));
+        }
+    }
+    p.flush(std::time::Duration::from_secs(30)).expect("flush");
+    let sql = format!(
+        "CREATE TABLE src (k STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+         WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{}',
+               'properties.group.id' = 'first-{id}', 'properties.auto.offset.reset' = 'earliest',
+               'scan.startup.mode' = 'group-offsets', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
+         CREATE TABLE out (n BIGINT) WITH ('connector' = 'print');
+         INSERT INTO out SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' DAY)) GROUP BY window_start, window_end;",
+        fresh.bootstrap()
+    );
+    let path = dir.join("first.sql");
+    std::fs::write(&path, sql).expect("job");
+    let o = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args([
+            "run",
+            path.to_str().unwrap_or_default(),
+            "--duration",
+            "90 s",
+        ])
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("10000 records in"),
+        "every record is read: {err}"
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("+I[10000]"),
+        "{err}"
+    );
+}
+
+/// Hostile records on a real topic: a payload nesting JSON 10,000 levels
+/// (in a field the job never reads) and an event time of -2^63 are errors
+/// at their topic/partition/offset, or skipped and counted with
+/// `json.ignore-parse-errors`; the process never aborts.
+#[test]
+fn deep_json_and_absurd_event_times_are_errors_at_their_place_never_a_crash() {
+    let (dir, id) = scratch("hostile");
+    let topic = format!("hostile-{id}");
+    create_topic(&topic, 1);
+    let p: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", BOOTSTRAP)
+        .set("message.max.bytes", "1000000")
+        .create()
+        .expect("producer");
+    let deep = format!(
+        r#"{{"k":"a","x":{}1{},"ms":1757808000100}}"#,
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    let payloads = [
+        r#"{"k":"a","ms":1757808000000}"#.to_string(),
+        deep,
+        r#"{"k":"a","ms":-9223372036854775808}"#.to_string(),
+        r#"{"k":"b","ms":1757808001200}"#.to_string(),
+    ];
+    for payload in &payloads {
+        p.send(
+            BaseRecord::<(), str>::to(&topic)
+                .partition(0)
+                .payload(payload),
+        )
+        .map_err(|(e, _)| e)
+        .expect("send");
+    }
+    p.flush(std::time::Duration::from_secs(30)).expect("flush");
+    let run = |extra: &str| {
+        let sql = format!(
+            "CREATE TABLE src (k STRING, ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ms, 3), WATERMARK FOR ts AS ts)
+             WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
+                   'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json'{extra});
+             CREATE TABLE out (k STRING, n BIGINT) WITH ('connector' = 'print');
+             INSERT INTO out SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, k;"
+        );
+        let path = dir.join(format!("hostile{}.sql", extra.len()));
+        std::fs::write(&path, sql).expect("job");
+        Command::new(env!("CARGO_BIN_EXE_lowwater"))
+            .args([
+                "run",
+                path.to_str().unwrap_or_default(),
+                "--duration",
+                "60 s",
+            ])
+            .output()
+            .expect("run")
+    };
+    let o = run("");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "an error, not an abort: {err}");
+    assert!(
+        err.contains(&format!("topic {topic} partition 0 offset 1")),
+        "{err}"
+    );
+    assert!(err.contains("deeper than 1000 levels"), "{err}");
+    let o = run(", 'json.ignore-parse-errors' = 'true'");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("+I[a, 1]") && out.contains("+I[b, 1]"),
+        "{out}"
+    );
+    assert!(err.contains("2 skipped"), "both are counted: {err}");
+}
+
+/// Topics written with each compression codec (gzip, snappy, lz4, zstd)
+/// are read whole: librdkafka is built with every one of them.
+#[test]
+fn every_compression_codec_is_read() {
+    let (dir, id) = scratch("codecs");
+    for codec in ["gzip", "snappy", "lz4", "zstd"] {
+        let topic = format!("codec-{codec}-{id}");
+        create_topic(&topic, 1);
+        let p: BaseProducer = ClientConfig::new()
+            .set("bootstrap.servers", BOOTSTRAP)
+            .set("compression.type", codec)
+            .create()
+            .expect("producer");
+        for i in 0..200 {
+            let payload = format!(
+                r#"{{"k":"a","ts":"{}"}}"#,
+                sql_ts(1_757_808_000_000 + i * 10)
+            );
+            p.send(
+                BaseRecord::<(), str>::to(&topic)
+                    .partition(0)
+                    .payload(&payload),
+            )
+            .map_err(|(e, _)| e)
+            .expect("send");
+        }
+        p.flush(std::time::Duration::from_secs(30)).expect("flush");
+        let sql = format!(
+            "CREATE TABLE src (k STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+             WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
+                   'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
+             CREATE TABLE out (n BIGINT) WITH ('connector' = 'print');
+             INSERT INTO out SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' HOUR)) GROUP BY window_start, window_end;"
+        );
+        let path = dir.join(format!("{codec}.sql"));
+        std::fs::write(&path, sql).expect("job");
+        let o = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+            .args([
+                "run",
+                path.to_str().unwrap_or_default(),
+                "--duration",
+                "60 s",
+            ])
+            .output()
+            .expect("run");
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success(),
+            "{codec}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(out.contains("+I[200]"), "{codec}: {out}");
+    }
+}
