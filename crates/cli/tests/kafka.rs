@@ -15,7 +15,7 @@ use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::{Message, Offset, TopicPartitionList};
 
 mod common;
-use common::{broker, of_partition, Running};
+use common::{broker, of_partition, throttle, Running};
 
 const BOOTSTRAP: &str = "127.0.0.1:19092";
 /// Starts the broker (once) and makes a scratch directory for test `name`;
@@ -653,28 +653,6 @@ fn produce_backlog(topic: &str, part: i32, n: i64, span_ms: i64) {
 
 /// Limits how fast the brokers serve consumers with this client.id (a
 /// Kafka client quota, as multi-tenant clusters set them).
-fn throttle(client_id: &str, bytes_per_second: u64) {
-    let home = std::env::var("HOME").unwrap_or_default();
-    let o = Command::new("java")
-        .args([
-            "-cp",
-            &format!("{home}/.cache/lowwater/kafka/libs/*"),
-            "org.apache.kafka.tools.ConfigCommand",
-            "--bootstrap-server",
-            BOOTSTRAP,
-            "--alter",
-            "--add-config",
-            &format!("consumer_byte_rate={bytes_per_second}"),
-            "--entity-type",
-            "clients",
-            "--entity-name",
-            client_id,
-        ])
-        .output()
-        .expect("run Kafka's ConfigCommand");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-}
-
 /// Lag-aware idleness while catching up: a job reads a backlog (partition
 /// 0, 1 KB records over the last minute) while partition 1 gets live
 /// traffic, with the brokers throttling its consumer (a client quota of

@@ -138,10 +138,10 @@ impl SourceBuild<'_> {
                 .map(|(id, _)| (all[*id as usize].topic.clone(), all[*id as usize].partition))
                 .collect()
         };
-        // librdkafka's statistics (end offsets) are parsed on the source
-        // thread: only when lag-aware idleness or the consumer lag metric
-        // needs them.
-        let statistics = table.caught_up || self.args.http.is_some();
+        // librdkafka's statistics (end offsets, parsed on the source
+        // thread) feed lag-aware idleness, the consumer lag metric and the
+        // monitor's "reads nothing while records wait" WARN: always on.
+        let statistics = true;
         let dumped = self.dumps.contains_key(&t);
         let kafka = match (&table.connector, dumped) {
             (Connector::Kafka { .. }, false) if !inputs.is_empty() => {

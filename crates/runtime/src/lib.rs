@@ -34,6 +34,7 @@ mod observe;
 mod progress;
 mod report;
 mod restore;
+mod silence;
 mod sink;
 mod source;
 mod txn;

@@ -25,6 +25,8 @@ pub(crate) struct Monitor {
     /// them was logged.
     slo: Vec<SloWatch>,
     next_history: Timestamp,
+    /// Per source table: whether it reads (for the silent-reader WARN).
+    reading: Vec<crate::silence::Reading>,
 }
 
 #[derive(Default, Clone)]
@@ -57,7 +59,13 @@ impl Monitor {
             .collect();
         let slo = vec![SloWatch::default(); shared.sink_counters.len()];
         let next_history = shared.start;
+        let reading = shared
+            .sources
+            .iter()
+            .map(|_| crate::silence::Reading::new(shared.start))
+            .collect();
         Monitor {
+            reading,
             plan,
             shared,
             threshold,
@@ -146,7 +154,52 @@ impl Monitor {
             }
         }
         self.check_slos(now);
+        self.check_reading(now);
         self.publish(now);
+    }
+
+    /// Each Kafka source: one WARN when it has read nothing for longer than
+    /// the threshold while the brokers report records it has not read.
+    fn check_reading(&mut self, now: Timestamp) {
+        use crate::silence::Verdict;
+        let views = crate::report::views(&self.shared);
+        for (si, src) in self.shared.sources.iter().enumerate() {
+            let records = src.records.load(Ordering::Relaxed);
+            let mut waiting: Vec<(String, u64)> = Vec::new();
+            let splits = self
+                .shared
+                .splits
+                .read()
+                .map(|s| s.clone())
+                .unwrap_or_default();
+            for v in &views[si] {
+                for (id, b) in &v.backlog {
+                    if let lowwater_kafka::Backlog::Behind(n) = b {
+                        let name = splits.get(*id as usize).map_or_else(String::new, |m| {
+                            format!("{} partition {}", m.topic, m.partition)
+                        });
+                        waiting.push((name, (*n).max(0) as u64));
+                    }
+                }
+            }
+            let behind = waiting.iter().map(|(_, n)| n).sum();
+            let table = &self.plan.tables[src.table].name;
+            match self.reading[si].look(now, records, behind, self.threshold) {
+                Verdict::Stuck { silent, behind } => tracing::warn!(
+                    "source '{table}' has read no record for {} while the brokers report {behind} \
+                     records it has not read ({}): it is not reading; see the Kafka WARNs above \
+                     (brokers, the group coordinator, fetch errors, a quota)",
+                    display_duration(silent),
+                    waiting
+                        .iter()
+                        .map(|(p, n)| format!("{p}: {n}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                Verdict::Resumed => tracing::info!("source '{table}' reads records again"),
+                Verdict::Quiet => {}
+            }
+        }
     }
 
     /// The sinks' SLOs: a sink that emitted nothing for longer than its

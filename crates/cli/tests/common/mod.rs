@@ -27,6 +27,31 @@ pub fn broker() {
     });
 }
 
+/// Limits the consumers with `client.id` = `client_id` to
+/// `bytes_per_second` (a real Kafka client quota, set with Kafka's
+/// ConfigCommand on the local broker).
+pub fn throttle(client_id: &str, bytes_per_second: u64) {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let o = Command::new("java")
+        .args([
+            "-cp",
+            &format!("{home}/.cache/lowwater/kafka/libs/*"),
+            "org.apache.kafka.tools.ConfigCommand",
+            "--bootstrap-server",
+            "127.0.0.1:19092",
+            "--alter",
+            "--add-config",
+            &format!("consumer_byte_rate={bytes_per_second}"),
+            "--entity-type",
+            "clients",
+            "--entity-name",
+            client_id,
+        ])
+        .output()
+        .expect("run Kafka's ConfigCommand");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 /// A `lowwater` process serving `--http` on a free loopback port, and the
 /// base URL it logged.
 pub struct Running {
