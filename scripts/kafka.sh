@@ -50,6 +50,7 @@ answers() {
 certificates() {
   if [ -f "$tls/ca.pem" ]; then return; fi
   mkdir -p "$tls"
+  rm -f "$tls/broker.p12"
   keytool -genkeypair -keystore "$tls/broker.p12" -storetype PKCS12 -storepass lowwater \
     -keypass lowwater -alias broker -keyalg RSA -keysize 2048 -validity 3650 \
     -dname "CN=localhost" -ext "SAN=ip:127.0.0.1,dns:localhost" >/dev/null 2>&1
@@ -61,8 +62,10 @@ certificates() {
 scram_users() {
   local cp="$libs/*"
   for mech in SCRAM-SHA-256 SCRAM-SHA-512; do
-    java -cp "$cp" org.apache.kafka.tools.ConfigCommand --bootstrap-server "127.0.0.1:$port" --alter \
-      --add-config "$mech=[password=bob-secret]" --entity-type users --entity-name bob >>"$log" 2>&1
+    if ! java -cp "$cp" org.apache.kafka.tools.ConfigCommand --bootstrap-server "127.0.0.1:$port" --alter \
+      --add-config "$mech=[password=bob-secret]" --entity-type users --entity-name bob >>"$log" 2>&1; then
+      echo "kafka.sh: could not create the SCRAM user bob ($mech); see $log" >&2
+    fi
   done
 }
 

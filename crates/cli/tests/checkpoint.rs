@@ -867,3 +867,44 @@ fn a_poison_record_fails_again_at_the_same_place_after_a_restore() {
         "the same record stops it again: {err2}"
     );
 }
+
+/// An INSERT whose bounded input ended while another INSERT of the job
+/// runs on: its window subtasks have ended, and the rows they wrote are
+/// finished with the next checkpoint (here the final one of `--duration`),
+/// every row once.
+#[test]
+fn part_files_of_an_insert_that_ended_finish_while_the_job_runs_on() {
+    let dir = scratch("ended");
+    let (n, parts) = (20_000, 2);
+    let input = write_input(&dir, n, parts);
+    let out = dir.join("out");
+    let sql = format!(
+        "SET 'execution.checkpointing.interval' = '100 ms';
+         SET 'execution.checkpointing.dir' = '{}';
+         CREATE TABLE clicks (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
+         WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'json');
+         CREATE TABLE counts (window_start TIMESTAMP(3), window_end TIMESTAMP(3), user_id STRING, n BIGINT)
+         WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'json');
+         CREATE TABLE live (k INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+         WITH ('connector' = 'datagen', 'rows-per-second' = '100', 'fields.k.min' = '1', 'fields.k.max' = '2');
+         CREATE TABLE nowhere (n BIGINT) WITH ('connector' = 'blackhole');
+         INSERT INTO counts SELECT window_start, window_end, user_id, COUNT(*) AS n
+         FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+         GROUP BY window_start, window_end, user_id;
+         INSERT INTO nowhere SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE live, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+         GROUP BY window_start, window_end;",
+        s(&dir.join("ck")),
+        s(&input),
+        s(&out)
+    );
+    let job = dir.join("job.sql");
+    std::fs::write(&job, sql).expect("job");
+    let o = lowwater(&["run", s(&job), "--duration", "3 s"], &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("final checkpoint"), "{err}");
+    let (rows, unfinished) = finished_rows(&out);
+    assert!(unfinished.is_empty(), "{unfinished:?}");
+    let want = expected(n, parts, 1000, i64::MAX);
+    assert_eq!(assert_exact(&rows, &want), 0, "every row once");
+}

@@ -23,6 +23,17 @@ pub(crate) fn config(properties: &BTreeMap<String, String>) -> ClientConfig {
     c
 }
 
+/// A client that could not be created, without the value of the property
+/// at fault (it can be a password or a private key).
+pub(crate) fn creation_error(what: &str, e: &rdkafka::error::KafkaError) -> String {
+    match e {
+        rdkafka::error::KafkaError::ClientConfig(_, desc, key, _) => {
+            format!("cannot create a Kafka {what}: property '{key}': {desc}")
+        }
+        other => format!("cannot create a Kafka {what}: {other}"),
+    }
+}
+
 /// `bootstrap.servers`, for error messages.
 pub(crate) fn bootstrap(properties: &BTreeMap<String, String>) -> String {
     properties
@@ -96,7 +107,7 @@ pub fn partitions(properties: &BTreeMap<String, String>, topic: &str) -> Result<
     let c: BaseConsumer<FirstError> = config(properties)
         .set_log_level(rdkafka::config::RDKafkaLogLevel::Warning)
         .create_with_context(FirstError::default())
-        .map_err(|e| format!("cannot create a Kafka client: {e}"))?;
+        .map_err(|e| crate::config::creation_error("client", &e))?;
     let md = c
         .fetch_metadata(Some(topic), REQUEST_TIMEOUT)
         .map_err(|e| {
@@ -130,7 +141,7 @@ pub fn check_reachable(properties: &BTreeMap<String, String>) -> Result<(), Stri
     let c: BaseConsumer<FirstError> = config(properties)
         .set_log_level(rdkafka::config::RDKafkaLogLevel::Warning)
         .create_with_context(FirstError::default())
-        .map_err(|e| format!("cannot create a Kafka client: {e}"))?;
+        .map_err(|e| crate::config::creation_error("client", &e))?;
     c.fetch_metadata(None, REQUEST_TIMEOUT)
         .map(|_| ())
         .map_err(|e| {
@@ -152,7 +163,7 @@ pub fn create_topic(bootstrap: &str, topic: &str, partitions: i32) -> Result<(),
     let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .create()
-        .map_err(|e| format!("cannot create a Kafka admin client: {e}"))?;
+        .map_err(|e| crate::config::creation_error("admin client", &e))?;
     let new = NewTopic::new(topic, partitions, TopicReplication::Fixed(1));
     let results = block_on(admin.create_topics(
         &[new],
@@ -176,7 +187,7 @@ pub fn add_topic_partitions(bootstrap: &str, topic: &str, total: usize) -> Resul
     let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .create()
-        .map_err(|e| format!("cannot create a Kafka admin client: {e}"))?;
+        .map_err(|e| crate::config::creation_error("admin client", &e))?;
     let results = block_on(admin.create_partitions(
         &[NewPartitions::new(topic, total)],
         &AdminOptions::new().request_timeout(Some(REQUEST_TIMEOUT)),

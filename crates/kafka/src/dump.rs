@@ -29,7 +29,7 @@ pub fn dump_topic(
         .set("group.id", "lowwater-dump")
         .set("enable.auto.commit", "false")
         .create()
-        .map_err(|e| format!("cannot create a Kafka consumer: {e}"))?;
+        .map_err(|e| crate::config::creation_error("consumer", &e))?;
     let mut ends = BTreeMap::new();
     let mut tpl = TopicPartitionList::new();
     for &p in &parts {

@@ -34,7 +34,7 @@ pub fn ensure_state_topic(
 ) -> Result<(), String> {
     let admin: AdminClient<DefaultClientContext> = config(properties)
         .create()
-        .map_err(|e| format!("cannot create a Kafka admin client: {e}"))?;
+        .map_err(|e| crate::config::creation_error("admin client", &e))?;
     // -1: the brokers' default.replication.factor.
     let new = NewTopic::new(topic, 1, TopicReplication::Fixed(-1)).set("cleanup.policy", "compact");
     let options = AdminOptions::new()
@@ -72,7 +72,7 @@ pub fn last_committed_marker(
         .set("enable.auto.commit", "false")
         .set("enable.partition.eof", "true")
         .create()
-        .map_err(|e| format!("cannot create a Kafka consumer: {e}"))?;
+        .map_err(|e| crate::config::creation_error("consumer", &e))?;
     let Some(open) = partitions_to_read(&consumer, properties, topic)? else {
         return Ok(None);
     };

@@ -425,7 +425,7 @@ fn consumer(
         ..Stats::default()
     };
     cfg.create_with_context(stats)
-        .map_err(|e| format!("cannot create a Kafka consumer: {e}"))
+        .map_err(|e| crate::config::creation_error("consumer", &e))
 }
 
 /// With `scan.bounded.mode` = 'latest-offset': each partition's end offset

@@ -138,8 +138,8 @@ impl TxnProducer {
             .create_with_context(TxnDeliveries::default())
             .map_err(|e| {
                 TxnError::Config(format!(
-                    "cannot create the transactional Kafka producer '{transactional_id}': {e}; \
-                     check the sink's properties.*"
+                    "{} (transactional id '{transactional_id}'); check the sink's properties.*",
+                    crate::config::creation_error("transactional producer", &e)
                 ))
             })?;
         let mut p = TxnProducer {

@@ -119,7 +119,7 @@ impl TopicWriter {
     ) -> Result<Self, String> {
         let producer: BaseProducer<Deliveries> = config(properties)
             .create_with_context(Deliveries::default())
-            .map_err(|e| format!("cannot create a Kafka producer: {e}"))?;
+            .map_err(|e| crate::config::creation_error("producer", &e))?;
         crate::config::check_reachable(properties)?;
         Ok(TopicWriter {
             producer,

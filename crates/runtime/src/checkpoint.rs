@@ -99,6 +99,9 @@ struct Pending {
     started: Timestamp,
     sources: Vec<Vec<Option<SourcePart>>>,
     windows: Vec<Vec<Option<WindowPart>>>,
+    /// Window subtasks whose part is their last state (they had ended):
+    /// their open part files go with this checkpoint.
+    ended: Vec<(usize, usize)>,
 }
 
 impl Pending {
@@ -124,14 +127,17 @@ pub struct CheckpointStats {
     pub restored_id: Option<CheckpointId>,
 }
 
-/// A checkpoint whose parts are all in: its id, when it was triggered,
-/// and the parts of the source and window subtasks.
-pub(crate) type Completed = (
-    CheckpointId,
-    Timestamp,
-    Vec<Vec<SourcePart>>,
-    Vec<Vec<WindowPart>>,
-);
+/// A checkpoint whose parts are all in.
+pub(crate) struct Completed {
+    pub id: CheckpointId,
+    /// When it was triggered.
+    pub started: Timestamp,
+    pub sources: Vec<Vec<SourcePart>>,
+    pub windows: Vec<Vec<WindowPart>>,
+    /// (pipeline, subtask) of window subtasks that had ended: their open
+    /// part files belong to this checkpoint.
+    pub ended: Vec<(usize, usize)>,
+}
 
 /// The checkpoint state every thread of a job shares.
 pub(crate) struct Checkpoints {
@@ -186,18 +192,32 @@ impl Checkpoints {
     /// Starts collecting checkpoint `id` and asks the sources for it;
     /// subtasks that ended are in it already with their last state.
     pub fn begin(&self, id: CheckpointId, now: Timestamp) {
-        let (sources, windows) = match self.finals.lock() {
-            Ok(f) => (f.sources.clone(), f.windows.clone()),
-            Err(_) => return,
+        // Locks in one order (finals, then pending) here and in
+        // `hand_in_final`: a subtask ending meanwhile lands in both.
+        let Ok(f) = self.finals.lock() else {
+            return;
         };
+        let ended = f
+            .windows
+            .iter()
+            .enumerate()
+            .flat_map(|(pi, w)| {
+                w.iter()
+                    .enumerate()
+                    .filter(|(_, p)| p.is_some())
+                    .map(move |(s, _)| (pi, s))
+            })
+            .collect();
         if let Ok(mut p) = self.pending.lock() {
             *p = Some(Pending {
                 id,
                 started: now,
-                sources,
-                windows,
+                sources: f.sources.clone(),
+                windows: f.windows.clone(),
+                ended,
             });
         }
+        drop(f);
         self.requested.store(id, Ordering::SeqCst);
     }
 
@@ -207,6 +227,7 @@ impl Checkpoints {
             part,
             |p| p.sources.get_mut(source)?.get_mut(subtask),
             |f| f.sources.get_mut(source)?.get_mut(subtask),
+            None,
         );
     }
 
@@ -216,6 +237,7 @@ impl Checkpoints {
             part,
             |p| p.windows.get_mut(pipeline)?.get_mut(subtask),
             |f| f.windows.get_mut(pipeline)?.get_mut(subtask),
+            Some((pipeline, subtask)),
         );
     }
 
@@ -226,16 +248,25 @@ impl Checkpoints {
         part: T,
         pending: impl FnOnce(&mut Pending) -> Option<&mut Option<T>>,
         finals: impl FnOnce(&mut Finals) -> Option<&mut Option<T>>,
+        window: Option<(usize, usize)>,
     ) {
+        let Ok(mut f) = self.finals.lock() else {
+            return;
+        };
         if let Ok(mut guard) = self.pending.lock() {
-            if let Some(slot) = guard.as_mut().and_then(pending) {
-                slot.get_or_insert_with(|| part.clone());
+            if let Some(p) = guard.as_mut() {
+                let mut filled = false;
+                if let Some(slot) = pending(p) {
+                    filled = slot.is_none();
+                    slot.get_or_insert_with(|| part.clone());
+                }
+                if let (true, Some(w)) = (filled, window) {
+                    p.ended.push(w);
+                }
             }
         }
-        if let Ok(mut f) = self.finals.lock() {
-            if let Some(slot) = finals(&mut f) {
-                *slot = Some(part);
-            }
+        if let Some(slot) = finals(&mut f) {
+            *slot = Some(part);
         }
     }
 
@@ -279,7 +310,13 @@ impl Checkpoints {
             .into_iter()
             .map(|s| s.into_iter().flatten().collect())
             .collect();
-        Some((p.id, p.started, sources, windows))
+        Some(Completed {
+            id: p.id,
+            started: p.started,
+            sources,
+            windows,
+            ended: p.ended,
+        })
     }
 
     /// Drops the pending checkpoint (failed or timed out).

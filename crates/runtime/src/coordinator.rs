@@ -22,6 +22,7 @@ pub(crate) struct Coordinator {
     identity: JobIdentity,
     retained: usize,
     failpoint: Option<Failpoint>,
+    parallelism: usize,
 }
 
 impl Coordinator {
@@ -46,6 +47,7 @@ impl Coordinator {
             identity: crate::restore::identity(plan),
             retained: settings.retained,
             failpoint: Failpoint::from_env(),
+            parallelism: plan.settings.parallelism,
         })
     }
 
@@ -70,6 +72,11 @@ impl Coordinator {
                 shared,
                 "it did not complete within execution.checkpointing.timeout",
             );
+        }
+        // A job that stops (after its final checkpoint) or failed starts
+        // no new checkpoint.
+        if shared.stop.load(Ordering::SeqCst) {
+            return;
         }
         if let Some(id) = self.trigger.poll(now) {
             self.begin(id, now, shared);
@@ -138,10 +145,22 @@ impl Coordinator {
     }
 
     fn collect(&mut self, now: Timestamp, shared: &Shared) {
-        let Some((id, started, sources, windows)) = shared.checkpoints.take_complete() else {
+        let Some(c) = shared.checkpoints.take_complete() else {
             return;
         };
-        match self.write(id, started, sources, windows, shared) {
+        let (id, started) = (c.id, c.started);
+        if shared.failed() {
+            // A failed job commits nothing more (rows written since its
+            // failure may be in the transaction): the restart goes back to
+            // the last checkpoint.
+            self.fail(id, now, shared, "the job failed while it was taken");
+            return;
+        }
+        if let Err(e) = self.roll_ended(shared, &c.ended, id) {
+            self.fail(id, now, shared, &e);
+            return;
+        }
+        match self.write(id, started, c.sources, c.windows, shared) {
             Ok((size, crc)) => {
                 Failpoint::hit(&self.failpoint, "after-checkpoint-write", id);
                 if let Some(eo) = &shared.exactly_once {
@@ -178,6 +197,28 @@ impl Coordinator {
             }
             Err(e) => self.fail(id, now, shared, &e),
         }
+    }
+
+    /// Window subtasks that ended stand in this checkpoint with their last
+    /// state: the part files they left open (all their rows, every window
+    /// fired) become pending for it.
+    fn roll_ended(
+        &self,
+        shared: &Shared,
+        ended: &[(usize, usize)],
+        id: CheckpointId,
+    ) -> Result<(), String> {
+        for w in shared.sinks.values() {
+            let Ok(mut w) = w.lock() else {
+                continue;
+            };
+            if let Some(parts) = w.parts.as_mut() {
+                for &(pipeline, subtask) in ended {
+                    parts.roll(pipeline * self.parallelism + subtask, id)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     fn write(

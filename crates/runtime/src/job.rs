@@ -484,6 +484,7 @@ impl Threads<'_> {
         let shared = self.shared;
         let discovery_done = AtomicBool::new(false);
         let (final_asked, coordinator_done) = (AtomicBool::new(false), AtomicBool::new(false));
+        let coordinator_gone = AtomicBool::new(false);
         std::thread::scope(|scope| {
             if !self.watched.is_empty() {
                 let (plan, watched, done) = (self.plan, &self.watched, &discovery_done);
@@ -526,11 +527,16 @@ impl Threads<'_> {
             // committing its Kafka transaction never pause the monitor.
             let checkpointing = coordinator.is_some();
             let coordinating = coordinator.take().map(|c| {
-                let (asked, done) = (&final_asked, &coordinator_done);
-                scope.spawn(move || self.coordinate(c, asked, done))
+                let (asked, done, gone) = (&final_asked, &coordinator_done, &coordinator_gone);
+                scope.spawn(move || {
+                    // Set however the thread ends (a panic included), so
+                    // that a stop never waits for it forever.
+                    let _gone = Gone(gone);
+                    self.coordinate(c, asked, done)
+                })
             });
             while alive() {
-                self.step(checkpointing, &final_asked, monitor);
+                self.step(checkpointing, &final_asked, &coordinator_gone, monitor);
             }
             coordinator_done.store(true, Ordering::SeqCst);
             match coordinating.map(|h| h.join()) {
@@ -604,7 +610,13 @@ impl Threads<'_> {
 
     /// One turn of the supervising loop: a stop asked for (after the
     /// coordinator's final checkpoint), the stall monitor.
-    fn step(&self, checkpointing: bool, final_asked: &AtomicBool, monitor: &mut Monitor) {
+    fn step(
+        &self,
+        checkpointing: bool,
+        final_asked: &AtomicBool,
+        coordinator_gone: &AtomicBool,
+        monitor: &mut Monitor,
+    ) {
         let shared = self.shared;
         let now = shared.clock.now();
         let asked =
@@ -614,7 +626,10 @@ impl Threads<'_> {
                 final_asked.store(true, Ordering::SeqCst);
                 // The coordinator takes the final checkpoint while every
                 // thread still runs; the monitor goes on meanwhile.
-                while final_asked.load(Ordering::SeqCst) && !shared.failed() {
+                while final_asked.load(Ordering::SeqCst)
+                    && !shared.failed()
+                    && !coordinator_gone.load(Ordering::SeqCst)
+                {
                     monitor.tick(shared.clock.now());
                     std::thread::sleep(Duration::from_millis(10));
                 }
@@ -623,5 +638,14 @@ impl Threads<'_> {
         }
         monitor.tick(now);
         std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Sets its flag when dropped: a thread's end, however it ends.
+struct Gone<'a>(&'a AtomicBool);
+
+impl Drop for Gone<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
     }
 }

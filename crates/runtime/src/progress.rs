@@ -121,6 +121,9 @@ impl SourceTask {
         let Some(k) = &self.kafka else {
             return;
         };
+        if self.shared.failed() {
+            return;
+        }
         if !self.checkpointing {
             let offsets = self.released_offsets();
             if let Some(k) = &self.kafka {

@@ -122,23 +122,8 @@ pub(crate) fn open_state(
         args.reset_state,
         now,
         committed,
+        crc,
     )?;
-    if let (Some(r), Some(want), Some(st)) = (&restored, crc, &store) {
-        let got = st
-            .read(r.id)
-            .ok()
-            .and_then(|b| lowwater_core::checkpoint::format::file_crc(&b));
-        if r.id == committed.flatten().unwrap_or(0) && got != Some(want) {
-            return Err(RunError::Usage(format!(
-                "checkpoint {} in {} is not the file whose output was committed to Kafka (its \
-                 checksum differs from the commit marker's): another instance of this job may \
-                 have written over it. Restore a copy with --from-checkpoint PATH, or start \
-                 without state with --reset-state",
-                r.id,
-                st.dir().display()
-            )));
-        }
-    }
     Ok(JobState {
         store,
         exactly_once,
@@ -154,6 +139,7 @@ fn load(
     reset: bool,
     now: Timestamp,
     committed: Option<Option<CheckpointId>>,
+    crc: Option<u32>,
 ) -> Result<Option<Restored<JobSnapshot>>, RunError> {
     let has_own = match store {
         Some(st) => !st.list().map_err(RunError::Io)?.is_empty(),
@@ -182,6 +168,9 @@ fn load(
             let upto = committed.flatten();
             let r = latest::<JobSnapshot>(st, upto).map_err(RunError::Io)?;
             check_usable(st, upto, r.as_ref(), committed.is_some())?;
+            if let (Some(r), Some(want)) = (&r, crc) {
+                check_committed_file(st, r.id, want)?;
+            }
             r
         }
         (None, None) => None,
@@ -231,7 +220,10 @@ fn check_usable(
         .filter(|id| upto.is_none_or(|u| *id <= u))
         .collect();
     let fine = match (restored, ids.iter().copied().max()) {
-        (_, None) => true,
+        // Exactly-once: the marker names a checkpoint this store lacks
+        // (another disk, a wiped directory): its output is committed.
+        (None, None) => !(exactly_once && upto.is_some_and(|u| u > 0)),
+        (Some(_), None) => true,
         (None, Some(_)) => false,
         (Some(r), Some(_)) => !exactly_once || upto.is_none_or(|u| r.id == u),
     };
@@ -250,6 +242,12 @@ fn check_usable(
         };
         why.push(format!("checkpoint {id}: {reason}"));
     }
+    if why.is_empty() {
+        why.push(format!(
+            "no checkpoint file at or below {} is in the directory, though its output was committed",
+            upto.unwrap_or(0)
+        ));
+    }
     let what = if exactly_once {
         "the checkpoint whose output was committed to Kafka cannot be read, and an older one \
          would write that output again"
@@ -261,6 +259,25 @@ fn check_usable(
          with --reset-state",
         store.dir().display(),
         why.join("\n  - ")
+    )))
+}
+
+/// Exactly-once: the restored file must be the one whose output was
+/// committed (its CRC is the marker's), not one an older instance of the
+/// job, fenced too late, wrote over it.
+fn check_committed_file(store: &FileStore, id: CheckpointId, want: u32) -> Result<(), RunError> {
+    let got = store
+        .read(id)
+        .ok()
+        .and_then(|b| lowwater_core::checkpoint::format::file_crc(&b));
+    if got == Some(want) {
+        return Ok(());
+    }
+    Err(RunError::Usage(format!(
+        "checkpoint {id} in {} is not the file whose output was committed to Kafka (its checksum \
+         differs from the commit marker's): another instance of this job may have written over \
+         it. Restore a copy with --from-checkpoint PATH, or start without state with --reset-state",
+        store.dir().display()
     )))
 }
 

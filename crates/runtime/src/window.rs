@@ -145,9 +145,12 @@ impl WindowTask {
         if self.shared.exactly_once.is_some() {
             // No row of the next checkpoint may enter this one's transaction.
             let cp = &self.shared.checkpoints;
+            // Not on a plain stop: the checkpoint still completes (the
+            // coordinator goes on collecting), and rows written before it
+            // did would enter its transaction. A failed job commits nothing.
             while cp.completed.load(Ordering::SeqCst) < id
                 && cp.aborted.load(Ordering::SeqCst) < id
-                && !self.shared.stop.load(Ordering::SeqCst)
+                && !self.shared.failed()
             {
                 std::thread::sleep(std::time::Duration::from_millis(1));
             }
@@ -215,7 +218,7 @@ impl WindowTask {
             if let Some(wm) = advanced.take().filter(|_| !self.shared.failed()) {
                 self.shared.windows[self.pipeline][self.subtask].store(wm, Ordering::SeqCst);
             }
-            if let Some((from, m)) = marked.take() {
+            if let Some((from, m)) = marked.take().filter(|_| !self.shared.failed()) {
                 if let Some(slot) = self.shared.marks[self.pipeline][self.subtask].get(from) {
                     slot.store(m, Ordering::SeqCst);
                 }

@@ -118,6 +118,11 @@ fn jaas_settings(
              or 'SCRAM-SHA-512' (as Flink's Kafka client does)"
                 .into(),
         ),
+        "OAuthBearerLoginModule" if mechanism.is_some_and(|m| m != "OAUTHBEARER") => Err(format!(
+            "sasl.jaas.config: OAuthBearerLoginModule with 'properties.sasl.mechanism' = '{}'; \
+             set it to 'OAUTHBEARER' or leave it out",
+            mechanism.unwrap_or_default()
+        )),
         "OAuthBearerLoginModule" => match get("unsecuredLoginStringClaim_sub") {
             Some(sub) => Ok(vec![
                 ("sasl.mechanism".into(), "OAUTHBEARER".into()),
@@ -152,10 +157,7 @@ fn jaas_options(jaas: &str) -> Vec<(String, String)> {
         let key = rest[..eq].trim().to_string();
         let after = rest[eq + 1..].trim_start();
         let (value, next) = match after.strip_prefix('"') {
-            Some(q) => match q.find('"') {
-                Some(end) => (q[..end].to_string(), &q[end + 1..]),
-                None => (q.to_string(), ""),
-            },
+            Some(q) => quoted(q),
             None => {
                 let end = after.find(char::is_whitespace).unwrap_or(after.len());
                 (after[..end].to_string(), &after[end..])
@@ -167,10 +169,40 @@ fn jaas_options(jaas: &str) -> Vec<(String, String)> {
     out
 }
 
+/// A quoted JAAS value up to its closing quote, with `\"` and `\\`
+/// unescaped as Kafka's JAAS parser does; returns it and the rest.
+fn quoted(q: &str) -> (String, &str) {
+    let mut value = String::new();
+    let mut chars = q.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' => {
+                if let Some((_, n)) = chars.next() {
+                    value.push(n);
+                }
+            }
+            '"' => return (value, &q[i + 1..]),
+            c => value.push(c),
+        }
+    }
+    (value, "")
+}
+
 /// Whether a property holds a secret (shown as `***` wherever printed).
 pub fn is_secret(key: &str) -> bool {
     let k = key.to_ascii_lowercase();
-    k.contains("password") || k.contains("secret") || k.contains("jaas") || k.ends_with(".key")
+    [
+        "password",
+        "secret",
+        "jaas",
+        "token",
+        "key.pem",
+        "keystore.key",
+        "private",
+    ]
+    .iter()
+    .any(|w| k.contains(w))
+        || k.ends_with(".key")
 }
 
 /// `value`, or `***` when `key` names a secret.
@@ -234,6 +266,19 @@ mod tests {
         )
         .expect_err("needs a mechanism");
         assert!(e.to_string().contains("SCRAM-SHA-256"), "{e}");
+    }
+
+    #[test]
+    fn quoted_values_keep_spaces_equals_and_escaped_quotes() {
+        let p = ok(&[(
+            "sasl.jaas.config",
+            r#"org.apache.kafka.common.security.plain.PlainLoginModule required username="a b" password="x=\"y\"\\z";"#,
+        )]);
+        assert_eq!(p.get("sasl.username").map(String::as_str), Some("a b"));
+        assert_eq!(
+            p.get("sasl.password").map(String::as_str),
+            Some("x=\"y\"\\z")
+        );
     }
 
     #[test]
