@@ -15,7 +15,7 @@ use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::{Message, Offset, TopicPartitionList};
 
 mod common;
-use common::{broker, of_partition, throttle, Running};
+use common::{broker, of_partition, run_sql, throttle, Running};
 
 const BOOTSTRAP: &str = "127.0.0.1:19092";
 /// Starts the broker (once) and makes a scratch directory for test `name`;
@@ -593,17 +593,7 @@ fn a_poison_record_names_topic_partition_and_offset_or_is_skipped_and_counted() 
              CREATE TABLE out (k STRING, n BIGINT) WITH ('connector' = 'print');
              INSERT INTO out SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, k;"
         );
-        let path = dir.join(format!("poison{}.sql", extra.len()));
-        std::fs::write(&path, sql).expect("job");
-        Command::new(env!("CARGO_BIN_EXE_lowwater"))
-            .args([
-                "run",
-                path.to_str().unwrap_or_default(),
-                "--duration",
-                "60 s",
-            ])
-            .output()
-            .expect("run")
+        run_sql(&dir, &format!("poison{}", extra.len()), &sql)
     };
     let o = run("");
     let err = String::from_utf8_lossy(&o.stderr);

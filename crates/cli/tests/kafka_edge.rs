@@ -10,7 +10,7 @@ use rdkafka::config::ClientConfig;
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 
 mod common;
-use common::broker;
+use common::{broker, run_sql};
 
 const BOOTSTRAP: &str = "127.0.0.1:19092";
 
@@ -181,17 +181,7 @@ fn deep_json_and_absurd_event_times_are_errors_at_their_place_never_a_crash() {
              CREATE TABLE out (k STRING, n BIGINT) WITH ('connector' = 'print');
              INSERT INTO out SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, k;"
         );
-        let path = dir.join(format!("hostile{}.sql", extra.len()));
-        std::fs::write(&path, sql).expect("job");
-        Command::new(env!("CARGO_BIN_EXE_lowwater"))
-            .args([
-                "run",
-                path.to_str().unwrap_or_default(),
-                "--duration",
-                "60 s",
-            ])
-            .output()
-            .expect("run")
+        run_sql(&dir, &format!("hostile{}", extra.len()), &sql)
     };
     let o = run("");
     let err = String::from_utf8_lossy(&o.stderr);
@@ -246,17 +236,7 @@ fn every_compression_codec_is_read() {
              CREATE TABLE out (n BIGINT) WITH ('connector' = 'print');
              INSERT INTO out SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' HOUR)) GROUP BY window_start, window_end;"
         );
-        let path = dir.join(format!("{codec}.sql"));
-        std::fs::write(&path, sql).expect("job");
-        let o = Command::new(env!("CARGO_BIN_EXE_lowwater"))
-            .args([
-                "run",
-                path.to_str().unwrap_or_default(),
-                "--duration",
-                "60 s",
-            ])
-            .output()
-            .expect("run");
+        let o = run_sql(&dir, codec, &sql);
         let out = String::from_utf8_lossy(&o.stdout);
         assert!(
             o.status.success(),

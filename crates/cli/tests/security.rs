@@ -7,12 +7,11 @@
 //! stops the job within 15 s with an error naming the brokers and the
 //! mechanism; a JKS truststore is refused with the command that converts it.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 mod common;
-use common::broker;
+use common::{broker, run_sql as run};
 
 const SECURE: &str = "127.0.0.1:19094";
 
@@ -51,20 +50,6 @@ fn plain(password: &str) -> String {
         ),
         "",
     )
-}
-
-fn run(dir: &Path, name: &str, sql: &str) -> Output {
-    let path = dir.join(format!("{name}.sql"));
-    std::fs::write(&path, sql).expect("job");
-    Command::new(env!("CARGO_BIN_EXE_lowwater"))
-        .args([
-            "run",
-            path.to_str().unwrap_or_default(),
-            "--duration",
-            "60 s",
-        ])
-        .output()
-        .expect("lowwater runs")
 }
 
 fn scratch() -> (PathBuf, u32) {

@@ -52,6 +52,22 @@ pub fn throttle(client_id: &str, bytes_per_second: u64) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
+/// Writes `sql` to `dir/name.sql` and runs it with `lowwater run`
+/// (`--duration 60 s` at most) to its end; its output.
+pub fn run_sql(dir: &std::path::Path, name: &str, sql: &str) -> std::process::Output {
+    let path = dir.join(format!("{name}.sql"));
+    std::fs::write(&path, sql).expect("write the job");
+    Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args([
+            "run",
+            path.to_str().unwrap_or_default(),
+            "--duration",
+            "60 s",
+        ])
+        .output()
+        .expect("lowwater runs")
+}
+
 /// A `lowwater` process serving `--http` on a free loopback port, and the
 /// base URL it logged.
 pub struct Running {
