@@ -54,6 +54,8 @@ pub struct Loaded {
     pub offset: Option<i64>,
     /// The value (`None`: a tombstone).
     pub payload: Option<String>,
+    /// The key (`None`: none).
+    pub key: Option<String>,
 }
 
 /// All input records in replay order, with the interned topic names.
@@ -127,6 +129,7 @@ fn read_one(
             partition: raw.partition,
             offset: raw.offset,
             payload: raw.payload.map(|p| p.into_owned()),
+            key: raw.key.map(|k| k.into_owned()),
         });
     }
     Ok(())

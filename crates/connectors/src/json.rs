@@ -93,6 +93,15 @@ impl JsonDecoder {
         }
     }
 
+    /// A decoder for the given (JSON field name, row position, type) of
+    /// `table`'s rows: a Kafka key's fields, named without their prefix.
+    pub fn with_fields(table: &TableDef, fields: Vec<(String, usize, SqlType)>) -> Self {
+        let mut d = Self::projected(table, &vec![false; table.columns.len()]);
+        d.seen = vec![false; fields.len()];
+        d.fields = fields;
+        d
+    }
+
     /// Whether undecodable records are skipped (and counted) instead of failing.
     pub fn ignores_errors(&self) -> bool {
         self.format.ignore_parse_errors

@@ -22,6 +22,10 @@ pub struct RecordRef<'a> {
     pub ts: Timestamp,
     /// Value (`None`: tombstone).
     pub payload: Option<&'a str>,
+    /// Key (`None`: no key), read with `key.format` when the table takes
+    /// columns from it (`key.fields` with `value.fields-include` =
+    /// 'EXCEPT_KEY').
+    pub key: Option<&'a str>,
 }
 
 /// Why a record could not be used.
@@ -69,6 +73,9 @@ pub struct RowBuilder {
     index: usize,
     table: TableDef,
     decoder: JsonDecoder,
+    /// The key's decoder and the key columns, when the value leaves them
+    /// out (`value.fields-include` = 'EXCEPT_KEY').
+    key: Option<(JsonDecoder, Vec<usize>, Row)>,
     needed: Vec<bool>,
     time_col: usize,
 }
@@ -78,9 +85,36 @@ impl RowBuilder {
     pub fn new(plan: &JobPlan, t: usize) -> Self {
         let table = plan.tables[t].clone();
         let needed = plan.needed_columns(t);
+        let key = table.key.as_ref().filter(|k| k.except_key).map(|k| {
+            let fields = k
+                .fields
+                .iter()
+                .filter(|&&c| needed.get(c).copied().unwrap_or(true))
+                .map(|&c| {
+                    let col = &table.columns[c];
+                    let name = col.name.strip_prefix(&k.prefix).unwrap_or(&col.name);
+                    (name.to_string(), c, col.ty)
+                })
+                .collect();
+            (
+                JsonDecoder::with_fields(&table, fields),
+                k.fields.clone(),
+                Row::new(),
+            )
+        });
+        // The value holds every physical column but the key's when the key
+        // holds them (EXCEPT_KEY); with 'ALL' it holds them too, and wins,
+        // as in Flink (the value's fields are set after the key's).
+        let mut from_value = needed.clone();
+        if let Some((_, cols, _)) = &key {
+            for &c in cols {
+                from_value[c] = false;
+            }
+        }
         RowBuilder {
             index: t,
-            decoder: JsonDecoder::projected(&table, &needed),
+            key,
+            decoder: JsonDecoder::projected(&table, &from_value),
             time_col: table.watermark.map_or(0, |w| w.column),
             needed,
             table,
@@ -105,6 +139,21 @@ impl RowBuilder {
             Ok(n) => *nulled += n as u64,
             Err(_) if ignore => return Ok(Built::Skipped),
             Err(e) => return Err(RecordError::decode(e.0)),
+        }
+        if let Some((decoder, cols, scratch)) = &mut self.key {
+            match rec.key.filter(|k| !k.trim().is_empty()) {
+                Some(k) => match decoder.decode(k, scratch) {
+                    Ok(n) => *nulled += n as u64,
+                    Err(_) if ignore => return Ok(Built::Skipped),
+                    Err(e) => return Err(RecordError::decode(format!("the key: {}", e.0))),
+                },
+                // No key: Flink's Kafka source emits no row for it (its key
+                // format yields none); here it is skipped and counted.
+                None => return Ok(Built::Skipped),
+            }
+            for &c in cols.iter() {
+                row[c] = scratch.get(c).cloned().unwrap_or(Value::Null);
+            }
         }
         self.complete(rec, row)?;
         self.event_time(row, ignore)
@@ -148,6 +197,12 @@ impl RowBuilder {
                 self.table.columns[self.time_col].name
             ))),
         }
+    }
+
+    /// Whether rows take columns from the record key (only then is the key
+    /// read: a job that does not use it never fails on a binary key).
+    pub fn reads_key(&self) -> bool {
+        self.key.is_some()
     }
 
     /// Whether undecodable records are skipped (and counted).

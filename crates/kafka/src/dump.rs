@@ -99,6 +99,7 @@ pub fn dump_topic(
                 offset: m.offset(),
                 timestamp: ts,
                 payload: m.payload().map(<[u8]>::to_vec),
+                key: m.key().map(<[u8]>::to_vec),
             },
             key,
         )?;

@@ -32,6 +32,8 @@ pub struct KafkaRecord {
     /// The value (`None`: tombstone), as the broker stored it: the caller
     /// reports invalid UTF-8 with the record's place (nothing is replaced).
     pub payload: Option<Vec<u8>>,
+    /// The key (`None`: no key), as the broker stored it.
+    pub key: Option<Vec<u8>>,
 }
 
 /// How far one partition's reader is from the end of the partition.
@@ -455,5 +457,6 @@ fn record_of(m: &BorrowedMessage<'_>) -> KafkaRecord {
         offset: m.offset(),
         timestamp: m.timestamp().to_millis(),
         payload: m.payload().map(<[u8]>::to_vec),
+        key: m.key().map(<[u8]>::to_vec),
     }
 }

@@ -198,6 +198,7 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
             offset: l.offset,
             ts: l.ts,
             payload: l.payload.as_deref(),
+            key: l.key.as_deref(),
         };
         ids[slot(l.table, l.topic)]
             .get(l.partition as usize)

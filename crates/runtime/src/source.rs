@@ -426,21 +426,24 @@ impl SourceTask {
                     return Ok(if done { Read::Exhausted } else { Read::Nothing });
                 };
                 self.kafka_current = Some(rec.offset);
-                match rec.payload.as_deref().map(std::str::from_utf8).transpose() {
-                    Ok(payload) => {
+                let key = |rows: &RowBuilder| match rows.reads_key() {
+                    true => utf8(&rec.key, "key"),
+                    false => Ok(None),
+                };
+                match utf8(&rec.payload, "payload").and_then(|p| Ok((p, key(&self.rows)?))) {
+                    Ok((payload, key)) => {
                         let r = RecordRef {
                             topic: &rec.topic,
                             partition: rec.partition,
                             offset: Some(rec.offset),
                             ts: rec.timestamp.unwrap_or(now),
                             payload,
+                            key,
                         };
                         self.rows.build(r, row, &mut nulled)
                     }
                     Err(_) if self.rows.ignores_errors() => Ok(Built::Skipped),
-                    Err(e) => Err(RecordError::decode(format!(
-                        "the payload is not valid UTF-8 ({e})"
-                    ))),
+                    Err(e) => Err(RecordError::decode(e)),
                 }
             }
             Input::Gen(g) => {
@@ -464,6 +467,7 @@ impl SourceTask {
                     offset: None,
                     ts: now,
                     payload: None,
+                    key: None,
                 };
                 self.rows
                     .complete(rec, row)
@@ -496,6 +500,7 @@ impl SourceTask {
                             offset: Some(*line as i64 - 1),
                             ts: now,
                             payload: Some(text.trim_end_matches(['\n', '\r'])),
+                            key: None,
                         };
                         self.rows.build(rec, row, &mut nulled)
                     }
@@ -515,6 +520,7 @@ impl SourceTask {
                     offset: l.offset,
                     ts: l.ts,
                     payload: l.payload.as_deref(),
+                    key: l.key.as_deref(),
                 };
                 self.rows.build(rec, row, &mut nulled)
             }
@@ -730,4 +736,14 @@ impl SourceTask {
             v.splits = self.sub.splits().collect();
         }
     }
+}
+
+/// A Kafka record's bytes as text, or the error naming which part is not
+/// UTF-8 (nothing is replaced).
+fn utf8<'a>(bytes: &'a Option<Vec<u8>>, what: &str) -> Result<Option<&'a str>, String> {
+    bytes
+        .as_deref()
+        .map(std::str::from_utf8)
+        .transpose()
+        .map_err(|e| format!("the {what} is not valid UTF-8 ({e})"))
 }

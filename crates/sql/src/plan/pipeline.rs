@@ -116,16 +116,6 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
             ),
         ));
     }
-    if src.key.is_some() {
-        return Err(SqlError::new(
-            ins.tvf.source_loc,
-            format!(
-                "table '{}' reads columns from the Kafka key ('key.fields'): reading keys is not \
-                 supported yet; remove the key options from the source table",
-                src.name
-            ),
-        ));
-    }
     if matches!(src.connector, Connector::Print | Connector::Blackhole) {
         return Err(SqlError::new(
             ins.tvf.source_loc,
