@@ -102,6 +102,11 @@ impl JsonDecoder {
         d
     }
 
+    /// `s` as a string value, shared with recent equal ones.
+    pub fn intern(&mut self, s: &str) -> Value {
+        self.strings.get(s)
+    }
+
     /// Whether undecodable records are skipped (and counted) instead of failing.
     pub fn ignores_errors(&self) -> bool {
         self.format.ignore_parse_errors

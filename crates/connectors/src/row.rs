@@ -73,6 +73,8 @@ pub struct RowBuilder {
     index: usize,
     table: TableDef,
     decoder: JsonDecoder,
+    /// `'format' = 'raw'`: the one physical column the value fills.
+    raw: Option<usize>,
     /// The key's decoder and the key columns, when the value leaves them
     /// out (`value.fields-include` = 'EXCEPT_KEY').
     key: Option<(JsonDecoder, Vec<usize>, Row)>,
@@ -111,8 +113,18 @@ impl RowBuilder {
                 from_value[c] = false;
             }
         }
+        let raw = table
+            .raw_format
+            .then(|| {
+                table
+                    .columns
+                    .iter()
+                    .position(|c| c.source == ColumnSource::Physical)
+            })
+            .flatten();
         RowBuilder {
             index: t,
+            raw,
             key,
             decoder: JsonDecoder::projected(&table, &from_value),
             time_col: table.watermark.map_or(0, |w| w.column),
@@ -130,6 +142,14 @@ impl RowBuilder {
         row: &mut Row,
         nulled: &mut u64,
     ) -> Result<Built, RecordError> {
+        if let Some(col) = self.raw {
+            // 'raw': the value as is (a tombstone is NULL, as in Flink).
+            row.clear();
+            row.resize(self.table.columns.len(), Value::Null);
+            row[col] = rec.payload.map_or(Value::Null, |p| self.decoder.intern(p));
+            self.complete(rec, row)?;
+            return self.event_time(row, self.decoder.ignores_errors());
+        }
         let payload = match rec.payload {
             Some(p) if !p.trim().is_empty() => p,
             _ => return Ok(Built::Skipped),

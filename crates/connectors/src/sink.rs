@@ -16,6 +16,8 @@ pub struct SinkFormat {
     value: (JsonEncoder, Vec<usize>),
     key: Option<(JsonEncoder, Vec<usize>)>,
     print: Option<String>,
+    /// `'format' = 'raw'`: the one physical column is the value, as is.
+    raw: Option<usize>,
     types: Vec<SqlType>,
     discard: bool,
     topic: String,
@@ -52,6 +54,14 @@ impl SinkFormat {
                     .get("print-identifier")
                     .map_or(String::new(), |id| format!("{id}> "))
             }),
+            raw: t
+                .raw_format
+                .then(|| {
+                    t.columns
+                        .iter()
+                        .position(|c| c.source == lowwater_sql::plan::ColumnSource::Physical)
+                })
+                .flatten(),
             types: t.columns.iter().map(|c| c.ty).collect(),
             discard: matches!(t.connector, Connector::Blackhole),
             topic: t
@@ -97,9 +107,14 @@ impl SinkFormat {
                 .map(|&c| values.get(c).cloned().unwrap_or(Value::Null))
                 .collect()
         };
-        let payload = match &self.print {
-            Some(prefix) => format!("{prefix}{}", print_row(values, &self.types)),
-            None => self.value.0.encode(&pick(&self.value.1)),
+        let payload = match (&self.print, self.raw) {
+            (Some(prefix), _) => format!("{prefix}{}", print_row(values, &self.types)),
+            // A NULL value is written as an empty value.
+            (None, Some(c)) => match values.get(c) {
+                Some(Value::Null) | None => String::new(),
+                Some(v) => v.to_string(),
+            },
+            (None, None) => self.value.0.encode(&pick(&self.value.1)),
         };
         Rendered {
             key: self.key.as_ref().map(|(enc, cols)| enc.encode(&pick(cols))),

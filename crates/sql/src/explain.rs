@@ -18,6 +18,14 @@ use crate::plan::{ColumnSource, JobPlan, OutputKind, TableDef};
 /// few thousand partitions; this keeps a typo from building a huge map).
 pub const MAX_PARTITIONS: i32 = 100_000;
 
+fn format_name(t: &TableDef) -> &'static str {
+    if t.raw_format {
+        "raw"
+    } else {
+        "json"
+    }
+}
+
 fn connector_text(t: &TableDef) -> String {
     match &t.connector {
         Connector::Kafka {
@@ -30,12 +38,13 @@ fn connector_text(t: &TableDef) -> String {
                 .map(|(k, v)| format!("{k}={}", crate::kafka_props::mask(k, v)))
                 .collect();
             format!(
-                "kafka topic {}, json; {}",
+                "kafka topic {}, {}; {}",
                 topics.join(";"),
+                format_name(t),
                 props.join(", ")
             )
         }
-        Connector::Filesystem { path } => format!("filesystem {path}, json"),
+        Connector::Filesystem { path } => format!("filesystem {path}, {}", format_name(t)),
         Connector::Print => "print".into(),
         Connector::Blackhole => "blackhole".into(),
         Connector::Datagen(d) => format!(

@@ -133,6 +133,8 @@ pub struct TableOptions {
     pub connector: Connector,
     /// The format, for connectors that have one.
     pub format: Option<JsonFormat>,
+    /// `'format' = 'raw'`: the value is the one physical column, as is.
+    pub raw_format: bool,
     /// lowwater's own options.
     pub lowwater: LowwaterOptions,
     /// All options as written.
@@ -263,20 +265,33 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
     let has_format = allowed.contains(&"format");
     let format_name = raw.get(format_key).cloned();
     if let Some(f) = &format_name {
-        if f != "json" {
+        if f != "json" && f != "raw" {
             return Err(SqlError::new(
                 at(format_key),
-                format!("format '{f}' is not supported yet; supported: json"),
+                format!("format '{f}' is not supported yet; supported: json, raw"),
             ));
         }
+        if f == "raw" {
+            if let Some(cs) = raw
+                .get("raw.charset")
+                .filter(|c| !c.eq_ignore_ascii_case("UTF-8"))
+            {
+                return Err(SqlError::new(
+                    at("raw.charset"),
+                    format!("raw.charset '{cs}' is not supported: lowwater reads and writes UTF-8"),
+                ));
+            }
+        }
     }
+    let raw_format = format_name.as_deref() == Some("raw");
     let unknown: Vec<&String> = raw
         .keys()
         .filter(|k| {
             !(allowed.contains(&k.as_str())
                 || (name == "kafka" && k.starts_with("properties."))
                 || (name == "datagen" && datagen_key(k))
-                || (has_format && JSON.contains(&k.as_str())))
+                || (has_format && JSON.contains(&k.as_str()))
+                || (raw_format && (*k == "raw.charset" || *k == "raw.endianness")))
         })
         .collect();
     if let Some(first) = unknown.first() {
@@ -474,6 +489,7 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
     Ok(TableOptions {
         connector,
         format,
+        raw_format,
         lowwater: LowwaterOptions {
             idle_timeout,
             late_data_sink: raw.get("late-data.sink").cloned(),

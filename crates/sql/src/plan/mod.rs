@@ -173,6 +173,9 @@ pub struct TableDef {
     pub key: Option<KafkaKey>,
     /// All `WITH` options.
     pub options: BTreeMap<String, String>,
+    /// `'format' = 'raw'`: the record value is the table's one physical
+    /// (STRING) column, as is.
+    pub raw_format: bool,
 }
 
 impl TableDef {

@@ -139,6 +139,24 @@ pub(super) fn table(
         .clone()
         .map(|n| (n, option_loc(ct, "late-data.sink")));
     let key = kafka_key(ct, &columns, &opts.raw)?;
+    if opts.raw_format {
+        let physical: Vec<&Column> = columns
+            .iter()
+            .filter(|c| c.source == ColumnSource::Physical)
+            .collect();
+        if physical.len() != 1 || physical[0].ty != crate::types::SqlType::String {
+            return Err(SqlError::new(
+                option_loc(ct, "format"),
+                format!(
+                    "table '{}': format 'raw' holds the whole record value in one physical STRING \
+                     column (metadata and computed columns may come beside it); this table has {} \
+                     physical column(s)",
+                    ct.name,
+                    physical.len()
+                ),
+            ));
+        }
+    }
     let discovery_interval = match &opts.connector {
         Connector::Kafka { .. } => opts.lowwater.discovery_interval,
         _ => None,
@@ -178,6 +196,7 @@ pub(super) fn table(
             late_data_sink: None,
             key,
             options: opts.raw,
+            raw_format: opts.raw_format,
         },
         late,
     ))
