@@ -32,9 +32,8 @@ use rdkafka::{Message, Offset, TopicPartitionList};
 use sonic_rs::JsonValueTrait;
 
 mod common;
-use common::broker;
+use common::{broker, sql_ts, BOOTSTRAP};
 
-const BOOTSTRAP: &str = "127.0.0.1:19092";
 const BASE: i64 = 1_757_808_000_000; // 2025-09-14 00:00:00 UTC
 
 fn lowwater(args: &[&str], env: &[(&str, &str)]) -> Output {
@@ -54,10 +53,6 @@ fn scratch(name: &str) -> PathBuf {
 
 fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
-}
-
-fn sql_ts(ms: i64) -> String {
-    lowwater_core::time::format_timestamp(ms, ' ')
 }
 
 /// The window rows (window start in epoch ms, user) -> count that the

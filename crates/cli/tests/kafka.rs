@@ -15,26 +15,10 @@ use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::{Message, Offset, TopicPartitionList};
 
 mod common;
-use common::{broker, of_partition, run_sql, throttle, Running};
-
-const BOOTSTRAP: &str = "127.0.0.1:19092";
-/// Starts the broker (once) and makes a scratch directory for test `name`;
-/// returns it with this process's id, which names the test's topics.
-fn scratch(name: &str) -> (PathBuf, u32) {
-    broker();
-    let id = std::process::id();
-    let dir = std::env::temp_dir().join(format!("lowwater-kafka-{name}-{id}"));
-    std::fs::create_dir_all(&dir).expect("dir");
-    (dir, id)
-}
-
-fn create_topic(name: &str, partitions: i32) {
-    lowwater_kafka::create_topic(BOOTSTRAP, name, partitions).expect("topic created");
-}
-
-fn sql_ts(ms: i64) -> String {
-    lowwater_core::time::format_timestamp(ms, ' ')
-}
+use common::{
+    broker, create_topic, kafka_scratch, of_partition, run_sql, sql_ts, throttle, Running,
+    BOOTSTRAP,
+};
 
 /// Produces live traffic until `stop`: a record every 20 ms, round-robin
 /// over the `busy` partitions, plus one heartbeat every `heartbeat.1` ms on
@@ -232,7 +216,7 @@ fn late_dropped(err: &str) -> u64 {
 
 #[test]
 fn a_silent_kafka_partition_is_named_and_idle_timeout_releases_windows_to_kafka() {
-    let (dir, id) = scratch("silent");
+    let (dir, id) = kafka_scratch("kafka-silent");
     let (input, stalled_out, fixed_out) = (
         format!("clicks-{id}"),
         format!("stalled-{id}"),
@@ -334,7 +318,7 @@ fn a_silent_kafka_partition_is_named_and_idle_timeout_releases_windows_to_kafka(
 
 #[test]
 fn seed000_heartbeat_partition_on_16_partitions_at_parallelism_8() {
-    let (dir, id) = scratch("seed");
+    let (dir, id) = kafka_scratch("kafka-seed");
     let (input, out) = (format!("clickstream-{id}"), format!("dashboard-{id}"));
     create_topic(&input, 16);
     create_topic(&out, 1);
@@ -453,7 +437,7 @@ fn produce_stock(topic: &str, stop: &std::sync::atomic::AtomicBool) -> u64 {
 
 #[test]
 fn seed003_quiet_partition_keyed_by_sku() {
-    let (dir, id) = scratch("stock");
+    let (dir, id) = kafka_scratch("kafka-stock");
     let run = |settings: &str, suffix: &str| {
         let (input, out) = (
             format!("stock-{suffix}-{id}"),
@@ -561,7 +545,7 @@ fn unreachable_brokers_and_missing_topics_are_clear_errors() {
 
 #[test]
 fn a_poison_record_names_topic_partition_and_offset_or_is_skipped_and_counted() {
-    let (dir, id) = scratch("poison");
+    let (dir, id) = kafka_scratch("kafka-poison");
     let topic = format!("poison-{id}");
     create_topic(&topic, 2);
     let p: BaseProducer = ClientConfig::new()
@@ -656,7 +640,7 @@ fn produce_backlog(topic: &str, part: i32, n: i64, span_ms: i64) {
 /// tests and the backlog figure in lowwater-kafka's.)
 #[test]
 fn caught_up_idleness_reads_a_throttled_backlog_without_late_drops() {
-    let (dir, id) = scratch("caught-up");
+    let (dir, id) = kafka_scratch("kafka-caught-up");
     let (input, out) = (format!("backlog-{id}"), format!("backlog-out-{id}"));
     create_topic(&input, 2);
     create_topic(&out, 1);
@@ -715,7 +699,7 @@ fn assert_replay_rows(live: &[String], replay_rows: &std::collections::HashMap<S
 /// earliest offset, and their records counted in windows.
 #[test]
 fn partitions_added_while_running_are_read() {
-    let (dir, id) = scratch("discovery");
+    let (dir, id) = kafka_scratch("kafka-discovery");
     let (input, out) = (format!("growing-{id}"), format!("growing-out-{id}"));
     create_topic(&input, 2);
     create_topic(&out, 1);
@@ -870,7 +854,7 @@ fn partition_counts(topic: &str, partitions: i32) -> Vec<i64> {
 /// (Flink's FlinkFixedPartitioner), 'round-robin' spreads rows evenly.
 #[test]
 fn sink_partitioners_fixed_and_round_robin() {
-    let (dir, id) = scratch("partitioner");
+    let (dir, id) = kafka_scratch("kafka-partitioner");
     let input = format!("partitioner-in-{id}");
     create_topic(&input, 2);
     // A bounded backlog: 40 users over 4 windows on both partitions.
@@ -927,7 +911,7 @@ fn sink_partitioners_fixed_and_round_robin() {
 /// the broker not read yet, 0 once the job has read everything.
 #[test]
 fn consumer_lag_is_served_per_kafka_partition() {
-    let (dir, id) = scratch("lag");
+    let (dir, id) = kafka_scratch("kafka-lag");
     let (input, out) = (format!("lag-{id}"), format!("lag-out-{id}"));
     create_topic(&input, 2);
     create_topic(&out, 1);

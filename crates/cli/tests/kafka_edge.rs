@@ -10,25 +10,7 @@ use rdkafka::config::ClientConfig;
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 
 mod common;
-use common::{broker, run_sql};
-
-const BOOTSTRAP: &str = "127.0.0.1:19092";
-
-fn scratch(name: &str) -> (PathBuf, u32) {
-    broker();
-    let id = std::process::id();
-    let dir = std::env::temp_dir().join(format!("lowwater-edge-{name}-{id}"));
-    std::fs::create_dir_all(&dir).expect("dir");
-    (dir, id)
-}
-
-fn create_topic(name: &str, partitions: i32) {
-    lowwater_kafka::create_topic(BOOTSTRAP, name, partitions).expect("topic created");
-}
-
-fn sql_ts(ms: i64) -> String {
-    lowwater_core::time::format_timestamp(ms, ' ')
-}
+use common::{broker, create_topic, kafka_scratch, run_sql, sql_ts, BOOTSTRAP};
 
 /// A second broker with a data directory of its own (a brand-new cluster),
 /// stopped when dropped.
@@ -87,7 +69,7 @@ impl Drop for FreshBroker {
 
 #[test]
 fn the_first_group_offsets_start_on_a_brand_new_cluster_reads_every_record() {
-    let (dir, id) = scratch("fresh");
+    let (dir, id) = kafka_scratch("edge-fresh");
     let fresh = FreshBroker::start(19292);
     let topic = format!("fresh-{id}");
     lowwater_kafka::create_topic(&fresh.bootstrap(), &topic, 2).expect("topic");
@@ -144,7 +126,7 @@ fn the_first_group_offsets_start_on_a_brand_new_cluster_reads_every_record() {
 /// `json.ignore-parse-errors`; the process never aborts.
 #[test]
 fn deep_json_and_absurd_event_times_are_errors_at_their_place_never_a_crash() {
-    let (dir, id) = scratch("hostile");
+    let (dir, id) = kafka_scratch("edge-hostile");
     let topic = format!("hostile-{id}");
     create_topic(&topic, 1);
     let p: BaseProducer = ClientConfig::new()
@@ -206,7 +188,7 @@ fn deep_json_and_absurd_event_times_are_errors_at_their_place_never_a_crash() {
 /// are read whole: librdkafka is built with every one of them.
 #[test]
 fn every_compression_codec_is_read() {
-    let (dir, id) = scratch("codecs");
+    let (dir, id) = kafka_scratch("edge-codecs");
     for codec in ["gzip", "snappy", "lz4", "zstd"] {
         let topic = format!("codec-{codec}-{id}");
         create_topic(&topic, 1);
@@ -255,7 +237,7 @@ fn every_compression_codec_is_read() {
 /// error at its place.
 #[test]
 fn key_fields_of_a_source_are_read_from_the_kafka_key() {
-    let (dir, id) = scratch("keys");
+    let (dir, id) = kafka_scratch("edge-keys");
     let topic = format!("keys-{id}");
     create_topic(&topic, 2);
     let p: BaseProducer = ClientConfig::new()
@@ -358,7 +340,7 @@ fn key_fields_of_a_source_are_read_from_the_kafka_key() {
 /// per row, read back as is.
 #[test]
 fn raw_text_topics_are_read_and_written_as_is() {
-    let (dir, id) = scratch("raw");
+    let (dir, id) = kafka_scratch("edge-raw");
     let (input, output) = (format!("raw-in-{id}"), format!("raw-out-{id}"));
     create_topic(&input, 1);
     create_topic(&output, 1);

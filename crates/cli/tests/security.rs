@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{broker, run_sql as run};
+use common::{create_topic, kafka_scratch, run_sql as run};
 
 const SECURE: &str = "127.0.0.1:19094";
 
@@ -52,19 +52,11 @@ fn plain(password: &str) -> String {
     )
 }
 
-fn scratch() -> (PathBuf, u32) {
-    broker();
-    let id = std::process::id();
-    let dir = std::env::temp_dir().join(format!("lowwater-security-{id}"));
-    std::fs::create_dir_all(&dir).expect("dir");
-    (dir, id)
-}
-
 #[test]
 fn a_job_writes_through_scram_and_reads_through_plain_with_flink_jaas_strings() {
-    let (dir, id) = scratch();
+    let (dir, id) = kafka_scratch("security");
     let topic = format!("secure-{id}");
-    lowwater_kafka::create_topic("127.0.0.1:19092", &topic, 1).expect("topic");
+    create_topic(&topic, 1);
     let write = format!(
         "CREATE TABLE gen (user_id INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
          WITH ('connector' = 'datagen', 'number-of-rows' = '600', 'rows-per-second' = '100000',
@@ -104,9 +96,9 @@ fn a_job_writes_through_scram_and_reads_through_plain_with_flink_jaas_strings() 
 
 #[test]
 fn a_wrong_password_stops_the_job_within_15_s_naming_brokers_and_mechanism() {
-    let (dir, id) = scratch();
+    let (dir, id) = kafka_scratch("security");
     let topic = format!("secure-bad-{id}");
-    lowwater_kafka::create_topic("127.0.0.1:19092", &topic, 1).expect("topic");
+    create_topic(&topic, 1);
     for (name, props, mechanism) in [
         ("bad-plain", plain("wrong"), "PLAIN"),
         ("bad-scram", scram("wrong"), "SCRAM-SHA-512"),

@@ -179,6 +179,31 @@ pub fn create_topic(bootstrap: &str, topic: &str, partitions: i32) -> Result<(),
     Ok(())
 }
 
+/// Deletes `topics` from the brokers at `bootstrap`; a topic that does not
+/// exist is not an error. For tests and benchmarks that clean up after
+/// themselves.
+pub fn delete_topics(bootstrap: &str, topics: &[&str]) -> Result<(), String> {
+    use rdkafka::admin::{AdminClient, AdminOptions};
+    use rdkafka::client::DefaultClientContext;
+    use rdkafka::types::RDKafkaErrorCode;
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+        .map_err(|e| crate::config::creation_error("admin client", &e))?;
+    let results = block_on(admin.delete_topics(
+        topics,
+        &AdminOptions::new().request_timeout(Some(REQUEST_TIMEOUT)),
+    ))
+    .map_err(|e| format!("deleting topics {topics:?} failed: {e}"))?;
+    for r in results {
+        match r {
+            Ok(_) | Err((_, RDKafkaErrorCode::UnknownTopicOrPartition)) => {}
+            Err((t, e)) => return Err(format!("deleting topic '{t}' failed: {e}")),
+        }
+    }
+    Ok(())
+}
+
 /// Grows `topic` to `total` partitions (for tests and local trials of
 /// partition discovery).
 pub fn add_topic_partitions(bootstrap: &str, topic: &str, total: usize) -> Result<(), String> {

@@ -22,9 +22,10 @@
 use std::time::{Duration, Instant};
 
 use lowwater_runtime::{run, RunArgs};
+
+mod common;
+use common::{best, runs};
 use lowwater_sql::plan::JobPlan;
-use rdkafka::admin::{AdminClient, AdminOptions};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
@@ -255,7 +256,6 @@ fn sink_guarantees(topic: &str, p: usize, n: usize) {
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
-    let best = |v: &[f64]| v.iter().copied().fold(f64::MAX, f64::min);
     let (alo, eo) = (best(&secs[0]), best(&secs[1]));
     println!(
         "  parallelism {p}, into Kafka, checkpoints every 1 s: exactly-once {:>8.0} records/s vs at-least-once {:>8.0} = {:.3}x{}",
@@ -264,12 +264,6 @@ fn sink_guarantees(topic: &str, p: usize, n: usize) {
         alo / eo,
         if alo / eo >= 0.8 { "" } else { "   ** under the 0.8x target **" }
     );
-    let runs = |v: &[f64]| {
-        v.iter()
-            .map(|s| format!("{s:.2}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     println!(
         "    runs (s): at-least-once [{}], exactly-once [{}]",
         runs(&secs[0]),
@@ -279,7 +273,8 @@ fn sink_guarantees(topic: &str, p: usize, n: usize) {
         "    rows written (read back read_committed) per run: at-least-once {:?}, exactly-once {:?}",
         rows[0], rows[1]
     );
-    delete_topics(&topics);
+    let names: Vec<&str> = topics.iter().map(String::as_str).collect();
+    lowwater_kafka::delete_topics(BOOTSTRAP, &names).expect("delete the bench's topics");
 }
 
 /// One run of the sink job into a new topic `name` (also its job name and,
@@ -354,38 +349,4 @@ fn committed_rows(topic: &str) -> u64 {
         }
     }
     rows
-}
-
-/// Deletes the bench's sink and state topics (a missing one is fine).
-fn delete_topics(topics: &[String]) {
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", BOOTSTRAP)
-        .create()
-        .expect("admin client");
-    let names: Vec<&str> = topics.iter().map(String::as_str).collect();
-    let results =
-        block_on(admin.delete_topics(&names, &AdminOptions::new())).expect("delete topics");
-    for r in results {
-        if let Err((t, code)) = r {
-            assert_eq!(
-                code,
-                RDKafkaErrorCode::UnknownTopicOrPartition,
-                "deleting {t}"
-            );
-        }
-    }
-}
-
-/// Polls `f` to completion on this thread (rdkafka's admin futures complete
-/// from librdkafka's own thread).
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    use std::task::{Context, Poll, Waker};
-    let mut f = std::pin::pin!(f);
-    let mut cx = Context::from_waker(Waker::noop());
-    loop {
-        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
-            return v;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
 }

@@ -26,6 +26,9 @@ use std::io::Write;
 use std::time::Instant;
 
 use lowwater_runtime::{run, RunArgs};
+
+mod common;
+use common::{best, runs};
 use lowwater_sql::plan::JobPlan;
 
 fn cpu_seconds() -> f64 {
@@ -186,7 +189,6 @@ fn checkpoint_cost(base: &JobPlan, p: usize, n: usize) {
         sizes.extend(bytes);
         std::fs::remove_dir_all(&root).expect("remove the checkpoints");
     }
-    let best = |v: &[f64]| v.iter().copied().fold(f64::MAX, f64::min);
     let (off, on) = (best(&offs), best(&ons));
     println!(
         "  parallelism {p}, checkpoints every 1 s: {:>10.0} records/s vs {:>10.0} without = {:.3}x{}",
@@ -195,12 +197,6 @@ fn checkpoint_cost(base: &JobPlan, p: usize, n: usize) {
         off / on,
         if off / on >= 0.95 { "" } else { "   ** under the 0.95x target **" }
     );
-    let runs = |v: &[f64]| {
-        v.iter()
-            .map(|s| format!("{s:.2}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     println!(
         "    runs (s): without [{}], with [{}]",
         runs(&offs),

@@ -55,7 +55,7 @@ pub(crate) struct WindowPart {
 }
 
 /// A split as a checkpoint names it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub(crate) struct SplitKey {
     pub table: String,
     pub topic: String,
@@ -82,15 +82,20 @@ impl JobSnapshot {
         self.windows.iter().flatten().map(|w| w.op.pending()).sum()
     }
 
-    /// The saved position of a split, by its name.
-    pub fn position(&self, key: &SplitKey) -> Option<i64> {
-        let id = self.splits.iter().position(|s| s == key)? as SplitId;
-        self.sources
+    /// Every saved position (the next offset, line or record), by split.
+    pub fn positions(&self) -> BTreeMap<&SplitKey, i64> {
+        let by_id: BTreeMap<SplitId, i64> = self
+            .sources
             .iter()
             .flatten()
             .flat_map(|p| &p.positions)
-            .find(|(s, _)| *s == id)
-            .and_then(|(_, pos)| *pos)
+            .filter_map(|(id, pos)| Some((*id, (*pos)?)))
+            .collect();
+        self.splits
+            .iter()
+            .enumerate()
+            .filter_map(|(id, key)| Some((key, *by_id.get(&(id as SplitId))?)))
+            .collect()
     }
 }
 

@@ -97,8 +97,8 @@ impl Coordinator {
     }
 
     /// Lets the checkpoint in flight, if any, complete or fail (within
-    /// `wait_ms`), so that the next one has the id [`Self::next_id`] says.
-    pub fn settle(&mut self, shared: &Shared, wait_ms: i64) {
+    /// `wait_ms`).
+    fn settle(&mut self, shared: &Shared, wait_ms: i64) {
         use lowwater_core::clock::Clock;
         if let Some((id, _)) = self.trigger.in_flight() {
             self.wait_for(id, shared, shared.clock.now() + wait_ms);
@@ -137,11 +137,6 @@ impl Coordinator {
 
     fn begin(&mut self, id: CheckpointId, now: Timestamp, shared: &Shared) {
         shared.checkpoints.begin(id, now);
-    }
-
-    /// The id the next checkpoint will have.
-    pub fn next_id(&self) -> CheckpointId {
-        self.trigger.next_id()
     }
 
     fn collect(&mut self, now: Timestamp, shared: &Shared) {

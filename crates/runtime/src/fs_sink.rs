@@ -153,15 +153,6 @@ impl PartFiles {
         Ok(())
     }
 
-    /// The job ended with every window fired: every open part becomes
-    /// pending for the end-of-input checkpoint `id`.
-    pub fn roll_all(&mut self, id: CheckpointId) -> Result<(), String> {
-        for s in 0..self.open.len() {
-            self.roll(s, id)?;
-        }
-        Ok(())
-    }
-
     /// Flushes the open parts (no sync, no rename): rows are readable in
     /// the in-progress files, not yet committed.
     pub fn flush(&mut self) -> std::io::Result<()> {

@@ -54,6 +54,7 @@ pub(crate) fn number_splits(
         let mut slots: Vec<Option<_>> = all.into_iter().map(Some).collect();
         all = order.into_iter().filter_map(|i| slots[i].take()).collect();
     }
+    let positions = snapshot.map(JobSnapshot::positions).unwrap_or_default();
     let mut splits = Vec::new();
     let mut inputs: Inputs = sources
         .iter()
@@ -62,7 +63,7 @@ pub(crate) fn number_splits(
     for (si, t, topic, partition, mut input) in all {
         let subtask =
             split_owner(&topic, partition, p).map_err(|e| RunError::Usage(e.to_string()))?;
-        if let Some(pos) = snapshot.and_then(|s| s.position(&key(t, &topic, partition))) {
+        if let Some(&pos) = positions.get(&key(t, &topic, partition)) {
             skip_to(&mut input, pos)?;
         }
         let id = splits.len() as SplitId;
@@ -184,7 +185,14 @@ impl SourceBuild<'_> {
             records_read: part.map_or(0, |p| p.records),
             filtered_count: part.map_or(0, |p| p.filtered),
             release_after: crate::progress::release_after(plan, t),
-            trackers: BTreeMap::new(),
+            trackers: Vec::new(),
+            placeable_above: plan
+                .pipelines
+                .iter()
+                .filter(|p| p.source == t)
+                .map(|p| p.window.assigner.placeable_above())
+                .max()
+                .unwrap_or(i64::MAX),
             mark: 1,
         })
     }
@@ -206,7 +214,7 @@ impl SourceBuild<'_> {
         };
         let reader = match self.snapshot {
             Some(snap) => {
-                let offsets = kafka_offsets(snap, &table.name, parts);
+                let offsets = kafka_offsets(&snap.positions(), &table.name, parts);
                 lowwater_kafka::PartitionReader::restored(
                     properties,
                     &table.options,
@@ -274,19 +282,19 @@ fn skip_to(input: &mut Input, pos: i64) -> Result<(), RunError> {
 
 /// The Kafka offsets a checkpoint holds for `parts` of table `table`.
 fn kafka_offsets(
-    snap: &crate::checkpoint::JobSnapshot,
+    positions: &BTreeMap<&SplitKey, i64>,
     table: &str,
     parts: &[(String, i32)],
 ) -> BTreeMap<(String, i32), i64> {
     parts
         .iter()
         .filter_map(|(topic, p)| {
-            let key = crate::checkpoint::SplitKey {
+            let key = SplitKey {
                 table: table.to_string(),
                 topic: topic.clone(),
                 partition: *p,
             };
-            Some(((topic.clone(), *p), snap.position(&key)?))
+            Some(((topic.clone(), *p), *positions.get(&key)?))
         })
         .collect()
 }

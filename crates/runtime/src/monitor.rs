@@ -162,29 +162,18 @@ impl Monitor {
     /// the threshold while the brokers report records it has not read.
     fn check_reading(&mut self, now: Timestamp) {
         use crate::silence::Verdict;
-        let views = crate::report::views(&self.shared);
         for (si, src) in self.shared.sources.iter().enumerate() {
             let records = src.records.load(Ordering::Relaxed);
-            let mut waiting: Vec<(String, u64)> = Vec::new();
-            let splits = self
-                .shared
-                .splits
-                .read()
-                .map(|s| s.clone())
-                .unwrap_or_default();
-            for v in &views[si] {
-                for (id, b) in &v.backlog {
-                    if let lowwater_kafka::Backlog::Behind(n) = b {
-                        let name = splits.get(*id as usize).map_or_else(String::new, |m| {
-                            format!("{} partition {}", m.topic, m.partition)
-                        });
-                        waiting.push((name, (*n).max(0) as u64));
-                    }
-                }
-            }
-            let behind = waiting.iter().map(|(_, n)| n).sum();
+            // The backlog is gathered only when the source has been silent
+            // for long enough to matter, not on every tick.
+            let mut waiting = Vec::new();
+            let shared = &self.shared;
+            let verdict = self.reading[si].look(now, records, self.threshold, || {
+                waiting = backlog_of(shared, si);
+                waiting.iter().map(|(_, n)| n).sum()
+            });
             let table = &self.plan.tables[src.table].name;
-            match self.reading[si].look(now, records, behind, self.threshold) {
+            match verdict {
                 Verdict::Stuck { silent, behind } => tracing::warn!(
                     "source '{table}' has read no record for {} while the brokers report {behind} \
                      records it has not read ({}): it is not reading; see the Kafka WARNs above \
@@ -352,4 +341,25 @@ pub(crate) fn holder_of(
         silent_ms: now - split.and_then(|s| s.last_arrival).unwrap_or(start),
         never_had_record: split.is_none_or(|s| s.records == 0),
     })
+}
+
+/// Source `si`'s Kafka partitions that are behind, named, with how many
+/// records the brokers report they have not read.
+fn backlog_of(shared: &Shared, si: usize) -> Vec<(String, u64)> {
+    let splits = shared.splits.read().map(|s| s.clone()).unwrap_or_default();
+    let mut out = Vec::new();
+    for v in &shared.sources[si].subtasks {
+        let Ok(v) = v.lock() else {
+            continue;
+        };
+        for (id, b) in &v.backlog {
+            if let lowwater_kafka::Backlog::Behind(n) = b {
+                let name = splits.get(*id as usize).map_or_else(String::new, |m| {
+                    format!("{} partition {}", m.topic, m.partition)
+                });
+                out.push((name, (*n).max(0) as u64));
+            }
+        }
+    }
+    out
 }

@@ -5,6 +5,7 @@
 
 use std::sync::atomic::Ordering;
 
+use lowwater_core::checkpoint::commit::CommitTracker;
 use lowwater_core::source::SplitId;
 use lowwater_core::{Millis, Timestamp, MIN_WATERMARK};
 use lowwater_sql::plan::JobPlan;
@@ -157,11 +158,11 @@ impl SourceTask {
             (Some(ts), Some(after)) => ts.saturating_add(after),
             (Some(_), None) => Timestamp::MAX,
         };
-        let (id, mark) = (self.inputs[i].0, self.mark);
-        self.trackers
-            .entry(id)
-            .or_default()
-            .on_record(offset, release, mark);
+        if self.trackers.len() < self.inputs.len() {
+            self.trackers
+                .resize(self.inputs.len(), CommitTracker::new());
+        }
+        self.trackers[i].on_record(offset, release, self.mark);
     }
 
     /// Sends mark `n` behind everything sent so far (without checkpoints,
@@ -201,15 +202,13 @@ impl SourceTask {
             .min()
             .unwrap_or(0);
         let mut out = Vec::new();
-        for ((id, input), (topic, partition)) in self.inputs.iter().zip(&self.names) {
+        for ((t, (_, input)), (topic, partition)) in
+            self.trackers.iter_mut().zip(&self.inputs).zip(&self.names)
+        {
             if !matches!(input, Input::Kafka) {
                 continue;
             }
-            if let Some(o) = self
-                .trackers
-                .get_mut(id)
-                .and_then(|t| t.committable(released, marked))
-            {
+            if let Some(o) = t.committable(released, marked) {
                 out.push((topic.clone(), *partition, o));
             }
         }

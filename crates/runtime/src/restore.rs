@@ -316,8 +316,9 @@ pub(crate) fn split_order(
     snapshot: &JobSnapshot,
     current: &[SplitKey],
 ) -> Result<Vec<usize>, RunError> {
+    let now: std::collections::BTreeSet<&SplitKey> = current.iter().collect();
     for s in &snapshot.splits {
-        if !current.contains(s) {
+        if !now.contains(s) {
             return Err(RunError::Usage(format!(
                 "partition {} of topic {} (table {}) is in the checkpoint but not in the job any \
                  more; a Kafka topic cannot lose partitions, so it was probably recreated: start \
@@ -326,12 +327,16 @@ pub(crate) fn split_order(
             )));
         }
     }
+    let ids: std::collections::BTreeMap<&SplitKey, usize> = snapshot
+        .splits
+        .iter()
+        .enumerate()
+        .map(|(id, s)| (s, id))
+        .collect();
     let mut order: Vec<usize> = (0..current.len()).collect();
     order.sort_by_key(|&i| {
-        snapshot
-            .splits
-            .iter()
-            .position(|s| *s == current[i])
+        ids.get(&current[i])
+            .copied()
             .unwrap_or(snapshot.splits.len() + i)
     });
     Ok(order)

@@ -41,14 +41,15 @@ impl Reading {
         }
     }
 
-    /// One look at `now`: `records` read so far by the source, `behind`
-    /// records the brokers report not read yet (0 when unknown or none).
+    /// One look at `now`: `records` read so far by the source; `behind`
+    /// gives the records the brokers report not read yet (0 when unknown or
+    /// none), asked only when the source has been silent long enough.
     pub fn look(
         &mut self,
         now: Timestamp,
         records: u64,
-        behind: u64,
         threshold: Millis,
+        behind: impl FnOnce() -> u64,
     ) -> Verdict {
         if records != self.records {
             self.records = records;
@@ -60,11 +61,16 @@ impl Reading {
             };
         }
         let silent = now - self.since;
-        if !self.warned && behind > 0 && silent > threshold {
-            self.warned = true;
-            return Verdict::Stuck { silent, behind };
+        if self.warned || silent <= threshold {
+            return Verdict::Quiet;
         }
-        Verdict::Quiet
+        match behind() {
+            0 => Verdict::Quiet,
+            behind => {
+                self.warned = true;
+                Verdict::Stuck { silent, behind }
+            }
+        }
     }
 }
 
@@ -76,27 +82,35 @@ mod tests {
     fn warns_once_when_nothing_is_read_while_records_wait_and_says_when_it_resumes() {
         let mut r = Reading::new(0);
         assert_eq!(
-            r.look(5_000, 0, 0, 3_000),
+            r.look(5_000, 0, 3_000, || 0),
             Verdict::Quiet,
             "nothing waits: an idle topic"
         );
         assert_eq!(
-            r.look(5_000, 0, 10_000, 3_000),
+            r.look(5_000, 0, 3_000, || 10_000),
             Verdict::Stuck {
                 silent: 5_000,
                 behind: 10_000
             }
         );
-        assert_eq!(r.look(9_000, 0, 10_000, 3_000), Verdict::Quiet, "one WARN");
-        assert_eq!(r.look(9_500, 40, 9_960, 3_000), Verdict::Resumed);
-        assert_eq!(r.look(10_000, 80, 9_920, 3_000), Verdict::Quiet, "reading");
         assert_eq!(
-            r.look(12_000, 80, 9_920, 3_000),
+            r.look(9_000, 0, 3_000, || 10_000),
+            Verdict::Quiet,
+            "one WARN"
+        );
+        assert_eq!(r.look(9_500, 40, 3_000, || 9_960), Verdict::Resumed);
+        assert_eq!(
+            r.look(10_000, 80, 3_000, || 9_920),
+            Verdict::Quiet,
+            "reading"
+        );
+        assert_eq!(
+            r.look(12_000, 80, 3_000, || 9_920),
             Verdict::Quiet,
             "not for long enough"
         );
         assert_eq!(
-            r.look(13_001, 80, 9_920, 3_000),
+            r.look(13_001, 80, 3_000, || 9_920),
             Verdict::Stuck {
                 silent: 3_001,
                 behind: 9_920

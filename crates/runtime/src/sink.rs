@@ -3,6 +3,7 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use lowwater_connectors::dump::format_record;
@@ -243,22 +244,17 @@ pub(crate) fn finish_outputs(
     let Some(c) = coordinator.filter(|_| completed && !shared.failed()) else {
         return Ok(());
     };
-    c.settle(shared, 60_000);
-    let id = c.next_id();
-    for s in shared.sinks.values() {
-        if let Ok(mut w) = s.lock() {
-            if let Some(p) = &mut w.parts {
-                p.roll_all(id).map_err(RunError::Io)?;
-            }
-        }
-    }
+    // Every window subtask has ended, so the checkpoint rolls all their
+    // open part files (see `Coordinator::roll_ended`).
     if c.final_checkpoint(shared, 60_000) {
+        let id = shared.checkpoints.completed.load(Ordering::SeqCst);
         tracing::info!("inputs ended: end-of-input checkpoint {id} written");
         Ok(())
     } else {
-        Err(RunError::Io(format!(
-            "the end-of-input checkpoint {id} could not be written; the same command continues \
+        Err(RunError::Io(
+            "the end-of-input checkpoint could not be written; the same command continues \
              from the one before (rows since then are written again)"
-        )))
+                .into(),
+        ))
     }
 }

@@ -154,8 +154,11 @@ pub(crate) struct SourceTask {
     /// windows have all fired (`None`: session windows), and per Kafka
     /// split the records whose windows may still be open.
     pub release_after: Option<lowwater_core::Millis>,
-    pub trackers:
-        std::collections::BTreeMap<SplitId, lowwater_core::checkpoint::commit::CommitTracker>,
+    /// (One per input, by input index; empty until a Kafka record is read.)
+    pub trackers: Vec<lowwater_core::checkpoint::commit::CommitTracker>,
+    /// Event times above this fit a window of every INSERT reading the
+    /// source without a check (only times near MIN can fail).
+    pub placeable_above: Timestamp,
     /// The next in-band mark this subtask sends (without checkpoints).
     pub mark: u64,
 }
@@ -568,6 +571,9 @@ impl SourceTask {
     /// Whether every INSERT reading this source can place event time `ts`
     /// in a window (an absurd time is the record's error, with its place).
     fn placeable(&self, ts: Timestamp) -> Result<(), RecordError> {
+        if ts > self.placeable_above {
+            return Ok(());
+        }
         for out in &self.outs {
             let pl = &self.plan.pipelines[out.pipeline];
             pl.window

@@ -7,6 +7,30 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The local test broker (`scripts/kafka.sh`).
+pub const BOOTSTRAP: &str = "127.0.0.1:19092";
+
+/// Starts the broker (once) and makes the scratch directory
+/// `lowwater-{name}-{pid}`; returns it with this process's id, which names
+/// the test's topics.
+pub fn kafka_scratch(name: &str) -> (std::path::PathBuf, u32) {
+    broker();
+    let id = std::process::id();
+    let dir = std::env::temp_dir().join(format!("lowwater-{name}-{id}"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    (dir, id)
+}
+
+/// Creates topic `name` with `partitions` partitions on the local broker.
+pub fn create_topic(name: &str, partitions: i32) {
+    lowwater_kafka::create_topic(BOOTSTRAP, name, partitions).expect("topic created");
+}
+
+/// `ms` as a SQL timestamp literal's text (`2025-09-14 00:00:00.000`).
+pub fn sql_ts(ms: i64) -> String {
+    lowwater_core::time::format_timestamp(ms, ' ')
+}
+
 /// Starts the local broker (`scripts/kafka.sh`, 127.0.0.1:19092) once per
 /// test binary.
 pub fn broker() {
@@ -38,7 +62,7 @@ pub fn throttle(client_id: &str, bytes_per_second: u64) {
             &format!("{home}/.cache/lowwater/kafka/libs/*"),
             "org.apache.kafka.tools.ConfigCommand",
             "--bootstrap-server",
-            "127.0.0.1:19092",
+            BOOTSTRAP,
             "--alter",
             "--add-config",
             &format!("consumer_byte_rate={bytes_per_second}"),

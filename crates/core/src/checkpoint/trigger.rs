@@ -55,11 +55,6 @@ impl CheckpointTrigger {
         Some(self.start(now))
     }
 
-    /// The id the next checkpoint will have.
-    pub fn next_id(&self) -> CheckpointId {
-        self.next_id
-    }
-
     /// The running checkpoint, and when it started.
     pub fn in_flight(&self) -> Option<(CheckpointId, Timestamp)> {
         self.in_flight

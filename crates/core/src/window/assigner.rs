@@ -250,6 +250,22 @@ impl WindowAssigner {
         }
     }
 
+    /// Every event time above this can be placed ([`Self::check`] needs to
+    /// run only at or below it, near MIN, where window starts overflow).
+    pub fn placeable_above(&self) -> Timestamp {
+        let (unit, offset) = match *self {
+            WindowAssigner::Tumbling { size, offset } => (size, offset),
+            WindowAssigner::Hopping { size, offset, .. } => (size, offset),
+            WindowAssigner::Cumulate {
+                max_size, offset, ..
+            } => (max_size, offset),
+            WindowAssigner::Session { gap } => (gap, 0),
+        };
+        MIN_WATERMARK
+            .saturating_add(unit.saturating_abs())
+            .saturating_add(offset.saturating_abs())
+    }
+
     /// Appends the windows `ts` belongs to, in firing order, to `out`.
     pub fn assign(&self, ts: Timestamp, out: &mut Vec<Window>) -> Result<()> {
         let out_of_range = || Error::TimestampOutOfRange { ts };
@@ -346,6 +362,10 @@ mod tests {
                     a.assign(ts, &mut out).is_ok(),
                     "{a:?} at {ts}"
                 );
+            }
+            let above = a.placeable_above();
+            for ts in [above + 1, above + 17, above + 12_345] {
+                assert!(a.check(ts).is_ok(), "{a:?} at {ts}, above {above}");
             }
         }
     }
