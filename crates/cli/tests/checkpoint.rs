@@ -27,12 +27,12 @@ use std::time::{Duration, Instant};
 
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::producer::{BaseRecord, Producer};
 use rdkafka::{Message, Offset, TopicPartitionList};
 use sonic_rs::JsonValueTrait;
 
 mod common;
-use common::{broker, sql_ts, BOOTSTRAP};
+use common::{broker, producer, sql_ts, BOOTSTRAP};
 
 const BASE: i64 = 1_757_808_000_000; // 2025-09-14 00:00:00 UTC
 
@@ -355,10 +355,7 @@ fn kill_after_next_checkpoint(mut job: std::process::Child, ck: &Path, seed: &mu
 /// records per second in all, then one record per partition far in event
 /// time, so that every window of the data fires.
 fn produce(topic: &str, partitions: i64, per_partition: i64, rate: u64) {
-    let p: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", BOOTSTRAP)
-        .create()
-        .expect("producer");
+    let p = producer();
     let started = Instant::now();
     let send = |part: i64, ts: i64, user: &str| {
         let payload = format!(r#"{{"user_id":"{user}","ts":"{}"}}"#, sql_ts(ts));
@@ -812,10 +809,7 @@ fn a_poison_record_fails_again_at_the_same_place_after_a_restore() {
     let (dir, id, input, output) = kafka_scratch("poison", 1);
     let job = chaos_job(&dir, id, &input, &output, "");
     let ck = dir.join("ck").join("job");
-    let p: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", BOOTSTRAP)
-        .create()
-        .expect("producer");
+    let p = producer();
     let send = |payload: &str| {
         p.send(
             BaseRecord::<(), str>::to(&input)

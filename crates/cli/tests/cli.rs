@@ -5,6 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+use common::hostile_payloads;
+
 fn lowwater(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_lowwater"))
         .args(args)
@@ -257,17 +260,7 @@ fn absurd_arrival_times_finish_and_negative_partitions_are_named() {
 fn deep_json_and_absurd_event_times_in_a_dump_are_errors_at_their_place() {
     let dir = std::env::temp_dir().join(format!("lowwater-hostile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
-    let deep = format!(
-        r#"{{"k":"a","x":{}1{},"ms":1757808000100}}"#,
-        "[".repeat(10_000),
-        "]".repeat(10_000)
-    );
-    let payloads = [
-        r#"{"k":"a","ms":1757808000000}"#.to_string(),
-        deep,
-        r#"{"k":"a","ms":-9223372036854775808}"#.to_string(),
-        r#"{"k":"b","ms":1757808001200}"#.to_string(),
-    ];
+    let payloads = hostile_payloads();
     let lines: String = payloads
         .iter()
         .enumerate()

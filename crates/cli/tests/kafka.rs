@@ -11,13 +11,13 @@ use std::time::Duration;
 
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::producer::{BaseRecord, Producer};
 use rdkafka::{Message, Offset, TopicPartitionList};
 
 mod common;
 use common::{
-    broker, create_topic, kafka_scratch, of_partition, run_sql, sql_ts, throttle, Running,
-    BOOTSTRAP,
+    broker, create_topic, kafka_scratch, of_partition, producer, run_sql, sql_ts, throttle,
+    Running, BOOTSTRAP,
 };
 
 /// Produces live traffic until `stop`: a record every 20 ms, round-robin
@@ -30,10 +30,7 @@ fn produce_live(
     heartbeat: Option<(i32, u64)>,
     stop: &std::sync::atomic::AtomicBool,
 ) -> u64 {
-    let p: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", BOOTSTRAP)
-        .create()
-        .expect("producer");
+    let p = producer();
     let now = || {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -400,10 +397,7 @@ fn seed000_heartbeat_partition_on_16_partitions_at_parallelism_8() {
 /// Seed 003 traffic: stock changes on 12 partitions keyed by SKU; partition 7
 /// (slow SKUs) goes quiet after the first second. Returns the records sent.
 fn produce_stock(topic: &str, stop: &std::sync::atomic::AtomicBool) -> u64 {
-    let p: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", BOOTSTRAP)
-        .create()
-        .expect("producer");
+    let p = producer();
     let started = std::time::Instant::now();
     let mut k = 0u64;
     while !stop.load(std::sync::atomic::Ordering::SeqCst) {
@@ -548,10 +542,7 @@ fn a_poison_record_names_topic_partition_and_offset_or_is_skipped_and_counted() 
     let (dir, id) = kafka_scratch("kafka-poison");
     let topic = format!("poison-{id}");
     create_topic(&topic, 2);
-    let p: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", BOOTSTRAP)
-        .create()
-        .expect("producer");
+    let p = producer();
     // Partition 1: two good records, then one that is not JSON (offset 2), then a good one.
     let payloads = [
         r#"{"k":"a","ts":"2025-09-14 00:00:00.000"}"#,
@@ -598,10 +589,7 @@ fn a_poison_record_names_topic_partition_and_offset_or_is_skipped_and_counted() 
 /// Writes a backlog to `topic` partition `part` before a job starts:
 /// `n` records of about 1 KB, stamped over the `span_ms` before now, in order.
 fn produce_backlog(topic: &str, part: i32, n: i64, span_ms: i64) {
-    let p: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", BOOTSTRAP)
-        .create()
-        .expect("producer");
+    let p = producer();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64);
@@ -858,10 +846,7 @@ fn sink_partitioners_fixed_and_round_robin() {
     let input = format!("partitioner-in-{id}");
     create_topic(&input, 2);
     // A bounded backlog: 40 users over 4 windows on both partitions.
-    let p: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", BOOTSTRAP)
-        .create()
-        .expect("producer");
+    let p = producer();
     for i in 0..400i64 {
         let ts = 1_750_000_000_000 + i * 10;
         let payload = format!(r#"{{"user_id":"u{}","ts":"{}"}}"#, i % 40, sql_ts(ts));

@@ -10,7 +10,9 @@ use rdkafka::config::ClientConfig;
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 
 mod common;
-use common::{broker, create_topic, kafka_scratch, run_sql, sql_ts, BOOTSTRAP};
+use common::{
+    broker, create_topic, hostile_payloads, kafka_scratch, producer, run_sql, sql_ts, BOOTSTRAP,
+};
 
 /// A second broker with a data directory of its own (a brand-new cluster),
 /// stopped when dropped.
@@ -134,17 +136,7 @@ fn deep_json_and_absurd_event_times_are_errors_at_their_place_never_a_crash() {
         .set("message.max.bytes", "1000000")
         .create()
         .expect("producer");
-    let deep = format!(
-        r#"{{"k":"a","x":{}1{},"ms":1757808000100}}"#,
-        "[".repeat(10_000),
-        "]".repeat(10_000)
-    );
-    let payloads = [
-        r#"{"k":"a","ms":1757808000000}"#.to_string(),
-        deep,
-        r#"{"k":"a","ms":-9223372036854775808}"#.to_string(),
-        r#"{"k":"b","ms":1757808001200}"#.to_string(),
-    ];
+    let payloads = hostile_payloads();
     for payload in &payloads {
         p.send(
             BaseRecord::<(), str>::to(&topic)
@@ -240,10 +232,7 @@ fn key_fields_of_a_source_are_read_from_the_kafka_key() {
     let (dir, id) = kafka_scratch("edge-keys");
     let topic = format!("keys-{id}");
     create_topic(&topic, 2);
-    let p: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", BOOTSTRAP)
-        .create()
-        .expect("producer");
+    let p = producer();
     let mut want = std::collections::BTreeMap::new();
     for i in 0..300i64 {
         let user = format!("u{}", i % 3);
@@ -344,10 +333,7 @@ fn raw_text_topics_are_read_and_written_as_is() {
     let (input, output) = (format!("raw-in-{id}"), format!("raw-out-{id}"));
     create_topic(&input, 1);
     create_topic(&output, 1);
-    let p: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", BOOTSTRAP)
-        .create()
-        .expect("producer");
+    let p = producer();
     let lines = ["GET /a {not json", "GET /b", "GET /a {not json", "POST /c"];
     for (i, line) in lines.iter().enumerate() {
         let rec = BaseRecord::<(), str>::to(&input)

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: a job watched over HTTP
-//! (`http.rs`, `kafka.rs`) and the local Kafka broker (`kafka.rs`,
-//! `checkpoint.rs`).
+//! (`http.rs`, `kafka.rs`), the local Kafka broker with its scratch
+//! directories, topics and producer (`kafka.rs`, `kafka_edge.rs`,
+//! `checkpoint.rs`, `security.rs`), and hostile input (`cli.rs`,
+//! `kafka_edge.rs`).
 #![allow(dead_code)] // each test binary uses its own part
 
 use std::io::{BufRead, BufReader};
@@ -29,6 +31,30 @@ pub fn create_topic(name: &str, partitions: i32) {
 /// `ms` as a SQL timestamp literal's text (`2025-09-14 00:00:00.000`).
 pub fn sql_ts(ms: i64) -> String {
     lowwater_core::time::format_timestamp(ms, ' ')
+}
+
+/// A producer to the local broker with librdkafka's defaults.
+pub fn producer() -> rdkafka::producer::BaseProducer {
+    rdkafka::config::ClientConfig::new()
+        .set("bootstrap.servers", BOOTSTRAP)
+        .create()
+        .expect("producer")
+}
+
+/// Hostile JSON records, in order: a good one, one nesting 10,000 levels
+/// (in a field no job reads), one with an event time of -2^63, a good one.
+pub fn hostile_payloads() -> [String; 4] {
+    let deep = format!(
+        r#"{{"k":"a","x":{}1{},"ms":1757808000100}}"#,
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    [
+        r#"{"k":"a","ms":1757808000000}"#.to_string(),
+        deep,
+        r#"{"k":"a","ms":-9223372036854775808}"#.to_string(),
+        r#"{"k":"b","ms":1757808001200}"#.to_string(),
+    ]
 }
 
 /// Starts the local broker (`scripts/kafka.sh`, 127.0.0.1:19092) once per
