@@ -329,24 +329,15 @@ fn dump(
         )),
         None => Box::new(std::io::BufWriter::new(std::io::stdout())),
     };
-    let n = lowwater_kafka::dump_topic(bootstrap, topic, from, to, |r, key| {
-        let payload = r.payload.map(String::from_utf8).transpose().map_err(|e| {
-            format!(
-                "topic {} partition {} offset {}: the payload is not valid UTF-8 ({}); \
-                     a dump holds text payloads (JSON jobs), so this record cannot be dumped",
-                r.topic,
-                r.partition,
-                r.offset,
-                e.utf8_error()
-            )
-        })?;
+    let n = lowwater_kafka::dump_topic(bootstrap, topic, from, to, |r| {
+        // Bytes that are not UTF-8 (Avro) go to the dump as base64.
         let rec = lowwater_connectors::dump::DumpRecord {
             topic: r.topic,
             partition: r.partition,
             offset: Some(r.offset),
             ts: r.timestamp.unwrap_or(0),
-            key,
-            payload,
+            key: r.key,
+            payload: r.payload,
         };
         writeln!(out, "{}", lowwater_connectors::dump::format_record(&rec))
             .map_err(|e| e.to_string())

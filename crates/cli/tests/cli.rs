@@ -271,7 +271,7 @@ fn deep_json_and_absurd_event_times_in_a_dump_are_errors_at_their_place() {
                 offset: Some(i as i64),
                 ts: 1_757_808_000_000 + i as i64 * 100,
                 key: None,
-                payload: Some(p.clone()),
+                payload: Some(p.clone().into_bytes()),
             };
             lowwater_connectors::dump::format_record(&rec) + "\n"
         })

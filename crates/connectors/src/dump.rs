@@ -8,6 +8,8 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine;
 use sonic_rs::{JsonContainerTrait, JsonValueTrait};
 
 /// One record of a dump.
@@ -21,10 +23,10 @@ pub struct DumpRecord {
     pub offset: Option<i64>,
     /// Record timestamp (arrival time in replay).
     pub ts: i64,
-    /// Key as text, if any.
-    pub key: Option<String>,
-    /// Value as text; `None` for a tombstone.
-    pub payload: Option<String>,
+    /// Key, if any.
+    pub key: Option<Vec<u8>>,
+    /// Value; `None` for a tombstone.
+    pub payload: Option<Vec<u8>>,
 }
 
 /// A malformed dump line.
@@ -49,9 +51,9 @@ pub struct RawRecord<'a> {
     /// Record timestamp.
     pub ts: i64,
     /// Key.
-    pub key: Option<Cow<'a, str>>,
+    pub key: Option<Cow<'a, [u8]>>,
     /// Value (`None`: tombstone).
-    pub payload: Option<Cow<'a, str>>,
+    pub payload: Option<Cow<'a, [u8]>>,
 }
 
 /// Parses one dump line. The line is parsed into sonic-rs's document tree,
@@ -81,8 +83,17 @@ pub fn parse_raw(line: &str) -> Result<RawRecord<'static>, DumpError> {
         .as_object()
         .ok_or_else(|| bad(1, "not a JSON object".into()))?;
     // One pass over the fields (a lookup per field would scan them each time).
-    let mut found: [Option<&sonic_rs::Value>; 6] = [None; 6];
-    const NAMES: [&str; 6] = ["topic", "partition", "offset", "ts", "key", "payload"];
+    let mut found: [Option<&sonic_rs::Value>; 8] = [None; 8];
+    const NAMES: [&str; 8] = [
+        "topic",
+        "partition",
+        "offset",
+        "ts",
+        "key",
+        "payload",
+        "key_base64",
+        "payload_base64",
+    ];
     for (k, v) in obj.iter() {
         if let Some(i) = NAMES.iter().position(|n| *n == k) {
             found[i] = Some(v).filter(|v| !v.is_null());
@@ -108,6 +119,18 @@ pub fn parse_raw(line: &str) -> Result<RawRecord<'static>, DumpError> {
                 .ok_or_else(|| bad(at(name), format!("\"{name}\" must be a string or null"))),
         }
     };
+    // Bytes that are not UTF-8 (Avro, raw binary) are written as base64
+    // under `key_base64` / `payload_base64` instead of `key` / `payload`.
+    let bytes = |name: &str| -> Result<Option<Vec<u8>>, DumpError> {
+        let b64 = format!("{name}_base64");
+        match text(&b64)? {
+            Some(t) => BASE64
+                .decode(t.as_bytes())
+                .map(Some)
+                .map_err(|e| bad(at(&b64), format!("\"{b64}\" is not base64 ({e})"))),
+            None => Ok(text(name)?.map(String::into_bytes)),
+        }
+    };
     let topic = text("topic")?.ok_or_else(|| bad(1, "missing \"topic\"".into()))?;
     let partition = int("partition")?.ok_or_else(|| bad(1, "missing \"partition\"".into()))?;
     let partition = i32::try_from(partition)
@@ -117,8 +140,8 @@ pub fn parse_raw(line: &str) -> Result<RawRecord<'static>, DumpError> {
         partition,
         offset: int("offset")?,
         ts: int("ts")?.ok_or_else(|| bad(1, "missing \"ts\"".into()))?,
-        key: text("key")?.map(Cow::Owned),
-        payload: text("payload")?.map(Cow::Owned),
+        key: bytes("key")?.map(Cow::Owned),
+        payload: bytes("payload")?.map(Cow::Owned),
     })
 }
 
@@ -173,18 +196,28 @@ pub fn format_record(r: &DumpRecord) -> String {
     if let Some(o) = r.offset {
         out.push_str(&format!(",\"offset\":{o}"));
     }
-    out.push_str(&format!(",\"tstype\":\"create\",\"ts\":{},\"key\":", r.ts));
-    match &r.key {
-        Some(k) => write_json_str(&mut out, k),
-        None => out.push_str("null"),
-    }
-    out.push_str(",\"payload\":");
-    match &r.payload {
-        Some(p) => write_json_str(&mut out, p),
-        None => out.push_str("null"),
-    }
+    out.push_str(&format!(",\"tstype\":\"create\",\"ts\":{}", r.ts));
+    write_bytes(&mut out, "key", r.key.as_deref());
+    write_bytes(&mut out, "payload", r.payload.as_deref());
     out.push('}');
     out
+}
+
+/// Appends `,"name":...`: the bytes as a JSON string when they are UTF-8,
+/// else as base64 under `name_base64`.
+fn write_bytes(out: &mut String, name: &str, bytes: Option<&[u8]>) {
+    match bytes.map(|b| (std::str::from_utf8(b), b)) {
+        None => out.push_str(&format!(",\"{name}\":null")),
+        Some((Ok(text), _)) => {
+            out.push_str(&format!(",\"{name}\":"));
+            write_json_str(out, text);
+        }
+        Some((Err(_), b)) => {
+            out.push_str(&format!(",\"{name}_base64\":\""));
+            out.push_str(&BASE64.encode(b));
+            out.push('"');
+        }
+    }
 }
 
 /// Writes records as dump lines.
@@ -208,7 +241,10 @@ mod tests {
             (r.topic.as_str(), r.partition, r.offset, r.ts),
             ("clickstream", 11, Some(42), 1_757_820_000_000)
         );
-        assert_eq!(r.payload.as_deref(), Some(r#"{"user_id":"u\"1","n":1}"#));
+        assert_eq!(
+            r.payload.as_deref(),
+            Some(r#"{"user_id":"u\"1","n":1}"#.as_bytes())
+        );
         let again = parse_line(&format_record(&r)).expect("own output parses");
         assert_eq!(again, r);
     }
@@ -220,6 +256,41 @@ mod tests {
         let e = parse_line(r#"{"topic":"t","partition":0}"#).expect_err("no ts");
         assert!(e.message.contains("ts"), "{e}");
         assert!(parse_line("not json").is_err());
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_round_trip_as_base64() {
+        let r = DumpRecord {
+            topic: "t".into(),
+            partition: 0,
+            offset: Some(1),
+            ts: 5,
+            key: Some(vec![0, 0xff, b'k']),
+            payload: Some(vec![0, 0, 0, 0, 1, 0x80, 0xfe]),
+        };
+        let line = format_record(&r);
+        assert!(
+            line.contains("\"payload_base64\":\"AAAAAAGA/g==\""),
+            "{line}"
+        );
+        assert!(line.contains("\"key_base64\":"), "{line}");
+        assert!(!line.contains("\"payload\":"), "{line}");
+        assert_eq!(parse_line(&line).expect("own output parses"), r);
+        // UTF-8 bytes stay plain strings (the kcat -J shape).
+        let text = DumpRecord {
+            key: None,
+            payload: Some(b"\0{}".to_vec()),
+            ..r
+        };
+        let line = format_record(&text);
+        assert!(
+            line.ends_with(",\"key\":null,\"payload\":\"\\u0000{}\"}"),
+            "{line}"
+        );
+        assert_eq!(parse_line(&line).expect("parses"), text);
+        let e = parse_line(r#"{"topic":"t","partition":0,"ts":1,"payload_base64":"!!"}"#)
+            .expect_err("bad base64");
+        assert!(e.message.contains("payload_base64"), "{e}");
     }
 
     #[test]

@@ -53,9 +53,9 @@ pub struct Loaded {
     /// Offset, when the dump has it.
     pub offset: Option<i64>,
     /// The value (`None`: a tombstone).
-    pub payload: Option<String>,
+    pub payload: Option<Vec<u8>>,
     /// The key (`None`: none).
-    pub key: Option<String>,
+    pub key: Option<Vec<u8>>,
 }
 
 /// All input records in replay order, with the interned topic names.

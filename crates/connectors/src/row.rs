@@ -21,11 +21,11 @@ pub struct RecordRef<'a> {
     /// The connector's record timestamp (Kafka's; arrival time in a dump).
     pub ts: Timestamp,
     /// Value (`None`: tombstone).
-    pub payload: Option<&'a str>,
+    pub payload: Option<&'a [u8]>,
     /// Key (`None`: no key), read with `key.format` when the table takes
     /// columns from it (`key.fields` with `value.fields-include` =
     /// 'EXCEPT_KEY').
-    pub key: Option<&'a str>,
+    pub key: Option<&'a [u8]>,
 }
 
 /// Why a record could not be used.
@@ -80,6 +80,13 @@ pub struct RowBuilder {
     key: Option<(JsonDecoder, Vec<usize>, Row)>,
     needed: Vec<bool>,
     time_col: usize,
+}
+
+/// A record's bytes as text, or a decode error naming which part is not
+/// UTF-8 (nothing is replaced).
+fn text<'a>(bytes: &'a [u8], what: &str) -> Result<&'a str, RecordError> {
+    std::str::from_utf8(bytes)
+        .map_err(|e| RecordError::decode(format!("the {what} is not valid UTF-8 ({e})")))
 }
 
 impl RowBuilder {
@@ -146,22 +153,34 @@ impl RowBuilder {
             // 'raw': the value as is (a tombstone is NULL, as in Flink).
             row.clear();
             row.resize(self.table.columns.len(), Value::Null);
-            row[col] = rec.payload.map_or(Value::Null, |p| self.decoder.intern(p));
+            let ignore = self.decoder.ignores_errors();
+            row[col] = match rec.payload.map(|p| text(p, "value")).transpose() {
+                Ok(p) => p.map_or(Value::Null, |p| self.decoder.intern(p)),
+                Err(_) if ignore => return Ok(Built::Skipped),
+                Err(e) => return Err(e),
+            };
             self.complete(rec, row)?;
-            return self.event_time(row, self.decoder.ignores_errors());
+            return self.event_time(row, ignore);
         }
-        let payload = match rec.payload {
-            Some(p) if !p.trim().is_empty() => p,
+        let ignore = self.decoder.ignores_errors();
+        let payload = match rec.payload.map(|p| text(p, "value")) {
+            Some(Ok(p)) if !p.trim().is_empty() => p,
+            Some(Err(_)) if ignore => return Ok(Built::Skipped),
+            Some(Err(e)) => return Err(e),
             _ => return Ok(Built::Skipped),
         };
-        let ignore = self.decoder.ignores_errors();
         match self.decoder.decode(payload, row) {
             Ok(n) => *nulled += n as u64,
             Err(_) if ignore => return Ok(Built::Skipped),
             Err(e) => return Err(RecordError::decode(e.0)),
         }
         if let Some((decoder, cols, scratch)) = &mut self.key {
-            match rec.key.filter(|k| !k.trim().is_empty()) {
+            let key = match rec.key.map(|k| text(k, "key")).transpose() {
+                Ok(k) => k,
+                Err(_) if ignore => return Ok(Built::Skipped),
+                Err(e) => return Err(e),
+            };
+            match key.filter(|k| !k.trim().is_empty()) {
                 Some(k) => match decoder.decode(k, scratch) {
                     Ok(n) => *nulled += n as u64,
                     Err(_) if ignore => return Ok(Built::Skipped),

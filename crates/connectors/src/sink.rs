@@ -27,9 +27,9 @@ pub struct SinkFormat {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rendered {
     /// The Kafka key, if the table has `key.fields`.
-    pub key: Option<String>,
+    pub key: Option<Vec<u8>>,
     /// The value (a JSON object, or a print line).
-    pub payload: String,
+    pub payload: Vec<u8>,
 }
 
 impl SinkFormat {
@@ -117,8 +117,11 @@ impl SinkFormat {
             (None, None) => self.value.0.encode(&pick(&self.value.1)),
         };
         Rendered {
-            key: self.key.as_ref().map(|(enc, cols)| enc.encode(&pick(cols))),
-            payload,
+            key: self
+                .key
+                .as_ref()
+                .map(|(enc, cols)| enc.encode(&pick(cols)).into_bytes()),
+            payload: payload.into_bytes(),
         }
     }
 }

@@ -20,7 +20,7 @@ pub fn dump_topic(
     topic: &str,
     from: Option<i64>,
     to: Option<i64>,
-    mut emit: impl FnMut(KafkaRecord, Option<String>) -> Result<(), String>,
+    mut emit: impl FnMut(KafkaRecord) -> Result<(), String>,
 ) -> Result<u64, String> {
     let mut props = BTreeMap::new();
     props.insert("bootstrap.servers".to_string(), bootstrap.to_string());
@@ -91,18 +91,14 @@ pub fn dump_topic(
                 continue;
             }
         }
-        let key = m.key().map(|k| String::from_utf8_lossy(k).into_owned());
-        emit(
-            KafkaRecord {
-                topic: topic.to_string(),
-                partition: p,
-                offset: m.offset(),
-                timestamp: ts,
-                payload: m.payload().map(<[u8]>::to_vec),
-                key: m.key().map(<[u8]>::to_vec),
-            },
-            key,
-        )?;
+        emit(KafkaRecord {
+            topic: topic.to_string(),
+            partition: p,
+            offset: m.offset(),
+            timestamp: ts,
+            payload: m.payload().map(<[u8]>::to_vec),
+            key: m.key().map(<[u8]>::to_vec),
+        })?;
         n += 1;
     }
     Ok(n)

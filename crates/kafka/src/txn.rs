@@ -199,8 +199,8 @@ impl TxnProducer {
     pub fn send(
         &mut self,
         topic: &str,
-        key: Option<&str>,
-        payload: &str,
+        key: Option<&[u8]>,
+        payload: &[u8],
         timestamp: i64,
         partition: Option<i32>,
     ) -> Result<(), TxnError> {

@@ -132,8 +132,8 @@ impl TopicWriter {
     /// local queue is full).
     pub fn send(
         &mut self,
-        key: Option<&str>,
-        payload: &str,
+        key: Option<&[u8]>,
+        payload: &[u8],
         timestamp: i64,
         subtask: usize,
     ) -> Result<(), String> {

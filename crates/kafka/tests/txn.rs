@@ -85,7 +85,8 @@ fn has(payload: &str) -> impl Fn(&[(Option<String>, String)]) -> bool + '_ {
 }
 
 fn send(p: &mut TxnProducer, topic: &str, payload: &str) {
-    p.send(topic, None, payload, TS, None).expect("send");
+    p.send(topic, None, payload.as_bytes(), TS, None)
+        .expect("send");
 }
 
 #[test]
@@ -155,7 +156,7 @@ fn a_row_that_cannot_be_written_aborts_its_transaction_and_the_next_one_goes_on(
     let mut txn = TxnProducer::new(&p, &fresh("txn-refused"), INTERVAL_MS).expect("txn");
     send(&mut txn, &out, "doomed-1");
     let big = "x".repeat(5_000);
-    let refused = txn.send(&out, None, &big, TS, None);
+    let refused = txn.send(&out, None, big.as_bytes(), TS, None);
     let Err(TxnError::Aborted { detail, .. }) = &refused else {
         panic!("expected the transaction to be aborted, got {refused:?}");
     };
@@ -190,7 +191,7 @@ fn a_second_producer_with_the_same_id_fences_the_first() {
 
     // The first learns it was fenced when it next talks to the broker: at
     // the latest when it commits.
-    let sent = first.send(&out, None, "first-2", TS, None);
+    let sent = first.send(&out, None, b"first-2", TS, None);
     let committed = first.commit(&state, "job", b"first");
     let fenced = sent.err().unwrap_or_else(|| {
         committed
@@ -202,7 +203,7 @@ fn a_second_producer_with_the_same_id_fences_the_first() {
     assert!(m.contains("took over") && m.contains("stops"), "{m}");
     assert!(matches!(committed, Err(TxnError::Fenced { .. })));
     // And stays fenced.
-    let again = first.send(&out, None, "first-3", TS, None);
+    let again = first.send(&out, None, b"first-3", TS, None);
     assert!(matches!(again, Err(TxnError::Fenced { .. })), "{again:?}");
     drop(first);
 
@@ -228,7 +229,7 @@ fn the_last_committed_marker_ignores_aborted_and_open_transactions() {
     let mut txn = TxnProducer::new(&p, &fresh("txn-marker"), INTERVAL_MS).expect("txn");
     txn.commit(&state, "job", b"cp-1").expect("commit");
     txn.commit(&state, "other-job", b"other").expect("commit");
-    txn.send(&state, Some("job"), "cp-2-aborted", TS, None)
+    txn.send(&state, Some(b"job"), b"cp-2-aborted", TS, None)
         .expect("send");
     txn.abort().expect("abort");
     assert_eq!(
@@ -236,7 +237,7 @@ fn the_last_committed_marker_ignores_aborted_and_open_transactions() {
         Some(b"cp-1".to_vec())
     );
     // A transaction still open: read up to the last stable offset only.
-    txn.send(&state, Some("job"), "cp-3-open", TS, None)
+    txn.send(&state, Some(b"job"), b"cp-3-open", TS, None)
         .expect("send");
     read_until(&state, "read_uncommitted", has("cp-3-open"));
     assert_eq!(

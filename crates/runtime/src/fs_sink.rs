@@ -105,7 +105,7 @@ impl PartFiles {
     }
 
     /// Writes one line for window subtask `subtask`.
-    pub fn write(&mut self, subtask: usize, line: &str) -> std::io::Result<()> {
+    pub fn write(&mut self, subtask: usize, line: &[u8]) -> std::io::Result<()> {
         if self.open.get(subtask).is_some_and(Option::is_none) {
             let n = self.next[subtask];
             self.next[subtask] += 1;
@@ -116,7 +116,7 @@ impl PartFiles {
             self.open[subtask] = Some(Open { file, path, n });
         }
         match self.open.get_mut(subtask).and_then(Option::as_mut) {
-            Some(o) => writeln!(o.file, "{line}"),
+            Some(o) => o.file.write_all(line).and_then(|_| o.file.write_all(b"\n")),
             None => Err(std::io::Error::other(format!(
                 "no window subtask {subtask}"
             ))),
@@ -187,13 +187,13 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("lowwater-parts-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut p = PartFiles::open(&dir, 2, 0).expect("open");
-        p.write(0, "a").expect("write");
-        p.write(1, "b").expect("write");
+        p.write(0, b"a").expect("write");
+        p.write(1, b"b").expect("write");
         p.roll(0, 1).expect("roll");
         p.roll(1, 1).expect("roll");
-        p.write(0, "c").expect("write");
+        p.write(0, b"c").expect("write");
         p.roll(0, 2).expect("roll");
-        p.write(0, "d").expect("write");
+        p.write(0, b"d").expect("write");
         p.commit(1).expect("commit");
         let names = |d: &Path| {
             let mut v: Vec<String> = std::fs::read_dir(d)

@@ -107,7 +107,8 @@ impl SinkWriter {
                 format_record(&self.format.dump_record(values, offset, now))
             )
         } else {
-            writeln!(out, "{}", self.format.render(values).payload)
+            out.write_all(&self.format.render(values).payload)?;
+            out.write_all(b"\n")
         }
     }
 

@@ -429,25 +429,15 @@ impl SourceTask {
                     return Ok(if done { Read::Exhausted } else { Read::Nothing });
                 };
                 self.kafka_current = Some(rec.offset);
-                let key = |rows: &RowBuilder| match rows.reads_key() {
-                    true => utf8(&rec.key, "key"),
-                    false => Ok(None),
+                let r = RecordRef {
+                    topic: &rec.topic,
+                    partition: rec.partition,
+                    offset: Some(rec.offset),
+                    ts: rec.timestamp.unwrap_or(now),
+                    payload: rec.payload.as_deref(),
+                    key: rec.key.as_deref(),
                 };
-                match utf8(&rec.payload, "payload").and_then(|p| Ok((p, key(&self.rows)?))) {
-                    Ok((payload, key)) => {
-                        let r = RecordRef {
-                            topic: &rec.topic,
-                            partition: rec.partition,
-                            offset: Some(rec.offset),
-                            ts: rec.timestamp.unwrap_or(now),
-                            payload,
-                            key,
-                        };
-                        self.rows.build(r, row, &mut nulled)
-                    }
-                    Err(_) if self.rows.ignores_errors() => Ok(Built::Skipped),
-                    Err(e) => Err(RecordError::decode(e)),
-                }
+                self.rows.build(r, row, &mut nulled)
             }
             Input::Gen(g) => {
                 if g.finished() {
@@ -495,23 +485,19 @@ impl SourceTask {
                     }
                 }
                 *line += 1;
-                match std::str::from_utf8(buf) {
-                    Ok(text) => {
-                        let rec = RecordRef {
-                            topic: table,
-                            partition: self.names[i].1,
-                            offset: Some(*line as i64 - 1),
-                            ts: now,
-                            payload: Some(text.trim_end_matches(['\n', '\r'])),
-                            key: None,
-                        };
-                        self.rows.build(rec, row, &mut nulled)
-                    }
-                    Err(_) if self.rows.ignores_errors() => Ok(Built::Skipped),
-                    Err(e) => Err(RecordError::decode(format!(
-                        "the line is not valid UTF-8 ({e})"
-                    ))),
+                let mut bytes = &buf[..];
+                while let [rest @ .., b'\n' | b'\r'] = bytes {
+                    bytes = rest;
                 }
+                let rec = RecordRef {
+                    topic: table,
+                    partition: self.names[i].1,
+                    offset: Some(*line as i64 - 1),
+                    ts: now,
+                    payload: Some(bytes),
+                    key: None,
+                };
+                self.rows.build(rec, row, &mut nulled)
             }
             Input::Dump { recs, .. } => {
                 let Some(l) = recs.front() else {
@@ -742,14 +728,4 @@ impl SourceTask {
             v.splits = self.sub.splits().collect();
         }
     }
-}
-
-/// A Kafka record's bytes as text, or the error naming which part is not
-/// UTF-8 (nothing is replaced).
-fn utf8<'a>(bytes: &'a Option<Vec<u8>>, what: &str) -> Result<Option<&'a str>, String> {
-    bytes
-        .as_deref()
-        .map(std::str::from_utf8)
-        .transpose()
-        .map_err(|e| format!("the {what} is not valid UTF-8 ({e})"))
 }

@@ -177,8 +177,8 @@ impl TxnSink {
     /// Sends one row of sink subtask `subtask` into the open transaction.
     pub fn send(
         &mut self,
-        key: Option<&str>,
-        payload: &str,
+        key: Option<&[u8]>,
+        payload: &[u8],
         timestamp: i64,
         subtask: usize,
     ) -> Result<(), String> {
