@@ -40,14 +40,15 @@ pub struct JsonDecoder {
 /// Recently seen strings, so that a repeated value (a key, a category) is
 /// shared instead of allocated per record. Bounded: cleared when full.
 #[derive(Debug, Clone, Default)]
-struct Interner {
+pub struct Interner {
     map: hashbrown::HashMap<Box<str>, Value>,
 }
 
 impl Interner {
     const CAPACITY: usize = 4_096;
 
-    fn get(&mut self, s: &str) -> Value {
+    /// `s` as a string value, shared with a recent equal one.
+    pub fn get(&mut self, s: &str) -> Value {
         if let Some(v) = self.map.get(s) {
             return v.clone();
         }
@@ -311,7 +312,11 @@ fn convert(v: &LazyValue<'_>, ty: SqlType, std: TimestampStandard) -> Result<Val
     }
 }
 
-fn parse_flink_timestamp(s: &str, ltz: bool, std: TimestampStandard) -> Result<Timestamp, String> {
+pub(crate) fn parse_flink_timestamp(
+    s: &str,
+    ltz: bool,
+    std: TimestampStandard,
+) -> Result<Timestamp, String> {
     let (sep, example) = match std {
         TimestampStandard::Sql => (b' ', "2025-09-14 03:37:58.000"),
         TimestampStandard::Iso8601 => (b'T', "2025-09-14T03:37:58.000"),

@@ -11,6 +11,8 @@
 //! Kafka, filesystem, datagen and print connectors for the live runtime
 //! come with it.
 
+pub mod avro;
+pub mod csv;
 pub mod datagen;
 pub mod dump;
 pub mod input;

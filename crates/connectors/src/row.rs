@@ -7,6 +7,11 @@
 use lowwater_core::{Row, Timestamp, Value};
 use lowwater_sql::plan::{ColumnSource, JobPlan, MetadataKey, TableDef};
 
+use lowwater_sql::formats::ValueFormat;
+use lowwater_sql::SqlType;
+
+use crate::avro::AvroReader;
+use crate::csv::{CsvDecoder, CsvRead};
 use crate::json::JsonDecoder;
 
 /// One input record, borrowed.
@@ -73,13 +78,25 @@ pub struct RowBuilder {
     index: usize,
     table: TableDef,
     decoder: JsonDecoder,
-    /// `'format' = 'raw'`: the one physical column the value fills.
-    raw: Option<usize>,
+    /// The value's decoder, for formats other than `json`.
+    value: ValueDecoder,
+    /// Undecodable records are skipped (and counted).
+    ignore: bool,
     /// The key's decoder and the key columns, when the value leaves them
     /// out (`value.fields-include` = 'EXCEPT_KEY').
     key: Option<(JsonDecoder, Vec<usize>, Row)>,
     needed: Vec<bool>,
     time_col: usize,
+}
+
+/// How a record value is read, for formats other than `json`.
+#[derive(Debug, Clone)]
+enum ValueDecoder {
+    Json,
+    /// `raw`: the one physical column the value fills.
+    Raw(usize),
+    Csv(Box<CsvDecoder>),
+    Avro(Box<AvroReader>),
 }
 
 /// A record's bytes as text, or a decode error naming which part is not
@@ -90,8 +107,10 @@ fn text<'a>(bytes: &'a [u8], what: &str) -> Result<&'a str, RecordError> {
 }
 
 impl RowBuilder {
-    /// A builder for table `t` of `plan`, decoding only the columns the job reads.
-    pub fn new(plan: &JobPlan, t: usize) -> Self {
+    /// A builder for table `t` of `plan`, decoding only the columns the job
+    /// reads. An Avro registry that cannot be set up (an unreadable CA
+    /// file) or an `avro-confluent.schema` that does not parse is an error.
+    pub fn new(plan: &JobPlan, t: usize) -> Result<Self, String> {
         let table = plan.tables[t].clone();
         let needed = plan.needed_columns(t);
         let key = table.key.as_ref().filter(|k| k.except_key).map(|k| {
@@ -120,24 +139,62 @@ impl RowBuilder {
                 from_value[c] = false;
             }
         }
-        let raw = table
-            .raw_format
-            .then(|| {
-                table
-                    .columns
+        // The value's columns: the physical ones, without the key's under
+        // EXCEPT_KEY (CSV fields and the derived Avro schema follow them).
+        let except: &[usize] = match &table.key {
+            Some(k) if k.except_key => &k.fields,
+            _ => &[],
+        };
+        let value_cols: Vec<usize> = (0..table.columns.len())
+            .filter(|c| table.columns[*c].source == ColumnSource::Physical && !except.contains(c))
+            .collect();
+        let (value, ignore) = match &table.value_format {
+            ValueFormat::Json => (
+                ValueDecoder::Json,
+                table.format.is_some_and(|f| f.ignore_parse_errors),
+            ),
+            ValueFormat::Raw => (
+                ValueDecoder::Raw(value_cols.first().copied().unwrap_or(0)),
+                table.format.is_some_and(|f| f.ignore_parse_errors),
+            ),
+            ValueFormat::Csv(f) => {
+                let cols = value_cols
                     .iter()
-                    .position(|c| c.source == ColumnSource::Physical)
-            })
-            .flatten();
-        RowBuilder {
+                    .map(|&c| {
+                        let col = &table.columns[c];
+                        (c, col.name.clone(), col.ty, from_value[c])
+                    })
+                    .collect();
+                (
+                    ValueDecoder::Csv(Box::new(CsvDecoder::new(f, cols, table.columns.len()))),
+                    f.ignore_parse_errors,
+                )
+            }
+            f @ (ValueFormat::Avro | ValueFormat::AvroConfluent(_)) => {
+                let all: Vec<(String, SqlType)> = value_cols
+                    .iter()
+                    .map(|&c| (table.columns[c].name.clone(), table.columns[c].ty))
+                    .collect();
+                let cols = value_cols
+                    .iter()
+                    .filter(|&&c| from_value[c])
+                    .map(|&c| (table.columns[c].name.clone(), c, table.columns[c].ty))
+                    .collect();
+                let reader = AvroReader::new(f, cols, &all, table.columns.len())
+                    .map_err(|e| format!("table '{}': {e}", table.name))?;
+                (ValueDecoder::Avro(Box::new(reader)), false)
+            }
+        };
+        Ok(RowBuilder {
             index: t,
-            raw,
+            value,
+            ignore,
             key,
             decoder: JsonDecoder::projected(&table, &from_value),
             time_col: table.watermark.map_or(0, |w| w.column),
             needed,
             table,
-        }
+        })
     }
 
     /// Builds `row` from `rec`. With `json.ignore-parse-errors` a field that
@@ -149,30 +206,55 @@ impl RowBuilder {
         row: &mut Row,
         nulled: &mut u64,
     ) -> Result<Built, RecordError> {
-        if let Some(col) = self.raw {
-            // 'raw': the value as is (a tombstone is NULL, as in Flink).
-            row.clear();
-            row.resize(self.table.columns.len(), Value::Null);
-            let ignore = self.decoder.ignores_errors();
-            row[col] = match rec.payload.map(|p| text(p, "value")).transpose() {
-                Ok(p) => p.map_or(Value::Null, |p| self.decoder.intern(p)),
-                Err(_) if ignore => return Ok(Built::Skipped),
-                Err(e) => return Err(e),
-            };
-            self.complete(rec, row)?;
-            return self.event_time(row, ignore);
-        }
-        let ignore = self.decoder.ignores_errors();
-        let payload = match rec.payload.map(|p| text(p, "value")) {
-            Some(Ok(p)) if !p.trim().is_empty() => p,
-            Some(Err(_)) if ignore => return Ok(Built::Skipped),
-            Some(Err(e)) => return Err(e),
-            _ => return Ok(Built::Skipped),
-        };
-        match self.decoder.decode(payload, row) {
-            Ok(n) => *nulled += n as u64,
-            Err(_) if ignore => return Ok(Built::Skipped),
-            Err(e) => return Err(RecordError::decode(e.0)),
+        let ignore = self.ignore;
+        match &mut self.value {
+            ValueDecoder::Raw(col) => {
+                // 'raw': the value as is (a tombstone is NULL, as in Flink).
+                let col = *col;
+                row.clear();
+                row.resize(self.table.columns.len(), Value::Null);
+                row[col] = match rec.payload.map(|p| text(p, "value")).transpose() {
+                    Ok(p) => p.map_or(Value::Null, |p| self.decoder.intern(p)),
+                    Err(_) if ignore => return Ok(Built::Skipped),
+                    Err(e) => return Err(e),
+                };
+                self.complete(rec, row)?;
+                return self.event_time(row, ignore);
+            }
+            ValueDecoder::Json => {
+                let payload = match rec.payload.map(|p| text(p, "value")) {
+                    Some(Ok(p)) if !p.trim().is_empty() => p,
+                    Some(Err(_)) if ignore => return Ok(Built::Skipped),
+                    Some(Err(e)) => return Err(e),
+                    _ => return Ok(Built::Skipped),
+                };
+                match self.decoder.decode(payload, row) {
+                    Ok(n) => *nulled += n as u64,
+                    Err(_) if ignore => return Ok(Built::Skipped),
+                    Err(e) => return Err(RecordError::decode(e.0)),
+                }
+            }
+            ValueDecoder::Csv(d) => {
+                // A tombstone gives no row (Flink's csv format returns none).
+                let Some(p) = rec.payload else {
+                    return Ok(Built::Skipped);
+                };
+                match d.decode(p, row) {
+                    Ok(CsvRead::Row(n)) => *nulled += n as u64,
+                    Ok(CsvRead::Skipped) => return Ok(Built::Skipped),
+                    Err(e) => return Err(RecordError::decode(format!("CSV record: {e}"))),
+                }
+            }
+            ValueDecoder::Avro(r) => {
+                // A tombstone gives no row, as in Flink's Avro formats.
+                let Some(p) = rec.payload else {
+                    return Ok(Built::Skipped);
+                };
+                r.read(p, row).map_err(|e| RecordError {
+                    message: e.message,
+                    decode: !e.fatal,
+                })?;
+            }
         }
         if let Some((decoder, cols, scratch)) = &mut self.key {
             let key = match rec.key.map(|k| text(k, "key")).transpose() {
@@ -246,7 +328,7 @@ impl RowBuilder {
 
     /// Whether undecodable records are skipped (and counted).
     pub fn ignores_errors(&self) -> bool {
-        self.decoder.ignores_errors()
+        self.ignore
     }
 
     /// The table's index in the plan.

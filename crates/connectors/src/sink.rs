@@ -7,13 +7,25 @@ use lowwater_sql::options::Connector;
 use lowwater_sql::plan::TableDef;
 use lowwater_sql::SqlType;
 
+use lowwater_sql::formats::ValueFormat;
+
+use crate::avro::AvroWriter;
+use crate::csv::CsvEncoder;
 use crate::dump::DumpRecord;
 use crate::json::{print_row, JsonEncoder};
+
+/// The value's encoder.
+#[derive(Debug, Clone)]
+enum Encoder {
+    Json(JsonEncoder),
+    Csv(CsvEncoder),
+    Avro(Box<AvroWriter>),
+}
 
 /// How rows of one sink table are rendered.
 #[derive(Debug, Clone)]
 pub struct SinkFormat {
-    value: (JsonEncoder, Vec<usize>),
+    value: (Encoder, Vec<usize>),
     key: Option<(JsonEncoder, Vec<usize>)>,
     print: Option<String>,
     /// `'format' = 'raw'`: the one physical column is the value, as is.
@@ -33,8 +45,9 @@ pub struct Rendered {
 }
 
 impl SinkFormat {
-    /// The format of sink table `t`.
-    pub fn new(t: &TableDef) -> Self {
+    /// The format of sink table `t` (an Avro schema that does not fit the
+    /// table, or a registry that cannot be set up, is an error).
+    pub fn new(t: &TableDef) -> Result<Self, String> {
         let all: Vec<usize> = (0..t.columns.len()).collect();
         let key = t.key.as_ref().map(|k| {
             (
@@ -46,8 +59,30 @@ impl SinkFormat {
             Some(k) if k.except_key => all.into_iter().filter(|c| !k.fields.contains(c)).collect(),
             _ => all,
         };
-        SinkFormat {
-            value: (JsonEncoder::subset(t, &value_cols, ""), value_cols),
+        let topic = t
+            .topics()
+            .first()
+            .cloned()
+            .unwrap_or_else(|| t.name.clone());
+        let encoder = match &t.value_format {
+            ValueFormat::Csv(f) => Encoder::Csv(CsvEncoder::new(
+                f,
+                value_cols.iter().map(|&c| t.columns[c].ty).collect(),
+            )),
+            f @ (ValueFormat::Avro | ValueFormat::AvroConfluent(_)) => {
+                let cols: Vec<(String, SqlType)> = value_cols
+                    .iter()
+                    .map(|&c| (t.columns[c].name.clone(), t.columns[c].ty))
+                    .collect();
+                Encoder::Avro(Box::new(
+                    AvroWriter::new(f, &cols, &topic)
+                        .map_err(|e| format!("table '{}': {e}", t.name))?,
+                ))
+            }
+            _ => Encoder::Json(JsonEncoder::subset(t, &value_cols, "")),
+        };
+        Ok(SinkFormat {
+            value: (encoder, value_cols),
             key,
             print: matches!(t.connector, Connector::Print).then(|| {
                 t.options
@@ -55,7 +90,8 @@ impl SinkFormat {
                     .map_or(String::new(), |id| format!("{id}> "))
             }),
             raw: t
-                .raw_format
+                .value_format
+                .eq(&lowwater_sql::formats::ValueFormat::Raw)
                 .then(|| {
                     t.columns
                         .iter()
@@ -64,12 +100,8 @@ impl SinkFormat {
                 .flatten(),
             types: t.columns.iter().map(|c| c.ty).collect(),
             discard: matches!(t.connector, Connector::Blackhole),
-            topic: t
-                .topics()
-                .first()
-                .cloned()
-                .unwrap_or_else(|| t.name.clone()),
-        }
+            topic,
+        })
     }
 
     /// Whether rows are discarded (`blackhole`).
@@ -88,40 +120,56 @@ impl SinkFormat {
     }
 
     /// Renders one row as a dump record emitted at `ts` with `offset`.
-    pub fn dump_record(&self, values: &[Value], offset: i64, ts: i64) -> DumpRecord {
-        let r = self.render(values);
-        DumpRecord {
+    pub fn dump_record(
+        &mut self,
+        values: &[Value],
+        offset: i64,
+        ts: i64,
+    ) -> Result<DumpRecord, String> {
+        let r = self.render(values)?;
+        Ok(DumpRecord {
             topic: self.topic.clone(),
             partition: 0,
             offset: Some(offset),
             ts,
             key: r.key,
             payload: Some(r.payload),
-        }
+        })
     }
 
-    /// Renders one row (one value per sink column, in column order).
-    pub fn render(&self, values: &[Value]) -> Rendered {
+    /// Renders one row (one value per sink column, in column order). An
+    /// Avro value that does not fit its schema, or a registry that refuses
+    /// the schema, is an error.
+    pub fn render(&mut self, values: &[Value]) -> Result<Rendered, String> {
         let pick = |cols: &[usize]| -> Vec<Value> {
             cols.iter()
                 .map(|&c| values.get(c).cloned().unwrap_or(Value::Null))
                 .collect()
         };
         let payload = match (&self.print, self.raw) {
-            (Some(prefix), _) => format!("{prefix}{}", print_row(values, &self.types)),
+            (Some(prefix), _) => format!("{prefix}{}", print_row(values, &self.types)).into_bytes(),
             // A NULL value is written as an empty value.
             (None, Some(c)) => match values.get(c) {
-                Some(Value::Null) | None => String::new(),
-                Some(v) => v.to_string(),
+                Some(Value::Null) | None => Vec::new(),
+                Some(v) => v.to_string().into_bytes(),
             },
-            (None, None) => self.value.0.encode(&pick(&self.value.1)),
+            (None, None) => {
+                let v = pick(&self.value.1);
+                match &mut self.value.0 {
+                    Encoder::Json(e) => e.encode(&v).into_bytes(),
+                    Encoder::Csv(e) => e.encode(&v),
+                    Encoder::Avro(w) => w
+                        .write(&v)
+                        .map_err(|e| format!("writing an Avro record to {}: {e}", self.topic))?,
+                }
+            }
         };
-        Rendered {
+        Ok(Rendered {
             key: self
                 .key
                 .as_ref()
                 .map(|(enc, cols)| enc.encode(&pick(cols)).into_bytes()),
-            payload: payload.into_bytes(),
-        }
+            payload,
+        })
     }
 }

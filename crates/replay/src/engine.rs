@@ -130,6 +130,9 @@ pub struct Engine<'p> {
     records_in: u64,
     buf: Vec<WindowOutput>,
     row: Row,
+    /// The first row a sink could not write (an Avro value that does not
+    /// fit its schema, a registry that refuses it): the replay fails.
+    sink_error: Option<String>,
 }
 
 impl<'p> Engine<'p> {
@@ -160,7 +163,7 @@ impl<'p> Engine<'p> {
                     .map_err(|e| e.to_string())?;
                 sources.push(Source {
                     subtasks,
-                    rows: RowBuilder::new(plan, pl.source),
+                    rows: RowBuilder::new(plan, pl.source)?,
                     pipelines: Vec::new(),
                 });
             }
@@ -174,10 +177,12 @@ impl<'p> Engine<'p> {
                     .collect();
                 (ls, map)
             });
-            if let Some((ls, _)) = &late_map {
-                sinks.entry(*ls).or_insert_with(|| sink(plan, *ls));
+            let outs = late_map.iter().map(|(ls, _)| *ls).chain([pl.sink]);
+            for t in outs.collect::<Vec<_>>() {
+                if let std::collections::btree_map::Entry::Vacant(e) = sinks.entry(t) {
+                    e.insert(sink(plan, t)?);
+                }
             }
-            sinks.entry(pl.sink).or_insert_with(|| sink(plan, pl.sink));
             pipes.push(Pipe {
                 valve: ChannelValve::new(p),
                 op: WindowOperator::new(pl.window.clone()).map_err(|e| e.to_string())?,
@@ -237,6 +242,7 @@ impl<'p> Engine<'p> {
             now: t0,
             records_in: 0,
             buf: Vec::new(),
+            sink_error: None,
             row: Vec::new(),
         })
     }
@@ -527,7 +533,9 @@ impl<'p> Engine<'p> {
                     let values = sink_values(pl, &r, plan.tables[pl.sink].columns.len());
                     let lag = now.saturating_sub(r.window.end);
                     if let Some(s) = self.sinks.get_mut(&pl.sink) {
-                        s.write(&values, now);
+                        if let Err(e) = s.write(&values, now) {
+                            self.sink_error.get_or_insert(e);
+                        }
                         s.out.window_rows += 1;
                         s.out.max_emission_lag =
                             Some(s.out.max_emission_lag.map_or(lag, |m| m.max(lag)));
@@ -540,7 +548,9 @@ impl<'p> Engine<'p> {
                             .map(|&c| self.row.get(c).cloned().unwrap_or(Value::Null))
                             .collect();
                         if let Some(s) = self.sinks.get_mut(ls) {
-                            s.write(&values, now);
+                            if let Err(e) = s.write(&values, now) {
+                                self.sink_error.get_or_insert(e);
+                            }
                             s.out.late_rows += 1;
                         }
                     }
@@ -591,6 +601,11 @@ impl<'p> Engine<'p> {
             late_dropped: dropped,
             late_routed: routed,
         })
+    }
+
+    /// The first row a sink could not write, if any.
+    pub fn sink_error(&self) -> Option<&str> {
+        self.sink_error.as_deref()
     }
 
     /// Sink outputs by table index.
@@ -653,23 +668,23 @@ pub struct SplitState {
     pub late_routed: u64,
 }
 
-fn sink(plan: &JobPlan, table: usize) -> Sink {
-    Sink {
-        format: SinkFormat::new(&plan.tables[table]),
+fn sink(plan: &JobPlan, table: usize) -> Result<Sink, String> {
+    Ok(Sink {
+        format: SinkFormat::new(&plan.tables[table])?,
         out: SinkOutput::default(),
-    }
+    })
 }
 
 impl Sink {
-    fn write(&mut self, values: &[Value], now: Timestamp) {
+    fn write(&mut self, values: &[Value], now: Timestamp) -> Result<(), String> {
         let offset = self.out.rows as i64;
         self.out.rows += 1;
         if self.format.discards() {
-            return;
+            return Ok(());
         }
-        self.out
-            .records
-            .push(self.format.dump_record(values, offset, now));
+        let r = self.format.dump_record(values, offset, now)?;
+        self.out.records.push(r);
+        Ok(())
     }
 }
 

@@ -220,11 +220,17 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
                     hint: e.decode,
                 }))
             })?;
+        if let Some(e) = engine.sink_error() {
+            return Err(ReplayError::Usage(e.to_string()));
+        }
     }
     if !restarts.is_empty() {
         engine = restart(plan, &splits, t0, threshold, engine, &mut written)?;
     }
     engine.finish(args.drain);
+    if let Some(e) = engine.sink_error() {
+        return Err(ReplayError::Usage(e.to_string()));
+    }
     let report = report::build(plan, &engine, threshold, args.drain);
     let outputs = engine
         .take_sinks()

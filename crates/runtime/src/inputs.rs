@@ -167,7 +167,7 @@ impl SourceBuild<'_> {
             sub,
             inputs,
             names,
-            rows: RowBuilder::new(plan, t),
+            rows: RowBuilder::new(plan, t).map_err(RunError::Usage)?,
             outs,
             shared: shared.clone(),
             batch: self.args.batch.max(1),

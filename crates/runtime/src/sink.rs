@@ -83,31 +83,33 @@ impl SinkWriter {
             self.lag_seconds.observe(l as f64 / 1000.0);
         }
         if let Some(k) = &mut self.kafka {
-            let r = self.format.render(values);
+            let r = self.format.render(values).map_err(std::io::Error::other)?;
             return k
                 .send(r.key.as_deref(), &r.payload, now, subtask)
                 .map_err(std::io::Error::other);
         }
         if let Some(t) = &mut self.txn {
-            let r = self.format.render(values);
+            let r = self.format.render(values).map_err(std::io::Error::other)?;
             return t
                 .send(r.key.as_deref(), &r.payload, now, subtask)
                 .map_err(std::io::Error::other);
         }
         if let Some(p) = &mut self.parts {
-            return p.write(writer, &self.format.render(values).payload);
+            let r = self.format.render(values).map_err(std::io::Error::other)?;
+            return p.write(writer, &r.payload);
         }
         let Some(out) = self.out.as_mut() else {
             return Ok(());
         };
         if self.dump {
-            writeln!(
-                out,
-                "{}",
-                format_record(&self.format.dump_record(values, offset, now))
-            )
+            let r = self
+                .format
+                .dump_record(values, offset, now)
+                .map_err(std::io::Error::other)?;
+            writeln!(out, "{}", format_record(&r))
         } else {
-            out.write_all(&self.format.render(values).payload)?;
+            let r = self.format.render(values).map_err(std::io::Error::other)?;
+            out.write_all(&r.payload)?;
             out.write_all(b"\n")
         }
     }
@@ -139,7 +141,7 @@ pub(crate) fn sink_writer(
     restored: Option<lowwater_core::checkpoint::CheckpointId>,
 ) -> Result<SinkWriter, RunError> {
     let table = &plan.tables[t];
-    let format = SinkFormat::new(table);
+    let format = SinkFormat::new(table).map_err(RunError::Usage)?;
     let file = |p: &PathBuf| -> Result<Box<dyn Write + Send>, RunError> {
         let f =
             std::fs::File::create(p).map_err(|e| RunError::Io(format!("{}: {e}", p.display())))?;

@@ -19,11 +19,7 @@ use crate::plan::{ColumnSource, JobPlan, OutputKind, TableDef};
 pub const MAX_PARTITIONS: i32 = 100_000;
 
 fn format_name(t: &TableDef) -> &'static str {
-    if t.raw_format {
-        "raw"
-    } else {
-        "json"
-    }
+    t.value_format.name()
 }
 
 fn connector_text(t: &TableDef) -> String {

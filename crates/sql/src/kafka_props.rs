@@ -196,6 +196,7 @@ pub fn is_secret(key: &str) -> bool {
         "secret",
         "jaas",
         "token",
+        "user-info",
         "key.pem",
         "keystore.key",
         "private",

@@ -12,6 +12,7 @@
 pub mod error;
 pub mod explain;
 pub mod expr;
+pub mod formats;
 pub mod kafka_props;
 pub mod options;
 pub mod parse;

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use lowwater_core::Millis;
 
 use crate::error::{Loc, Result, SqlError};
+use crate::formats::ValueFormat;
 use crate::types::parse_duration;
 
 /// Where a table reads from or writes to.
@@ -133,8 +134,8 @@ pub struct TableOptions {
     pub connector: Connector,
     /// The format, for connectors that have one.
     pub format: Option<JsonFormat>,
-    /// `'format' = 'raw'`: the value is the one physical column, as is.
-    pub raw_format: bool,
+    /// The value format (`'format'` / `'value.format'`).
+    pub value_format: ValueFormat,
     /// lowwater's own options.
     pub lowwater: LowwaterOptions,
     /// All options as written.
@@ -264,40 +265,62 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
     };
     let has_format = allowed.contains(&"format");
     let format_name = raw.get(format_key).cloned();
-    if let Some(f) = &format_name {
-        if f != "json" && f != "raw" {
-            return Err(SqlError::new(
-                at(format_key),
-                format!("format '{f}' is not supported yet; supported: json, raw"),
-            ));
-        }
-        if f == "raw" {
-            if let Some(cs) = raw
-                .get("raw.charset")
-                .filter(|c| !c.eq_ignore_ascii_case("UTF-8"))
-            {
-                return Err(SqlError::new(
-                    at("raw.charset"),
-                    format!("raw.charset '{cs}' is not supported: lowwater reads and writes UTF-8"),
-                ));
+    let value_format = match format_name.as_deref() {
+        None | Some("json") => ValueFormat::Json,
+        Some(f) => {
+            if !has_format {
+                ValueFormat::Json
+            } else if f == "raw" {
+                if let Some(cs) = raw
+                    .get("raw.charset")
+                    .filter(|c| !c.eq_ignore_ascii_case("UTF-8"))
+                {
+                    return Err(SqlError::new(
+                        at("raw.charset"),
+                        format!(
+                            "raw.charset '{cs}' is not supported: lowwater reads and writes UTF-8"
+                        ),
+                    ));
+                }
+                ValueFormat::Raw
+            } else {
+                let at_format = |k: &str| if k == "format" { at(format_key) } else { at(k) };
+                crate::formats::check(f, &raw, &at_format)?
             }
         }
+    };
+    if name == "filesystem" && value_format.is_binary() {
+        return Err(SqlError::new(
+            at(format_key),
+            format!(
+                "format '{}' on a filesystem table is not supported: Flink writes Avro files as \
+                 Avro container files, which lowwater does not read or write; filesystem tables \
+                 take json, csv or raw lines",
+                value_format.name()
+            ),
+        ));
     }
-    let raw_format = format_name.as_deref() == Some("raw");
+    let raw_format = value_format == ValueFormat::Raw;
+    let format_options = crate::formats::options_of(value_format.name());
     let unknown: Vec<&String> = raw
         .keys()
         .filter(|k| {
             !(allowed.contains(&k.as_str())
                 || (name == "kafka" && k.starts_with("properties."))
                 || (name == "datagen" && datagen_key(k))
-                || (has_format && JSON.contains(&k.as_str()))
-                || (raw_format && (*k == "raw.charset" || *k == "raw.endianness")))
+                || (has_format
+                    && JSON.contains(&k.as_str())
+                    && (value_format == ValueFormat::Json
+                        || raw.get("key.format").is_some_and(|f| f == "json")))
+                || (raw_format && (*k == "raw.charset" || *k == "raw.endianness"))
+                || format_options.contains(&k.as_str()))
         })
         .collect();
     if let Some(first) = unknown.first() {
         let mut supported: Vec<&str> = allowed.to_vec();
         if has_format {
             supported.extend_from_slice(JSON);
+            supported.extend_from_slice(format_options);
         }
         if name == "kafka" {
             supported.push("properties.*");
@@ -371,7 +394,7 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
         if format_name.is_none() {
             return Err(SqlError::new(
                 loc,
-                format!("table '{table}': connector '{name}' requires option 'format' (supported: json)"),
+                format!("table '{table}': connector '{name}' requires option 'format' (supported: json, csv, avro, avro-confluent, raw)"),
             ));
         }
         Some(json_format(&raw, &at)?)
@@ -489,7 +512,7 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
     Ok(TableOptions {
         connector,
         format,
-        raw_format,
+        value_format,
         lowwater: LowwaterOptions {
             idle_timeout,
             late_data_sink: raw.get("late-data.sink").cloned(),
@@ -739,15 +762,25 @@ mod tests {
         .expect("valid");
         assert!(matches!(&ok.connector, Connector::Kafka { topics, .. } if topics == &["a", "b"]));
         assert_eq!(ok.lowwater.idle_timeout, Some(Some(60_000)));
-        let csv = check(
-            "t",
-            Loc::default(),
-            &opts(&[
-                ("connector", "filesystem"),
-                ("path", "p"),
-                ("format", "csv"),
-            ]),
-        );
-        assert!(csv.is_err_and(|e| e.message.contains("format 'csv'")));
+        let fs = |format: &str, extra: (&str, &str)| {
+            check(
+                "t",
+                Loc::default(),
+                &opts(&[
+                    ("connector", "filesystem"),
+                    ("path", "p"),
+                    ("format", format),
+                    extra,
+                ]),
+            )
+        };
+        let csv = fs("csv", ("csv.field-delimiter", ";")).expect("csv files");
+        assert!(matches!(&csv.value_format, ValueFormat::Csv(f) if f.field_delimiter == b';'));
+        let avro = fs("avro", ("csv.null-literal", "x"));
+        assert!(avro.is_err_and(|e| e.message.contains("container files")));
+        let stray = fs("csv", ("json.ignore-parse-errors", "true"));
+        assert!(stray.is_err_and(|e| e.message.contains("'json.ignore-parse-errors'")));
+        let unknown = fs("protobuf", ("csv.null-literal", "x"));
+        assert!(unknown.is_err_and(|e| e.message.contains("format 'protobuf' is not supported")));
     }
 }

@@ -173,9 +173,9 @@ pub struct TableDef {
     pub key: Option<KafkaKey>,
     /// All `WITH` options.
     pub options: BTreeMap<String, String>,
-    /// `'format' = 'raw'`: the record value is the table's one physical
-    /// (STRING) column, as is.
-    pub raw_format: bool,
+    /// The record value's format (`raw`: the table's one physical STRING
+    /// column, as is).
+    pub value_format: crate::formats::ValueFormat,
 }
 
 impl TableDef {

@@ -139,7 +139,7 @@ pub(super) fn table(
         .clone()
         .map(|n| (n, option_loc(ct, "late-data.sink")));
     let key = kafka_key(ct, &columns, &opts.raw)?;
-    if opts.raw_format {
+    if opts.value_format == crate::formats::ValueFormat::Raw {
         let physical: Vec<&Column> = columns
             .iter()
             .filter(|c| c.source == ColumnSource::Physical)
@@ -196,7 +196,7 @@ pub(super) fn table(
             late_data_sink: None,
             key,
             options: opts.raw,
-            raw_format: opts.raw_format,
+            value_format: opts.value_format,
         },
         late,
     ))

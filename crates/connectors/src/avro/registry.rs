@@ -1,0 +1,263 @@
+//! A client for a Confluent Schema Registry's REST API: the two calls the
+//! `avro-confluent` format needs. `GET /schemas/ids/{id}` gives the writer
+//! schema of a record; `POST /subjects/{subject}/versions` registers a
+//! sink's schema (or finds it registered) and gives its id. Schemas by id
+//! never change, so each is fetched once per reader. Credentials go in the
+//! `Authorization` header and never into a message.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use lowwater_sql::formats::RegistryFormat;
+use sonic_rs::JsonValueTrait;
+use ureq::tls::{Certificate, RootCerts, TlsConfig, TlsProvider};
+
+use super::schema::Schema;
+
+/// How long one registry call may take.
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why a registry call failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RegistryError {
+    /// The registry does not know the schema id (HTTP 404): the record is
+    /// bad, not the job.
+    UnknownId(String),
+    /// Anything else (unreachable, refused credentials, a bad schema): the
+    /// job cannot go on.
+    Failed(String),
+}
+
+impl std::fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RegistryError::UnknownId(m) | RegistryError::Failed(m) => f.write_str(m),
+        }
+    }
+}
+
+/// A registry client with its schema cache.
+#[derive(Clone)]
+pub struct Registry {
+    url: String,
+    auth: Option<String>,
+    agent: ureq::Agent,
+    by_id: HashMap<u32, Arc<Schema>>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The credentials are left out.
+        f.debug_struct("Registry").field("url", &self.url).finish()
+    }
+}
+
+impl Registry {
+    /// A client for the registry `f` names.
+    pub fn new(f: &RegistryFormat) -> Result<Registry, String> {
+        use base64::Engine;
+        let mut tls = TlsConfig::builder().provider(TlsProvider::NativeTls);
+        if let Some(path) = &f.ca_file {
+            let pem = std::fs::read(path).map_err(|e| {
+                format!("avro-confluent.ssl.truststore.location '{path}' cannot be read: {e}")
+            })?;
+            let certs: Vec<Certificate<'static>> = ureq::tls::parse_pem(&pem)
+                .filter_map(|i| match i {
+                    Ok(ureq::tls::PemItem::Certificate(c)) => Some(c),
+                    _ => None,
+                })
+                .collect();
+            if certs.is_empty() {
+                return Err(format!(
+                    "avro-confluent.ssl.truststore.location '{path}' holds no PEM certificate \
+                     (a JKS or PKCS12 store must be converted to PEM first)"
+                ));
+            }
+            tls = tls.root_certs(RootCerts::new_with_certs(&certs));
+        } else {
+            tls = tls.root_certs(RootCerts::PlatformVerifier);
+        }
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(TIMEOUT))
+            .http_status_as_error(false)
+            .tls_config(tls.build())
+            .build()
+            .into();
+        let auth = match (&f.basic_auth, &f.bearer_token) {
+            (Some(user_info), _) => Some(format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(user_info)
+            )),
+            (None, Some(token)) => Some(format!("Bearer {token}")),
+            (None, None) => None,
+        };
+        Ok(Registry {
+            url: f.url.clone(),
+            auth,
+            agent,
+            by_id: HashMap::new(),
+        })
+    }
+
+    /// The registry's address.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The schema with this id (fetched once).
+    pub fn schema(&mut self, id: u32) -> Result<Arc<Schema>, RegistryError> {
+        if let Some(s) = self.by_id.get(&id) {
+            return Ok(Arc::clone(s));
+        }
+        let (status, body) = self.call("GET", &format!("/schemas/ids/{id}"), None)?;
+        if status == 404 {
+            return Err(RegistryError::UnknownId(format!(
+                "schema id {id} is not in the registry at {} ({}); the record was written \
+                 against another registry, or its schema was deleted",
+                self.url,
+                message(&body)
+            )));
+        }
+        let text = self.ok(status, &body, &format!("reading schema id {id}"))?;
+        let doc: sonic_rs::Value = sonic_rs::from_str(&text).map_err(|e| {
+            RegistryError::Failed(format!(
+                "the registry's answer for id {id} is not JSON: {e}"
+            ))
+        })?;
+        if let Some(t) = doc.get("schemaType").and_then(|t| t.as_str()) {
+            if t != "AVRO" {
+                return Err(RegistryError::Failed(format!(
+                    "schema id {id} is a {t} schema; format 'avro-confluent' reads Avro only"
+                )));
+            }
+        }
+        let schema_text = doc.get("schema").and_then(|s| s.as_str()).ok_or_else(|| {
+            RegistryError::Failed(format!(
+                "the registry's answer for id {id} has no \"schema\""
+            ))
+        })?;
+        let schema = Schema::parse(schema_text)
+            .map_err(|e| RegistryError::Failed(format!("schema id {id} from the registry: {e}")))?;
+        let schema = Arc::new(schema);
+        self.by_id.insert(id, Arc::clone(&schema));
+        Ok(schema)
+    }
+
+    /// Registers `schema` (Avro JSON) under `subject`, or finds it already
+    /// registered there; returns its id.
+    pub fn register(&mut self, subject: &str, schema: &str) -> Result<u32, RegistryError> {
+        let mut body = String::from("{\"schema\":");
+        crate::dump::write_json_str(&mut body, schema);
+        body.push('}');
+        let path = format!("/subjects/{}/versions", encode_path(subject));
+        let (status, text) = self.call("POST", &path, Some(&body))?;
+        let text = self.ok(
+            status,
+            &text,
+            &format!("registering the schema under '{subject}'"),
+        )?;
+        let doc: sonic_rs::Value = sonic_rs::from_str(&text).map_err(|e| {
+            RegistryError::Failed(format!(
+                "the registry's answer to a registration is not JSON: {e}"
+            ))
+        })?;
+        doc.get("id")
+            .and_then(|i| i.as_u64())
+            .and_then(|i| u32::try_from(i).ok())
+            .ok_or_else(|| {
+                RegistryError::Failed(format!("the registry's answer has no schema id: {text}"))
+            })
+    }
+
+    fn call(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&str>,
+    ) -> Result<(u16, String), RegistryError> {
+        let url = format!("{}{path}", self.url);
+        let accept = "application/vnd.schemaregistry.v1+json, application/json";
+        let result = match body {
+            None => {
+                let mut r = self.agent.get(&url).header("Accept", accept);
+                if let Some(a) = &self.auth {
+                    r = r.header("Authorization", a);
+                }
+                r.call()
+            }
+            Some(b) => {
+                let mut r = self
+                    .agent
+                    .post(&url)
+                    .header("Accept", accept)
+                    .header("Content-Type", "application/vnd.schemaregistry.v1+json");
+                if let Some(a) = &self.auth {
+                    r = r.header("Authorization", a);
+                }
+                r.send(b)
+            }
+        };
+        let mut resp = result.map_err(|e| {
+            RegistryError::Failed(format!(
+                "the schema registry at {} cannot be reached ({method} {path}): {e}",
+                self.url
+            ))
+        })?;
+        let status = resp.status().as_u16();
+        let text = resp
+            .body_mut()
+            .with_config()
+            .limit(16 * 1024 * 1024)
+            .read_to_string()
+            .map_err(|e| {
+                RegistryError::Failed(format!(
+                    "reading the registry's answer to {method} {path}: {e}"
+                ))
+            })?;
+        Ok((status, text))
+    }
+
+    fn ok(&self, status: u16, body: &str, what: &str) -> Result<String, RegistryError> {
+        match status {
+            200..=299 => Ok(body.to_string()),
+            401 | 403 => Err(RegistryError::Failed(format!(
+                "the schema registry at {} refused the credentials while {what} (HTTP {status}: {}); \
+                 check avro-confluent.basic-auth.user-info or bearer-auth.token",
+                self.url,
+                message(body)
+            ))),
+            _ => Err(RegistryError::Failed(format!(
+                "the schema registry at {} answered HTTP {status} while {what}: {}",
+                self.url,
+                message(body)
+            ))),
+        }
+    }
+}
+
+/// The registry's error message (`{"error_code":..,"message":..}`), or the
+/// body's start.
+fn message(body: &str) -> String {
+    sonic_rs::from_str::<sonic_rs::Value>(body)
+        .ok()
+        .and_then(|v| {
+            v.get("message")
+                .and_then(|m| m.as_str())
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| body.chars().take(200).collect())
+}
+
+/// A subject as one path segment.
+fn encode_path(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
