@@ -62,7 +62,10 @@ impl Registry {
         BufReader::new(child.stdout.take().expect("stdout"))
             .read_line(&mut line)
             .expect("its port");
-        let port = line.trim().strip_prefix("listening on ").expect("a port line");
+        let port = line
+            .trim()
+            .strip_prefix("listening on ")
+            .expect("a port line");
         Registry {
             child,
             url: format!("http://127.0.0.1:{port}"),
@@ -138,14 +141,32 @@ fn a_window_job_reads_two_schema_versions_and_writes_confluent_avro() {
     let v1 = write_file(&dir, "v1.avsc", V1);
     let v2 = write_file(&dir, "v2.avsc", V2);
     let rec = |user: &str, amount: i64, s: i64| {
-        format!(r#"{{"user":"{user}","amount":{amount},"ts":{}}}"#, T0 + s * 1000)
+        format!(
+            r#"{{"user":"{user}","amount":{amount},"ts":{}}}"#,
+            T0 + s * 1000
+        )
     };
-    let first: Vec<String> = [("a", 1, 0), ("b", 2, 1), ("a", 3, 2), ("a", 4, 61), ("b", 5, 62), ("b", 6, 63)]
-        .iter()
-        .map(|(u, a, s)| rec(u, *a, *s))
-        .collect();
+    let first: Vec<String> = [
+        ("a", 1, 0),
+        ("b", 2, 1),
+        ("a", 3, 2),
+        ("a", 4, 61),
+        ("b", 5, 62),
+        ("b", 6, 63),
+    ]
+    .iter()
+    .map(|(u, a, s)| rec(u, *a, *s))
+    .collect();
     client(
-        &["produce-confluent", "--topic", &input, "--registry", &reg.url, "--schema", &v1],
+        &[
+            "produce-confluent",
+            "--topic",
+            &input,
+            "--registry",
+            &reg.url,
+            "--schema",
+            &v1,
+        ],
         &first.join("\n"),
     );
     let second: Vec<String> = [("a", 10, 64), ("a", 20, 65), ("b", 30, 121), ("b", 40, 122)]
@@ -156,7 +177,15 @@ fn a_window_job_reads_two_schema_versions_and_writes_confluent_avro() {
         })
         .collect();
     client(
-        &["produce-confluent", "--topic", &input, "--registry", &reg.url, "--schema", &v2],
+        &[
+            "produce-confluent",
+            "--topic",
+            &input,
+            "--registry",
+            &reg.url,
+            "--schema",
+            &v2,
+        ],
         &second.join("\n"),
     );
     let sql = format!(
@@ -176,7 +205,15 @@ fn a_window_job_reads_two_schema_versions_and_writes_confluent_avro() {
     let o = run(&dir, "confluent", &sql);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let got = client(
-        &["consume-confluent", "--topic", &output, "--registry", &reg.url, "--count", "6"],
+        &[
+            "consume-confluent",
+            "--topic",
+            &output,
+            "--registry",
+            &reg.url,
+            "--count",
+            "6",
+        ],
         "",
     );
     let row = |s: i64, user: &str, region: Option<&str>, n: i64, total: i64| {
@@ -211,7 +248,15 @@ fn an_unknown_schema_id_stops_the_job_at_its_place() {
     // Schema id 999 (0x3e7), then a datum.
     let input_lines = format!("{good}\n{{\"raw_hex\": \"00000003e70261\"}}\n{good}");
     client(
-        &["produce-confluent", "--topic", &input, "--registry", &reg.url, "--schema", &v1],
+        &[
+            "produce-confluent",
+            "--topic",
+            &input,
+            "--registry",
+            &reg.url,
+            "--schema",
+            &v1,
+        ],
         &input_lines,
     );
     let sql = format!(
@@ -275,11 +320,22 @@ fn plain_avro_from_fastavro_is_read_and_the_sink_is_read_back_by_fastavro() {
     let o = run(&dir, "plain", &sql);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let got = client(
-        &["consume-plain", "--topic", &output, "--schema", &schema_out, "--count", "3"],
+        &[
+            "consume-plain",
+            "--topic",
+            &output,
+            "--schema",
+            &schema_out,
+            "--count",
+            "3",
+        ],
         "",
     );
     let row = |s: i64, u: &str, t: i64| {
-        format!(r#"{{"total": {t}, "user": "{u}", "window_start": {}}}"#, T0 + s * 1000)
+        format!(
+            r#"{{"total": {t}, "user": "{u}", "window_start": {}}}"#,
+            T0 + s * 1000
+        )
     };
     let mut want = vec![row(0, "a", 5), row(0, "b", 7), row(60, "a", 9)];
     want.sort();
@@ -303,7 +359,8 @@ fn csv_in_and_out_with_flinks_conversions_and_quoting() {
         p.send(BaseRecord::<(), str>::to(&input).payload(line))
             .expect("queued");
     }
-    p.flush(std::time::Duration::from_secs(10)).expect("flushed");
+    p.flush(std::time::Duration::from_secs(10))
+        .expect("flushed");
     let sql = format!(
         "CREATE TABLE clicks (`user` STRING, amount BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
          WITH ('connector' = 'kafka', 'topic' = '{input}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',

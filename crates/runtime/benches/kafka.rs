@@ -4,6 +4,10 @@
 //! and 2, next to a raw rdkafka consumer reading the same topic, in the same
 //! run. The ratio lowwater / raw consume is the figure to read.
 //!
+//! Then the formats: the same records as JSON, CSV and plain Avro (Flink's
+//! derived schema) in three topics, the same job over each, alternated,
+//! best of 3, at parallelism 1 and 2 (the windows must agree).
+//!
 //! Then exactly-once vs at-least-once: the same bounded read, but
 //! `TUMBLE(1 s)` per `user_id` (about one output row per input record, so
 //! the sink carries real traffic) written to a 4-partition Kafka topic, once
@@ -17,7 +21,8 @@
 //! 0.8x of at-least-once or better.
 //!
 //! Needs the local broker: `scripts/kafka.sh start` (the bench starts it).
-//! `cargo bench -p lowwater-runtime --bench kafka` (RECORDS=n to change the size).
+//! `cargo bench -p lowwater-runtime --bench kafka` (RECORDS=n to change the
+//! size; FORMATS_ONLY=1 stops after the formats).
 
 use std::time::{Duration, Instant};
 
@@ -35,7 +40,39 @@ use rdkafka::{Offset, TopicPartitionList};
 
 const BOOTSTRAP: &str = "127.0.0.1:19092";
 
-fn fill(topic: &str, n: usize) {
+/// The `i`-th clickstream record's fields: user, url, event time (ms), and
+/// its Kafka timestamp.
+fn record(i: usize) -> (String, String, i64, i64) {
+    let day = 1_757_808_000_000i64;
+    let ts = day + i as i64 * 3;
+    (
+        format!("u{}", i % 5_000),
+        format!("/p/{}", i % 97),
+        ts - (i as i64 * 389) % 2_000,
+        ts,
+    )
+}
+
+/// A record value in `format` (json, csv or avro: the same fields).
+fn encode(format: &str, i: usize, avro: &mut lowwater_connectors::avro::AvroWriter) -> Vec<u8> {
+    let (user, url, event, _) = record(i);
+    let text = lowwater_core::time::format_timestamp(event, ' ');
+    match format {
+        "json" => {
+            format!(r#"{{"user_id":"{user}","url":"{url}","event_time":"{text}"}}"#).into_bytes()
+        }
+        "csv" => format!("{user},{url},\"{text}\"").into_bytes(),
+        _ => avro
+            .write(&[
+                lowwater_core::Value::str(&user),
+                lowwater_core::Value::str(&url),
+                lowwater_core::Value::Timestamp(event),
+            ])
+            .expect("encodes"),
+    }
+}
+
+fn fill(topic: &str, n: usize, format: &str) {
     lowwater_kafka::create_topic(BOOTSTRAP, topic, 16).expect("topic");
     let p: BaseProducer = ClientConfig::new()
         .set("bootstrap.servers", BOOTSTRAP)
@@ -43,17 +80,21 @@ fn fill(topic: &str, n: usize) {
         .set("queue.buffering.max.messages", "1000000")
         .create()
         .expect("producer");
-    let day = 1_757_808_000_000i64;
+    let mut avro = lowwater_connectors::avro::AvroWriter::new(
+        &lowwater_sql::formats::ValueFormat::Avro,
+        &[
+            ("user_id".to_string(), lowwater_sql::SqlType::String),
+            ("url".to_string(), lowwater_sql::SqlType::String),
+            ("event_time".to_string(), lowwater_sql::SqlType::Timestamp),
+        ],
+        topic,
+    )
+    .expect("avro writer");
     let deadline = Instant::now() + Duration::from_secs(300);
     for i in 0..n {
-        let ts = day + i as i64 * 3;
-        let payload = format!(
-            r#"{{"user_id":"u{}","url":"/p/{}","event_time":"{}"}}"#,
-            i % 5_000,
-            i % 97,
-            lowwater_core::time::format_timestamp(ts - (i as i64 * 389) % 2_000, ' ')
-        );
-        let mut rec = BaseRecord::<(), str>::to(topic)
+        let payload = encode(format, i, &mut avro);
+        let ts = record(i).3;
+        let mut rec = BaseRecord::<(), [u8]>::to(topic)
             .partition((i % 16) as i32)
             .payload(&payload)
             .timestamp(ts);
@@ -163,19 +204,7 @@ fn main() {
         .is_ok_and(|s| s.success());
     assert!(ok, "the Kafka broker did not start");
     let topic = format!("bench-clickstream-{n}");
-    match stored(&topic) {
-        0 => fill(&topic, n),
-        s if s == n as i64 => {}
-        s => panic!(
-            "topic {topic} holds {s} records, not {n}: a fill was interrupted; \
-             delete it (or wipe the broker's data dir) and run again"
-        ),
-    }
-    assert_eq!(
-        stored(&topic),
-        n as i64,
-        "the bench topic holds exactly the records it was filled with"
-    );
+    prepare(&topic, n, "json");
     let raw = raw_consume(&topic, n);
     println!("kafka bench: {n} records on a 16-partition topic, seed 000 job, same run");
     println!(
@@ -183,33 +212,104 @@ fn main() {
         n as f64 / raw
     );
     for p in [1usize, 2] {
-        let sql = format!(
-            "SET 'parallelism.default' = '{p}';
-             CREATE TABLE clickstream (user_id STRING, url STRING, event_time TIMESTAMP(3),
-               WATERMARK FOR event_time AS event_time - INTERVAL '5' SECOND)
-             WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
-                   'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
-             CREATE TABLE dashboard (window_start TIMESTAMP(3), window_end TIMESTAMP(3), clicks BIGINT) WITH ('connector' = 'blackhole');
-             INSERT INTO dashboard SELECT window_start, window_end, COUNT(*) FROM TABLE(TUMBLE(TABLE clickstream, DESCRIPTOR(event_time), INTERVAL '1' MINUTE))
-             GROUP BY window_start, window_end;"
-        );
-        let plan = JobPlan::from_sql(&sql).expect("plans");
-        let t0 = Instant::now();
-        let out = run(&plan, &RunArgs::default()).expect("runs");
-        let s = t0.elapsed().as_secs_f64();
-        assert_eq!(
-            out.report.totals.records_in as usize, n,
-            "read the whole topic"
-        );
+        let (s, windows) = read_job(&topic, "json", p, n);
         println!(
-            "  lowwater, parallelism {p}:  {s:>6.2} s  {:>10.0} records/s  ({:.2} of raw consume), {} windows",
+            "  lowwater, parallelism {p}:  {s:>6.2} s  {:>10.0} records/s  ({:.2} of raw consume), {windows} windows",
             n as f64 / s,
             raw / s,
-            out.report.totals.records_out
         );
+    }
+    formats(n);
+    if std::env::var("FORMATS_ONLY").is_ok() {
+        return;
     }
     for p in [1usize, 2] {
         sink_guarantees(&topic, p, n);
+    }
+}
+
+/// Fills `topic` with `n` records in `format` unless it holds them already.
+fn prepare(topic: &str, n: usize, format: &str) {
+    match stored(topic) {
+        0 => fill(topic, n, format),
+        s if s == n as i64 => {}
+        s => panic!(
+            "topic {topic} holds {s} records, not {n}: a fill was interrupted; \
+             delete it (or wipe the broker's data dir) and run again"
+        ),
+    }
+    assert_eq!(
+        stored(topic),
+        n as i64,
+        "the bench topic holds exactly the records it was filled with"
+    );
+}
+
+/// The seed 000 job over `topic` in `format` at parallelism `p`: its wall
+/// time and the windows it wrote.
+fn read_job(topic: &str, format: &str, p: usize, n: usize) -> (f64, u64) {
+    let sql = format!(
+        "SET 'parallelism.default' = '{p}';
+         CREATE TABLE clickstream (user_id STRING, url STRING, event_time TIMESTAMP(3),
+           WATERMARK FOR event_time AS event_time - INTERVAL '5' SECOND)
+         WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
+               'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = '{format}');
+         CREATE TABLE dashboard (window_start TIMESTAMP(3), window_end TIMESTAMP(3), clicks BIGINT) WITH ('connector' = 'blackhole');
+         INSERT INTO dashboard SELECT window_start, window_end, COUNT(*) FROM TABLE(TUMBLE(TABLE clickstream, DESCRIPTOR(event_time), INTERVAL '1' MINUTE))
+         GROUP BY window_start, window_end;"
+    );
+    let plan = JobPlan::from_sql(&sql).expect("plans");
+    let t0 = Instant::now();
+    let out = run(&plan, &RunArgs::default()).expect("runs");
+    let s = t0.elapsed().as_secs_f64();
+    assert_eq!(
+        out.report.totals.records_in as usize, n,
+        "read the whole topic"
+    );
+    (s, out.report.totals.records_out)
+}
+
+/// The same job over the same records as JSON, CSV and Avro topics,
+/// alternated, best of 3 each, at parallelism 1 and 2; the windows must
+/// agree across formats.
+fn formats(n: usize) {
+    let names = ["json", "csv", "avro"];
+    let topic = |f: &str| match f {
+        "json" => format!("bench-clickstream-{n}"),
+        f => format!("bench-clickstream-{f}-{n}"),
+    };
+    for f in names {
+        prepare(&topic(f), n, f);
+    }
+    for p in [1usize, 2] {
+        let mut secs = [vec![], vec![], vec![]];
+        let mut windows = [0u64; 3];
+        for _ in 0..3 {
+            for (i, f) in names.iter().enumerate() {
+                let (s, w) = read_job(&topic(f), f, p, n);
+                secs[i].push(s);
+                windows[i] = w;
+            }
+        }
+        assert!(
+            windows.iter().all(|w| *w == windows[0]),
+            "every format gives the same windows: {windows:?}"
+        );
+        let json = best(&secs[0]);
+        println!(
+            "  parallelism {p}, formats (best of 3): json {:>8.0} records/s, csv {:>8.0} ({:.2}x json), avro {:>8.0} ({:.2}x json)",
+            n as f64 / json,
+            n as f64 / best(&secs[1]),
+            json / best(&secs[1]),
+            n as f64 / best(&secs[2]),
+            json / best(&secs[2]),
+        );
+        println!(
+            "    runs (s): json [{}], csv [{}], avro [{}]",
+            runs(&secs[0]),
+            runs(&secs[1]),
+            runs(&secs[2])
+        );
     }
 }
 
