@@ -235,6 +235,66 @@ fn a_window_job_reads_two_schema_versions_and_writes_confluent_avro() {
     ];
     want.sort();
     assert_eq!(sorted_lines(&got), want);
+
+    // The incident replays: `lowwater dump` keeps the Avro values (as
+    // base64), replay reads them through the registry and looks the sink's
+    // schema up (it never registers one).
+    let lw = env!("CARGO_BIN_EXE_lowwater");
+    let dump = dir.join("clicks.jsonl");
+    let o = Command::new(lw)
+        .args(["dump", &input, "--bootstrap", BOOTSTRAP, "--output"])
+        .arg(&dump)
+        .output()
+        .expect("dump");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&dump).expect("the dump");
+    // Values that are not UTF-8 are base64 (those that happen to be UTF-8
+    // stay strings: both are the same bytes).
+    assert_eq!(text.lines().count(), 10, "{text}");
+    assert!(text.contains("\"payload_base64\":"), "{text}");
+    let job = dir.join("confluent.sql");
+    let out = dir.join("totals.jsonl");
+    let replay = |sql: &Path| {
+        Command::new(lw)
+            .arg("replay")
+            .arg(sql)
+            .arg("--input")
+            .arg(format!("clicks={}", dump.display()))
+            .arg("--output")
+            .arg(format!("totals={}", out.display()))
+            .output()
+            .expect("replay")
+    };
+    let o = replay(&job);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = std::fs::read_to_string(&out).expect("replay output");
+    assert_eq!(rows.lines().count(), 6, "{rows}");
+    // Every row is framed with the id the live sink registered (magic 0,
+    // then 4 id bytes: base64 "AAAAAA" for id 0..63).
+    assert!(
+        rows.lines()
+            .all(|l| l.contains("\"payload_base64\":\"AAAAA")
+                || l.contains(r#""payload":"\u0000\u0000\u0000\u0000"#)),
+        "{rows}"
+    );
+    let other = dir.join("other-subject.sql");
+    std::fs::write(
+        &other,
+        sql.replace(
+            &format!("'avro-confluent.url' = '{}');\n         INSERT", reg.url),
+            &format!(
+                "'avro-confluent.url' = '{}', 'avro-confluent.subject' = 'never-registered');\n         INSERT",
+                reg.url
+            ),
+        ),
+    )
+    .expect("job");
+    let o = replay(&other);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("replay does not register"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 use apache_avro::types::Value as AV;
-use lowwater_connectors::avro::{derived_schema, AvroReader, AvroWriter};
+use lowwater_connectors::avro::{derived_schema, AvroReader, AvroWriter, Registration};
 use lowwater_core::{Row, Value};
 use lowwater_sql::formats::ValueFormat;
 use lowwater_sql::SqlType;
@@ -20,11 +20,12 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(500_000);
     let cols = vec![
-        ("user_id".to_string(), SqlType::String),
-        ("url".to_string(), SqlType::String),
-        ("event_time".to_string(), SqlType::Timestamp),
+        ("user_id".to_string(), SqlType::String, false),
+        ("url".to_string(), SqlType::String, false),
+        ("event_time".to_string(), SqlType::Timestamp, false),
     ];
-    let mut w = AvroWriter::new(&ValueFormat::Avro, &cols, "bench").expect("writer");
+    let mut w =
+        AvroWriter::new(&ValueFormat::Avro, &cols, &[], Registration::Register).expect("writer");
     let records: Vec<Vec<u8>> = (0..n)
         .map(|i| {
             w.write(&[
@@ -38,9 +39,10 @@ fn main() {
     let read_cols: Vec<(String, usize, SqlType)> = cols
         .iter()
         .enumerate()
-        .map(|(i, (c, t))| (c.clone(), i, *t))
+        .map(|(i, (c, t, _))| (c.clone(), i, *t))
         .collect();
-    let schema = apache_avro::Schema::parse_str(&derived_schema(&cols)).expect("schema");
+    let schema =
+        apache_avro::Schema::parse_str(&derived_schema(&cols).expect("derives")).expect("schema");
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     for _ in 0..3 {
         let mut r =

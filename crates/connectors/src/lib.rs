@@ -4,6 +4,10 @@
 //!   and encoding a result row, with Flink's conversions (numbers from
 //!   strings, timestamps in the SQL or ISO-8601 text form, missing fields as
 //!   NULL);
+//! - [`csv`]: Flink's `csv` format; [`avro`]: Flink's `avro` and
+//!   `avro-confluent` formats (with a Schema Registry client);
+//! - [`row`] turns a record (bytes, with its place) into a row in any of
+//!   them, [`sink`] renders a result row;
 //! - [`dump`]: topic dumps in the shape `kcat -J` prints, one record per
 //!   line, which `lowwater replay` reads and writes; [`input`] reads dumps
 //!   as a job's inputs, in arrival order.

@@ -38,8 +38,8 @@ pub struct RecordRef<'a> {
 pub struct RecordError {
     /// What is wrong.
     pub message: String,
-    /// Whether the record failed to decode (so that `json.ignore-parse-errors`
-    /// would have skipped it).
+    /// Whether the record failed to decode (so that the format's
+    /// ignore-parse-errors option, `json.` or `csv.`, would have skipped it).
     pub decode: bool,
 }
 
@@ -66,9 +66,10 @@ impl RecordError {
 pub enum Built {
     /// A row with this event time.
     Row(Timestamp),
-    /// Skipped and to be counted: an empty payload or a tombstone (Flink's
-    /// json format skips them too), or, with `json.ignore-parse-errors`, a
-    /// payload that is not JSON or a row without event time.
+    /// Skipped and to be counted: a tombstone, an empty JSON payload (Flink's
+    /// json format skips them too), a CSV comment line, or, with the
+    /// format's ignore-parse-errors option, a value that does not decode or
+    /// a row without event time.
     Skipped,
 }
 
@@ -89,7 +90,7 @@ pub struct RowBuilder {
     time_col: usize,
 }
 
-/// How a record value is read, for formats other than `json`.
+/// How a record value is read (`json` by the builder's JSON decoder).
 #[derive(Debug, Clone)]
 enum ValueDecoder {
     Json,
@@ -171,9 +172,12 @@ impl RowBuilder {
                 )
             }
             f @ (ValueFormat::Avro | ValueFormat::AvroConfluent(_)) => {
-                let all: Vec<(String, SqlType)> = value_cols
+                let all: Vec<(String, SqlType, bool)> = value_cols
                     .iter()
-                    .map(|&c| (table.columns[c].name.clone(), table.columns[c].ty))
+                    .map(|&c| {
+                        let col = &table.columns[c];
+                        (col.name.clone(), col.ty, col.not_null)
+                    })
                     .collect();
                 let cols = value_cols
                     .iter()
@@ -197,7 +201,7 @@ impl RowBuilder {
         })
     }
 
-    /// Builds `row` from `rec`. With `json.ignore-parse-errors` a field that
+    /// Builds `row` from `rec`. With ignore-parse-errors (json, csv) a field that
     /// does not convert is NULL (as in Flink); their number is added to
     /// `nulled`.
     pub fn build(
@@ -250,10 +254,8 @@ impl RowBuilder {
                 let Some(p) = rec.payload else {
                     return Ok(Built::Skipped);
                 };
-                r.read(p, row).map_err(|e| RecordError {
-                    message: e.message,
-                    decode: !e.fatal,
-                })?;
+                // Flink's Avro formats have no option to skip such records.
+                r.read(p, row).map_err(RecordError::other)?;
             }
         }
         if let Some((decoder, cols, scratch)) = &mut self.key {

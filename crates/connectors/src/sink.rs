@@ -1,6 +1,7 @@
-//! Rendering result rows the way a sink table writes them: Flink's `json`
-//! format for Kafka and filesystem tables (with a JSON key for Kafka's
-//! `key.fields`), `+I[...]` lines for `print`, nothing for `blackhole`.
+//! Rendering result rows the way a sink table writes them: the table's
+//! format for Kafka and filesystem tables (`json`, `csv`, `avro`,
+//! `avro-confluent`, `raw`; a JSON key for Kafka's `key.fields`), `+I[...]`
+//! lines for `print`, nothing for `blackhole`.
 
 use lowwater_core::Value;
 use lowwater_sql::options::Connector;
@@ -9,7 +10,7 @@ use lowwater_sql::SqlType;
 
 use lowwater_sql::formats::ValueFormat;
 
-use crate::avro::AvroWriter;
+use crate::avro::{AvroWriter, Registration};
 use crate::csv::CsvEncoder;
 use crate::dump::DumpRecord;
 use crate::json::{print_row, JsonEncoder};
@@ -40,14 +41,16 @@ pub struct SinkFormat {
 pub struct Rendered {
     /// The Kafka key, if the table has `key.fields`.
     pub key: Option<Vec<u8>>,
-    /// The value (a JSON object, or a print line).
+    /// The value in the table's format (or a print line).
     pub payload: Vec<u8>,
 }
 
 impl SinkFormat {
     /// The format of sink table `t` (an Avro schema that does not fit the
-    /// table, or a registry that cannot be set up, is an error).
-    pub fn new(t: &TableDef) -> Result<Self, String> {
+    /// table, or a registry that refuses the schema, is an error).
+    /// `registration` says whether an `avro-confluent` sink registers its
+    /// schema (a live job) or only looks it up (replay).
+    pub fn new(t: &TableDef, registration: Registration) -> Result<Self, String> {
         let all: Vec<usize> = (0..t.columns.len()).collect();
         let key = t.key.as_ref().map(|k| {
             (
@@ -70,12 +73,15 @@ impl SinkFormat {
                 value_cols.iter().map(|&c| t.columns[c].ty).collect(),
             )),
             f @ (ValueFormat::Avro | ValueFormat::AvroConfluent(_)) => {
-                let cols: Vec<(String, SqlType)> = value_cols
+                let cols: Vec<(String, SqlType, bool)> = value_cols
                     .iter()
-                    .map(|&c| (t.columns[c].name.clone(), t.columns[c].ty))
+                    .map(|&c| {
+                        let col = &t.columns[c];
+                        (col.name.clone(), col.ty, col.not_null)
+                    })
                     .collect();
                 Encoder::Avro(Box::new(
-                    AvroWriter::new(f, &cols, &topic)
+                    AvroWriter::new(f, &cols, &t.topics(), registration)
                         .map_err(|e| format!("table '{}': {e}", t.name))?,
                 ))
             }

@@ -658,9 +658,9 @@ pub struct SplitState {
     /// Watermark, idle flag, records, last times.
     pub view: SplitView,
     /// Records skipped: empty payloads and tombstones, and with
-    /// `json.ignore-parse-errors` undecodable records.
+    /// the format's ignore-parse-errors option undecodable records.
     pub skipped: u64,
-    /// Fields set to NULL because they did not convert (`json.ignore-parse-errors`).
+    /// Fields set to NULL because they did not convert (ignore-parse-errors).
     pub nulled: u64,
     /// Late records dropped (all pipelines).
     pub late_dropped: u64,
@@ -670,7 +670,12 @@ pub struct SplitState {
 
 fn sink(plan: &JobPlan, table: usize) -> Result<Sink, String> {
     Ok(Sink {
-        format: SinkFormat::new(&plan.tables[table])?,
+        // Replay looks an avro-confluent sink's schema up; it never
+        // registers one (it must not change a production registry).
+        format: SinkFormat::new(
+            &plan.tables[table],
+            lowwater_connectors::avro::Registration::LookUp,
+        )?,
         out: SinkOutput::default(),
     })
 }

@@ -52,8 +52,9 @@ pub struct RecordFailure {
     pub offset: String,
     /// What is wrong.
     pub message: String,
-    /// Whether `json.ignore-parse-errors` would skip such a record.
-    pub hint: bool,
+    /// The option that would skip such a record (`json.ignore-parse-errors`,
+    /// `csv.ignore-parse-errors`), if any.
+    pub hint: Option<&'static str>,
 }
 
 impl std::fmt::Display for RecordFailure {
@@ -68,11 +69,11 @@ impl std::fmt::Display for RecordFailure {
             self.offset,
             self.message
         )?;
-        if self.hint {
+        if let Some(o) = self.hint {
             write!(
                 f,
-                " (fix the record, or set 'json.ignore-parse-errors' = 'true' on table {} to skip \
-                 and count such records)",
+                " (fix the record, or set '{o}' = 'true' on table {} to skip and count such \
+                 records)",
                 self.table
             )?;
         }

@@ -139,7 +139,7 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
                         t.name,
                         topics.join(", ")
                     ),
-                    hint: false,
+                    hint: None,
                 })));
             }
         }
@@ -217,7 +217,10 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
                     partition: l.partition,
                     offset: offset_text(l.offset),
                     message: e.message,
-                    hint: e.decode,
+                    hint: plan.tables[l.table]
+                        .value_format
+                        .skip_option()
+                        .filter(|_| e.decode),
                 }))
             })?;
         if let Some(e) = engine.sink_error() {

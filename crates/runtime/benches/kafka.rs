@@ -83,11 +83,16 @@ fn fill(topic: &str, n: usize, format: &str) {
     let mut avro = lowwater_connectors::avro::AvroWriter::new(
         &lowwater_sql::formats::ValueFormat::Avro,
         &[
-            ("user_id".to_string(), lowwater_sql::SqlType::String),
-            ("url".to_string(), lowwater_sql::SqlType::String),
-            ("event_time".to_string(), lowwater_sql::SqlType::Timestamp),
+            ("user_id".to_string(), lowwater_sql::SqlType::String, false),
+            ("url".to_string(), lowwater_sql::SqlType::String, false),
+            (
+                "event_time".to_string(),
+                lowwater_sql::SqlType::Timestamp,
+                false,
+            ),
         ],
-        topic,
+        &[topic.to_string()],
+        lowwater_connectors::avro::Registration::Register,
     )
     .expect("avro writer");
     let deadline = Instant::now() + Duration::from_secs(300);

@@ -113,7 +113,7 @@ pub(crate) fn metrics(live: &Live, plan: &JobPlan, shared: &Shared) -> String {
     counter(
         &mut r,
         "lowwater_partition_skipped",
-        "Records of the partition skipped (tombstones, empty, undecodable with json.ignore-parse-errors)",
+        "Records of the partition skipped (tombstones, empty, undecodable with json. or csv.ignore-parse-errors)",
         each_n(&|p| p.report.records_skipped),
     );
     counter(

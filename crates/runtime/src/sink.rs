@@ -141,7 +141,8 @@ pub(crate) fn sink_writer(
     restored: Option<lowwater_core::checkpoint::CheckpointId>,
 ) -> Result<SinkWriter, RunError> {
     let table = &plan.tables[t];
-    let format = SinkFormat::new(table).map_err(RunError::Usage)?;
+    let format = SinkFormat::new(table, lowwater_connectors::avro::Registration::Register)
+        .map_err(RunError::Usage)?;
     let file = |p: &PathBuf| -> Result<Box<dyn Write + Send>, RunError> {
         let f =
             std::fs::File::create(p).map_err(|e| RunError::Io(format!("{}: {e}", p.display())))?;

@@ -599,12 +599,12 @@ impl SourceTask {
                 )
             }),
         };
-        let hint = if e.decode {
-            format!(
-                " (fix the record, or set 'json.ignore-parse-errors' = 'true' on table {table} to skip and count such records)"
-            )
-        } else {
-            String::new()
+        let option = self.rows.table().value_format.skip_option();
+        let hint = match option.filter(|_| e.decode) {
+            Some(o) => format!(
+                " (fix the record, or set '{o}' = 'true' on table {table} to skip and count such records)"
+            ),
+            None => String::new(),
         };
         RunError::Record(format!("{place}: {}{hint}", e.message))
     }

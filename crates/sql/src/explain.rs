@@ -18,8 +18,14 @@ use crate::plan::{ColumnSource, JobPlan, OutputKind, TableDef};
 /// few thousand partitions; this keeps a typo from building a huge map).
 pub const MAX_PARTITIONS: i32 = 100_000;
 
-fn format_name(t: &TableDef) -> &'static str {
-    t.value_format.name()
+fn format_name(t: &TableDef) -> String {
+    match &t.value_format {
+        // The URL is shown without credentials (they are options of their own).
+        crate::formats::ValueFormat::AvroConfluent(r) => {
+            format!("avro-confluent (registry {})", r.url)
+        }
+        f => f.name().to_string(),
+    }
 }
 
 fn connector_text(t: &TableDef) -> String {

@@ -36,6 +36,16 @@ impl ValueFormat {
         }
     }
 
+    /// The option that skips (and counts) undecodable records, if the
+    /// format has one (Flink's Avro formats have none).
+    pub fn skip_option(&self) -> Option<&'static str> {
+        match self {
+            ValueFormat::Json | ValueFormat::Raw => Some("json.ignore-parse-errors"),
+            ValueFormat::Csv(_) => Some("csv.ignore-parse-errors"),
+            ValueFormat::Avro | ValueFormat::AvroConfluent(_) => None,
+        }
+    }
+
     /// Whether values are binary (not text lines).
     pub fn is_binary(&self) -> bool {
         matches!(self, ValueFormat::Avro | ValueFormat::AvroConfluent(_))
@@ -61,8 +71,9 @@ pub struct CsvFormat {
     pub null_literal: Option<String>,
 }
 
-/// The `avro-confluent` format's options.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The `avro-confluent` format's options (its `Debug` masks the
+/// credentials).
+#[derive(Clone, PartialEq, Eq)]
 pub struct RegistryFormat {
     /// `avro-confluent.url`: the registry's base URL.
     pub url: String,
@@ -81,6 +92,20 @@ pub struct RegistryFormat {
     /// `avro-confluent.ssl.truststore.location`: a PEM file of CA
     /// certificates for an https registry.
     pub ca_file: Option<String>,
+}
+
+impl std::fmt::Debug for RegistryFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let masked = |s: &Option<String>| s.as_ref().map(|_| "***");
+        f.debug_struct("RegistryFormat")
+            .field("url", &self.url)
+            .field("subject", &self.subject)
+            .field("schema", &self.schema)
+            .field("basic_auth", &masked(&self.basic_auth))
+            .field("bearer_token", &masked(&self.bearer_token))
+            .field("ca_file", &self.ca_file)
+            .finish()
+    }
 }
 
 /// The options of `csv`.
@@ -122,14 +147,46 @@ pub fn options_of(name: &str) -> &'static [&'static str] {
     }
 }
 
-/// Checks the options of value format `name` (not `json`).
+/// Checks the options of value format `name` (not `json`) on a table of
+/// `connector`.
 pub fn check(
+    name: &str,
+    connector: &str,
+    raw: &BTreeMap<String, String>,
+    at: &dyn Fn(&str) -> Loc,
+) -> Result<ValueFormat> {
+    let f = format(name, raw, at)?;
+    if connector == "filesystem" && f.is_binary() {
+        return Err(SqlError::new(
+            at("format"),
+            format!(
+                "format '{name}' on a filesystem table is not supported: Flink writes Avro files as \
+                 Avro container files, which lowwater does not read or write; filesystem tables \
+                 take json, csv or raw lines"
+            ),
+        ));
+    }
+    Ok(f)
+}
+
+fn format(
     name: &str,
     raw: &BTreeMap<String, String>,
     at: &dyn Fn(&str) -> Loc,
 ) -> Result<ValueFormat> {
     match name {
-        "raw" => Ok(ValueFormat::Raw),
+        "raw" => {
+            if let Some(cs) = raw
+                .get("raw.charset")
+                .filter(|c| !c.eq_ignore_ascii_case("UTF-8"))
+            {
+                return Err(SqlError::new(
+                    at("raw.charset"),
+                    format!("raw.charset '{cs}' is not supported: lowwater reads and writes UTF-8"),
+                ));
+            }
+            Ok(ValueFormat::Raw)
+        }
         "csv" => csv(raw, at).map(ValueFormat::Csv),
         "avro" => {
             avro_common(raw, at)?;
@@ -246,6 +303,21 @@ fn registry(raw: &BTreeMap<String, String>, at: &dyn Fn(&str) -> Loc) -> Result<
         return Err(SqlError::new(
             at("avro-confluent.url"),
             format!("avro-confluent.url must start with http:// or https://, got '{url}'"),
+        ));
+    }
+    let authority = url
+        .split("://")
+        .nth(1)
+        .unwrap_or("")
+        .split('/')
+        .next()
+        .unwrap_or("");
+    if authority.contains('@') {
+        return Err(SqlError::new(
+            at("avro-confluent.url"),
+            "avro-confluent.url holds credentials (user:password@): put them in \
+             avro-confluent.basic-auth.user-info with basic-auth.credentials-source 'USER_INFO', \
+             where they are masked (value not shown)",
         ));
     }
     let source = |k: &str, want: &str| -> Result<bool> {
@@ -366,6 +438,7 @@ mod tests {
         .expect("ok");
         assert_eq!(r.url, "https://sr.example:443");
         assert_eq!(r.basic_auth.as_deref(), Some("key:secret"));
+        assert!(!format!("{r:?}").contains("secret"), "{r:?}");
         let e = registry(
             &opts(&[
                 ("avro-confluent.url", "http://x"),
@@ -375,8 +448,17 @@ mod tests {
         )
         .expect_err("no user info");
         assert!(e.message.contains("user-info"), "{e}");
+        let e = registry(
+            &opts(&[("avro-confluent.url", "https://k:s@sr.example")]),
+            &at,
+        )
+        .expect_err("credentials in the url");
+        assert!(
+            e.message.contains("user-info") && !e.message.contains("k:s"),
+            "{e}"
+        );
         let e = registry(&opts(&[("avro-confluent.url", "x:8081")]), &at).expect_err("scheme");
         assert!(e.message.contains("http://"), "{e}");
-        assert!(check("avro-registry", &opts(&[]), &at).is_err());
+        assert!(check("avro-registry", "kafka", &opts(&[]), &at).is_err());
     }
 }

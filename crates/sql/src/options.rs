@@ -228,7 +228,23 @@ const STARTUP_MODES: &[&str] = &[
 pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result<TableOptions> {
     let mut raw = BTreeMap::new();
     let mut locs = BTreeMap::new();
+    // With 'value.format', Flink prefixes the value format's options too
+    // ('value.avro-confluent.url', 'value.json.ignore-parse-errors'): they
+    // are read as the unprefixed ones.
+    let value_format = options.iter().any(|(k, _, _)| k == "value.format");
     for (k, v, at) in options {
+        let k = match k.strip_prefix("value.") {
+            Some(rest)
+                if value_format
+                    && ["json.", "csv.", "avro.", "avro-confluent.", "raw."]
+                        .iter()
+                        .any(|f| rest.starts_with(f)) =>
+            {
+                rest.to_string()
+            }
+            _ => k.clone(),
+        };
+        let k = &k;
         if raw.insert(k.clone(), v.clone()).is_some() {
             return Err(SqlError::new(*at, format!("option '{k}' is set twice")));
         }
@@ -266,40 +282,12 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
     let has_format = allowed.contains(&"format");
     let format_name = raw.get(format_key).cloned();
     let value_format = match format_name.as_deref() {
-        None | Some("json") => ValueFormat::Json,
-        Some(f) => {
-            if !has_format {
-                ValueFormat::Json
-            } else if f == "raw" {
-                if let Some(cs) = raw
-                    .get("raw.charset")
-                    .filter(|c| !c.eq_ignore_ascii_case("UTF-8"))
-                {
-                    return Err(SqlError::new(
-                        at("raw.charset"),
-                        format!(
-                            "raw.charset '{cs}' is not supported: lowwater reads and writes UTF-8"
-                        ),
-                    ));
-                }
-                ValueFormat::Raw
-            } else {
-                let at_format = |k: &str| if k == "format" { at(format_key) } else { at(k) };
-                crate::formats::check(f, &raw, &at_format)?
-            }
+        Some(f) if has_format && f != "json" => {
+            let at_format = |k: &str| if k == "format" { at(format_key) } else { at(k) };
+            crate::formats::check(f, &name, &raw, &at_format)?
         }
+        _ => ValueFormat::Json,
     };
-    if name == "filesystem" && value_format.is_binary() {
-        return Err(SqlError::new(
-            at(format_key),
-            format!(
-                "format '{}' on a filesystem table is not supported: Flink writes Avro files as \
-                 Avro container files, which lowwater does not read or write; filesystem tables \
-                 take json, csv or raw lines",
-                value_format.name()
-            ),
-        ));
-    }
     let raw_format = value_format == ValueFormat::Raw;
     let format_options = crate::formats::options_of(value_format.name());
     let unknown: Vec<&String> = raw
@@ -780,6 +768,21 @@ mod tests {
         assert!(avro.is_err_and(|e| e.message.contains("container files")));
         let stray = fs("csv", ("json.ignore-parse-errors", "true"));
         assert!(stray.is_err_and(|e| e.message.contains("'json.ignore-parse-errors'")));
+        let prefixed = check(
+            "t",
+            Loc::default(),
+            &opts(&[
+                ("connector", "kafka"),
+                ("topic", "a"),
+                ("properties.bootstrap.servers", "127.0.0.1:9092"),
+                ("value.format", "avro-confluent"),
+                ("value.avro-confluent.url", "http://127.0.0.1:8081"),
+            ]),
+        )
+        .expect("Flink's prefixed value format options");
+        assert!(
+            matches!(&prefixed.value_format, ValueFormat::AvroConfluent(r) if r.url == "http://127.0.0.1:8081")
+        );
         let unknown = fs("protobuf", ("csv.null-literal", "x"));
         assert!(unknown.is_err_and(|e| e.message.contains("format 'protobuf' is not supported")));
     }

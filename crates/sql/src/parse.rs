@@ -58,6 +58,10 @@ pub struct ColumnDef {
     pub loc: Loc,
     /// What kind of column.
     pub kind: ColumnKind,
+    /// Declared `NOT NULL`.
+    pub not_null: bool,
+    /// Declared `FLOAT` (held as DOUBLE).
+    pub float: bool,
 }
 
 /// Physical, computed or metadata column.
@@ -353,10 +357,14 @@ fn column_def(p: &mut Parser) -> Result<ColumnDef> {
             name,
             loc,
             kind: ColumnKind::Computed(Box::new(expr)),
+            not_null: false,
+            float: false,
         });
     }
+    let float =
+        matches!(&p.peek_token().token, Token::Word(w) if w.value.eq_ignore_ascii_case("FLOAT"));
     let ty = data_type(p)?;
-    let _ = p.parse_keywords(&[Keyword::NOT, Keyword::NULL]);
+    let not_null = p.parse_keywords(&[Keyword::NOT, Keyword::NULL]);
     let _ = p.parse_keyword(Keyword::NULL);
     let kind = if parse_word(p, "METADATA") {
         let key = if p.parse_keyword(Keyword::FROM) {
@@ -370,7 +378,13 @@ fn column_def(p: &mut Parser) -> Result<ColumnDef> {
         ColumnKind::Physical(ty)
     };
     skip_comment(p)?;
-    Ok(ColumnDef { name, loc, kind })
+    Ok(ColumnDef {
+        name,
+        loc,
+        kind,
+        not_null,
+        float,
+    })
 }
 
 fn skip_comment(p: &mut Parser) -> Result<()> {

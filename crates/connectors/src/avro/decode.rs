@@ -17,9 +17,6 @@ use crate::json::Interner;
 /// Records nest at most this deep (a recursive schema cannot make the
 /// reader recurse without bound).
 const MAX_DEPTH: usize = 256;
-/// Array and map items one record may hold (items of `null` take no bytes,
-/// so the record's size does not bound them).
-const MAX_ITEMS: u64 = 10_000_000;
 
 /// One writer field's step.
 #[derive(Debug, Clone)]
@@ -66,25 +63,31 @@ impl ReadPlan {
             if fields.iter().any(|f| f.name == *name) {
                 continue;
             }
-            let default = reader
+            let field = reader
                 .and_then(|r| r.record_fields())
-                .and_then(|rf| rf.iter().find(|f| f.name == *name))
-                .and_then(|f| f.default.as_deref());
-            fill.push((
-                *c,
-                default.map_or(Ok(Value::Null), |d| json_default(d, *ty, name))?,
-            ));
+                .and_then(|rf| rf.iter().find(|f| f.name == *name));
+            let value = match field {
+                // Avro's resolution: a reader field the writer lacks takes
+                // its default, and without one the record cannot be read.
+                Some(f) => match f.default.as_deref() {
+                    Some(d) => json_default(d, *ty, name)?,
+                    None => {
+                        return Err(format!(
+                            "the writer schema has no field '{name}' and the reader schema \
+                             (avro-confluent.schema) gives it no default (missing required field)"
+                        ))
+                    }
+                },
+                // The derived reader schema: nullable, default null.
+                None => Value::Null,
+            };
+            fill.push((*c, value));
         }
         Ok(ReadPlan {
             writer,
             steps,
             fill,
         })
-    }
-
-    /// The writer schema.
-    pub fn writer(&self) -> &Schema {
-        &self.writer
     }
 
     /// Reads one record (`bytes`, without any framing) into `row`, which is
@@ -99,12 +102,10 @@ impl ReadPlan {
         row.clear();
         row.resize(width, Value::Null);
         let mut cur = Cursor::new(bytes);
-        let mut items = 0u64;
         let mut r = Reader {
             schema: &self.writer,
             cur: &mut cur,
             strings,
-            items: &mut items,
         };
         for s in &self.steps {
             match s.col {
@@ -130,7 +131,21 @@ struct Reader<'s, 'b, 'c> {
     schema: &'s Schema,
     cur: &'c mut Cursor<'b>,
     strings: &'c mut Interner,
-    items: &'c mut u64,
+}
+
+/// Whether `node` is always encoded in zero bytes (null, a record of such).
+fn zero_size(schema: &Schema, node: &Node, depth: usize) -> bool {
+    match node {
+        Node::Null => true,
+        Node::Named(i) if depth < MAX_DEPTH => match &schema.named[*i].kind {
+            NamedKind::Record(fields) => {
+                fields.iter().all(|f| zero_size(schema, &f.node, depth + 1))
+            }
+            NamedKind::Fixed(0, _) => true,
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 impl Reader<'_, '_, '_> {
@@ -153,14 +168,14 @@ impl Reader<'_, '_, '_> {
                 return self.value(b, ty);
             }
             (Node::Boolean, SqlType::Boolean) => Value::Bool(self.cur.boolean()?),
-            (Node::Int(Logical::None), SqlType::Int | SqlType::BigInt) => {
+            // Schema resolution ignores logical types: a timestamp-millis
+            // long reads into BIGINT, a date int into INT, as in Flink.
+            (Node::Int(_), SqlType::Int | SqlType::BigInt) => {
                 Value::Int(i64::from(self.cur.int()?))
             }
-            (Node::Long(Logical::None), SqlType::BigInt) => Value::Int(self.cur.long()?),
-            (Node::Int(Logical::None), SqlType::Double) => {
-                Value::Double(f64::from(self.cur.int()?))
-            }
-            (Node::Long(Logical::None), SqlType::Double) => Value::Double(self.cur.long()? as f64),
+            (Node::Long(_), SqlType::BigInt) => Value::Int(self.cur.long()?),
+            (Node::Int(_), SqlType::Double) => Value::Double(f64::from(self.cur.int()?)),
+            (Node::Long(_), SqlType::Double) => Value::Double(self.cur.long()? as f64),
             (Node::Float, SqlType::Double) => Value::Double(f64::from(self.cur.float()?)),
             (Node::Double, SqlType::Double) => Value::Double(self.cur.double()?),
             (Node::String, SqlType::String) => self.strings.get(self.cur.string()?),
@@ -176,7 +191,7 @@ impl Reader<'_, '_, '_> {
                     Logical::None | Logical::TimestampMillis | Logical::LocalTimestampMillis => v,
                     Logical::TimestampMicros | Logical::LocalTimestampMicros => v.div_euclid(1_000),
                     Logical::TimestampNanos => v.div_euclid(1_000_000),
-                    _ => return cannot("time-micros long"),
+                    other => return cannot(&format!("long with logical type {other:?}")),
                 };
                 Value::Timestamp(ms)
             }
@@ -232,14 +247,22 @@ impl Reader<'_, '_, '_> {
                 if n == 0 {
                     break;
                 }
-                *self.items += n;
-                if *self.items > MAX_ITEMS {
+                let is_map = matches!(node, Node::Map(_));
+                // Items of no bytes (nulls, empty records) need no reading,
+                // however many a record claims; every other item (and every
+                // map entry, with its key) takes at least a byte, so the
+                // record's size bounds them.
+                if !is_map && zero_size(self.schema, item, 0) {
+                    continue;
+                }
+                if n > self.cur.remaining() as u64 {
                     return Err(format!(
-                        "more than {MAX_ITEMS} array or map items in one record"
+                        "a block of {n} items with {} bytes left",
+                        self.cur.remaining()
                     ));
                 }
                 for _ in 0..n {
-                    if matches!(node, Node::Map(_)) {
+                    if is_map {
                         self.cur.bytes()?;
                     }
                     self.skip(item, depth + 1)?;

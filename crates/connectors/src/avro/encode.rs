@@ -34,7 +34,21 @@ impl WritePlan {
         let mut out = Vec::with_capacity(fields.len());
         for f in fields {
             let src = match cols.iter().position(|(n, _)| *n == f.name) {
-                Some(i) => Source::Column(i),
+                Some(i) => {
+                    let sample = sample(cols[i].1);
+                    let holds = match &f.node {
+                        Node::Union(b) => b.iter().any(|b| fits(&schema, b, &sample)),
+                        n => fits(&schema, n, &sample),
+                    };
+                    if !holds {
+                        return Err(format!(
+                            "the schema's field '{}' cannot hold the column's {} values",
+                            f.name,
+                            cols[i].1.name()
+                        ));
+                    }
+                    Source::Column(i)
+                }
                 None => match f.default.as_deref() {
                     Some("null") => Source::Default(Value::Null),
                     _ => {
@@ -59,11 +73,6 @@ impl WritePlan {
             schema,
             fields: out,
         })
-    }
-
-    /// The schema written.
-    pub fn schema(&self) -> &Schema {
-        &self.schema
     }
 
     /// Appends the record for `values` to `out`.
@@ -93,6 +102,7 @@ impl WritePlan {
                 self.value(&branches[i], v, out)
             }
             (Node::Null, Value::Null) => Ok(()),
+            (_, Value::Null) => Err("NULL, and the field's type has no null (NOT NULL)".into()),
             (Node::Boolean, Value::Bool(b)) => {
                 out.push(u8::from(*b));
                 Ok(())
@@ -106,7 +116,7 @@ impl WritePlan {
                 put_long(out, *i);
                 Ok(())
             }
-            (Node::Long(l), Value::Timestamp(ms)) => {
+            (Node::Long(l), Value::Timestamp(ms)) if timestamp_logical(*l) => {
                 let v = match l {
                     Logical::TimestampMicros | Logical::LocalTimestampMicros => {
                         ms.checked_mul(1_000)
@@ -132,6 +142,10 @@ impl WritePlan {
                 out.extend_from_slice(&(*i as f64).to_le_bytes());
                 Ok(())
             }
+            (Node::Float, Value::Int(i)) => {
+                out.extend_from_slice(&(*i as f32).to_le_bytes());
+                Ok(())
+            }
             (Node::String | Node::Bytes(Logical::None), Value::Str(s)) => {
                 put_bytes(out, s.as_bytes());
                 Ok(())
@@ -155,6 +169,30 @@ impl WritePlan {
     }
 }
 
+/// Whether a long with logical type `l` holds a timestamp.
+fn timestamp_logical(l: Logical) -> bool {
+    matches!(
+        l,
+        Logical::None
+            | Logical::TimestampMillis
+            | Logical::TimestampMicros
+            | Logical::TimestampNanos
+            | Logical::LocalTimestampMillis
+            | Logical::LocalTimestampMicros
+    )
+}
+
+/// A value of type `ty`, to check that a field can hold the column.
+fn sample(ty: SqlType) -> Value {
+    match ty {
+        SqlType::String => Value::str(""),
+        SqlType::Int | SqlType::BigInt => Value::Int(0),
+        SqlType::Double => Value::Double(0.0),
+        SqlType::Boolean => Value::Bool(false),
+        SqlType::Timestamp | SqlType::TimestampLtz => Value::Timestamp(0),
+    }
+}
+
 /// Whether union branch `b` holds `v`.
 fn fits(schema: &Schema, b: &Node, v: &Value) -> bool {
     match (b, v) {
@@ -162,16 +200,9 @@ fn fits(schema: &Schema, b: &Node, v: &Value) -> bool {
         (Node::Boolean, Value::Bool(_)) => true,
         (Node::Int(Logical::None), Value::Int(i)) => i32::try_from(*i).is_ok(),
         (Node::Long(Logical::None), Value::Int(_)) => true,
-        (Node::Long(l), Value::Timestamp(_)) => matches!(
-            l,
-            Logical::None
-                | Logical::TimestampMillis
-                | Logical::TimestampMicros
-                | Logical::TimestampNanos
-                | Logical::LocalTimestampMillis
-                | Logical::LocalTimestampMicros
-        ),
-        (Node::Float | Node::Double, Value::Double(_)) => true,
+        (Node::Long(l), Value::Timestamp(_)) => timestamp_logical(*l),
+        // A DOUBLE column may carry integers (COUNT(*) into DOUBLE).
+        (Node::Float | Node::Double, Value::Double(_) | Value::Int(_)) => true,
         (Node::String | Node::Bytes(Logical::None), Value::Str(_)) => true,
         (Node::Named(i), Value::Str(_)) => matches!(schema.named[*i].kind, NamedKind::Enum(_)),
         _ => false,

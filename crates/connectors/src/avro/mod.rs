@@ -23,13 +23,13 @@ pub mod schema;
 use std::collections::HashMap;
 
 use lowwater_core::{Row, Value};
-use lowwater_sql::formats::{RegistryFormat, ValueFormat};
+use lowwater_sql::formats::ValueFormat;
 use lowwater_sql::SqlType;
 
 use crate::json::Interner;
 use decode::ReadPlan;
 use encode::WritePlan;
-use registry::{Registry, RegistryError};
+use registry::Registry;
 use schema::Schema;
 
 /// The Avro type Flink's `AvroSchemaConverter` gives a column type (legacy
@@ -47,44 +47,43 @@ fn avro_type(ty: SqlType) -> &'static str {
     }
 }
 
-/// The schema Flink derives from columns (name, type): a record named
-/// `record` in namespace `org.apache.flink.avro.generated`, every column a
-/// nullable union `["null", type]` with default null (lowwater's columns
-/// are nullable).
-pub fn derived_schema(cols: &[(String, SqlType)]) -> String {
+/// The schema Flink derives from columns (name, type, NOT NULL): a record
+/// named `record` in namespace `org.apache.flink.avro.generated`; a
+/// nullable column is a union `["null", type]` with default null, a NOT
+/// NULL one its plain type. A column name Avro does not allow is an error.
+pub fn derived_schema(cols: &[(String, SqlType, bool)]) -> Result<String, String> {
     let mut out = String::from(
         "{\"type\":\"record\",\"name\":\"record\",\"namespace\":\"org.apache.flink.avro.generated\",\"fields\":[",
     );
-    for (i, (name, ty)) in cols.iter().enumerate() {
+    for (i, (name, ty, not_null)) in cols.iter().enumerate() {
+        let valid = name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if !valid {
+            return Err(format!(
+                "column '{name}' is not a valid Avro field name ([A-Za-z_][A-Za-z0-9_]*), so \
+                 Flink's Avro schema cannot be derived from the table; rename the column"
+            ));
+        }
         if i > 0 {
             out.push(',');
         }
-        out.push_str("{\"name\":");
-        crate::dump::write_json_str(&mut out, name);
-        out.push_str(&format!(
-            ",\"type\":[\"null\",{}],\"default\":null}}",
-            avro_type(*ty)
-        ));
+        if *not_null {
+            out.push_str(&format!(
+                "{{\"name\":\"{name}\",\"type\":{}}}",
+                avro_type(*ty)
+            ));
+        } else {
+            out.push_str(&format!(
+                "{{\"name\":\"{name}\",\"type\":[\"null\",{}],\"default\":null}}",
+                avro_type(*ty)
+            ));
+        }
     }
     out.push_str("]}");
-    out
-}
-
-/// Why a record could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AvroError {
-    /// What is wrong.
-    pub message: String,
-    /// Whether the job cannot go on regardless of the record (the registry
-    /// is unreachable or refuses the credentials).
-    pub fatal: bool,
-}
-
-fn bad(message: String) -> AvroError {
-    AvroError {
-        message,
-        fatal: false,
-    }
+    Ok(out)
 }
 
 /// Reads record values of one table.
@@ -109,11 +108,11 @@ enum ReadMode {
 impl AvroReader {
     /// A reader for `format` filling columns `cols` (name, row position,
     /// type) of rows `width` wide; `all` are every physical column of the
-    /// value (the derived schema's fields).
+    /// value (name, type, NOT NULL: the derived schema's fields).
     pub fn new(
         format: &ValueFormat,
         cols: Vec<(String, usize, SqlType)>,
-        all: &[(String, SqlType)],
+        all: &[(String, SqlType, bool)],
         width: usize,
     ) -> Result<AvroReader, String> {
         let mode = match format {
@@ -129,7 +128,7 @@ impl AvroReader {
                 plans: HashMap::new(),
             },
             _ => {
-                let schema = Schema::parse(&derived_schema(all))?;
+                let schema = Schema::parse(&derived_schema(all)?)?;
                 ReadMode::Plain(Box::new(ReadPlan::new(schema, &cols, None)?))
             }
         };
@@ -141,35 +140,31 @@ impl AvroReader {
         })
     }
 
-    /// Reads one record value into `row`.
-    pub fn read(&mut self, bytes: &[u8], row: &mut Row) -> Result<(), AvroError> {
+    /// Reads one record value into `row`. Every error stops the job (as in
+    /// Flink, whose Avro formats cannot skip records): a bad record, a
+    /// schema id the registry does not know, an unreachable registry.
+    pub fn read(&mut self, bytes: &[u8], row: &mut Row) -> Result<(), String> {
         match &mut self.mode {
             ReadMode::Plain(plan) => plan
                 .read(bytes, row, self.width, &mut self.strings)
-                .map_err(|e| bad(format!("Avro record: {e}"))),
+                .map_err(|e| format!("Avro record: {e}")),
             ReadMode::Confluent {
                 registry,
                 reader,
                 plans,
             } => {
-                let (id, datum) = unframe(bytes).map_err(bad)?;
+                let (id, datum) = unframe(bytes)?;
                 let plan = match plans.entry(id) {
                     std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
                     std::collections::hash_map::Entry::Vacant(v) => {
-                        let writer = registry.schema(id).map_err(|e| match e {
-                            RegistryError::UnknownId(m) => bad(m),
-                            RegistryError::Failed(m) => AvroError {
-                                message: m,
-                                fatal: true,
-                            },
-                        })?;
+                        let writer = registry.schema(id).map_err(|e| e.to_string())?;
                         let plan = ReadPlan::new((*writer).clone(), &self.cols, reader.as_deref())
-                            .map_err(|e| bad(format!("schema id {id}: {e}")))?;
+                            .map_err(|e| format!("schema id {id}: {e}"))?;
                         v.insert(plan)
                     }
                 };
                 plan.read(datum, row, self.width, &mut self.strings)
-                    .map_err(|e| bad(format!("Avro record (schema id {id}): {e}")))
+                    .map_err(|e| format!("Avro record (schema id {id}): {e}"))
             }
         }
     }
@@ -194,68 +189,79 @@ pub fn unframe(bytes: &[u8]) -> Result<(u32, &[u8]), String> {
 #[derive(Debug, Clone)]
 pub struct AvroWriter {
     plan: WritePlan,
-    schema_text: String,
-    registry: Option<(Box<Registry>, String, Option<u32>)>,
+    /// The registry id records are framed with (`avro-confluent`).
+    id: Option<u32>,
+}
+
+/// How an `avro-confluent` sink gets its schema id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Registration {
+    /// Registers the schema under its subject, as Flink's sink does (the
+    /// live job).
+    Register,
+    /// Only looks the schema up (replay: it must not change the registry).
+    LookUp,
 }
 
 impl AvroWriter {
-    /// A writer for `format` of rows whose values are `cols` (name, type),
-    /// writing to `topic` (the default subject is `<topic>-value`).
+    /// A writer for `format` of rows whose values are `cols` (name, type,
+    /// NOT NULL), writing to `topics` (the default subject is
+    /// `<topic>-value` for one topic, as Flink's Kafka connector sets it).
+    /// For `avro-confluent` the schema is registered (or looked up) here, so
+    /// that a refused schema or bad credentials stop the job at its start.
     pub fn new(
         format: &ValueFormat,
-        cols: &[(String, SqlType)],
-        topic: &str,
+        cols: &[(String, SqlType, bool)],
+        topics: &[String],
+        registration: Registration,
     ) -> Result<AvroWriter, String> {
-        let (schema_text, registry) = match format {
-            ValueFormat::AvroConfluent(r) => (
-                r.schema.clone().unwrap_or_else(|| derived_schema(cols)),
-                Some(registry_of(r, topic)?),
-            ),
-            _ => (derived_schema(cols), None),
+        let schema_text = match format {
+            ValueFormat::AvroConfluent(r) => match &r.schema {
+                Some(s) => s.clone(),
+                None => derived_schema(cols)?,
+            },
+            _ => derived_schema(cols)?,
         };
         let schema =
             Schema::parse(&schema_text).map_err(|e| format!("avro-confluent.schema: {e}"))?;
-        Ok(AvroWriter {
-            plan: WritePlan::new(schema, cols)?,
-            schema_text,
-            registry,
-        })
+        let named: Vec<(String, SqlType)> = cols.iter().map(|(n, t, _)| (n.clone(), *t)).collect();
+        let plan = WritePlan::new(schema, &named)?;
+        let id = match format {
+            ValueFormat::AvroConfluent(r) => {
+                let subject = match (&r.subject, topics) {
+                    (Some(s), _) => s.clone(),
+                    (None, [topic]) => format!("{topic}-value"),
+                    (None, _) => {
+                        return Err(
+                            "Option avro-confluent.subject is required for serialization \
+                                    (the sink has not exactly one topic to name it after)"
+                                .into(),
+                        )
+                    }
+                };
+                let mut registry = Registry::new(r)?;
+                let id = match registration {
+                    Registration::Register => registry.register(&subject, &schema_text),
+                    Registration::LookUp => registry.look_up(&subject, &schema_text),
+                };
+                Some(id.map_err(|e| e.to_string())?)
+            }
+            _ => None,
+        };
+        Ok(AvroWriter { plan, id })
     }
 
     /// The record for `values` (framed with the registry id for
-    /// `avro-confluent`; the schema is registered on the first record).
+    /// `avro-confluent`).
     pub fn write(&mut self, values: &[Value]) -> Result<Vec<u8>, String> {
         let mut out = Vec::with_capacity(64);
-        if let Some((registry, subject, id)) = &mut self.registry {
-            let id = match id {
-                Some(i) => *i,
-                None => {
-                    let got = registry
-                        .register(subject, &self.schema_text)
-                        .map_err(|e| e.to_string())?;
-                    *id = Some(got);
-                    got
-                }
-            };
+        if let Some(id) = self.id {
             out.push(0);
             out.extend_from_slice(&id.to_be_bytes());
         }
         self.plan.write(values, &mut out)?;
         Ok(out)
     }
-}
-
-fn registry_of(
-    r: &RegistryFormat,
-    topic: &str,
-) -> Result<(Box<Registry>, String, Option<u32>), String> {
-    Ok((
-        Box::new(Registry::new(r)?),
-        r.subject
-            .clone()
-            .unwrap_or_else(|| format!("{topic}-value")),
-        None,
-    ))
 }
 
 #[cfg(test)]

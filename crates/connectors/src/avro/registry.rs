@@ -40,6 +40,9 @@ impl std::fmt::Display for RegistryError {
 /// A registry client with its schema cache.
 #[derive(Clone)]
 pub struct Registry {
+    /// The registry's base URLs (Flink's option takes a comma-separated
+    /// list; they are tried in order).
+    urls: Vec<String>,
     url: String,
     auth: Option<String>,
     agent: ureq::Agent,
@@ -92,17 +95,19 @@ impl Registry {
             (None, Some(token)) => Some(format!("Bearer {token}")),
             (None, None) => None,
         };
+        let urls: Vec<String> = f
+            .url
+            .split(',')
+            .map(|u| u.trim().trim_end_matches('/').to_string())
+            .filter(|u| !u.is_empty())
+            .collect();
         Ok(Registry {
+            urls,
             url: f.url.clone(),
             auth,
             agent,
             by_id: HashMap::new(),
         })
-    }
-
-    /// The registry's address.
-    pub fn url(&self) -> &str {
-        &self.url
     }
 
     /// The schema with this id (fetched once).
@@ -111,7 +116,9 @@ impl Registry {
             return Ok(Arc::clone(s));
         }
         let (status, body) = self.call("GET", &format!("/schemas/ids/{id}"), None)?;
-        if status == 404 {
+        // 40403 is the registry's "schema not found"; any other 404 (a wrong
+        // path prefix, a proxy) is a configuration problem.
+        if status == 404 && error_code(&body) == Some(40403) {
             return Err(RegistryError::UnknownId(format!(
                 "schema id {id} is not in the registry at {} ({}); the record was written \
                  against another registry, or its schema was deleted",
@@ -147,36 +154,76 @@ impl Registry {
     /// Registers `schema` (Avro JSON) under `subject`, or finds it already
     /// registered there; returns its id.
     pub fn register(&mut self, subject: &str, schema: &str) -> Result<u32, RegistryError> {
+        let path = format!("/subjects/{}/versions", encode_path(subject));
+        self.post_schema(
+            &path,
+            schema,
+            &format!("registering the schema under '{subject}'"),
+        )
+    }
+
+    /// The id of `schema` under `subject`, without registering it.
+    pub fn look_up(&mut self, subject: &str, schema: &str) -> Result<u32, RegistryError> {
+        let path = format!("/subjects/{}", encode_path(subject));
+        self.post_schema(
+            &path,
+            schema,
+            &format!(
+                "looking the schema up under '{subject}' (replay does not register schemas: \
+                 register it, or run the job once)"
+            ),
+        )
+    }
+
+    fn post_schema(&mut self, path: &str, schema: &str, what: &str) -> Result<u32, RegistryError> {
         let mut body = String::from("{\"schema\":");
         crate::dump::write_json_str(&mut body, schema);
         body.push('}');
-        let path = format!("/subjects/{}/versions", encode_path(subject));
-        let (status, text) = self.call("POST", &path, Some(&body))?;
-        let text = self.ok(
-            status,
-            &text,
-            &format!("registering the schema under '{subject}'"),
-        )?;
+        let (status, text) = self.call("POST", path, Some(&body))?;
+        let text = self.ok(status, &text, what)?;
         let doc: sonic_rs::Value = sonic_rs::from_str(&text).map_err(|e| {
             RegistryError::Failed(format!(
-                "the registry's answer to a registration is not JSON: {e}"
+                "the registry's answer while {what} is not JSON: {e}"
             ))
         })?;
         doc.get("id")
             .and_then(|i| i.as_u64())
             .and_then(|i| u32::try_from(i).ok())
             .ok_or_else(|| {
-                RegistryError::Failed(format!("the registry's answer has no schema id: {text}"))
+                RegistryError::Failed(format!(
+                    "the registry's answer while {what} has no schema id"
+                ))
             })
     }
 
+    /// One call, to each URL in turn until one answers.
     fn call(
         &self,
         method: &str,
         path: &str,
         body: Option<&str>,
     ) -> Result<(u16, String), RegistryError> {
-        let url = format!("{}{path}", self.url);
+        let mut failures = Vec::new();
+        for base in &self.urls {
+            match self.call_one(base, path, body) {
+                Ok(r) => return Ok(r),
+                Err(e) => failures.push(e),
+            }
+        }
+        Err(RegistryError::Failed(format!(
+            "the schema registry cannot be reached ({method} {path}): {}",
+            failures.join("; ")
+        )))
+    }
+
+    /// A GET of `path`, or a POST of `body` to it.
+    fn call_one(
+        &self,
+        base: &str,
+        path: &str,
+        body: Option<&str>,
+    ) -> Result<(u16, String), String> {
+        let url = format!("{base}{path}");
         let accept = "application/vnd.schemaregistry.v1+json, application/json";
         let result = match body {
             None => {
@@ -198,23 +245,14 @@ impl Registry {
                 r.send(b)
             }
         };
-        let mut resp = result.map_err(|e| {
-            RegistryError::Failed(format!(
-                "the schema registry at {} cannot be reached ({method} {path}): {e}",
-                self.url
-            ))
-        })?;
+        let mut resp = result.map_err(|e| format!("{base}: {e}"))?;
         let status = resp.status().as_u16();
         let text = resp
             .body_mut()
             .with_config()
             .limit(16 * 1024 * 1024)
             .read_to_string()
-            .map_err(|e| {
-                RegistryError::Failed(format!(
-                    "reading the registry's answer to {method} {path}: {e}"
-                ))
-            })?;
+            .map_err(|e| format!("{base}: reading the answer: {e}"))?;
         Ok((status, text))
     }
 
@@ -234,6 +272,13 @@ impl Registry {
             ))),
         }
     }
+}
+
+/// The registry's `error_code`, if the body is one of its errors.
+fn error_code(body: &str) -> Option<u64> {
+    sonic_rs::from_str::<sonic_rs::Value>(body)
+        .ok()
+        .and_then(|v| v.get("error_code").and_then(|c| c.as_u64()))
 }
 
 /// The registry's error message (`{"error_code":..,"message":..}`), or the

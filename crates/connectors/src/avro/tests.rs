@@ -12,8 +12,14 @@ use super::decode::ReadPlan;
 use super::schema::Schema;
 use super::*;
 
-fn cols(spec: &[(&str, SqlType)]) -> Vec<(String, SqlType)> {
-    spec.iter().map(|(n, t)| (n.to_string(), *t)).collect()
+fn cols(spec: &[(&str, SqlType)]) -> Vec<(String, SqlType, bool)> {
+    spec.iter()
+        .map(|(n, t)| (n.to_string(), *t, false))
+        .collect()
+}
+
+fn writer(spec: &[(&str, SqlType)]) -> AvroWriter {
+    AvroWriter::new(&ValueFormat::Avro, &cols(spec), &[], Registration::Register).expect("writer")
 }
 
 fn read_cols(spec: &[(&str, SqlType)]) -> Vec<(String, usize, SqlType)> {
@@ -33,7 +39,7 @@ const FLINK: [(&str, SqlType); 3] = [
 fn writes_the_bytes_flinks_avro_format_writes() {
     // Flink 2.1's `avro` format wrote (1, 'ab', 2024-01-01 00:00:00.123) as
     // these bytes, and a row of NULLs as three zero bytes.
-    let mut w = AvroWriter::new(&ValueFormat::Avro, &cols(&FLINK), "t").expect("writer");
+    let mut w = writer(&FLINK);
     let row = [
         Value::Int(1),
         Value::str("ab"),
@@ -50,7 +56,8 @@ fn writes_the_bytes_flinks_avro_format_writes() {
         [0, 0, 0]
     );
     // The real library reads them with the derived schema.
-    let schema = apache_avro::Schema::parse_str(&derived_schema(&cols(&FLINK))).expect("parses");
+    let schema = apache_avro::Schema::parse_str(&derived_schema(&cols(&FLINK)).expect("derives"))
+        .expect("parses");
     let v = apache_avro::from_avro_datum(&schema, &mut &bytes[..], None).expect("reads");
     let AV::Record(fields) = v else {
         panic!("not a record: {v:?}")
@@ -269,9 +276,9 @@ proptest! {
     /// Apache Avro writes read here into the same rows.
     #[test]
     fn round_trips_with_the_apache_library(row in row_strategy()) {
-        let schema_text = derived_schema(&cols(&ALL));
+        let schema_text = derived_schema(&cols(&ALL)).expect("derives");
         let schema = apache_avro::Schema::parse_str(&schema_text).expect("parses");
-        let mut w = AvroWriter::new(&ValueFormat::Avro, &cols(&ALL), "t").expect("writer");
+        let mut w = writer(&ALL);
         let ours = w.write(&row).expect("writes");
         let theirs = apache_avro::to_avro_datum(&schema, to_apache(&row)).expect("encodes");
         prop_assert_eq!(&ours, &theirs);
@@ -283,4 +290,109 @@ proptest! {
         r.read(&theirs, &mut out).expect("reads");
         prop_assert_eq!(&out[..], &row[..]);
     }
+}
+
+#[test]
+fn not_null_columns_are_plain_types_as_in_flinks_schema() {
+    let spec = vec![
+        ("i".to_string(), SqlType::Int, true),
+        ("s".to_string(), SqlType::String, false),
+    ];
+    let text = derived_schema(&spec).expect("derives");
+    assert!(text.contains(r#"{"name":"i","type":"int"}"#), "{text}");
+    let mut w =
+        AvroWriter::new(&ValueFormat::Avro, &spec, &[], Registration::Register).expect("writer");
+    // No union index before the NOT NULL int.
+    assert_eq!(
+        w.write(&[Value::Int(1), Value::str("ab")]).expect("writes"),
+        [0x02, 0x02, 0x04, b'a', b'b']
+    );
+    let e = w
+        .write(&[Value::Null, Value::Null])
+        .expect_err("NULL in NOT NULL");
+    assert!(e.contains("field 'i'") && e.contains("no null"), "{e}");
+    let bad = vec![("user-id".to_string(), SqlType::String, false)];
+    assert!(derived_schema(&bad)
+        .expect_err("not an Avro name")
+        .contains("user-id"));
+}
+
+#[test]
+fn integers_go_into_double_fields_and_types_are_checked_up_front() {
+    // COUNT(*) into a DOUBLE column: the value is an integer.
+    let mut w = writer(&[("d", SqlType::Double)]);
+    let bytes = w.write(&[Value::Int(3)]).expect("writes");
+    assert_eq!(bytes[0], 0x02);
+    assert_eq!(&bytes[1..], &3.0f64.to_le_bytes());
+    let schema =
+        Schema::parse(r#"{"type":"record","name":"r","fields":[{"name":"n","type":"string"}]}"#)
+            .expect("parses");
+    let e = super::encode::WritePlan::new(schema, &[("n".to_string(), SqlType::BigInt)])
+        .expect_err("a string field for a BIGINT column");
+    assert!(e.contains("'n'") && e.contains("BIGINT"), "{e}");
+}
+
+#[test]
+fn logical_types_read_into_integer_columns_and_required_reader_fields_are_checked() {
+    let w = r#"{"type":"record","name":"E","fields":[{"name":"ms","type":{"type":"long","logicalType":"timestamp-millis"}},
+        {"name":"day","type":{"type":"int","logicalType":"date"}}]}"#;
+    let schema = apache_avro::Schema::parse_str(w).expect("parses");
+    let bytes = apache_avro::to_avro_datum(
+        &schema,
+        AV::Record(vec![
+            ("ms".into(), AV::TimestampMillis(1_757_808_000_000)),
+            ("day".into(), AV::Date(20_345)),
+        ]),
+    )
+    .expect("encodes");
+    let table = [("ms", SqlType::BigInt), ("day", SqlType::Int)];
+    let plan = ReadPlan::new(Schema::parse(w).expect("parses"), &read_cols(&table), None)
+        .expect("compiles");
+    let mut row = Row::new();
+    plan.read(&bytes, &mut row, 2, &mut Default::default())
+        .expect("reads");
+    assert_eq!(
+        &row[..],
+        &[Value::Int(1_757_808_000_000), Value::Int(20_345)]
+    );
+    let reader = Schema::parse(
+        r#"{"type":"record","name":"E","fields":[{"name":"region","type":"string"}]}"#,
+    )
+    .expect("parses");
+    let e = ReadPlan::new(
+        Schema::parse(w).expect("parses"),
+        &read_cols(&[("region", SqlType::String)]),
+        Some(&reader),
+    )
+    .expect_err("no default");
+    assert!(e.contains("missing required field"), "{e}");
+}
+
+#[test]
+fn hostile_blocks_cost_no_more_than_their_bytes() {
+    let w = r#"{"type":"record","name":"E","fields":[{"name":"nulls","type":{"type":"array","items":"null"}},
+        {"name":"strs","type":{"type":"array","items":"string"}},{"name":"id","type":"long"}]}"#;
+    let plan = ReadPlan::new(
+        Schema::parse(w).expect("parses"),
+        &read_cols(&[("id", SqlType::BigInt)]),
+        None,
+    )
+    .expect("compiles");
+    let mut row = Row::new();
+    // 2^40 nulls (no bytes each) are not iterated; then an empty array of
+    // strings, then the id.
+    let mut b = Vec::new();
+    super::binary::put_long(&mut b, 1 << 40);
+    b.extend_from_slice(&[0, 0, 14]);
+    plan.read(&b, &mut row, 1, &mut Default::default())
+        .expect("reads");
+    assert_eq!(row[0], Value::Int(7));
+    // A block of a million strings in four bytes is refused before reading.
+    let mut b = vec![0];
+    super::binary::put_long(&mut b, 1_000_000);
+    b.extend_from_slice(&[0, 0, 0, 0]);
+    let e = plan
+        .read(&b, &mut row, 1, &mut Default::default())
+        .expect_err("too many items for the bytes");
+    assert!(e.contains("1000000 items"), "{e}");
 }

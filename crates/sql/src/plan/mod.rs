@@ -116,6 +116,9 @@ pub struct Column {
     pub ty: SqlType,
     /// Where its value comes from.
     pub source: ColumnSource,
+    /// Declared `NOT NULL` (Flink's derived Avro schema gives such a
+    /// column a plain type instead of a union with null).
+    pub not_null: bool,
 }
 
 /// The `WATERMARK FOR col AS col - INTERVAL 'd'` of a table.

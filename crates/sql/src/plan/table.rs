@@ -49,11 +49,25 @@ pub(super) fn table(
             ));
         }
         let col = match &c.kind {
-            ColumnKind::Physical(ty) => Column {
-                name: c.name.clone(),
-                ty: *ty,
-                source: ColumnSource::Physical,
-            },
+            ColumnKind::Physical(ty) => {
+                if c.float && opts.value_format.is_binary() {
+                    return Err(SqlError::new(
+                        c.loc,
+                        format!(
+                            "column '{}' is FLOAT, which lowwater holds as DOUBLE; Flink's Avro \
+                             schema writes FLOAT as a 4-byte float, which lowwater would not \
+                             match: declare it DOUBLE (and the producers' schema with double)",
+                            c.name
+                        ),
+                    ));
+                }
+                Column {
+                    name: c.name.clone(),
+                    ty: *ty,
+                    source: ColumnSource::Physical,
+                    not_null: c.not_null,
+                }
+            }
             ColumnKind::Metadata { ty, key } => {
                 let (k, expected) = match key.as_str() {
                     "timestamp" => (MetadataKey::Timestamp, SqlType::TimestampLtz),
@@ -92,6 +106,7 @@ pub(super) fn table(
                     name: c.name.clone(),
                     ty: *ty,
                     source: ColumnSource::Metadata(k),
+                    not_null: false,
                 }
             }
             ColumnKind::Computed(e) => {
@@ -109,6 +124,7 @@ pub(super) fn table(
                     name: c.name.clone(),
                     ty,
                     source: ColumnSource::Computed(t.expr),
+                    not_null: false,
                 }
             }
         };
