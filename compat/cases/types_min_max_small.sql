@@ -1,0 +1,6 @@
+-- data: types
+-- partitions: 3
+CREATE TABLE results (window_start TIMESTAMP(3), lo TINYINT, hi SMALLINT) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
+INSERT INTO results SELECT window_start, MIN(t8), MAX(s16)
+FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+GROUP BY window_start, window_end;

@@ -1,0 +1,136 @@
+//! The Flink compatibility suite: every case under `compat/cases` is a
+//! window job whose rows real Apache Flink 2.3 computed from
+//! `compat/data` (stored in `compat/expected` by `scripts/flink_compat.sh`;
+//! CI needs no Flink). lowwater replays the same rows, spread over the
+//! case's partitions in file order, and must write the same rows: the same
+//! JSON text, sorted. A case Flink rejects (`NAME.error`) must be rejected
+//! here too. A case marked `-- known-difference: why` is one lowwater does
+//! not match yet: the test checks that it still differs (so that the mark
+//! is removed when it is fixed) and lists it.
+
+use std::path::{Path, PathBuf};
+
+use lowwater_connectors::dump::{format_record, DumpRecord};
+use lowwater_replay::{replay, ReplayArgs};
+use lowwater_sql::plan::JobPlan;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../compat")
+}
+
+fn header<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("-- "))
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
+        .map(str::trim)
+}
+
+/// The case's rows as lowwater writes them, sorted; or its error.
+fn run_case(name: &str, text: &str, scratch: &Path) -> Result<Vec<String>, String> {
+    let data = header(text, "data").unwrap_or_else(|| panic!("{name}: no '-- data:' line"));
+    let partitions: i32 = header(text, "partitions").map_or(1, |p| p.parse().expect("partitions"));
+    let source = std::fs::read_to_string(root().join(format!("data/{data}.sql"))).expect("source");
+    let sql = format!("{source}\n{text}")
+        .replace("{{events}}", "events.jsonl")
+        .replace("{{results}}", "results");
+    let plan = JobPlan::from_sql(&sql).map_err(|e| e.to_string())?;
+    let rows = std::fs::read_to_string(root().join(format!("data/{data}.jsonl"))).expect("data");
+    let mut offsets = vec![0i64; partitions as usize];
+    let dump: String = rows
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, l)| {
+            let p = (i as i32) % partitions;
+            let r = DumpRecord {
+                topic: "events".into(),
+                partition: p,
+                offset: Some(offsets[p as usize]),
+                ts: 1_757_851_200_000 + i as i64 * 10,
+                key: None,
+                payload: Some(l.as_bytes().to_vec()),
+            };
+            offsets[p as usize] += 1;
+            format_record(&r) + "\n"
+        })
+        .collect();
+    let input = scratch.join(format!("{name}.jsonl"));
+    std::fs::write(&input, dump).expect("write the dump");
+    let args = ReplayArgs {
+        inputs: vec![("events".into(), input)],
+        partitions: vec![("events".into(), partitions)],
+        ..ReplayArgs::default()
+    };
+    let out = replay(&plan, &args).map_err(|e| e.to_string())?;
+    let mut lines: Vec<String> = out
+        .outputs
+        .get("results")
+        .map(|recs| {
+            recs.iter()
+                .map(|r| String::from_utf8_lossy(r.payload.as_deref().unwrap_or_default()).into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    lines.sort();
+    Ok(lines)
+}
+
+#[test]
+fn every_case_gives_flinks_rows() {
+    let scratch = std::env::temp_dir().join(format!("lowwater-compat-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).expect("scratch");
+    let mut names: Vec<String> = std::fs::read_dir(root().join("cases"))
+        .expect("compat/cases")
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str()?.strip_suffix(".sql").map(str::to_string))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 39, "the suite has its cases: {}", names.len());
+    let (mut failures, mut known) = (Vec::new(), Vec::new());
+    for name in &names {
+        let text = std::fs::read_to_string(root().join(format!("cases/{name}.sql"))).expect("case");
+        let expected = root().join(format!("expected/{name}"));
+        let got = run_case(name, &text, &scratch);
+        let verdict = if let Ok(err) = std::fs::read_to_string(expected.with_extension("error")) {
+            match &got {
+                Err(_) => Ok(()),
+                Ok(rows) => Err(format!("Flink rejects it ({}), lowwater wrote {} rows", err.trim(), rows.len())),
+            }
+        } else {
+            let want: Vec<String> = std::fs::read_to_string(expected.with_extension("jsonl"))
+                .unwrap_or_else(|_| panic!("{name}: no expected rows; run scripts/flink_compat.sh {name}"))
+                .lines()
+                .map(str::to_string)
+                .collect();
+            match got {
+                Ok(rows) if rows == want => Ok(()),
+                Ok(rows) => Err(diff(&want, &rows)),
+                Err(e) => Err(format!("lowwater rejects it: {e}")),
+            }
+        };
+        match (verdict, header(&text, "known-difference")) {
+            (Ok(()), None) => {}
+            (Ok(()), Some(why)) => failures.push(format!(
+                "{name}: matches Flink now; remove its '-- known-difference: {why}' line"
+            )),
+            (Err(e), Some(why)) => known.push(format!("{name}: {why} ({e})")),
+            (Err(e), None) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    println!("{} cases, {} known differences:", names.len(), known.len());
+    for k in &known {
+        println!("  {k}");
+    }
+    assert!(failures.is_empty(), "{} of {} cases differ from Flink:\n{}", failures.len(), names.len(), failures.join("\n"));
+}
+
+fn diff(want: &[String], got: &[String]) -> String {
+    let missing: Vec<&String> = want.iter().filter(|w| !got.contains(w)).take(3).collect();
+    let extra: Vec<&String> = got.iter().filter(|g| !want.contains(g)).take(3).collect();
+    format!(
+        "{} rows from Flink, {} from lowwater; Flink's not in lowwater's: {missing:?}; lowwater's not in Flink's: {extra:?}",
+        want.len(),
+        got.len()
+    )
+}
