@@ -1,6 +1,5 @@
 -- data: types
 -- partitions: 3
--- known-difference: SUM keeps the argument's narrow type in Flink (TINYINT/SMALLINT wrap, FLOAT in single precision); lowwater widens it
 CREATE TABLE results (window_start TIMESTAMP(3), s FLOAT) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
 INSERT INTO results SELECT window_start, SUM(f32)
 FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '10' SECOND))

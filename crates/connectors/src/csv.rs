@@ -22,7 +22,9 @@ use lowwater_sql::formats::CsvFormat;
 use lowwater_sql::options::TimestampStandard;
 use lowwater_sql::SqlType;
 
-use crate::json::{format_flink_timestamp, java_double, parse_flink_timestamp, Interner};
+use crate::json::{
+    float32, format_flink_timestamp, java_double, java_float, parse_flink_timestamp, Interner,
+};
 
 /// What became of one CSV value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,16 +185,18 @@ fn convert(t: &str, ty: SqlType, strings: &mut Interner) -> Result<Value, String
     Ok(match ty {
         SqlType::String => strings.get(t),
         SqlType::Boolean => Value::Bool(t.trim().eq_ignore_ascii_case("true")),
-        SqlType::Int | SqlType::BigInt => {
+        SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt => {
             let s = t.trim();
             let i: i64 = s
                 .parse()
                 .map_err(|_| format!("NumberFormatException: For input string: \"{s}\""))?;
-            if ty == SqlType::Int && i32::try_from(i).is_err() {
-                return Err(format!("{i} does not fit in an INT"));
+            // Java's Byte/Short/Integer.parseX refuse what does not fit.
+            if ty.wrap(i) != i {
+                return Err(format!("{i} does not fit in {}", ty.name()));
             }
             Value::Int(i)
         }
+        SqlType::Float => Value::Double(float32(java_parse_double(t.trim())?)),
         SqlType::Double => Value::Double(java_parse_double(t.trim())?),
         SqlType::Timestamp | SqlType::TimestampLtz => Value::Timestamp(parse_flink_timestamp(
             t.trim(),
@@ -265,6 +269,7 @@ impl CsvEncoder {
                     &mut out,
                     &format_flink_timestamp(*t, ' ', *ty == SqlType::TimestampLtz),
                 ),
+                Value::Double(d) if *ty == SqlType::Float => out.push_str(&java_float(*d as f32)),
                 Value::Double(d) => out.push_str(&java_double(*d)),
                 v => out.push_str(&v.to_string()),
             }

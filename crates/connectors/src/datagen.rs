@@ -69,17 +69,20 @@ fn generator(d: &Datagen, name: &str, ty: SqlType) -> Gen {
     let start = opt(d, name, "start").unwrap_or(0);
     let end = opt(d, name, "end").unwrap_or(i64::MAX);
     match ty {
-        SqlType::Int | SqlType::BigInt if sequence => Gen::Seq { start, end },
+        t if t.is_integer() && sequence => Gen::Seq { start, end },
         SqlType::String if sequence => Gen::SeqStr { start, end },
-        SqlType::Int => Gen::Int {
-            min: opt(d, name, "min").unwrap_or(i64::from(i32::MIN)),
-            max: opt(d, name, "max").unwrap_or(i64::from(i32::MAX)),
-        },
+        SqlType::TinyInt | SqlType::SmallInt | SqlType::Int => {
+            let bits = ty.int_bits().unwrap_or(32);
+            Gen::Int {
+                min: opt(d, name, "min").unwrap_or(-(1i64 << (bits - 1))),
+                max: opt(d, name, "max").unwrap_or((1i64 << (bits - 1)) - 1),
+            }
+        }
         SqlType::BigInt => Gen::Int {
             min: opt(d, name, "min").unwrap_or(i64::MIN),
             max: opt(d, name, "max").unwrap_or(i64::MAX),
         },
-        SqlType::Double => Gen::Double {
+        SqlType::Float | SqlType::Double => Gen::Double {
             min: opt(d, name, "min").unwrap_or(0.0),
             max: opt(d, name, "max").unwrap_or(1.0),
         },

@@ -232,6 +232,32 @@ fn text_of(v: &LazyValue<'_>) -> String {
     v.as_raw_str().to_string()
 }
 
+/// `d` rounded to single precision (a FLOAT value), held as a double.
+pub fn float32(d: f64) -> f64 {
+    f64::from(d as f32)
+}
+
+/// Formats a float as Java's `Float.toString` does: the shortest digits
+/// that read back as the same float, in Java's notation (as
+/// [`java_double`]).
+pub fn java_float(f: f32) -> String {
+    if !f.is_finite() {
+        return java_double(f64::from(f));
+    }
+    let a = f.abs();
+    if a == 0.0 || (1e-3..1e7).contains(&a) {
+        return format!("{f:?}");
+    }
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let mantissa = if mantissa.contains('.') {
+        mantissa.to_string()
+    } else {
+        format!("{mantissa}.0")
+    };
+    format!("{mantissa}E{exp}")
+}
+
 /// Formats a double as Java's `Double.toString` (and so Jackson) does:
 /// shortest round-trip digits, plain notation for magnitudes in [1e-3, 1e7),
 /// otherwise `d.dddE±n`; `NaN`, `Infinity`, `-Infinity`.
@@ -276,7 +302,7 @@ fn convert(v: &LazyValue<'_>, ty: SqlType, std: TimestampStandard) -> Result<Val
             Some(s) => Value::str(s),
             None => Value::str(&text_of(v)),
         }),
-        SqlType::Int | SqlType::BigInt => {
+        SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt => {
             let i = if let Some(i) = v.as_i64() {
                 i
             } else if let (JsonType::Number, Some(d)) = (v.get_type(), v.as_f64()) {
@@ -285,19 +311,28 @@ fn convert(v: &LazyValue<'_>, ty: SqlType, std: TimestampStandard) -> Result<Val
                 let t = number_text()?;
                 t.parse().map_err(|_| format!("'{t}' is not an integer"))?
             };
-            if ty == SqlType::Int && i32::try_from(i).is_err() {
-                return Err(format!("{i} does not fit in an INT"));
+            if ty.wrap(i) != i {
+                return Err(format!(
+                    "{i} does not fit in a{} {}",
+                    if ty == SqlType::Int { "n" } else { "" },
+                    ty.name()
+                ));
             }
             Ok(Value::Int(i))
         }
-        SqlType::Double => {
-            if let Some(d) = v.as_f64() {
-                return Ok(Value::Double(d));
-            }
-            let t = number_text()?;
-            t.parse()
-                .map(Value::Double)
-                .map_err(|_| format!("'{t}' is not a number"))
+        SqlType::Float | SqlType::Double => {
+            let d = match v.as_f64() {
+                Some(d) => d,
+                None => {
+                    let t = number_text()?;
+                    t.parse().map_err(|_| format!("'{t}' is not a number"))?
+                }
+            };
+            Ok(Value::Double(if ty == SqlType::Float {
+                float32(d)
+            } else {
+                d
+            }))
         }
         SqlType::Boolean => Ok(Value::Bool(match v.as_bool() {
             Some(b) => b,
@@ -437,7 +472,12 @@ fn write_value(out: &mut String, v: &Value, ty: SqlType, sep: char) {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Int(i) if ty == SqlType::Double => out.push_str(&java_double(*i as f64)),
+        Value::Int(i) if ty == SqlType::Float => out.push_str(&java_float(*i as f32)),
         Value::Int(i) => out.push_str(&i.to_string()),
+        // FLOAT is written with Java's Float.toString digits.
+        Value::Double(d) if ty == SqlType::Float && d.is_finite() => {
+            out.push_str(&java_float(*d as f32))
+        }
         Value::Double(d) if d.is_finite() => out.push_str(&java_double(*d)),
         // Jackson writes non-finite numbers as strings by default.
         Value::Double(d) => write_json_str(out, &java_double(*d)),

@@ -67,7 +67,9 @@ fn run_case(name: &str, text: &str, scratch: &Path) -> Result<Vec<String>, Strin
         .get("results")
         .map(|recs| {
             recs.iter()
-                .map(|r| String::from_utf8_lossy(r.payload.as_deref().unwrap_or_default()).into_owned())
+                .map(|r| {
+                    String::from_utf8_lossy(r.payload.as_deref().unwrap_or_default()).into_owned()
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -82,10 +84,19 @@ fn every_case_gives_flinks_rows() {
     let mut names: Vec<String> = std::fs::read_dir(root().join("cases"))
         .expect("compat/cases")
         .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().to_str()?.strip_suffix(".sql").map(str::to_string))
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_suffix(".sql")
+                .map(str::to_string)
+        })
         .collect();
     names.sort();
-    assert!(names.len() >= 39, "the suite has its cases: {}", names.len());
+    assert!(
+        names.len() >= 39,
+        "the suite has its cases: {}",
+        names.len()
+    );
     let (mut failures, mut known) = (Vec::new(), Vec::new());
     for name in &names {
         let text = std::fs::read_to_string(root().join(format!("cases/{name}.sql"))).expect("case");
@@ -94,11 +105,17 @@ fn every_case_gives_flinks_rows() {
         let verdict = if let Ok(err) = std::fs::read_to_string(expected.with_extension("error")) {
             match &got {
                 Err(_) => Ok(()),
-                Ok(rows) => Err(format!("Flink rejects it ({}), lowwater wrote {} rows", err.trim(), rows.len())),
+                Ok(rows) => Err(format!(
+                    "Flink rejects it ({}), lowwater wrote {} rows",
+                    err.trim(),
+                    rows.len()
+                )),
             }
         } else {
             let want: Vec<String> = std::fs::read_to_string(expected.with_extension("jsonl"))
-                .unwrap_or_else(|_| panic!("{name}: no expected rows; run scripts/flink_compat.sh {name}"))
+                .unwrap_or_else(|_| {
+                    panic!("{name}: no expected rows; run scripts/flink_compat.sh {name}")
+                })
                 .lines()
                 .map(str::to_string)
                 .collect();
@@ -122,7 +139,13 @@ fn every_case_gives_flinks_rows() {
     for k in &known {
         println!("  {k}");
     }
-    assert!(failures.is_empty(), "{} of {} cases differ from Flink:\n{}", failures.len(), names.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ from Flink:\n{}",
+        failures.len(),
+        names.len(),
+        failures.join("\n")
+    );
 }
 
 fn diff(want: &[String], got: &[String]) -> String {

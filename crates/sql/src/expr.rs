@@ -62,6 +62,9 @@ pub enum Expr {
     Compare(CmpOp, Box<Expr>, Box<Expr>),
     /// Arithmetic.
     Arith(ArithOp, Box<Expr>, Box<Expr>),
+    /// A result narrowed to its SQL type: TINYINT/SMALLINT/INT wrap (two's
+    /// complement, as Java's arithmetic does), FLOAT rounds to 32 bits.
+    Narrow(Box<Expr>, SqlType),
     /// Logical AND.
     And(Box<Expr>, Box<Expr>),
     /// Logical OR.
@@ -280,15 +283,29 @@ fn binary(
                 ),
             );
         }
-        let ty = if lt == Some(SqlType::Double) || rt == Some(SqlType::Double) {
+        // Flink's result type: DOUBLE if either is, else FLOAT if either
+        // is, else the wider integer type (INT op INT is an INT, which wraps
+        // at 32 bits as Java's int does).
+        let either = |t: SqlType| lt == Some(t) || rt == Some(t);
+        let bits = |t: Option<SqlType>| t.and_then(|t| t.int_bits()).unwrap_or(0);
+        let ty = if either(SqlType::Double) {
             SqlType::Double
-        } else if lt.is_none_or(|t| t == SqlType::Int) && rt.is_none_or(|t| t == SqlType::Int) {
-            // INT op INT is an INT in Flink (values are held in 64 bits here).
-            SqlType::Int
+        } else if either(SqlType::Float) {
+            SqlType::Float
         } else {
-            SqlType::BigInt
+            match bits(lt).max(bits(rt)) {
+                8 => SqlType::TinyInt,
+                16 => SqlType::SmallInt,
+                0 | 32 => SqlType::Int,
+                _ => SqlType::BigInt,
+            }
         };
-        return Ok(typed(Expr::Arith(a, le, re), ty));
+        let ex = Expr::Arith(a, le, re);
+        let ex = match ty {
+            SqlType::Double | SqlType::BigInt => ex,
+            t => Expr::Narrow(Box::new(ex), t),
+        };
+        return Ok(typed(ex, ty));
     }
     match op {
         BinaryOperator::And | BinaryOperator::Or => {
@@ -328,9 +345,12 @@ fn cast_target(e: &AstExpr, text: &str, loc: Loc) -> Result<SqlType> {
     let base = up.split('(').next().unwrap_or("").trim();
     Ok(match base {
         "STRING" | "VARCHAR" | "CHAR" | "TEXT" => SqlType::String,
-        "INT" | "INTEGER" | "SMALLINT" | "TINYINT" => SqlType::Int,
+        "TINYINT" => SqlType::TinyInt,
+        "SMALLINT" => SqlType::SmallInt,
+        "INT" | "INTEGER" => SqlType::Int,
         "BIGINT" => SqlType::BigInt,
-        "DOUBLE" | "FLOAT" | "DOUBLE PRECISION" => SqlType::Double,
+        "FLOAT" | "REAL" => SqlType::Float,
+        "DOUBLE" | "DOUBLE PRECISION" => SqlType::Double,
         "BOOLEAN" | "BOOL" => SqlType::Boolean,
         "TIMESTAMP" if up.contains("LOCAL TIME ZONE") => SqlType::TimestampLtz,
         "TIMESTAMP" => SqlType::Timestamp,
@@ -430,6 +450,7 @@ impl Expr {
             Expr::Literal(v) => v.clone(),
             Expr::Compare(op, a, b) => compare(*op, &a.eval(row)?, &b.eval(row)?),
             Expr::Arith(op, a, b) => arith(*op, &a.eval(row)?, &b.eval(row)?)?,
+            Expr::Narrow(a, ty) => narrow(a.eval(row)?, *ty),
             Expr::And(a, b) => match (truth(&a.eval(row)?), truth(&b.eval(row)?)) {
                 (Some(false), _) | (_, Some(false)) => Value::Bool(false),
                 (Some(true), Some(true)) => Value::Bool(true),
@@ -478,6 +499,7 @@ impl Expr {
             }
             Expr::Not(a)
             | Expr::Neg(a)
+            | Expr::Narrow(a, _)
             | Expr::IsNull(a, _)
             | Expr::Cast(a, _)
             | Expr::ToTimestampLtz(a, _)
@@ -552,6 +574,15 @@ fn arith(op: ArithOp, a: &Value, b: &Value) -> std::result::Result<Value, String
     })
 }
 
+/// `v` narrowed to `ty` (integers wrapped, FLOAT rounded to 32 bits).
+fn narrow(v: Value, ty: SqlType) -> Value {
+    match v {
+        Value::Int(i) => Value::Int(ty.wrap(i)),
+        Value::Double(d) if ty == SqlType::Float => Value::Double(f64::from(d as f32)),
+        v => v,
+    }
+}
+
 fn cast(v: Value, ty: SqlType) -> std::result::Result<Value, String> {
     let bad = |v: &Value| format!("cannot CAST '{v}' to {}", ty.name());
     Ok(match (ty, &v) {
@@ -560,11 +591,16 @@ fn cast(v: Value, ty: SqlType) -> std::result::Result<Value, String> {
             Value::str(&lowwater_core::time::format_timestamp(*t, ' '))
         }
         (SqlType::String, other) => Value::str(&other.to_string()),
-        (SqlType::Int | SqlType::BigInt, Value::Int(_)) => v,
-        (SqlType::Int | SqlType::BigInt, Value::Double(d)) => Value::Int(*d as i64),
-        (SqlType::Int | SqlType::BigInt, Value::Str(s)) => {
-            Value::Int(s.trim().parse().map_err(|_| bad(&v))?)
+        // Narrowing casts wrap as Java's do (CAST(300 AS TINYINT) = 44).
+        (t, Value::Int(i)) if t.is_integer() => Value::Int(t.wrap(*i)),
+        (t, Value::Double(d)) if t.is_integer() => Value::Int(t.wrap(*d as i64)),
+        (t, Value::Str(s)) if t.is_integer() => {
+            Value::Int(t.wrap(s.trim().parse().map_err(|_| bad(&v))?))
         }
+        (SqlType::Float, _) => match cast(v.clone(), SqlType::Double)? {
+            Value::Double(d) => Value::Double(f64::from(d as f32)),
+            other => other,
+        },
         (SqlType::Double, Value::Int(i)) => Value::Double(*i as f64),
         (SqlType::Double, Value::Double(_)) => v,
         (SqlType::Double, Value::Str(s)) => Value::Double(s.trim().parse().map_err(|_| bad(&v))?),

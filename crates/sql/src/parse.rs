@@ -60,8 +60,6 @@ pub struct ColumnDef {
     pub kind: ColumnKind,
     /// Declared `NOT NULL`.
     pub not_null: bool,
-    /// Declared `FLOAT` (held as DOUBLE).
-    pub float: bool,
 }
 
 /// Physical, computed or metadata column.
@@ -358,11 +356,8 @@ fn column_def(p: &mut Parser) -> Result<ColumnDef> {
             loc,
             kind: ColumnKind::Computed(Box::new(expr)),
             not_null: false,
-            float: false,
         });
     }
-    let float =
-        matches!(&p.peek_token().token, Token::Word(w) if w.value.eq_ignore_ascii_case("FLOAT"));
     let ty = data_type(p)?;
     let not_null = p.parse_keywords(&[Keyword::NOT, Keyword::NULL]);
     let _ = p.parse_keyword(Keyword::NULL);
@@ -383,7 +378,6 @@ fn column_def(p: &mut Parser) -> Result<ColumnDef> {
         loc,
         kind,
         not_null,
-        float,
     })
 }
 
@@ -443,13 +437,15 @@ fn data_type(p: &mut Parser) -> Result<SqlType> {
     };
     let ty = match name.as_str() {
         "STRING" | "VARCHAR" | "CHAR" => SqlType::String,
-        "TINYINT" | "SMALLINT" | "INT" | "INTEGER" => SqlType::Int,
+        "TINYINT" => SqlType::TinyInt,
+        "SMALLINT" => SqlType::SmallInt,
+        "INT" | "INTEGER" => SqlType::Int,
         "BIGINT" => SqlType::BigInt,
         "DOUBLE" => {
             parse_word(p, "PRECISION");
             SqlType::Double
         }
-        "FLOAT" => SqlType::Double,
+        "FLOAT" | "REAL" => SqlType::Float,
         "BOOLEAN" => SqlType::Boolean,
         "TIMESTAMP" => {
             if p.parse_keywords(&[Keyword::WITH, Keyword::LOCAL, Keyword::TIME, Keyword::ZONE]) {

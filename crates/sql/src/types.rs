@@ -7,11 +7,18 @@ use lowwater_core::Millis;
 pub enum SqlType {
     /// STRING, VARCHAR(n), CHAR(n).
     String,
+    /// TINYINT (8 bits; held as 64 bits, wrapped where Flink wraps).
+    TinyInt,
+    /// SMALLINT (16 bits; held as 64 bits, wrapped where Flink wraps).
+    SmallInt,
     /// INT / INTEGER (32 bits in Flink; held as 64 bits here).
     Int,
     /// BIGINT.
     BigInt,
-    /// DOUBLE (and FLOAT, widened).
+    /// FLOAT (single precision: values are rounded to 32 bits, held as a
+    /// double).
+    Float,
+    /// DOUBLE.
     Double,
     /// BOOLEAN.
     Boolean,
@@ -26,8 +33,11 @@ impl SqlType {
     pub fn name(&self) -> &'static str {
         match self {
             SqlType::String => "STRING",
+            SqlType::TinyInt => "TINYINT",
+            SqlType::SmallInt => "SMALLINT",
             SqlType::Int => "INT",
             SqlType::BigInt => "BIGINT",
+            SqlType::Float => "FLOAT",
             SqlType::Double => "DOUBLE",
             SqlType::Boolean => "BOOLEAN",
             SqlType::Timestamp => "TIMESTAMP(3)",
@@ -35,14 +45,39 @@ impl SqlType {
         }
     }
 
-    /// INT, BIGINT or DOUBLE.
+    /// An integer or floating-point type.
     pub fn is_numeric(&self) -> bool {
-        matches!(self, SqlType::Int | SqlType::BigInt | SqlType::Double)
+        self.is_integer() || matches!(self, SqlType::Float | SqlType::Double)
     }
 
-    /// INT or BIGINT.
+    /// TINYINT, SMALLINT, INT or BIGINT.
     pub fn is_integer(&self) -> bool {
-        matches!(self, SqlType::Int | SqlType::BigInt)
+        matches!(
+            self,
+            SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt
+        )
+    }
+
+    /// The bits of an integer type (64 for BIGINT).
+    pub fn int_bits(&self) -> Option<u32> {
+        match self {
+            SqlType::TinyInt => Some(8),
+            SqlType::SmallInt => Some(16),
+            SqlType::Int => Some(32),
+            SqlType::BigInt => Some(64),
+            _ => None,
+        }
+    }
+
+    /// `i` wrapped into this integer type's range, as Java's narrowing
+    /// casts do (two's complement); other types leave it as is.
+    pub fn wrap(&self, i: i64) -> i64 {
+        match self {
+            SqlType::TinyInt => i64::from(i as i8),
+            SqlType::SmallInt => i64::from(i as i16),
+            SqlType::Int => i64::from(i as i32),
+            _ => i,
+        }
     }
 
     /// TIMESTAMP or TIMESTAMP_LTZ.
@@ -53,8 +88,13 @@ impl SqlType {
     /// Whether a value of type `from` can be written to a column of this
     /// type without an explicit CAST (Flink's implicit widening).
     pub fn accepts(&self, from: SqlType) -> bool {
+        match (self.int_bits(), from.int_bits()) {
+            (Some(to), Some(f)) => return f <= to,
+            (Some(_), None) => return false,
+            _ => {}
+        }
         match self {
-            SqlType::BigInt => from.is_integer(),
+            SqlType::Float => from.is_integer() || from == SqlType::Float,
             SqlType::Double => from.is_numeric(),
             SqlType::Timestamp | SqlType::TimestampLtz => from.is_time(),
             other => *other == from,
@@ -109,5 +149,10 @@ mod tests {
         assert!(!SqlType::Int.accepts(SqlType::Double));
         assert!(SqlType::Double.accepts(SqlType::BigInt));
         assert!(!SqlType::String.accepts(SqlType::BigInt));
+        assert!(SqlType::SmallInt.accepts(SqlType::TinyInt));
+        assert!(!SqlType::TinyInt.accepts(SqlType::Int));
+        assert!(!SqlType::Float.accepts(SqlType::Double));
+        assert_eq!(SqlType::TinyInt.wrap(300), 44);
+        assert_eq!(SqlType::SmallInt.wrap(90_000), 24_464);
     }
 }

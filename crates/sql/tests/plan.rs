@@ -37,7 +37,11 @@ fn plans_a_keyed_window_aggregation() {
     let p = &plan.pipelines[0];
     assert_eq!(p.window.assigner, WindowAssigner::hopping(10_000, 5_000));
     assert_eq!(p.window.aggregates[0].func, AggFunc::Sum);
-    assert!(p.window.aggregates[0].int32, "SUM(INT) is an INT in Flink");
+    assert_eq!(
+        p.window.aggregates[0].narrow,
+        lowwater_core::window::aggregate::Narrow::I32,
+        "SUM(INT) is an INT in Flink"
+    );
     assert_eq!(
         p.outputs.iter().map(|o| o.kind).collect::<Vec<_>>(),
         [

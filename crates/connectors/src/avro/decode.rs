@@ -170,13 +170,22 @@ impl Reader<'_, '_, '_> {
             (Node::Boolean, SqlType::Boolean) => Value::Bool(self.cur.boolean()?),
             // Schema resolution ignores logical types: a timestamp-millis
             // long reads into BIGINT, a date int into INT, as in Flink.
+            // An Avro int into TINYINT/SMALLINT narrows as Flink's
+            // converter does (Integer.byteValue / shortValue).
+            (Node::Int(_), SqlType::TinyInt | SqlType::SmallInt) => {
+                Value::Int(ty.wrap(i64::from(self.cur.int()?)))
+            }
             (Node::Int(_), SqlType::Int | SqlType::BigInt) => {
                 Value::Int(i64::from(self.cur.int()?))
             }
             (Node::Long(_), SqlType::BigInt) => Value::Int(self.cur.long()?),
             (Node::Int(_), SqlType::Double) => Value::Double(f64::from(self.cur.int()?)),
             (Node::Long(_), SqlType::Double) => Value::Double(self.cur.long()? as f64),
-            (Node::Float, SqlType::Double) => Value::Double(f64::from(self.cur.float()?)),
+            (Node::Float, SqlType::Float | SqlType::Double) => {
+                Value::Double(f64::from(self.cur.float()?))
+            }
+            (Node::Int(_), SqlType::Float) => Value::Double(f64::from(self.cur.int()? as f32)),
+            (Node::Long(_), SqlType::Float) => Value::Double(f64::from(self.cur.long()? as f32)),
             (Node::Double, SqlType::Double) => Value::Double(self.cur.double()?),
             (Node::String, SqlType::String) => self.strings.get(self.cur.string()?),
             (Node::Bytes(Logical::None), SqlType::String) => {
@@ -301,7 +310,12 @@ fn json_default(text: &str, ty: SqlType, name: &str) -> Result<Value, String> {
     Ok(match ty {
         _ if v.is_null() => Value::Null,
         SqlType::String => Value::str(v.as_str().ok_or_else(bad)?),
-        SqlType::Int | SqlType::BigInt | SqlType::Timestamp | SqlType::TimestampLtz => {
+        SqlType::TinyInt
+        | SqlType::SmallInt
+        | SqlType::Int
+        | SqlType::BigInt
+        | SqlType::Timestamp
+        | SqlType::TimestampLtz => {
             let i = v.as_i64().ok_or_else(bad)?;
             if ty.is_integer() {
                 Value::Int(i)
@@ -309,6 +323,7 @@ fn json_default(text: &str, ty: SqlType, name: &str) -> Result<Value, String> {
                 Value::Timestamp(i)
             }
         }
+        SqlType::Float => Value::Double(crate::json::float32(v.as_f64().ok_or_else(bad)?)),
         SqlType::Double => Value::Double(v.as_f64().ok_or_else(bad)?),
         SqlType::Boolean => Value::Bool(v.as_bool().ok_or_else(bad)?),
     })

@@ -186,8 +186,8 @@ fn timestamp_logical(l: Logical) -> bool {
 fn sample(ty: SqlType) -> Value {
     match ty {
         SqlType::String => Value::str(""),
-        SqlType::Int | SqlType::BigInt => Value::Int(0),
-        SqlType::Double => Value::Double(0.0),
+        SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt => Value::Int(0),
+        SqlType::Float | SqlType::Double => Value::Double(0.0),
         SqlType::Boolean => Value::Bool(false),
         SqlType::Timestamp | SqlType::TimestampLtz => Value::Timestamp(0),
     }

@@ -37,8 +37,9 @@ use schema::Schema;
 fn avro_type(ty: SqlType) -> &'static str {
     match ty {
         SqlType::String => "\"string\"",
-        SqlType::Int => "\"int\"",
+        SqlType::TinyInt | SqlType::SmallInt | SqlType::Int => "\"int\"",
         SqlType::BigInt => "\"long\"",
+        SqlType::Float => "\"float\"",
         SqlType::Double => "\"double\"",
         SqlType::Boolean => "\"boolean\"",
         SqlType::Timestamp | SqlType::TimestampLtz => {

@@ -81,7 +81,7 @@ fn errors_read_like_flinks() {
         ("1,a,1,true,2024-01-01 00:00:00Z", "c4"),
         (
             "3000000000,a,1,true,2024-01-01 00:00:00",
-            "does not fit in an INT",
+            "does not fit in INT",
         ),
         ("", "No content"),
     ] {

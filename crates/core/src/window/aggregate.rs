@@ -45,8 +45,27 @@ pub struct AggSpec {
     pub func: AggFunc,
     /// Row position of the argument; ignored by `COUNT(*)`.
     pub column: Option<usize>,
-    /// The result is a 32-bit INT (Flink's `SUM(INT)`): wraps at 32 bits.
-    pub int32: bool,
+    /// The result's narrow type, when the aggregate keeps its argument's
+    /// (Flink's `SUM` of TINYINT, SMALLINT, INT or FLOAT).
+    pub narrow: Narrow,
+}
+
+/// A narrow result type: integers wrap, FLOAT sums in single precision.
+/// (Serialized as its variant number, so `None`/`I32` read the bytes of
+/// the former `false`/`true`.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum Narrow {
+    /// 64-bit integers or doubles.
+    #[default]
+    None,
+    /// INT: wraps at 32 bits.
+    I32,
+    /// SMALLINT: wraps at 16 bits.
+    I16,
+    /// TINYINT: wraps at 8 bits.
+    I8,
+    /// FLOAT: added in single precision.
+    F32,
 }
 
 impl AggSpec {
@@ -55,7 +74,7 @@ impl AggSpec {
         AggSpec {
             func: AggFunc::CountStar,
             column: None,
-            int32: false,
+            narrow: Narrow::None,
         }
     }
 
@@ -64,23 +83,32 @@ impl AggSpec {
         AggSpec {
             func,
             column: Some(column),
-            int32: false,
+            narrow: Narrow::None,
         }
     }
 
     /// The same aggregate with a 32-bit INT result. Integer sums wrap at 32
     /// bits as Flink's `IntSumAggFunction` does; two's complement makes
     /// wrapping the final 64-bit sum identical to wrapping every addition.
-    pub const fn int32(mut self) -> Self {
-        self.int32 = true;
+    pub const fn int32(self) -> Self {
+        self.narrowed(Narrow::I32)
+    }
+
+    /// The same aggregate with result type `narrow` (Flink's
+    /// `ByteSumAggFunction`, `ShortSumAggFunction`, `FloatSumAggFunction`...).
+    pub const fn narrowed(mut self, narrow: Narrow) -> Self {
+        self.narrow = narrow;
         self
     }
 
     /// The aggregate's result from `acc`, in the aggregate's result type.
     pub fn finish(&self, acc: &Accumulator) -> Value {
-        match acc.result() {
-            Value::Int(i) if self.int32 => Value::Int(i64::from(i as i32)),
-            v => v,
+        match (acc.result(), self.narrow) {
+            (Value::Int(i), Narrow::I32) => Value::Int(i64::from(i as i32)),
+            (Value::Int(i), Narrow::I16) => Value::Int(i64::from(i as i16)),
+            (Value::Int(i), Narrow::I8) => Value::Int(i64::from(i as i8)),
+            (Value::Double(d), Narrow::F32) => Value::Double(f64::from(d as f32)),
+            (v, _) => v,
         }
     }
 
@@ -111,6 +139,15 @@ impl AggSpec {
             Some(v) if !v.is_null() => v,
             _ => return,
         };
+        // A FLOAT sum adds in single precision, each step rounded (Flink's
+        // FloatSumAggFunction), so it overflows to Infinity as Flink's does.
+        if let (Narrow::F32, AggFunc::Sum, Accumulator::Sum(s), Some(x)) =
+            (self.narrow, self.func, &mut *acc, v.as_f64())
+        {
+            let sum = s.as_f64().map_or(x as f32, |s| s as f32 + x as f32);
+            *s = Value::Double(f64::from(sum));
+            return;
+        }
         acc.add_value(v);
     }
 }

@@ -6,7 +6,7 @@ use sqlparser::ast::{
     Expr as AstExpr, FunctionArg, FunctionArgExpr, FunctionArguments, SelectItem, Value as AstValue,
 };
 
-use lowwater_core::window::aggregate::{AggFunc, AggSpec};
+use lowwater_core::window::aggregate::{AggFunc, AggSpec, Narrow};
 use lowwater_core::window::assigner::WindowAssigner;
 use lowwater_core::window::operator::WindowSpec;
 
@@ -336,11 +336,14 @@ fn aggregate(
     };
     agg_args.push(t.expr);
     let spec = AggSpec::on(func, agg_args.len() - 1);
-    // Flink's SUM(INT) is an INT that wraps at 32 bits.
-    let spec = if func == AggFunc::Sum && arg_ty == SqlType::Int {
-        spec.int32()
-    } else {
-        spec
+    // Flink's SUM keeps its argument's type: SUM(INT) is an INT that wraps
+    // at 32 bits, SUM(TINYINT) wraps at 8, SUM(FLOAT) adds floats.
+    let spec = match (func, arg_ty) {
+        (AggFunc::Sum, SqlType::Int) => spec.narrowed(Narrow::I32),
+        (AggFunc::Sum, SqlType::SmallInt) => spec.narrowed(Narrow::I16),
+        (AggFunc::Sum, SqlType::TinyInt) => spec.narrowed(Narrow::I8),
+        (AggFunc::Sum, SqlType::Float) => spec.narrowed(Narrow::F32),
+        _ => spec,
     };
     Ok((spec, ty))
 }

@@ -49,25 +49,12 @@ pub(super) fn table(
             ));
         }
         let col = match &c.kind {
-            ColumnKind::Physical(ty) => {
-                if c.float && opts.value_format.is_binary() {
-                    return Err(SqlError::new(
-                        c.loc,
-                        format!(
-                            "column '{}' is FLOAT, which lowwater holds as DOUBLE; Flink's Avro \
-                             schema writes FLOAT as a 4-byte float, which lowwater would not \
-                             match: declare it DOUBLE (and the producers' schema with double)",
-                            c.name
-                        ),
-                    ));
-                }
-                Column {
-                    name: c.name.clone(),
-                    ty: *ty,
-                    source: ColumnSource::Physical,
-                    not_null: c.not_null,
-                }
-            }
+            ColumnKind::Physical(ty) => Column {
+                name: c.name.clone(),
+                ty: *ty,
+                source: ColumnSource::Physical,
+                not_null: c.not_null,
+            },
             ColumnKind::Metadata { ty, key } => {
                 let (k, expected) = match key.as_str() {
                     "timestamp" => (MetadataKey::Timestamp, SqlType::TimestampLtz),

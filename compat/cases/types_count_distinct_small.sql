@@ -1,0 +1,6 @@
+-- data: types
+-- partitions: 3
+CREATE TABLE results (window_start TIMESTAMP(3), d BIGINT, e BIGINT) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
+INSERT INTO results SELECT window_start, COUNT(DISTINCT t8), COUNT(DISTINCT f32)
+FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+GROUP BY window_start, window_end;
