@@ -530,7 +530,20 @@ impl<'p> Engine<'p> {
         for o in std::mem::take(&mut self.buf) {
             match o {
                 WindowOutput::Fired(r) => {
-                    let values = sink_values(pl, &r, plan.tables[pl.sink].columns.len());
+                    let values = match sink_values(pl, &r, plan.tables[pl.sink].columns.len()) {
+                        Ok(Some(v)) => v,
+                        // HAVING filtered the window's row out.
+                        Ok(None) => continue,
+                        Err(e) => {
+                            self.sink_error.get_or_insert(format!(
+                                "the window [{}, {}) of INSERT INTO {}: {e}",
+                                lowwater_core::time::display_time(r.window.start),
+                                lowwater_core::time::display_time(r.window.end),
+                                plan.tables[pl.sink].name
+                            ));
+                            continue;
+                        }
+                    };
                     let lag = now.saturating_sub(r.window.end);
                     if let Some(s) = self.sinks.get_mut(&pl.sink) {
                         if let Err(e) = s.write(&values, now) {
@@ -693,7 +706,12 @@ impl Sink {
     }
 }
 
-/// The sink row of a window result: each output in its sink column.
-pub fn sink_values(pl: &Pipeline, r: &WindowResult, width: usize) -> Vec<Value> {
+/// The sink row of a window result: each output in its sink column
+/// (`None`: filtered out by `HAVING`).
+pub fn sink_values(
+    pl: &Pipeline,
+    r: &WindowResult,
+    width: usize,
+) -> Result<Option<Vec<Value>>, String> {
     pl.sink_values(r, width)
 }

@@ -257,8 +257,22 @@ impl WindowTask {
         for o in out.drain(..) {
             let (table, values, lag) = match o {
                 WindowOutput::Fired(r) => {
-                    let values = pl.sink_values(&r, self.plan.tables[pl.sink].columns.len());
-                    (pl.sink, values, Some(now.saturating_sub(r.window.end)))
+                    match pl.sink_values(&r, self.plan.tables[pl.sink].columns.len()) {
+                        Ok(Some(values)) => {
+                            (pl.sink, values, Some(now.saturating_sub(r.window.end)))
+                        }
+                        // HAVING filtered the window's row out.
+                        Ok(None) => continue,
+                        Err(e) => {
+                            self.shared.fail(RunError::Record(format!(
+                                "the window [{}, {}) of INSERT INTO {}: {e}",
+                                lowwater_core::time::display_time(r.window.start),
+                                lowwater_core::time::display_time(r.window.end),
+                                self.plan.tables[pl.sink].name
+                            )));
+                            continue;
+                        }
+                    }
                 }
                 WindowOutput::Late(input) => match late_sink {
                     Some(ls) => (

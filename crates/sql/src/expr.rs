@@ -89,6 +89,12 @@ pub trait Scope {
     fn resolve(&self, name: &str) -> Option<(usize, SqlType)>;
     /// The column names, for error messages.
     fn names(&self) -> Vec<String>;
+    /// A whole expression this scope holds as a column (a window
+    /// aggregate's result row holds its aggregates and GROUP BY
+    /// expressions), if `e` is one.
+    fn substitute(&self, _e: &AstExpr, _loc: Loc) -> Option<Result<(usize, SqlType)>> {
+        None
+    }
 }
 
 /// An expression with its type (`None` for a bare NULL literal).
@@ -106,6 +112,10 @@ fn err<T>(e: &AstExpr, loc: Loc, msg: impl Into<String>) -> Result<T> {
 
 /// Compiles `e` against `scope`; `loc` is used when the AST has no span.
 pub fn compile(e: &AstExpr, scope: &dyn Scope, loc: Loc) -> Result<Typed> {
+    if let Some(r) = scope.substitute(e, loc) {
+        let (i, ty) = r?;
+        return Ok(typed(Expr::Column(i), ty));
+    }
     match e {
         AstExpr::Identifier(id) => column(e, &id.value, scope, loc),
         AstExpr::CompoundIdentifier(ids) => match ids.last() {

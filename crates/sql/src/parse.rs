@@ -140,6 +140,8 @@ pub struct Insert {
     pub filter: Option<AstExpr>,
     /// `GROUP BY` expressions.
     pub group_by: Vec<AstExpr>,
+    /// `HAVING`.
+    pub having: Option<AstExpr>,
 }
 
 /// Where an expression starts (or `fallback` when sqlparser has no span).
@@ -514,8 +516,12 @@ fn insert(p: &mut Parser, loc: Loc) -> Result<Insert> {
         ));
     }
     let group_by = pe(p.parse_comma_separated(|p| p.parse_expr()))?;
+    let having = if p.parse_keyword(Keyword::HAVING) {
+        Some(pe(p.parse_expr())?)
+    } else {
+        None
+    };
     for kw in [
-        Keyword::HAVING,
         Keyword::ORDER,
         Keyword::LIMIT,
         Keyword::UNION,
@@ -536,6 +542,7 @@ fn insert(p: &mut Parser, loc: Loc) -> Result<Insert> {
         tvf,
         filter,
         group_by,
+        having,
     })
 }
 

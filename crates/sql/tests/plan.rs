@@ -43,7 +43,7 @@ fn plans_a_keyed_window_aggregation() {
         "SUM(INT) is an INT in Flink"
     );
     assert_eq!(
-        p.outputs.iter().map(|o| o.kind).collect::<Vec<_>>(),
+        p.outputs.iter().map(|o| o.kind.clone()).collect::<Vec<_>>(),
         [
             OutputKind::WindowStart,
             OutputKind::WindowEnd,

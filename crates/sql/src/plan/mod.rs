@@ -224,7 +224,7 @@ impl TableDef {
 }
 
 /// What an output column of a pipeline is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum OutputKind {
     /// `window_start`.
     WindowStart,
@@ -236,10 +236,13 @@ pub enum OutputKind {
     Key(usize),
     /// Aggregate `i`.
     Agg(usize),
+    /// An expression over the result row (see [`Pipeline::result_row`]):
+    /// arithmetic over aggregates, a CAST of a window bound.
+    Expr(Expr),
 }
 
 /// One output column.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Output {
     /// Name (alias or derived).
     pub name: String,
@@ -270,6 +273,9 @@ pub struct Pipeline {
     pub outputs: Vec<Output>,
     /// `outputs[i]` is written to sink column `sink_columns[i]`.
     pub sink_columns: Vec<usize>,
+    /// `HAVING`, over the result row: a window's row is written only when
+    /// it is true.
+    pub having: Option<Expr>,
 }
 
 /// A planned job.
@@ -535,19 +541,54 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
 
 impl Pipeline {
     /// The sink row of a window result: each output in its sink column of a
-    /// sink `width` columns wide (the rest NULL).
-    pub fn sink_values(&self, r: &WindowResult, width: usize) -> Vec<Value> {
+    /// sink `width` columns wide (the rest NULL); `None` when `HAVING`
+    /// filters the row out. An expression that cannot be computed (an
+    /// integer division by zero) is an error, as in Flink.
+    pub fn sink_values(
+        &self,
+        r: &WindowResult,
+        width: usize,
+    ) -> std::result::Result<Option<Vec<Value>>, String> {
+        let needs_row = self.having.is_some()
+            || self
+                .outputs
+                .iter()
+                .any(|o| matches!(o.kind, OutputKind::Expr(_)));
+        let row = if needs_row {
+            self.result_row(r)
+        } else {
+            Vec::new()
+        };
+        if let Some(h) = &self.having {
+            if h.eval(&row)? != Value::Bool(true) {
+                return Ok(None);
+            }
+        }
         let mut values = vec![Value::Null; width];
         for (o, &col) in self.outputs.iter().zip(&self.sink_columns) {
-            values[col] = match o.kind {
+            values[col] = match &o.kind {
                 OutputKind::WindowStart => Value::Timestamp(r.window.start),
                 OutputKind::WindowEnd => Value::Timestamp(r.window.end),
                 OutputKind::WindowTime => Value::Timestamp(r.window.max_timestamp()),
-                OutputKind::Key(i) => r.key.get(i).cloned().unwrap_or(Value::Null),
-                OutputKind::Agg(i) => r.values.get(i).cloned().unwrap_or(Value::Null),
+                OutputKind::Key(i) => r.key.get(*i).cloned().unwrap_or(Value::Null),
+                OutputKind::Agg(i) => r.values.get(*i).cloned().unwrap_or(Value::Null),
+                OutputKind::Expr(e) => e.eval(&row)?,
             };
         }
-        values
+        Ok(Some(values))
+    }
+
+    /// A window's result row, which `HAVING` and the select list's
+    /// expressions read: window_start, window_end, window_time, the group
+    /// keys, then the aggregates.
+    pub fn result_row(&self, r: &WindowResult) -> Vec<Value> {
+        let mut row = Vec::with_capacity(3 + r.key.len() + r.values.len());
+        row.push(Value::Timestamp(r.window.start));
+        row.push(Value::Timestamp(r.window.end));
+        row.push(Value::Timestamp(r.window.max_timestamp()));
+        row.extend(r.key.iter().cloned());
+        row.extend(r.values.iter().cloned());
+        row
     }
 }
 

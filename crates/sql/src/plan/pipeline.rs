@@ -193,8 +193,13 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
     }
     let time_ty = src.columns[wm.column].ty;
     let mut outputs = Vec::new();
-    let mut aggs = Vec::new();
-    let mut agg_args = Vec::new();
+    let result = ResultScope {
+        time_ty,
+        keys: &keys,
+        source: &scope,
+        aggs: Default::default(),
+        agg_args: Default::default(),
+    };
     for (i, item) in ins.items.iter().enumerate() {
         let (e, alias) = match item {
             SelectItem::UnnamedExpr(e) => (e, None),
@@ -206,38 +211,54 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
                 ))
             }
         };
-        let (kind, ty) = match ident_name(e).as_deref() {
-            Some("window_start") => (OutputKind::WindowStart, SqlType::Timestamp),
-            Some("window_end") => (OutputKind::WindowEnd, SqlType::Timestamp),
-            Some("window_time") => (OutputKind::WindowTime, time_ty),
-            _ => match e {
-                AstExpr::Function(f) if aggregate_name(&f.name.to_string()).is_some() => {
-                    let (spec, ty) = aggregate(e, f, &scope, ins.loc, &mut agg_args)?;
-                    aggs.push(spec);
-                    (OutputKind::Agg(aggs.len() - 1), ty)
-                }
-                _ => {
-                    let text = e.to_string().to_ascii_lowercase();
-                    match keys.iter().position(|k| k.0 == text) {
-                        Some(k) => (OutputKind::Key(k), keys[k].2),
-                        None => {
-                            return Err(SqlError::new(
-                                expr_loc(e, ins.loc),
-                                format!(
-                                "`{e}` must be window_start, window_end, window_time, a GROUP BY \
-                                     key or an aggregate (COUNT, SUM, MIN, MAX, AVG)"
-                            ),
-                            ))
-                        }
-                    }
-                }
-            },
+        // Over the result row; a plain window bound, key or aggregate is
+        // read from the window's result directly.
+        let t = compile(e, &result, ins.loc).map_err(|err| {
+            if err.message.starts_with("unknown column") {
+                SqlError::new(
+                    expr_loc(e, ins.loc),
+                    format!(
+                        "`{e}` must be window_start, window_end, window_time, a GROUP BY key or an \
+                         aggregate (COUNT, SUM, MIN, MAX, AVG), or an expression over them ({})",
+                        err.message
+                    ),
+                )
+            } else {
+                err
+            }
+        })?;
+        let ty = t.ty.unwrap_or(SqlType::String);
+        let base = result.agg_base();
+        let kind = match t.expr {
+            Expr::Column(0) => OutputKind::WindowStart,
+            Expr::Column(1) => OutputKind::WindowEnd,
+            Expr::Column(2) => OutputKind::WindowTime,
+            Expr::Column(c) if c < base => OutputKind::Key(c - 3),
+            Expr::Column(c) => OutputKind::Agg(c - base),
+            other => OutputKind::Expr(other),
         };
         let name = alias
             .or_else(|| ident_name(e))
             .unwrap_or_else(|| format!("EXPR${i}"));
         outputs.push(Output { name, ty, kind });
     }
+    let having = match &ins.having {
+        Some(h) => {
+            let t = compile(h, &result, ins.loc)?;
+            if !matches!(t.ty, None | Some(SqlType::Boolean)) {
+                return Err(SqlError::new(
+                    expr_loc(h, ins.loc),
+                    "HAVING needs a BOOLEAN condition",
+                ));
+            }
+            Some(t.expr)
+        }
+        None => None,
+    };
+    let (aggs, agg_args): (Vec<AggSpec>, Vec<Expr>) = (
+        result.aggs.into_inner().into_iter().map(|a| a.0).collect(),
+        result.agg_args.into_inner(),
+    );
     let sink_columns = sink_mapping(ins, &tables[sink], &outputs)?;
     Ok(Pipeline {
         loc: ins.loc,
@@ -254,7 +275,83 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
         agg_args,
         outputs,
         sink_columns,
+        having,
     })
+}
+
+/// The scope of `HAVING` and of select-list expressions: a window's result
+/// row (window_start, window_end, window_time, the GROUP BY keys, then the
+/// aggregates, which are registered as they are met).
+struct ResultScope<'a> {
+    time_ty: SqlType,
+    keys: &'a [(String, Expr, SqlType)],
+    source: &'a TableScope<'a>,
+    aggs: std::cell::RefCell<Vec<(AggSpec, SqlType, String)>>,
+    agg_args: std::cell::RefCell<Vec<Expr>>,
+}
+
+impl ResultScope<'_> {
+    fn agg_base(&self) -> usize {
+        3 + self.keys.len()
+    }
+
+    /// Aggregate `f` (at `e`): an existing one with the same text, or a new one.
+    fn aggregate(
+        &self,
+        e: &AstExpr,
+        f: &sqlparser::ast::Function,
+        loc: Loc,
+    ) -> Result<(usize, SqlType)> {
+        let text = e.to_string().to_ascii_lowercase();
+        if let Some(i) = self.aggs.borrow().iter().position(|a| a.2 == text) {
+            return Ok((self.agg_base() + i, self.aggs.borrow()[i].1));
+        }
+        let (spec, ty) = aggregate(e, f, self.source, loc, &mut self.agg_args.borrow_mut())?;
+        let mut aggs = self.aggs.borrow_mut();
+        aggs.push((spec, ty, text));
+        Ok((self.agg_base() + aggs.len() - 1, ty))
+    }
+}
+
+impl Scope for ResultScope<'_> {
+    fn resolve(&self, name: &str) -> Option<(usize, SqlType)> {
+        match name.to_ascii_lowercase().as_str() {
+            "window_start" => Some((0, SqlType::Timestamp)),
+            "window_end" => Some((1, SqlType::Timestamp)),
+            "window_time" => Some((2, self.time_ty)),
+            n => self
+                .keys
+                .iter()
+                .position(|k| k.0 == n)
+                .map(|k| (3 + k, self.keys[k].2)),
+        }
+    }
+
+    fn names(&self) -> Vec<String> {
+        let mut v = vec![
+            "window_start".into(),
+            "window_end".into(),
+            "window_time".into(),
+        ];
+        v.extend(self.keys.iter().map(|k| k.0.clone()));
+        v
+    }
+
+    fn substitute(&self, e: &AstExpr, loc: Loc) -> Option<Result<(usize, SqlType)>> {
+        match e {
+            AstExpr::Function(f) if aggregate_name(&f.name.to_string()).is_some() => {
+                Some(self.aggregate(e, f, loc))
+            }
+            AstExpr::Identifier(_) | AstExpr::CompoundIdentifier(_) => None,
+            _ => {
+                let text = e.to_string().to_ascii_lowercase();
+                self.keys
+                    .iter()
+                    .position(|k| k.0 == text)
+                    .map(|k| Ok((3 + k, self.keys[k].2)))
+            }
+        }
+    }
 }
 
 fn aggregate_name(name: &str) -> Option<AggFunc> {
