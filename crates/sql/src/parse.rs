@@ -29,9 +29,9 @@ pub enum Statement {
         loc: Loc,
     },
     /// `CREATE TABLE`.
-    CreateTable(CreateTable),
+    CreateTable(Box<CreateTable>),
     /// `INSERT INTO ... SELECT ...`.
-    Insert(Insert),
+    Insert(Box<Insert>),
 }
 
 /// `CREATE TABLE name (...) WITH (...)`.
@@ -239,7 +239,7 @@ fn statement(p: &mut Parser) -> Result<Statement> {
     if p.parse_keyword(Keyword::CREATE) {
         let _ = p.parse_keyword(Keyword::TEMPORARY);
         if p.parse_keyword(Keyword::TABLE) {
-            return create_table(p, loc).map(Statement::CreateTable);
+            return create_table(p, loc).map(|t| Statement::CreateTable(Box::new(t)));
         }
         return Err(SqlError::new(
             here(p),
@@ -247,7 +247,7 @@ fn statement(p: &mut Parser) -> Result<Statement> {
         ));
     }
     if p.parse_keyword(Keyword::INSERT) {
-        return insert(p, loc).map(Statement::Insert);
+        return insert(p, loc).map(|i| Statement::Insert(Box::new(i)));
     }
     let t = p.peek_token();
     Err(SqlError::new(
