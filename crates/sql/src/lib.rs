@@ -14,6 +14,7 @@ pub mod explain;
 pub mod expr;
 pub mod formats;
 pub mod kafka_props;
+pub mod legacy;
 pub mod options;
 pub mod parse;
 pub mod plan;

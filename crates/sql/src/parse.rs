@@ -498,7 +498,22 @@ fn insert(p: &mut Parser, loc: Loc) -> Result<Insert> {
     }
     let items = pe(p.parse_comma_separated(|p| p.parse_select_item()))?;
     pe(p.expect_keyword(Keyword::FROM))?;
-    let tvf = window_tvf(p)?;
+    // `FROM table ... GROUP BY TUMBLE(ts, ...)`: Flink's legacy group window.
+    let legacy = match &p.peek_token().token {
+        Token::Word(w) if w.keyword != Keyword::TABLE => {
+            let source_loc = here(p);
+            let source = pe(p.parse_identifier())?.value;
+            if p.parse_keyword(Keyword::AS) {
+                pe(p.parse_identifier())?;
+            }
+            Some((source, source_loc))
+        }
+        _ => None,
+    };
+    let tvf = match &legacy {
+        Some(_) => None,
+        None => Some(window_tvf(p)?),
+    };
     let filter = if p.parse_keyword(Keyword::WHERE) {
         Some(pe(p.parse_expr())?)
     } else {
@@ -520,6 +535,14 @@ fn insert(p: &mut Parser, loc: Loc) -> Result<Insert> {
         Some(pe(p.parse_expr())?)
     } else {
         None
+    };
+    let (tvf, group_by, items, having) = match (tvf, legacy) {
+        (Some(tvf), _) => (tvf, group_by, items, having),
+        (None, Some((source, source_loc))) => {
+            let r = crate::legacy::rewrite(source, source_loc, group_by, items, having, group_loc)?;
+            (r.tvf, r.group_by, r.items, r.having)
+        }
+        (None, None) => return Err(SqlError::new(loc, "FROM needs a table")),
     };
     for kw in [
         Keyword::ORDER,
