@@ -84,7 +84,8 @@ pub fn rewrite(
         return Err(SqlError::new(
             loc,
             "a query over a plain table needs a window: GROUP BY TUMBLE(ts, INTERVAL ...) (Flink's \
-             group window), or FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), ...)); lowwater runs \
+             group window), or a window table function FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), \
+             ...)); lowwater runs \
              window aggregations only",
         ));
     };
