@@ -121,13 +121,16 @@ pub fn parse_raw(line: &str) -> Result<RawRecord<'static>, DumpError> {
     };
     // Bytes that are not UTF-8 (Avro, raw binary) are written as base64
     // under `key_base64` / `payload_base64` instead of `key` / `payload`.
-    let bytes = |name: &str| -> Result<Option<Vec<u8>>, DumpError> {
-        let b64 = format!("{name}_base64");
-        match text(&b64)? {
+    let bytes = |name: &str, b64: &str| -> Result<Option<Vec<u8>>, DumpError> {
+        // Most lines have no base64 field: look it up without allocating.
+        if field(b64).is_none() {
+            return Ok(text(name)?.map(String::into_bytes));
+        }
+        match text(b64)? {
             Some(t) => BASE64
                 .decode(t.as_bytes())
                 .map(Some)
-                .map_err(|e| bad(at(&b64), format!("\"{b64}\" is not base64 ({e})"))),
+                .map_err(|e| bad(at(b64), format!("\"{b64}\" is not base64 ({e})"))),
             None => Ok(text(name)?.map(String::into_bytes)),
         }
     };
@@ -140,8 +143,8 @@ pub fn parse_raw(line: &str) -> Result<RawRecord<'static>, DumpError> {
         partition,
         offset: int("offset")?,
         ts: int("ts")?.ok_or_else(|| bad(1, "missing \"ts\"".into()))?,
-        key: bytes("key")?.map(Cow::Owned),
-        payload: bytes("payload")?.map(Cow::Owned),
+        key: bytes("key", "key_base64")?.map(Cow::Owned),
+        payload: bytes("payload", "payload_base64")?.map(Cow::Owned),
     })
 }
 
