@@ -505,6 +505,29 @@ fn insert(p: &mut Parser, loc: Loc) -> Result<Insert> {
             let source = pe(p.parse_identifier())?.value;
             if p.parse_keyword(Keyword::AS) {
                 pe(p.parse_identifier())?;
+            } else if let Token::Word(w) = &p.peek_token().token {
+                if w.keyword == Keyword::NoKeyword {
+                    p.next_token();
+                }
+            }
+            let join = [
+                Keyword::JOIN,
+                Keyword::INNER,
+                Keyword::LEFT,
+                Keyword::RIGHT,
+                Keyword::FULL,
+                Keyword::CROSS,
+            ]
+            .iter()
+            .any(|k| p.peek_keyword(*k));
+            if join || p.peek_token().token == Token::Comma {
+                return Err(SqlError::new(
+                    source_loc,
+                    "joins are not supported in lowwater's SQL subset: FROM must be a window \
+                     table function, TABLE(TUMBLE|HOP|CUMULATE|SESSION(TABLE src, \
+                     DESCRIPTOR(time_col), ...)), or one table grouped by a window \
+                     (GROUP BY TUMBLE(ts, INTERVAL ...))",
+                ));
             }
             Some((source, source_loc))
         }
