@@ -155,7 +155,10 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
             _ => {
                 let t = compile(g, &scope, ins.loc)?;
                 let ty = t.ty.unwrap_or(SqlType::String);
-                keys.push((g.to_string().to_ascii_lowercase(), t.expr, ty));
+                // A column key by its name (`user` and user alike), another
+                // expression by its text.
+                let name = ident_name(g).unwrap_or_else(|| g.to_string().to_ascii_lowercase());
+                keys.push((name, t.expr, ty));
             }
         }
     }

@@ -1,0 +1,7 @@
+-- data: clicks
+-- partitions: 3
+CREATE TABLE results (window_start TIMESTAMP(3), `url` STRING, n BIGINT) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
+INSERT INTO results SELECT window_start, `url`, COUNT(*)
+FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+GROUP BY window_start, window_end, `url`
+HAVING COUNT(`url`) > 1;
