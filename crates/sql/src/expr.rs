@@ -62,6 +62,8 @@ pub enum Expr {
     Compare(CmpOp, Box<Expr>, Box<Expr>),
     /// Arithmetic.
     Arith(ArithOp, Box<Expr>, Box<Expr>),
+    /// A scalar function or predicate ([`crate::functions`]).
+    Call(crate::functions::Func, Vec<Expr>),
     /// A result narrowed to its SQL type: TINYINT/SMALLINT/INT wrap (two's
     /// complement, as Java's arithmetic does), FLOAT rounds to 32 bits.
     Narrow(Box<Expr>, SqlType),
@@ -115,6 +117,9 @@ pub fn compile(e: &AstExpr, scope: &dyn Scope, loc: Loc) -> Result<Typed> {
     if let Some(r) = scope.substitute(e, loc) {
         let (i, ty) = r?;
         return Ok(typed(Expr::Column(i), ty));
+    }
+    if let Some(r) = crate::functions::special(e, scope, loc) {
+        return r;
     }
     match e {
         AstExpr::Identifier(id) => column(e, &id.value, scope, loc),
@@ -439,15 +444,19 @@ fn function(
             loc,
             format!("{name}() reads processing time; lowwater windows run on event time only"),
         ),
-        _ => err(
-            e,
-            loc,
-            format!(
-                "function {name} with {} argument(s) is not supported; supported: \
-                 TO_TIMESTAMP_LTZ(n, 0|3), TO_TIMESTAMP(s), CAST",
-                args.len()
-            ),
-        ),
+        _ => crate::functions::function(e, &name, &args, scope, loc).unwrap_or_else(|| {
+            err(
+                e,
+                loc,
+                format!(
+                    "function {name} with {} argument(s) is not supported; supported: \
+                     TO_TIMESTAMP_LTZ(n, 0|3), TO_TIMESTAMP(s), CAST, UPPER, LOWER, CHAR_LENGTH, \
+                     CONCAT, CONCAT_WS, SUBSTRING, TRIM, COALESCE, IF, NULLIF, ABS, MOD, CASE, \
+                     LIKE, IN, BETWEEN, IS [NOT] DISTINCT FROM",
+                    args.len()
+                ),
+            )
+        }),
     }
 }
 
@@ -461,6 +470,7 @@ impl Expr {
             Expr::Compare(op, a, b) => compare(*op, &a.eval(row)?, &b.eval(row)?),
             Expr::Arith(op, a, b) => arith(*op, &a.eval(row)?, &b.eval(row)?)?,
             Expr::Narrow(a, ty) => narrow(a.eval(row)?, *ty),
+            Expr::Call(f, args) => crate::functions::eval(f, args, row)?,
             Expr::And(a, b) => match (truth(&a.eval(row)?), truth(&b.eval(row)?)) {
                 (Some(false), _) | (_, Some(false)) => Value::Bool(false),
                 (Some(true), Some(true)) => Value::Bool(true),
@@ -503,6 +513,11 @@ impl Expr {
         match self {
             Expr::Column(i) => out.push(*i),
             Expr::Literal(_) => {}
+            Expr::Call(_, args) => {
+                for a in args {
+                    a.columns(out);
+                }
+            }
             Expr::Compare(_, a, b) | Expr::Arith(_, a, b) | Expr::And(a, b) | Expr::Or(a, b) => {
                 a.columns(out);
                 b.columns(out);
@@ -532,6 +547,25 @@ pub fn truth(v: &Value) -> Option<bool> {
         Value::Bool(b) => Some(*b),
         _ => None,
     }
+}
+
+/// How `a` orders against `b` (numbers by value across INT and DOUBLE);
+/// `None` if either is NULL.
+pub fn order(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
+    if a.is_null() || b.is_null() {
+        return None;
+    }
+    Some(match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) if matches!(a, Value::Double(_)) || matches!(b, Value::Double(_)) => {
+            x.total_cmp(&y)
+        }
+        _ => a.cmp(b),
+    })
+}
+
+/// SQL `=`: `None` if either is NULL.
+pub fn equal(a: &Value, b: &Value) -> Option<bool> {
+    order(a, b).map(|o| o == std::cmp::Ordering::Equal)
 }
 
 fn compare(op: CmpOp, a: &Value, b: &Value) -> Value {

@@ -13,6 +13,7 @@ pub mod error;
 pub mod explain;
 pub mod expr;
 pub mod formats;
+pub mod functions;
 pub mod kafka_props;
 pub mod legacy;
 pub mod options;
