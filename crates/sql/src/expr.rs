@@ -717,6 +717,16 @@ mod tests {
         assert!(eval("s = 1", &row).is_err_and(|e| e.contains("cannot compare STRING")));
         assert!(eval("nope = 1", &row).is_err_and(|e| e.contains("unknown column 'nope'")));
         assert!(eval("PROCTIME()", &row).is_err_and(|e| e.contains("event time")));
-        assert!(eval("UPPER(s)", &row).is_err_and(|e| e.contains("not supported")));
+        assert_eq!(eval("UPPER(s)", &row), Ok(Value::str("X")));
+        assert!(eval("REVERSE(s)", &row).is_err_and(|e| e.contains("not supported")));
+        assert!(eval("UPPER(a)", &row).is_err_and(|e| e.contains("UPPER needs a STRING")));
+        assert_eq!(eval("a IN (2, NULL)", &row), Ok(Value::Null));
+        assert_eq!(eval("a NOT IN (2, 3)", &row), Ok(Value::Bool(true)));
+        assert_eq!(eval("CONCAT(s, NULL)", &row), Ok(Value::Null));
+        assert_eq!(
+            eval("CONCAT_WS('-', s, NULL, s)", &row),
+            Ok(Value::str("x-x"))
+        );
+        assert!(eval("MOD(a, 0)", &row).is_err_and(|e| e.contains("by zero")));
     }
 }
