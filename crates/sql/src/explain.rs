@@ -85,6 +85,8 @@ fn agg_name(f: AggFunc) -> &'static str {
         AggFunc::Min => "MIN",
         AggFunc::Max => "MAX",
         AggFunc::Avg => "AVG",
+        AggFunc::SumDistinct => "SUM(DISTINCT)",
+        AggFunc::AvgDistinct => "AVG(DISTINCT)",
     }
 }
 

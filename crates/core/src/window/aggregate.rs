@@ -35,6 +35,10 @@ pub enum AggFunc {
     Max,
     /// `AVG(col)`.
     Avg,
+    /// `SUM(DISTINCT col)`.
+    SumDistinct,
+    /// `AVG(DISTINCT col)`.
+    AvgDistinct,
 }
 
 /// An aggregate call: a function and the row position of its argument
@@ -103,7 +107,27 @@ impl AggSpec {
 
     /// The aggregate's result from `acc`, in the aggregate's result type.
     pub fn finish(&self, acc: &Accumulator) -> Value {
-        match (acc.result(), self.narrow) {
+        let result = match (self.func, acc) {
+            // SUM / AVG over the distinct values, added in sorted order so
+            // that a double sum does not depend on the set's order.
+            (AggFunc::SumDistinct | AggFunc::AvgDistinct, Accumulator::Distinct(set)) => {
+                let mut values: Vec<&Value> = set.iter().collect();
+                values.sort();
+                let mut sum = Accumulator::Avg {
+                    sum: Value::Null,
+                    count: 0,
+                };
+                for v in values {
+                    sum.add_value(v);
+                }
+                match (self.func, sum) {
+                    (AggFunc::SumDistinct, Accumulator::Avg { sum, .. }) => sum,
+                    (_, avg) => avg.result(),
+                }
+            }
+            _ => acc.result(),
+        };
+        match (result, self.narrow) {
             (Value::Int(i), Narrow::I32) => Value::Int(i64::from(i as i32)),
             (Value::Int(i), Narrow::I16) => Value::Int(i64::from(i as i16)),
             (Value::Int(i), Narrow::I8) => Value::Int(i64::from(i as i8)),
@@ -116,7 +140,9 @@ impl AggSpec {
     pub fn create(&self) -> Accumulator {
         match self.func {
             AggFunc::CountStar | AggFunc::Count => Accumulator::Count(0),
-            AggFunc::CountDistinct => Accumulator::Distinct(HashSet::new()),
+            AggFunc::CountDistinct | AggFunc::SumDistinct | AggFunc::AvgDistinct => {
+                Accumulator::Distinct(HashSet::new())
+            }
             AggFunc::Sum => Accumulator::Sum(Value::Null),
             AggFunc::Min => Accumulator::Min(Value::Null),
             AggFunc::Max => Accumulator::Max(Value::Null),

@@ -381,12 +381,34 @@ fn aggregate(
     let FunctionArguments::List(list) = &f.args else {
         return Err(SqlError::new(at, format!("{name} needs an argument")));
     };
-    if f.filter.is_some() || f.over.is_some() || !list.clauses.is_empty() {
+    if f.over.is_some() || !list.clauses.is_empty() {
         return Err(SqlError::new(
             at,
-            format!("{name} with FILTER, OVER or ORDER BY is not supported"),
+            format!("{name} with OVER or ORDER BY is not supported"),
         ));
     }
+    // `AGG(x) FILTER (WHERE c)` is `AGG(CASE WHEN c THEN x END)`: every
+    // aggregate skips NULLs (COUNT(*) counts `CASE WHEN c THEN 1 END`).
+    let filter = match &f.filter {
+        Some(c) => {
+            let t = compile(c, scope, loc)?;
+            if !matches!(t.ty, None | Some(SqlType::Boolean)) {
+                return Err(SqlError::new(
+                    expr_loc(c, loc),
+                    "FILTER needs a BOOLEAN condition",
+                ));
+            }
+            Some(t.expr)
+        }
+        None => None,
+    };
+    let only_when = |arg: Expr, ty: SqlType| match &filter {
+        Some(c) => Expr::Call(
+            crate::functions::Func::Case(false, ty),
+            vec![c.clone(), arg, Expr::Literal(lowwater_core::Value::Null)],
+        ),
+        None => arg,
+    };
     let distinct = matches!(
         list.duplicate_treatment,
         Some(sqlparser::ast::DuplicateTreatment::Distinct)
@@ -411,22 +433,34 @@ fn aggregate(
         }
     };
     let Some(arg) = arg else {
+        if filter.is_some() {
+            agg_args.push(only_when(
+                Expr::Literal(lowwater_core::Value::Int(1)),
+                SqlType::Int,
+            ));
+            return Ok((
+                AggSpec::on(AggFunc::Count, agg_args.len() - 1),
+                SqlType::BigInt,
+            ));
+        }
         return Ok((AggSpec::count_star(), SqlType::BigInt));
     };
     if distinct {
-        if func != AggFunc::Count {
-            return Err(SqlError::new(
-                at,
-                format!("{name}(DISTINCT ...) is not supported; only COUNT(DISTINCT ...)"),
-            ));
-        }
-        func = AggFunc::CountDistinct;
+        // MIN and MAX of the distinct values are the MIN and MAX.
+        func = match func {
+            AggFunc::Count => AggFunc::CountDistinct,
+            AggFunc::Sum => AggFunc::SumDistinct,
+            AggFunc::Avg => AggFunc::AvgDistinct,
+            other => other,
+        };
     }
     let t = compile(arg, scope, loc)?;
     let arg_ty = t.ty.unwrap_or(SqlType::BigInt);
     let ty = match func {
         AggFunc::Count | AggFunc::CountDistinct | AggFunc::CountStar => SqlType::BigInt,
-        AggFunc::Sum | AggFunc::Avg if !arg_ty.is_numeric() => {
+        AggFunc::Sum | AggFunc::Avg | AggFunc::SumDistinct | AggFunc::AvgDistinct
+            if !arg_ty.is_numeric() =>
+        {
             return Err(SqlError::new(
                 at,
                 format!("{name} needs a numeric argument, found {}", arg_ty.name()),
@@ -434,15 +468,15 @@ fn aggregate(
         }
         _ => arg_ty,
     };
-    agg_args.push(t.expr);
+    agg_args.push(only_when(t.expr, arg_ty));
     let spec = AggSpec::on(func, agg_args.len() - 1);
     // Flink's SUM keeps its argument's type: SUM(INT) is an INT that wraps
     // at 32 bits, SUM(TINYINT) wraps at 8, SUM(FLOAT) adds floats.
     let spec = match (func, arg_ty) {
-        (AggFunc::Sum, SqlType::Int) => spec.narrowed(Narrow::I32),
-        (AggFunc::Sum, SqlType::SmallInt) => spec.narrowed(Narrow::I16),
-        (AggFunc::Sum, SqlType::TinyInt) => spec.narrowed(Narrow::I8),
-        (AggFunc::Sum, SqlType::Float) => spec.narrowed(Narrow::F32),
+        (AggFunc::Sum | AggFunc::SumDistinct, SqlType::Int) => spec.narrowed(Narrow::I32),
+        (AggFunc::Sum | AggFunc::SumDistinct, SqlType::SmallInt) => spec.narrowed(Narrow::I16),
+        (AggFunc::Sum | AggFunc::SumDistinct, SqlType::TinyInt) => spec.narrowed(Narrow::I8),
+        (AggFunc::Sum | AggFunc::SumDistinct, SqlType::Float) => spec.narrowed(Narrow::F32),
         _ => spec,
     };
     Ok((spec, ty))
@@ -490,12 +524,16 @@ fn sink_mapping(ins: &Insert, sink: &TableDef, outputs: &[Output]) -> Result<Vec
             ),
         ));
     }
-    if ins.sink_columns.is_some() && targets.len() != sink.columns.len() {
+    // Columns the INSERT leaves out are written NULL, as in Flink; a NOT
+    // NULL one cannot be left out.
+    if let Some(c) =
+        (0..sink.columns.len()).find(|c| !targets.contains(c) && sink.columns[*c].not_null)
+    {
         return Err(SqlError::new(
             ins.loc,
             format!(
-                "INSERT INTO {} must write every column of the sink",
-                sink.name
+                "INSERT INTO {} leaves out column '{}', which is NOT NULL: list it",
+                sink.name, sink.columns[c].name
             ),
         ));
     }

@@ -371,6 +371,27 @@ pub fn interval(e: &AstExpr, loc: Loc) -> Result<Millis> {
         ));
     }
     let bad = || SqlError::new(at, format!("INTERVAL value '{text}' is not a whole number"));
+    // Seconds take up to three fraction digits (SECOND(3)): '0.5' is 500 ms.
+    if let (Some(1_000), Some((whole, frac))) = (unit, text.trim().split_once('.')) {
+        let ok = !frac.is_empty() && frac.len() <= 3 && frac.bytes().all(|b| b.is_ascii_digit());
+        let w: i64 = if whole.is_empty() {
+            Ok(0)
+        } else {
+            whole.parse()
+        }
+        .map_err(|_| bad())?;
+        if !ok || w < 0 {
+            return Err(SqlError::new(
+                at,
+                format!("INTERVAL '{text}' SECOND: at most three fraction digits (milliseconds)"),
+            ));
+        }
+        let ms: i64 = format!("{frac:0<3}").parse().map_err(|_| bad())?;
+        return w
+            .checked_mul(1_000)
+            .and_then(|x| x.checked_add(ms))
+            .ok_or_else(bad);
+    }
     match unit {
         Some(u) => text
             .trim()
