@@ -94,7 +94,7 @@ pub trait Scope {
     /// A whole expression this scope holds as a column (a window
     /// aggregate's result row holds its aggregates and GROUP BY
     /// expressions), if `e` is one.
-    fn substitute(&self, _e: &AstExpr, _loc: Loc) -> Option<Result<(usize, SqlType)>> {
+    fn substitute(&self, _e: &AstExpr, _loc: Loc) -> Option<Result<Typed>> {
         None
     }
 }
@@ -115,8 +115,7 @@ fn err<T>(e: &AstExpr, loc: Loc, msg: impl Into<String>) -> Result<T> {
 /// Compiles `e` against `scope`; `loc` is used when the AST has no span.
 pub fn compile(e: &AstExpr, scope: &dyn Scope, loc: Loc) -> Result<Typed> {
     if let Some(r) = scope.substitute(e, loc) {
-        let (i, ty) = r?;
-        return Ok(typed(Expr::Column(i), ty));
+        return r;
     }
     if let Some(r) = crate::functions::special(e, scope, loc) {
         return r;

@@ -37,6 +37,8 @@ pub enum Func {
     NullIf,
     /// `ABS(x)`.
     Abs,
+    /// `POWER(a, b)` (and `SQRT(x)` as `POWER(x, 0.5)`), a DOUBLE.
+    Power,
     /// `MOD(a, b)`.
     Mod(SqlType),
     /// `CASE [operand] WHEN .. THEN .. [ELSE ..] END`: arguments are
@@ -362,6 +364,28 @@ pub fn function(
                 ty,
             ))
         }
+        ("POWER", [a, b]) => {
+            let ts = compiled(&[a, b])?;
+            if !ts.iter().all(|t| t.ty.is_none_or(|t| t.is_numeric())) {
+                return err(e, loc, "POWER needs numbers");
+            }
+            Ok(call(
+                Func::Power,
+                ts.into_iter().map(|t| t.expr).collect(),
+                Some(SqlType::Double),
+            ))
+        }
+        ("SQRT", [x]) => {
+            let t = compile(x, scope, loc)?;
+            if !t.ty.is_none_or(|t| t.is_numeric()) {
+                return err(x, loc, "SQRT needs a number");
+            }
+            Ok(call(
+                Func::Power,
+                vec![t.expr, Expr::Literal(Value::Double(0.5))],
+                Some(SqlType::Double),
+            ))
+        }
         ("ABS", [x]) => {
             let t = compile(x, scope, loc)?;
             if !t.ty.is_none_or(|t| t.is_numeric()) {
@@ -554,6 +578,10 @@ pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value
                 a
             }
         }
+        Func::Power => match (arg(0)?.as_f64(), arg(1)?.as_f64()) {
+            (Some(a), Some(b)) => Value::Double(a.powf(b)),
+            _ => Value::Null,
+        },
         Func::Abs => match arg(0)? {
             Value::Int(i) => Value::Int(i.wrapping_abs()),
             Value::Double(d) => Value::Double(d.abs()),

@@ -11,7 +11,7 @@ use lowwater_core::window::assigner::WindowAssigner;
 use lowwater_core::window::operator::WindowSpec;
 
 use crate::error::{Loc, Result, SqlError};
-use crate::expr::{compile, Expr, Scope};
+use crate::expr::{compile, Expr, Scope, Typed};
 use crate::options::Connector;
 use crate::parse::{expr_loc, Insert, TvfKind};
 use crate::types::SqlType;
@@ -316,6 +316,76 @@ impl ResultScope<'_> {
     }
 }
 
+/// `(sample, square root)` of STDDEV_POP, STDDEV_SAMP, VAR_POP, VAR_SAMP
+/// (STDDEV and VARIANCE are the sample forms, as in Flink).
+fn variance_kind(name: &str) -> Option<(bool, bool)> {
+    match name.to_ascii_uppercase().as_str() {
+        "STDDEV_POP" => Some((false, true)),
+        "STDDEV_SAMP" | "STDDEV" => Some((true, true)),
+        "VAR_POP" => Some((false, false)),
+        "VAR_SAMP" | "VARIANCE" => Some((true, false)),
+        _ => None,
+    }
+}
+
+impl ResultScope<'_> {
+    /// STDDEV and VAR as Flink computes them: Calcite's reduction into
+    /// SUM(x * x), SUM(x) and COUNT(x) with the argument's type throughout
+    /// (integer arithmetic wraps and divides as integers), cast back to it.
+    fn variance(&self, e: &AstExpr, f: &sqlparser::ast::Function, loc: Loc) -> Result<Typed> {
+        let name = f.name.to_string().to_ascii_uppercase();
+        let (sample, root) = variance_kind(&name).unwrap_or((true, true));
+        let arg = match &f.args {
+            FunctionArguments::List(l)
+                if l.args.len() == 1 && l.duplicate_treatment.is_none() && f.filter.is_none() =>
+            {
+                match &l.args[0] {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => x,
+                    _ => {
+                        return Err(SqlError::new(
+                            expr_loc(e, loc),
+                            format!("{name} takes one argument"),
+                        ))
+                    }
+                }
+            }
+            _ => {
+                return Err(SqlError::new(
+                    expr_loc(e, loc),
+                    format!("{name} takes one argument (no DISTINCT or FILTER)"),
+                ))
+            }
+        };
+        let ty = compile(arg, self.source, loc)?
+            .ty
+            .unwrap_or(SqlType::Double);
+        if !ty.is_numeric() {
+            return Err(SqlError::new(
+                expr_loc(e, loc),
+                format!("{name} needs a numeric argument, found {}", ty.name()),
+            ));
+        }
+        let x = format!("({arg})");
+        let count = if sample {
+            format!("NULLIF(COUNT({x}) - 1, 0)")
+        } else {
+            format!("COUNT({x})")
+        };
+        let var = format!("(SUM({x} * {x}) - SUM({x}) * SUM({x}) / COUNT({x})) / {count}");
+        let body = if root {
+            format!("POWER({var}, 0.5)")
+        } else {
+            var
+        };
+        let text = format!("CAST({body} AS {})", ty.name());
+        let ast = sqlparser::parser::Parser::new(&sqlparser::dialect::GenericDialect {})
+            .try_with_sql(&text)
+            .and_then(|mut p| p.parse_expr())
+            .map_err(|err| SqlError::new(expr_loc(e, loc), format!("{name}: {err}")))?;
+        compile(&ast, self, expr_loc(e, loc))
+    }
+}
+
 impl Scope for ResultScope<'_> {
     fn resolve(&self, name: &str) -> Option<(usize, SqlType)> {
         match name.to_ascii_lowercase().as_str() {
@@ -340,10 +410,17 @@ impl Scope for ResultScope<'_> {
         v
     }
 
-    fn substitute(&self, e: &AstExpr, loc: Loc) -> Option<Result<(usize, SqlType)>> {
+    fn substitute(&self, e: &AstExpr, loc: Loc) -> Option<Result<Typed>> {
+        let column = |(i, ty): (usize, SqlType)| Typed {
+            expr: Expr::Column(i),
+            ty: Some(ty),
+        };
         match e {
             AstExpr::Function(f) if aggregate_name(&f.name.to_string()).is_some() => {
-                Some(self.aggregate(e, f, loc))
+                Some(self.aggregate(e, f, loc).map(column))
+            }
+            AstExpr::Function(f) if variance_kind(&f.name.to_string()).is_some() => {
+                Some(self.variance(e, f, loc))
             }
             AstExpr::Identifier(_) | AstExpr::CompoundIdentifier(_) => None,
             _ => {
@@ -351,7 +428,7 @@ impl Scope for ResultScope<'_> {
                 self.keys
                     .iter()
                     .position(|k| k.0 == text)
-                    .map(|k| Ok((3 + k, self.keys[k].2)))
+                    .map(|k| Ok(column((3 + k, self.keys[k].2))))
             }
         }
     }
