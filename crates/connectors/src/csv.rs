@@ -270,6 +270,9 @@ impl CsvEncoder {
                     &format_flink_timestamp(*t, ' ', *ty == SqlType::TimestampLtz),
                 ),
                 Value::Double(d) if *ty == SqlType::Float => out.push_str(&java_float(*d as f32)),
+                // An integer in a FLOAT/DOUBLE column prints as the number it is cast to.
+                Value::Int(i) if *ty == SqlType::Float => out.push_str(&java_float(*i as f32)),
+                Value::Int(i) if *ty == SqlType::Double => out.push_str(&java_double(*i as f64)),
                 Value::Double(d) => out.push_str(&java_double(*d)),
                 v => out.push_str(&v.to_string()),
             }

@@ -50,6 +50,7 @@ pub mod error;
 pub mod harness;
 pub mod route;
 pub mod source;
+pub mod text;
 pub mod time;
 pub mod timestamp;
 pub mod value;

@@ -270,7 +270,9 @@ impl WindowTask {
                                 lowwater_core::time::display_time(r.window.end),
                                 self.plan.tables[pl.sink].name
                             )));
-                            continue;
+                            // The job stops here, as a Flink task does at
+                            // the exception: no later row is written.
+                            return;
                         }
                     }
                 }

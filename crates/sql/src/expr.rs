@@ -135,10 +135,17 @@ pub fn compile(e: &AstExpr, scope: &dyn Scope, loc: Loc) -> Result<Typed> {
                     expect_bool(expr, &inner, loc)?;
                     Ok(typed(Expr::Not(Box::new(inner.expr)), SqlType::Boolean))
                 }
-                UnaryOperator::Minus if inner.ty.is_none_or(|t| t.is_numeric()) => Ok(Typed {
-                    expr: Expr::Neg(Box::new(inner.expr)),
-                    ty: inner.ty,
-                }),
+                UnaryOperator::Minus if inner.ty.is_none_or(|t| t.is_numeric()) => {
+                    let neg = Expr::Neg(Box::new(inner.expr));
+                    // -INT_MIN wraps to INT_MIN as in Java.
+                    let expr = match inner.ty {
+                        Some(t @ (SqlType::TinyInt | SqlType::SmallInt | SqlType::Int)) => {
+                            Expr::Narrow(Box::new(neg), t)
+                        }
+                        _ => neg,
+                    };
+                    Ok(Typed { expr, ty: inner.ty })
+                }
                 UnaryOperator::Plus => Ok(inner),
                 _ => err(e, loc, format!("operator {op} is not supported here")),
             }
@@ -154,6 +161,14 @@ pub fn compile(e: &AstExpr, scope: &dyn Scope, loc: Loc) -> Result<Typed> {
         } if *kind == CastKind::Cast => {
             let inner = compile(expr, scope, loc)?;
             let ty = cast_target(e, &data_type.to_string(), loc)?;
+            if inner.ty == Some(SqlType::Float) && ty == SqlType::String {
+                // A FLOAT prints with Float.toString's digits (0.1, not the
+                // double it is held as).
+                return Ok(typed(
+                    Expr::Call(crate::functions::Func::FloatText, vec![inner.expr]),
+                    ty,
+                ));
+            }
             Ok(typed(Expr::Cast(Box::new(inner.expr), ty), ty))
         }
         AstExpr::Function(f) => function(e, f, scope, loc),
@@ -167,7 +182,8 @@ pub fn compile(e: &AstExpr, scope: &dyn Scope, loc: Loc) -> Result<Typed> {
             loc,
             format!(
                 "expression `{e}` is not supported; supported: columns, literals, comparisons, \
-                 + - * / %, AND/OR/NOT, IS [NOT] NULL, CAST, TO_TIMESTAMP_LTZ, TO_TIMESTAMP"
+                 + - * / %, AND/OR/NOT, IS [NOT] NULL, CAST, CASE, LIKE, IN, BETWEEN, IS [NOT] \
+                 DISTINCT FROM and the functions the README lists"
             ),
         ),
     }
@@ -633,12 +649,31 @@ fn cast(v: Value, ty: SqlType) -> std::result::Result<Value, String> {
         (SqlType::String, Value::Timestamp(t)) => {
             Value::str(&lowwater_core::time::format_timestamp(*t, ' '))
         }
+        (SqlType::String, Value::Double(d)) => Value::str(&lowwater_core::text::java_double(*d)),
         (SqlType::String, other) => Value::str(&other.to_string()),
         // Narrowing casts wrap as Java's do (CAST(300 AS TINYINT) = 44).
         (t, Value::Int(i)) if t.is_integer() => Value::Int(t.wrap(*i)),
-        (t, Value::Double(d)) if t.is_integer() => Value::Int(t.wrap(*d as i64)),
+        // From floating point as Java's (int) / (long) casts: saturating,
+        // then narrowed (TINYINT is (byte)(int)d).
+        (t, Value::Double(d)) if t.is_integer() => Value::Int(match t {
+            SqlType::BigInt => *d as i64,
+            t => t.wrap(i64::from(*d as i32)),
+        }),
+        // From text as Flink's toInt/toLong: a fraction is truncated, a
+        // value out of the type's range fails.
         (t, Value::Str(s)) if t.is_integer() => {
-            Value::Int(t.wrap(s.trim().parse().map_err(|_| bad(&v))?))
+            let s = s.trim();
+            let i = match s.parse::<i64>() {
+                Ok(i) => i,
+                Err(_) => match s.parse::<f64>() {
+                    Ok(d) if d.is_finite() && s.contains('.') => d.trunc() as i64,
+                    _ => return Err(bad(&v)),
+                },
+            };
+            if t.wrap(i) != i {
+                return Err(format!("cannot CAST '{s}' to {}: out of range", t.name()));
+            }
+            Value::Int(i)
         }
         (SqlType::Float, _) => match cast(v.clone(), SqlType::Double)? {
             Value::Double(d) => Value::Double(f64::from(d as f32)),
@@ -727,5 +762,28 @@ mod tests {
             Ok(Value::str("x-x"))
         );
         assert!(eval("MOD(a, 0)", &row).is_err_and(|e| e.contains("by zero")));
+        // Casts and overflow as Java and Flink do them.
+        assert_eq!(
+            eval("CAST(3000000000.5 AS INT)", &row),
+            Ok(Value::Int(2_147_483_647))
+        );
+        assert_eq!(eval("CAST(-1e10 AS TINYINT)", &row), Ok(Value::Int(0)));
+        assert_eq!(eval("CAST('1.9' AS INT)", &row), Ok(Value::Int(1)));
+        assert!(eval("CAST('300' AS TINYINT)", &row).is_err_and(|e| e.contains("out of range")));
+        assert_eq!(
+            eval("ABS(CAST(-2147483648 AS INT))", &row),
+            Ok(Value::Int(-2_147_483_648))
+        );
+        assert_eq!(
+            eval("SUBSTRING('abc' FROM -5 FOR 2)", &row),
+            Ok(Value::str(""))
+        );
+        assert_eq!(eval("SUBSTRING('abc' FROM -2)", &row), Ok(Value::str("bc")));
+        assert_eq!(
+            eval("CAST(CAST(0.1 AS FLOAT) AS STRING)", &row),
+            Ok(Value::str("0.1"))
+        );
+        assert_eq!(eval("CAST(1e20 AS STRING)", &row), Ok(Value::str("1.0E20")));
+        assert!(eval("s LIKE 'x!' ESCAPE '!'", &row).is_err_and(|e| e.contains("escape")));
     }
 }

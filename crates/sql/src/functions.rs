@@ -2,6 +2,7 @@
 //! Flink's result types and NULL rules: `UPPER`, `LOWER`, `CHAR_LENGTH`,
 //! `CONCAT` (NULL if any argument is), `CONCAT_WS` (skips NULLs),
 //! `SUBSTRING`/`SUBSTR`, `TRIM`, `COALESCE`, `IF`, `NULLIF`, `ABS`, `MOD`,
+//! `POWER`, `SQRT`,
 //! `CASE`, `LIKE`, `IN`, `BETWEEN`, `IS [NOT] DISTINCT FROM`.
 
 use lowwater_core::Value;
@@ -39,6 +40,8 @@ pub enum Func {
     Abs,
     /// `POWER(a, b)` (and `SQRT(x)` as `POWER(x, 0.5)`), a DOUBLE.
     Power,
+    /// A FLOAT as text (`CAST(f AS STRING)`), with `Float.toString` digits.
+    FloatText,
     /// `MOD(a, b)`.
     Mod(SqlType),
     /// `CASE [operand] WHEN .. THEN .. [ELSE ..] END`: arguments are
@@ -74,7 +77,6 @@ fn common(a: Option<SqlType>, b: Option<SqlType>) -> std::result::Result<Option<
                 Some(y)
             }
         }
-        (Some(x), Some(y)) if x.is_time() && y.is_time() => Some(SqlType::TimestampLtz),
         (Some(x), Some(y)) => {
             return Err(format!("{} and {} have no common type", x.name(), y.name()))
         }
@@ -180,6 +182,13 @@ pub fn special(e: &AstExpr, scope: &dyn Scope, loc: Loc) -> Option<Result<Typed>
             substring_for,
             ..
         } => (|| {
+            if substring_from.is_none() {
+                return err(
+                    e,
+                    loc,
+                    "SUBSTRING needs a start position: SUBSTRING(s FROM a [FOR n])",
+                );
+            }
             let s = string_arg(expr, scope, loc, "SUBSTRING")?;
             let mut args = vec![s];
             for x in [substring_from, substring_for].into_iter().flatten() {
@@ -318,13 +327,6 @@ pub fn function(
                 .collect::<Result<_>>()?;
             Ok(call(Func::ConcatWs, v, Some(SqlType::String)))
         }
-        ("SUBSTR" | "SUBSTRING", [s, rest @ ..]) if (1..=2).contains(&rest.len()) => {
-            let mut v = vec![string_arg(s, scope, loc, name)?];
-            for t in compiled(rest)? {
-                v.push(t.expr);
-            }
-            Ok(call(Func::Substring, v, Some(SqlType::String)))
-        }
         ("COALESCE", xs) if !xs.is_empty() => {
             let ts = compiled(xs)?;
             let mut ty = None;
@@ -391,7 +393,14 @@ pub fn function(
             if !t.ty.is_none_or(|t| t.is_numeric()) {
                 return err(x, loc, "ABS needs a number");
             }
-            Ok(call(Func::Abs, vec![t.expr], t.ty))
+            let abs = Expr::Call(Func::Abs, vec![t.expr]);
+            let abs = match t.ty {
+                Some(n @ (SqlType::TinyInt | SqlType::SmallInt | SqlType::Int)) => {
+                    Expr::Narrow(Box::new(abs), n)
+                }
+                _ => abs,
+            };
+            Ok(typed(abs, t.ty))
         }
         ("MOD", [a, b]) => {
             let ts = compiled(&[a, b])?;
@@ -429,15 +438,17 @@ fn text(v: &Value) -> Option<&str> {
     }
 }
 
-/// SQL `LIKE`: `%` any run, `_` one character, `esc` escapes them.
-fn like(s: &str, p: &str, esc: Option<char>) -> bool {
+/// SQL `LIKE`: `%` any run, `_` one character, `esc` escapes them (and
+/// only them, or itself: anything else is an error, as in Flink).
+fn like(s: &str, p: &str, esc: Option<char>) -> std::result::Result<bool, String> {
     let s: Vec<char> = s.chars().collect();
     let mut pat: Vec<(char, bool)> = Vec::new(); // (char, literal)
     let mut it = p.chars();
     while let Some(c) = it.next() {
         if Some(c) == esc {
-            if let Some(n) = it.next() {
-                pat.push((n, true));
+            match it.next() {
+                Some(n) if n == '%' || n == '_' || Some(n) == esc => pat.push((n, true)),
+                _ => return Err(format!("Invalid escape sequence '{p}'")),
             }
         } else {
             pat.push((c, false));
@@ -459,13 +470,13 @@ fn like(s: &str, p: &str, esc: Option<char>) -> bool {
             mark += 1;
             i = mark;
         } else {
-            return false;
+            return Ok(false);
         }
     }
     while j < pat.len() && !pat[j].1 && pat[j].0 == '%' {
         j += 1;
     }
-    j == pat.len()
+    Ok(j == pat.len())
 }
 
 /// Evaluates `f` over its evaluated arguments.
@@ -526,8 +537,11 @@ pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value
                 start - 1
             } else if start == 0 {
                 0
+            } else if n + start < 0 {
+                // Flink: a negative start before the beginning is ''.
+                return Ok(Value::str(""));
             } else {
-                (n + start).max(0)
+                n + start
             };
             if len.is_some_and(|l| l < 0) {
                 return Ok(Value::Null);
@@ -578,6 +592,11 @@ pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value
                 a
             }
         }
+        Func::FloatText => match arg(0)? {
+            Value::Double(d) => Value::str(&lowwater_core::text::java_float(d as f32)),
+            Value::Int(i) => Value::str(&lowwater_core::text::java_float(i as f32)),
+            v => v,
+        },
         Func::Power => match (arg(0)?.as_f64(), arg(1)?.as_f64()) {
             (Some(a), Some(b)) => Value::Double(a.powf(b)),
             _ => Value::Null,
@@ -612,7 +631,7 @@ pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value
             widen(arg(args.len() - 1)?, *ty)
         }
         Func::Like(negated, esc) => match (arg(0)?, arg(1)?) {
-            (Value::Str(s), Value::Str(p)) => Value::Bool(like(&s, &p, *esc) != *negated),
+            (Value::Str(s), Value::Str(p)) => Value::Bool(like(&s, &p, *esc)? != *negated),
             _ => Value::Null,
         },
         Func::In(negated) => {
@@ -662,13 +681,16 @@ mod tests {
 
     #[test]
     fn like_patterns() {
-        assert!(like("/p/12", "/p/%", None));
-        assert!(like("abc", "a_c", None));
-        assert!(!like("abc", "a_", None));
-        assert!(like("a%c", "a!%c", Some('!')));
-        assert!(!like("abc", "a!%c", Some('!')));
-        assert!(like("ümlaut", "_mlaut", None));
-        assert!(like("", "%", None));
-        assert!(like("aXbXc", "%b%c", None));
+        let l = |s: &str, p: &str, e: Option<char>| like(s, p, e).expect("a valid pattern");
+        assert!(l("/p/12", "/p/%", None));
+        assert!(l("abc", "a_c", None));
+        assert!(!l("abc", "a_", None));
+        assert!(l("a%c", "a!%c", Some('!')));
+        assert!(!l("abc", "a!%c", Some('!')));
+        assert!(l("ümlaut", "_mlaut", None));
+        assert!(l("", "%", None));
+        assert!(l("aXbXc", "%b%c", None));
+        assert!(like("a", "a!", Some('!')).is_err());
+        assert!(like("a", "!a", Some('!')).is_err());
     }
 }

@@ -117,6 +117,22 @@ pub fn rewrite(
     } else {
         Vec::new()
     };
+    let rest: Vec<AstExpr> = a.collect();
+    let expected = if tvf_kind == TvfKind::Hop { 2 } else { 1 };
+    if rest.len() != expected {
+        return Err(SqlError::new(
+            at,
+            format!(
+                "{name} takes the rowtime column and {} (Flink's group window has no offset \
+                 argument; the window table functions take one)",
+                if expected == 2 {
+                    "a slide and a size"
+                } else {
+                    "one interval"
+                }
+            ),
+        ));
+    }
     let tvf = WindowTvf {
         kind: tvf_kind,
         loc: at,
@@ -125,7 +141,7 @@ pub fn rewrite(
         partition_by,
         time_column,
         time_loc: at,
-        args: a.collect(),
+        args: rest,
     };
     let mut group_by = vec![ident("window_start"), ident("window_end")];
     group_by.extend(keys);

@@ -43,7 +43,7 @@ pub enum AggFunc {
 
 /// An aggregate call: a function and the row position of its argument
 /// (`None` for `COUNT(*)`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct AggSpec {
     /// The function.
     pub func: AggFunc,
@@ -52,6 +52,22 @@ pub struct AggSpec {
     /// The result's narrow type, when the aggregate keeps its argument's
     /// (Flink's `SUM` of TINYINT, SMALLINT, INT or FLOAT).
     pub narrow: Narrow,
+}
+
+/// Written as before `narrow` replaced the `int32` flag, so that a job's
+/// identity (which includes its aggregates' debug text) is unchanged for the
+/// aggregates that existed then, and an upgrade restores their state.
+impl std::fmt::Debug for AggSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("AggSpec");
+        d.field("func", &self.func).field("column", &self.column);
+        match self.narrow {
+            Narrow::None => d.field("int32", &false),
+            Narrow::I32 => d.field("int32", &true),
+            other => d.field("narrow", &other),
+        };
+        d.finish()
+    }
 }
 
 /// A narrow result type: integers wrap, FLOAT sums in single precision.
@@ -282,6 +298,19 @@ mod tests {
             spec.add(&mut acc, std::slice::from_ref(v));
         }
         acc.result()
+    }
+
+    #[test]
+    fn debug_text_is_the_one_before_narrow_types() {
+        // Part of a job's identity: unchanged for SUM(INT) and COUNT.
+        assert_eq!(
+            format!("{:?}", AggSpec::on(AggFunc::Sum, 0).int32()),
+            "AggSpec { func: Sum, column: Some(0), int32: true }"
+        );
+        assert_eq!(
+            format!("{:?}", AggSpec::count_star()),
+            "AggSpec { func: CountStar, column: None, int32: false }"
+        );
     }
 
     #[test]

@@ -79,6 +79,26 @@ fn window_assigner(ins: &Insert) -> Result<WindowAssigner> {
     Ok(a)
 }
 
+/// An expression's text for matching a select item or HAVING term to a
+/// GROUP BY key or an aggregate already met: lowercased outside quoted
+/// literals (`'OK'` and `'ok'` stay apart).
+fn normalized(e: &AstExpr) -> String {
+    let mut quoted = false;
+    e.to_string()
+        .chars()
+        .map(|c| {
+            if c == '\'' {
+                quoted = !quoted;
+            }
+            if quoted {
+                c
+            } else {
+                c.to_ascii_lowercase()
+            }
+        })
+        .collect()
+}
+
 fn ident_name(e: &AstExpr) -> Option<String> {
     match e {
         AstExpr::Identifier(id) => Some(id.value.to_ascii_lowercase()),
@@ -157,7 +177,7 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
                 let ty = t.ty.unwrap_or(SqlType::String);
                 // A column key by its name (`user` and user alike), another
                 // expression by its text.
-                let name = ident_name(g).unwrap_or_else(|| g.to_string().to_ascii_lowercase());
+                let name = ident_name(g).unwrap_or_else(|| normalized(g));
                 keys.push((name, t.expr, ty));
             }
         }
@@ -305,7 +325,7 @@ impl ResultScope<'_> {
         f: &sqlparser::ast::Function,
         loc: Loc,
     ) -> Result<(usize, SqlType)> {
-        let text = e.to_string().to_ascii_lowercase();
+        let text = normalized(e);
         if let Some(i) = self.aggs.borrow().iter().position(|a| a.2 == text) {
             return Ok((self.agg_base() + i, self.aggs.borrow()[i].1));
         }
@@ -424,7 +444,7 @@ impl Scope for ResultScope<'_> {
             }
             AstExpr::Identifier(_) | AstExpr::CompoundIdentifier(_) => None,
             _ => {
-                let text = e.to_string().to_ascii_lowercase();
+                let text = normalized(e);
                 self.keys
                     .iter()
                     .position(|k| k.0 == text)
@@ -553,7 +573,12 @@ fn aggregate(
         (AggFunc::Sum | AggFunc::SumDistinct, SqlType::Int) => spec.narrowed(Narrow::I32),
         (AggFunc::Sum | AggFunc::SumDistinct, SqlType::SmallInt) => spec.narrowed(Narrow::I16),
         (AggFunc::Sum | AggFunc::SumDistinct, SqlType::TinyInt) => spec.narrowed(Narrow::I8),
-        (AggFunc::Sum | AggFunc::SumDistinct, SqlType::Float) => spec.narrowed(Narrow::F32),
+        // FLOAT sums add in single precision; a FLOAT average is cast back
+        // to FLOAT (Flink's FloatAvgAggFunction).
+        (
+            AggFunc::Sum | AggFunc::SumDistinct | AggFunc::Avg | AggFunc::AvgDistinct,
+            SqlType::Float,
+        ) => spec.narrowed(Narrow::F32),
         _ => spec,
     };
     Ok((spec, ty))

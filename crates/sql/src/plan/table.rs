@@ -380,7 +380,7 @@ pub fn interval(e: &AstExpr, loc: Loc) -> Result<Millis> {
             whole.parse()
         }
         .map_err(|_| bad())?;
-        if !ok || w < 0 {
+        if !ok || w < 0 || whole.trim_start().starts_with('-') {
             return Err(SqlError::new(
                 at,
                 format!("INTERVAL '{text}' SECOND: at most three fraction digits (milliseconds)"),
