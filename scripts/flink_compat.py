@@ -101,7 +101,9 @@ def main():
             print(f"{name}: {len(rows)} rows", flush=True)
         except Exception as e:  # Flink rejected the case: keep its reason
             msg = str(e).strip().splitlines()
-            first = next((l for l in msg if "Exception" in l or "Error" in l), msg[0] if msg else "?")
+            causes = [l.strip() for l in msg if l.strip().startswith("Caused by:")]
+            first = causes[-1] if causes else next(
+                (l for l in msg if "Exception" in l or "Error" in l), msg[0] if msg else "?")
             with open(expected + ".error", "w", encoding="utf-8") as f:
                 f.write(first.strip() + "\n")
             print(f"{name}: Flink rejects it: {first.strip()}", flush=True)

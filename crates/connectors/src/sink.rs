@@ -32,6 +32,9 @@ pub struct SinkFormat {
     /// `'format' = 'raw'`: the one physical column is the value, as is.
     raw: Option<usize>,
     types: Vec<SqlType>,
+    /// NOT NULL columns (name, position): a NULL for one fails the job, as
+    /// Flink's default `table.exec.sink.not-null-enforcer` = ERROR does.
+    not_null: Vec<(String, usize)>,
     discard: bool,
     topic: String,
 }
@@ -105,6 +108,13 @@ impl SinkFormat {
                 })
                 .flatten(),
             types: t.columns.iter().map(|c| c.ty).collect(),
+            not_null: t
+                .columns
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.not_null)
+                .map(|(i, c)| (c.name.clone(), i))
+                .collect(),
             discard: matches!(t.connector, Connector::Blackhole),
             topic,
         })
@@ -147,6 +157,17 @@ impl SinkFormat {
     /// Avro value that does not fit its schema, or a registry that refuses
     /// the schema, is an error.
     pub fn render(&mut self, values: &[Value]) -> Result<Rendered, String> {
+        if let Some((name, _)) = self
+            .not_null
+            .iter()
+            .find(|(_, i)| values.get(*i).is_none_or(Value::is_null))
+        {
+            return Err(format!(
+                "Column '{name}' is NOT NULL, however, a null value is being written into it \
+                 (sink {}); Flink fails the job the same way (table.exec.sink.not-null-enforcer)",
+                self.topic
+            ));
+        }
         let pick = |cols: &[usize]| -> Vec<Value> {
             cols.iter()
                 .map(|&c| values.get(c).cloned().unwrap_or(Value::Null))
