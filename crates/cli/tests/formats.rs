@@ -106,6 +106,23 @@ fn client(args: &[&str], input: &str) -> Output {
     o
 }
 
+/// Writes `records` (JSON lines) to `topic` with confluent-kafka's
+/// AvroSerializer and `schema` (registered under `<topic>-value`).
+fn produce_confluent(topic: &str, registry: &str, schema: &str, records: &str) {
+    client(
+        &[
+            "produce-confluent",
+            "--topic",
+            topic,
+            "--registry",
+            registry,
+            "--schema",
+            schema,
+        ],
+        records,
+    );
+}
+
 fn write_file(dir: &Path, name: &str, text: &str) -> String {
     let p = dir.join(name);
     std::fs::write(&p, text).expect("write");
@@ -157,18 +174,7 @@ fn a_window_job_reads_two_schema_versions_and_writes_confluent_avro() {
     .iter()
     .map(|(u, a, s)| rec(u, *a, *s))
     .collect();
-    client(
-        &[
-            "produce-confluent",
-            "--topic",
-            &input,
-            "--registry",
-            &reg.url,
-            "--schema",
-            &v1,
-        ],
-        &first.join("\n"),
-    );
+    produce_confluent(&input, &reg.url, &v1, &first.join("\n"));
     let second: Vec<String> = [("a", 10, 64), ("a", 20, 65), ("b", 30, 121), ("b", 40, 122)]
         .iter()
         .map(|(u, a, s)| {
@@ -176,18 +182,7 @@ fn a_window_job_reads_two_schema_versions_and_writes_confluent_avro() {
             format!(r#"{{"region":"us","tags":["x"],{}"#, &r[1..])
         })
         .collect();
-    client(
-        &[
-            "produce-confluent",
-            "--topic",
-            &input,
-            "--registry",
-            &reg.url,
-            "--schema",
-            &v2,
-        ],
-        &second.join("\n"),
-    );
+    produce_confluent(&input, &reg.url, &v2, &second.join("\n"));
     let sql = format!(
         "CREATE TABLE clicks (`user` STRING, amount BIGINT, ts TIMESTAMP(3), region STRING,
                               WATERMARK FOR ts AS ts)
@@ -307,18 +302,7 @@ fn an_unknown_schema_id_stops_the_job_at_its_place() {
     let good = format!(r#"{{"user":"a","amount":1,"ts":{T0}}}"#);
     // Schema id 999 (0x3e7), then a datum.
     let input_lines = format!("{good}\n{{\"raw_hex\": \"00000003e70261\"}}\n{good}");
-    client(
-        &[
-            "produce-confluent",
-            "--topic",
-            &input,
-            "--registry",
-            &reg.url,
-            "--schema",
-            &v1,
-        ],
-        &input_lines,
-    );
+    produce_confluent(&input, &reg.url, &v1, &input_lines);
     let sql = format!(
         "CREATE TABLE clicks (`user` STRING, amount BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
          WITH ('connector' = 'kafka', 'topic' = '{input}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',

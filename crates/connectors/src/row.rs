@@ -8,7 +8,6 @@ use lowwater_core::{Row, Timestamp, Value};
 use lowwater_sql::plan::{ColumnSource, JobPlan, MetadataKey, TableDef};
 
 use lowwater_sql::formats::ValueFormat;
-use lowwater_sql::SqlType;
 
 use crate::avro::AvroReader;
 use crate::csv::{CsvDecoder, CsvRead};
@@ -140,15 +139,7 @@ impl RowBuilder {
                 from_value[c] = false;
             }
         }
-        // The value's columns: the physical ones, without the key's under
-        // EXCEPT_KEY (CSV fields and the derived Avro schema follow them).
-        let except: &[usize] = match &table.key {
-            Some(k) if k.except_key => &k.fields,
-            _ => &[],
-        };
-        let value_cols: Vec<usize> = (0..table.columns.len())
-            .filter(|c| table.columns[*c].source == ColumnSource::Physical && !except.contains(c))
-            .collect();
+        let value_cols = table.value_columns();
         let (value, ignore) = match &table.value_format {
             ValueFormat::Json => (
                 ValueDecoder::Json,
@@ -172,13 +163,7 @@ impl RowBuilder {
                 )
             }
             f @ (ValueFormat::Avro | ValueFormat::AvroConfluent(_)) => {
-                let all: Vec<(String, SqlType, bool)> = value_cols
-                    .iter()
-                    .map(|&c| {
-                        let col = &table.columns[c];
-                        (col.name.clone(), col.ty, col.not_null)
-                    })
-                    .collect();
+                let all = table.fields(&value_cols);
                 let cols = value_cols
                     .iter()
                     .filter(|&&c| from_value[c])

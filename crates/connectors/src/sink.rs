@@ -54,17 +54,14 @@ impl SinkFormat {
     /// `registration` says whether an `avro-confluent` sink registers its
     /// schema (a live job) or only looks it up (replay).
     pub fn new(t: &TableDef, registration: Registration) -> Result<Self, String> {
-        let all: Vec<usize> = (0..t.columns.len()).collect();
         let key = t.key.as_ref().map(|k| {
             (
                 JsonEncoder::subset(t, &k.fields, &k.prefix),
                 k.fields.clone(),
             )
         });
-        let value_cols: Vec<usize> = match &t.key {
-            Some(k) if k.except_key => all.into_iter().filter(|c| !k.fields.contains(c)).collect(),
-            _ => all,
-        };
+        // A sink's columns are all physical (the planner checks).
+        let value_cols = t.value_columns();
         let topic = t
             .topics()
             .first()
@@ -75,19 +72,10 @@ impl SinkFormat {
                 f,
                 value_cols.iter().map(|&c| t.columns[c].ty).collect(),
             )),
-            f @ (ValueFormat::Avro | ValueFormat::AvroConfluent(_)) => {
-                let cols: Vec<(String, SqlType, bool)> = value_cols
-                    .iter()
-                    .map(|&c| {
-                        let col = &t.columns[c];
-                        (col.name.clone(), col.ty, col.not_null)
-                    })
-                    .collect();
-                Encoder::Avro(Box::new(
-                    AvroWriter::new(f, &cols, &t.topics(), registration)
-                        .map_err(|e| format!("table '{}': {e}", t.name))?,
-                ))
-            }
+            f @ (ValueFormat::Avro | ValueFormat::AvroConfluent(_)) => Encoder::Avro(Box::new(
+                AvroWriter::new(f, &t.fields(&value_cols), &t.topics(), registration)
+                    .map_err(|e| format!("table '{}': {e}", t.name))?,
+            )),
             _ => Encoder::Json(JsonEncoder::subset(t, &value_cols, "")),
         };
         Ok(SinkFormat {

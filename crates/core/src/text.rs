@@ -8,18 +8,7 @@ pub fn java_float(f: f32) -> String {
     if !f.is_finite() {
         return java_double(f64::from(f));
     }
-    let a = f.abs();
-    if a == 0.0 || (1e-3..1e7).contains(&a) {
-        return format!("{f:?}");
-    }
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let mantissa = if mantissa.contains('.') {
-        mantissa.to_string()
-    } else {
-        format!("{mantissa}.0")
-    };
-    format!("{mantissa}E{exp}")
+    java_notation(f64::from(f.abs()), format!("{f:?}"), format!("{f:e}"))
 }
 
 /// Formats a double as Java's `Double.toString` (and so Jackson) does:
@@ -36,12 +25,15 @@ pub fn java_double(d: f64) -> String {
             "-Infinity".into()
         };
     }
-    let a = d.abs();
+    java_notation(d.abs(), format!("{d:?}"), format!("{d:e}"))
+}
+
+/// Java's choice between the plain shortest digits (`plain`, Rust's `{:?}`)
+/// and `m.mmmE±n` (from `sci`, Rust's `{:e}`), by magnitude `a`.
+fn java_notation(a: f64, plain: String, sci: String) -> String {
     if a == 0.0 || (1e-3..1e7).contains(&a) {
-        return format!("{d:?}");
+        return plain;
     }
-    // `{:e}` gives the shortest digits as `m.mmmeE`.
-    let sci = format!("{d:e}");
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let mantissa = if mantissa.contains('.') {
         mantissa.to_string()

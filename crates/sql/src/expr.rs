@@ -584,14 +584,8 @@ pub fn equal(a: &Value, b: &Value) -> Option<bool> {
 }
 
 fn compare(op: CmpOp, a: &Value, b: &Value) -> Value {
-    if a.is_null() || b.is_null() {
+    let Some(ord) = order(a, b) else {
         return Value::Null;
-    }
-    let ord = match (a.as_f64(), b.as_f64()) {
-        (Some(x), Some(y)) if matches!(a, Value::Double(_)) || matches!(b, Value::Double(_)) => {
-            x.total_cmp(&y)
-        }
-        _ => a.cmp(b),
     };
     use std::cmp::Ordering::*;
     Value::Bool(match op {

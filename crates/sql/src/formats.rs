@@ -214,7 +214,12 @@ fn format(
     }
 }
 
-fn flag(raw: &BTreeMap<String, String>, at: &dyn Fn(&str) -> Loc, k: &str) -> Result<bool> {
+/// A `true`/`false` option (any case); absent is false.
+pub(crate) fn flag(
+    raw: &BTreeMap<String, String>,
+    at: &dyn Fn(&str) -> Loc,
+    k: &str,
+) -> Result<bool> {
     match raw.get(k).map(|v| v.to_ascii_lowercase()) {
         None => Ok(false),
         Some(v) if v == "true" => Ok(true),

@@ -295,130 +295,134 @@ pub fn function(
     let compiled = |xs: &[&AstExpr]| -> Result<Vec<Typed>> {
         xs.iter().map(|x| compile(x, scope, loc)).collect()
     };
-    Some((|| match (name, args) {
-        ("UPPER" | "LOWER", [s]) => {
-            let f = if name == "UPPER" {
-                Func::Upper
-            } else {
-                Func::Lower
-            };
-            Ok(call(
-                f,
+    let known = || -> Result<Option<Typed>> {
+        let r = match (name, args) {
+            ("UPPER" | "LOWER", [s]) => {
+                let f = if name == "UPPER" {
+                    Func::Upper
+                } else {
+                    Func::Lower
+                };
+                Ok(call(
+                    f,
+                    vec![string_arg(s, scope, loc, name)?],
+                    Some(SqlType::String),
+                ))
+            }
+            ("CHAR_LENGTH" | "CHARACTER_LENGTH", [s]) => Ok(call(
+                Func::CharLength,
                 vec![string_arg(s, scope, loc, name)?],
-                Some(SqlType::String),
-            ))
-        }
-        ("CHAR_LENGTH" | "CHARACTER_LENGTH", [s]) => Ok(call(
-            Func::CharLength,
-            vec![string_arg(s, scope, loc, name)?],
-            Some(SqlType::Int),
-        )),
-        ("CONCAT", xs) if !xs.is_empty() => {
-            let v = xs
-                .iter()
-                .map(|x| string_arg(x, scope, loc, name))
-                .collect::<Result<_>>()?;
-            Ok(call(Func::Concat, v, Some(SqlType::String)))
-        }
-        ("CONCAT_WS", xs) if xs.len() >= 2 => {
-            let v = xs
-                .iter()
-                .map(|x| string_arg(x, scope, loc, name))
-                .collect::<Result<_>>()?;
-            Ok(call(Func::ConcatWs, v, Some(SqlType::String)))
-        }
-        ("COALESCE", xs) if !xs.is_empty() => {
-            let ts = compiled(xs)?;
-            let mut ty = None;
-            for (t, x) in ts.iter().zip(xs) {
-                ty = common(ty, t.ty)
-                    .map_err(|m| SqlError::new(expr_loc(x, loc), format!("COALESCE: {m}")))?;
+                Some(SqlType::Int),
+            )),
+            ("CONCAT", xs) if !xs.is_empty() => {
+                let v = xs
+                    .iter()
+                    .map(|x| string_arg(x, scope, loc, name))
+                    .collect::<Result<_>>()?;
+                Ok(call(Func::Concat, v, Some(SqlType::String)))
             }
-            let rt = ty.unwrap_or(SqlType::String);
-            Ok(call(
-                Func::Coalesce(rt),
-                ts.into_iter().map(|t| t.expr).collect(),
-                ty,
-            ))
-        }
-        ("IF", [c, a, b]) => {
-            let ts = compiled(&[c, a, b])?;
-            if !ts[0].ty.is_none_or(|t| t == SqlType::Boolean) {
-                return err(c, loc, "IF needs a BOOLEAN condition");
+            ("CONCAT_WS", xs) if xs.len() >= 2 => {
+                let v = xs
+                    .iter()
+                    .map(|x| string_arg(x, scope, loc, name))
+                    .collect::<Result<_>>()?;
+                Ok(call(Func::ConcatWs, v, Some(SqlType::String)))
             }
-            let ty = common(ts[1].ty, ts[2].ty)
-                .map_err(|m| SqlError::new(expr_loc(e, loc), format!("IF: {m}")))?;
-            let rt = ty.unwrap_or(SqlType::String);
-            Ok(call(
-                Func::If(rt),
-                ts.into_iter().map(|t| t.expr).collect(),
-                ty,
-            ))
-        }
-        ("NULLIF", [a, b]) => {
-            let ts = compiled(&[a, b])?;
-            common(ts[0].ty, ts[1].ty)
-                .map_err(|m| SqlError::new(expr_loc(e, loc), format!("NULLIF: {m}")))?;
-            let ty = ts[0].ty;
-            Ok(call(
-                Func::NullIf,
-                ts.into_iter().map(|t| t.expr).collect(),
-                ty,
-            ))
-        }
-        ("POWER", [a, b]) => {
-            let ts = compiled(&[a, b])?;
-            if !ts.iter().all(|t| t.ty.is_none_or(|t| t.is_numeric())) {
-                return err(e, loc, "POWER needs numbers");
-            }
-            Ok(call(
-                Func::Power,
-                ts.into_iter().map(|t| t.expr).collect(),
-                Some(SqlType::Double),
-            ))
-        }
-        ("SQRT", [x]) => {
-            let t = compile(x, scope, loc)?;
-            if !t.ty.is_none_or(|t| t.is_numeric()) {
-                return err(x, loc, "SQRT needs a number");
-            }
-            Ok(call(
-                Func::Power,
-                vec![t.expr, Expr::Literal(Value::Double(0.5))],
-                Some(SqlType::Double),
-            ))
-        }
-        ("ABS", [x]) => {
-            let t = compile(x, scope, loc)?;
-            if !t.ty.is_none_or(|t| t.is_numeric()) {
-                return err(x, loc, "ABS needs a number");
-            }
-            let abs = Expr::Call(Func::Abs, vec![t.expr]);
-            let abs = match t.ty {
-                Some(n @ (SqlType::TinyInt | SqlType::SmallInt | SqlType::Int)) => {
-                    Expr::Narrow(Box::new(abs), n)
+            ("COALESCE", xs) if !xs.is_empty() => {
+                let ts = compiled(xs)?;
+                let mut ty = None;
+                for (t, x) in ts.iter().zip(xs) {
+                    ty = common(ty, t.ty)
+                        .map_err(|m| SqlError::new(expr_loc(x, loc), format!("COALESCE: {m}")))?;
                 }
-                _ => abs,
-            };
-            Ok(typed(abs, t.ty))
-        }
-        ("MOD", [a, b]) => {
-            let ts = compiled(&[a, b])?;
-            if !ts.iter().all(|t| t.ty.is_none_or(|t| t.is_integer())) {
-                return err(e, loc, "MOD needs integers");
+                let rt = ty.unwrap_or(SqlType::String);
+                Ok(call(
+                    Func::Coalesce(rt),
+                    ts.into_iter().map(|t| t.expr).collect(),
+                    ty,
+                ))
             }
-            // Calcite types MOD as its second argument.
-            let ty = ts[1].ty;
-            let rt = ty.unwrap_or(SqlType::Int);
-            Ok(call(
-                Func::Mod(rt),
-                ts.into_iter().map(|t| t.expr).collect(),
-                ty,
-            ))
-        }
-        _ => Err(SqlError::new(expr_loc(e, loc), String::new())),
-    })())
-    .filter(|r| !matches!(r, Err(e) if e.message.is_empty()))
+            ("IF", [c, a, b]) => {
+                let ts = compiled(&[c, a, b])?;
+                if !ts[0].ty.is_none_or(|t| t == SqlType::Boolean) {
+                    return err(c, loc, "IF needs a BOOLEAN condition");
+                }
+                let ty = common(ts[1].ty, ts[2].ty)
+                    .map_err(|m| SqlError::new(expr_loc(e, loc), format!("IF: {m}")))?;
+                let rt = ty.unwrap_or(SqlType::String);
+                Ok(call(
+                    Func::If(rt),
+                    ts.into_iter().map(|t| t.expr).collect(),
+                    ty,
+                ))
+            }
+            ("NULLIF", [a, b]) => {
+                let ts = compiled(&[a, b])?;
+                common(ts[0].ty, ts[1].ty)
+                    .map_err(|m| SqlError::new(expr_loc(e, loc), format!("NULLIF: {m}")))?;
+                let ty = ts[0].ty;
+                Ok(call(
+                    Func::NullIf,
+                    ts.into_iter().map(|t| t.expr).collect(),
+                    ty,
+                ))
+            }
+            ("POWER", [a, b]) => {
+                let ts = compiled(&[a, b])?;
+                if !ts.iter().all(|t| t.ty.is_none_or(|t| t.is_numeric())) {
+                    return err(e, loc, "POWER needs numbers");
+                }
+                Ok(call(
+                    Func::Power,
+                    ts.into_iter().map(|t| t.expr).collect(),
+                    Some(SqlType::Double),
+                ))
+            }
+            ("SQRT", [x]) => {
+                let t = compile(x, scope, loc)?;
+                if !t.ty.is_none_or(|t| t.is_numeric()) {
+                    return err(x, loc, "SQRT needs a number");
+                }
+                Ok(call(
+                    Func::Power,
+                    vec![t.expr, Expr::Literal(Value::Double(0.5))],
+                    Some(SqlType::Double),
+                ))
+            }
+            ("ABS", [x]) => {
+                let t = compile(x, scope, loc)?;
+                if !t.ty.is_none_or(|t| t.is_numeric()) {
+                    return err(x, loc, "ABS needs a number");
+                }
+                let abs = Expr::Call(Func::Abs, vec![t.expr]);
+                let abs = match t.ty {
+                    Some(n @ (SqlType::TinyInt | SqlType::SmallInt | SqlType::Int)) => {
+                        Expr::Narrow(Box::new(abs), n)
+                    }
+                    _ => abs,
+                };
+                Ok(typed(abs, t.ty))
+            }
+            ("MOD", [a, b]) => {
+                let ts = compiled(&[a, b])?;
+                if !ts.iter().all(|t| t.ty.is_none_or(|t| t.is_integer())) {
+                    return err(e, loc, "MOD needs integers");
+                }
+                // Calcite types MOD as its second argument.
+                let ty = ts[1].ty;
+                let rt = ty.unwrap_or(SqlType::Int);
+                Ok(call(
+                    Func::Mod(rt),
+                    ts.into_iter().map(|t| t.expr).collect(),
+                    ty,
+                ))
+            }
+            // Not one of these functions (or not with this many arguments).
+            _ => return Ok(None),
+        };
+        r.map(Some)
+    };
+    known().transpose()
 }
 
 /// `v` converted to `ty` where a common type widens it (an integer into a

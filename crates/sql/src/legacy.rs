@@ -145,23 +145,19 @@ pub fn rewrite(
     };
     let mut group_by = vec![ident("window_start"), ident("window_end")];
     group_by.extend(keys);
-    let items = items
-        .into_iter()
-        .map(|i| match i {
-            SelectItem::UnnamedExpr(e) => {
-                // Flink names such a column after the function (EXPR$n);
-                // keep the window bound's name where the call was bare.
-                let (e, _) = replace(e, loc)?;
-                Ok(SelectItem::UnnamedExpr(e))
+    let mut items = items;
+    for i in &mut items {
+        match i {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                replace(e, loc)?
             }
-            SelectItem::ExprWithAlias { expr, alias } => Ok(SelectItem::ExprWithAlias {
-                expr: replace(expr, loc)?.0,
-                alias,
-            }),
-            other => Ok(other),
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let having = having.map(|h| replace(h, loc).map(|r| r.0)).transpose()?;
+            _ => {}
+        }
+    }
+    let mut having = having;
+    if let Some(h) = &mut having {
+        replace(h, loc)?;
+    }
     Ok(Rewritten {
         tvf,
         group_by,
@@ -170,26 +166,22 @@ pub fn rewrite(
     })
 }
 
-/// `e` with `X_START(...)`, `X_END(...)` and `X_ROWTIME(...)` replaced by
-/// the window's columns (and whether anything was replaced).
-fn replace(e: AstExpr, loc: Loc) -> Result<(AstExpr, bool)> {
-    let boxed = |b: Box<AstExpr>| -> Result<(Box<AstExpr>, bool)> {
-        let (e, r) = replace(*b, loc)?;
-        Ok((Box::new(e), r))
-    };
-    Ok(match e {
+/// Replaces `X_START(...)`, `X_END(...)` and `X_ROWTIME(...)` in `e` by
+/// the window's columns.
+fn replace(e: &mut AstExpr, loc: Loc) -> Result<()> {
+    match e {
         AstExpr::Function(f) => {
             let name = f.name.to_string().to_ascii_uppercase();
             let base = ["TUMBLE", "HOP", "SESSION"]
                 .iter()
                 .find_map(|k| name.strip_prefix(k).and_then(|s| s.strip_prefix('_')));
             match base {
-                Some("START") => (ident("window_start"), true),
-                Some("END") => (ident("window_end"), true),
-                Some("ROWTIME") => (ident("window_time"), true),
+                Some("START") => *e = ident("window_start"),
+                Some("END") => *e = ident("window_end"),
+                Some("ROWTIME") => *e = ident("window_time"),
                 Some(other) => {
                     return Err(SqlError::new(
-                        expr_loc(&AstExpr::Function(f.clone()), loc),
+                        expr_loc(e, loc),
                         format!(
                             "{name} is not supported ({other}); use {}_START, _END or _ROWTIME",
                             name.split('_').next().unwrap_or("TUMBLE")
@@ -197,66 +189,26 @@ fn replace(e: AstExpr, loc: Loc) -> Result<(AstExpr, bool)> {
                     ))
                 }
                 None => {
-                    let mut f = f;
-                    let mut any = false;
                     if let FunctionArguments::List(l) = &mut f.args {
                         for a in &mut l.args {
                             if let FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) = a {
-                                let (y, r) = replace(x.clone(), loc)?;
-                                *x = y;
-                                any |= r;
+                                replace(x, loc)?;
                             }
                         }
                     }
-                    (AstExpr::Function(f), any)
                 }
             }
         }
-        AstExpr::BinaryOp { left, op, right } => {
-            let (l, a) = boxed(left)?;
-            let (r, b) = boxed(right)?;
-            (
-                AstExpr::BinaryOp {
-                    left: l,
-                    op,
-                    right: r,
-                },
-                a || b,
-            )
+        AstExpr::BinaryOp { left, right, .. } => {
+            replace(left, loc)?;
+            replace(right, loc)?;
         }
-        AstExpr::UnaryOp { op, expr } => {
-            let (x, a) = boxed(expr)?;
-            (AstExpr::UnaryOp { op, expr: x }, a)
-        }
-        AstExpr::Nested(x) => {
-            let (x, a) = boxed(x)?;
-            (AstExpr::Nested(x), a)
-        }
-        AstExpr::IsNull(x) => {
-            let (x, a) = boxed(x)?;
-            (AstExpr::IsNull(x), a)
-        }
-        AstExpr::IsNotNull(x) => {
-            let (x, a) = boxed(x)?;
-            (AstExpr::IsNotNull(x), a)
-        }
-        AstExpr::Cast {
-            kind,
-            expr,
-            data_type,
-            format,
-        } => {
-            let (x, a) = boxed(expr)?;
-            (
-                AstExpr::Cast {
-                    kind,
-                    expr: x,
-                    data_type,
-                    format,
-                },
-                a,
-            )
-        }
-        other => (other, false),
-    })
+        AstExpr::UnaryOp { expr: x, .. }
+        | AstExpr::Nested(x)
+        | AstExpr::IsNull(x)
+        | AstExpr::IsNotNull(x)
+        | AstExpr::Cast { expr: x, .. } => replace(x, loc)?,
+        _ => {}
+    }
+    Ok(())
 }

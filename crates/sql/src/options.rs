@@ -645,17 +645,7 @@ fn datagen(raw: &BTreeMap<String, String>, at: &dyn Fn(&str) -> Loc) -> Result<D
 }
 
 fn json_format(raw: &BTreeMap<String, String>, at: &dyn Fn(&str) -> Loc) -> Result<JsonFormat> {
-    let flag = |k: &str| -> Result<bool> {
-        match raw.get(k).map(|v| v.to_ascii_lowercase()) {
-            None => Ok(false),
-            Some(v) if v == "true" => Ok(true),
-            Some(v) if v == "false" => Ok(false),
-            Some(v) => Err(SqlError::new(
-                at(k),
-                format!("option '{k}' must be true or false, got '{v}'"),
-            )),
-        }
-    };
+    let flag = |k: &str| crate::formats::flag(raw, at, k);
     let ignore_parse_errors = flag("json.ignore-parse-errors")?;
     let fail_on_missing_field = flag("json.fail-on-missing-field")?;
     if ignore_parse_errors && fail_on_missing_field {

@@ -149,6 +149,16 @@ fn zero_size(schema: &Schema, node: &Node, depth: usize) -> bool {
 }
 
 impl Reader<'_, '_, '_> {
+    /// The union branch the next index selects.
+    fn branch<'n>(&mut self, branches: &'n [Node]) -> Result<&'n Node, String> {
+        let at = self.cur.pos();
+        let i = self.cur.long()?;
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| branches.get(i))
+            .ok_or_else(|| format!("union branch {i} at byte {at} does not exist"))
+    }
+
     fn value(&mut self, node: &Node, ty: SqlType) -> Result<Value, String> {
         let cannot = |what: &str| {
             Err(format!(
@@ -159,12 +169,7 @@ impl Reader<'_, '_, '_> {
         Ok(match (node, ty) {
             (Node::Null, _) => Value::Null,
             (Node::Union(branches), _) => {
-                let at = self.cur.pos();
-                let i = self.cur.long()?;
-                let b = usize::try_from(i)
-                    .ok()
-                    .and_then(|i| branches.get(i))
-                    .ok_or_else(|| format!("union branch {i} at byte {at} does not exist"))?;
+                let b = self.branch(branches)?;
                 return self.value(b, ty);
             }
             (Node::Boolean, SqlType::Boolean) => Value::Bool(self.cur.boolean()?),
@@ -243,12 +248,7 @@ impl Reader<'_, '_, '_> {
                 self.cur.bytes()?;
             }
             Node::Union(branches) => {
-                let at = self.cur.pos();
-                let i = self.cur.long()?;
-                let b = usize::try_from(i)
-                    .ok()
-                    .and_then(|i| branches.get(i))
-                    .ok_or_else(|| format!("union branch {i} at byte {at} does not exist"))?;
+                let b = self.branch(branches)?;
                 self.skip(b, depth + 1)?;
             }
             Node::Array(item) | Node::Map(item) => loop {

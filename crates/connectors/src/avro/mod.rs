@@ -158,7 +158,7 @@ impl AvroReader {
                 let plan = match plans.entry(id) {
                     std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
                     std::collections::hash_map::Entry::Vacant(v) => {
-                        let writer = registry.schema(id).map_err(|e| e.to_string())?;
+                        let writer = registry.schema(id)?;
                         let plan = ReadPlan::new((*writer).clone(), &self.cols, reader.as_deref())
                             .map_err(|e| format!("schema id {id}: {e}"))?;
                         v.insert(plan)
@@ -245,7 +245,7 @@ impl AvroWriter {
                     Registration::Register => registry.register(&subject, &schema_text),
                     Registration::LookUp => registry.look_up(&subject, &schema_text),
                 };
-                Some(id.map_err(|e| e.to_string())?)
+                Some(id?)
             }
             _ => None,
         };

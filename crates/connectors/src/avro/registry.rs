@@ -18,25 +18,6 @@ use super::schema::Schema;
 /// How long one registry call may take.
 const TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Why a registry call failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RegistryError {
-    /// The registry does not know the schema id (HTTP 404): the record is
-    /// bad, not the job.
-    UnknownId(String),
-    /// Anything else (unreachable, refused credentials, a bad schema): the
-    /// job cannot go on.
-    Failed(String),
-}
-
-impl std::fmt::Display for RegistryError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RegistryError::UnknownId(m) | RegistryError::Failed(m) => f.write_str(m),
-        }
-    }
-}
-
 /// A registry client with its schema cache.
 #[derive(Clone)]
 pub struct Registry {
@@ -111,41 +92,38 @@ impl Registry {
     }
 
     /// The schema with this id (fetched once).
-    pub fn schema(&mut self, id: u32) -> Result<Arc<Schema>, RegistryError> {
+    pub fn schema(&mut self, id: u32) -> Result<Arc<Schema>, String> {
         if let Some(s) = self.by_id.get(&id) {
             return Ok(Arc::clone(s));
         }
-        let (status, body) = self.call("GET", &format!("/schemas/ids/{id}"), None)?;
-        // 40403 is the registry's "schema not found"; any other 404 (a wrong
-        // path prefix, a proxy) is a configuration problem.
+        let (status, body) = self.call(&format!("/schemas/ids/{id}"), None)?;
+        // 40403 is the registry's "schema not found" (the record is bad);
+        // any other 404 (a wrong path prefix, a proxy) is a configuration
+        // problem, reported by `ok` below.
         if status == 404 && error_code(&body) == Some(40403) {
-            return Err(RegistryError::UnknownId(format!(
+            return Err(format!(
                 "schema id {id} is not in the registry at {} ({}); the record was written \
                  against another registry, or its schema was deleted",
                 self.url,
                 message(&body)
-            )));
+            ));
         }
         let text = self.ok(status, &body, &format!("reading schema id {id}"))?;
-        let doc: sonic_rs::Value = sonic_rs::from_str(&text).map_err(|e| {
-            RegistryError::Failed(format!(
-                "the registry's answer for id {id} is not JSON: {e}"
-            ))
-        })?;
+        let doc: sonic_rs::Value = sonic_rs::from_str(&text)
+            .map_err(|e| format!("the registry's answer for id {id} is not JSON: {e}"))?;
         if let Some(t) = doc.get("schemaType").and_then(|t| t.as_str()) {
             if t != "AVRO" {
-                return Err(RegistryError::Failed(format!(
+                return Err(format!(
                     "schema id {id} is a {t} schema; format 'avro-confluent' reads Avro only"
-                )));
+                ));
             }
         }
-        let schema_text = doc.get("schema").and_then(|s| s.as_str()).ok_or_else(|| {
-            RegistryError::Failed(format!(
-                "the registry's answer for id {id} has no \"schema\""
-            ))
-        })?;
+        let schema_text = doc
+            .get("schema")
+            .and_then(|s| s.as_str())
+            .ok_or_else(|| format!("the registry's answer for id {id} has no \"schema\""))?;
         let schema = Schema::parse(schema_text)
-            .map_err(|e| RegistryError::Failed(format!("schema id {id} from the registry: {e}")))?;
+            .map_err(|e| format!("schema id {id} from the registry: {e}"))?;
         let schema = Arc::new(schema);
         self.by_id.insert(id, Arc::clone(&schema));
         Ok(schema)
@@ -153,7 +131,7 @@ impl Registry {
 
     /// Registers `schema` (Avro JSON) under `subject`, or finds it already
     /// registered there; returns its id.
-    pub fn register(&mut self, subject: &str, schema: &str) -> Result<u32, RegistryError> {
+    pub fn register(&mut self, subject: &str, schema: &str) -> Result<u32, String> {
         let path = format!("/subjects/{}/versions", encode_path(subject));
         self.post_schema(
             &path,
@@ -163,7 +141,7 @@ impl Registry {
     }
 
     /// The id of `schema` under `subject`, without registering it.
-    pub fn look_up(&mut self, subject: &str, schema: &str) -> Result<u32, RegistryError> {
+    pub fn look_up(&mut self, subject: &str, schema: &str) -> Result<u32, String> {
         let path = format!("/subjects/{}", encode_path(subject));
         self.post_schema(
             &path,
@@ -175,34 +153,23 @@ impl Registry {
         )
     }
 
-    fn post_schema(&mut self, path: &str, schema: &str, what: &str) -> Result<u32, RegistryError> {
+    fn post_schema(&mut self, path: &str, schema: &str, what: &str) -> Result<u32, String> {
         let mut body = String::from("{\"schema\":");
         crate::dump::write_json_str(&mut body, schema);
         body.push('}');
-        let (status, text) = self.call("POST", path, Some(&body))?;
+        let (status, text) = self.call(path, Some(&body))?;
         let text = self.ok(status, &text, what)?;
-        let doc: sonic_rs::Value = sonic_rs::from_str(&text).map_err(|e| {
-            RegistryError::Failed(format!(
-                "the registry's answer while {what} is not JSON: {e}"
-            ))
-        })?;
+        let doc: sonic_rs::Value = sonic_rs::from_str(&text)
+            .map_err(|e| format!("the registry's answer while {what} is not JSON: {e}"))?;
         doc.get("id")
             .and_then(|i| i.as_u64())
             .and_then(|i| u32::try_from(i).ok())
-            .ok_or_else(|| {
-                RegistryError::Failed(format!(
-                    "the registry's answer while {what} has no schema id"
-                ))
-            })
+            .ok_or_else(|| format!("the registry's answer while {what} has no schema id"))
     }
 
-    /// One call, to each URL in turn until one answers.
-    fn call(
-        &self,
-        method: &str,
-        path: &str,
-        body: Option<&str>,
-    ) -> Result<(u16, String), RegistryError> {
+    /// A GET of `path`, or a POST of `body` to it, to each URL in turn until
+    /// one answers.
+    fn call(&self, path: &str, body: Option<&str>) -> Result<(u16, String), String> {
         let mut failures = Vec::new();
         for base in &self.urls {
             match self.call_one(base, path, body) {
@@ -210,13 +177,25 @@ impl Registry {
                 Err(e) => failures.push(e),
             }
         }
-        Err(RegistryError::Failed(format!(
-            "the schema registry cannot be reached ({method} {path}): {}",
+        Err(format!(
+            "the schema registry cannot be reached ({} {path}): {}",
+            if body.is_some() { "POST" } else { "GET" },
             failures.join("; ")
-        )))
+        ))
     }
 
-    /// A GET of `path`, or a POST of `body` to it.
+    /// `r` with the headers every call carries.
+    fn headers<B>(&self, r: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+        let r = r.header(
+            "Accept",
+            "application/vnd.schemaregistry.v1+json, application/json",
+        );
+        match &self.auth {
+            Some(a) => r.header("Authorization", a),
+            None => r,
+        }
+    }
+
     fn call_one(
         &self,
         base: &str,
@@ -224,26 +203,12 @@ impl Registry {
         body: Option<&str>,
     ) -> Result<(u16, String), String> {
         let url = format!("{base}{path}");
-        let accept = "application/vnd.schemaregistry.v1+json, application/json";
         let result = match body {
-            None => {
-                let mut r = self.agent.get(&url).header("Accept", accept);
-                if let Some(a) = &self.auth {
-                    r = r.header("Authorization", a);
-                }
-                r.call()
-            }
-            Some(b) => {
-                let mut r = self
-                    .agent
-                    .post(&url)
-                    .header("Accept", accept)
-                    .header("Content-Type", "application/vnd.schemaregistry.v1+json");
-                if let Some(a) = &self.auth {
-                    r = r.header("Authorization", a);
-                }
-                r.send(b)
-            }
+            None => self.headers(self.agent.get(&url)).call(),
+            Some(b) => self
+                .headers(self.agent.post(&url))
+                .header("Content-Type", "application/vnd.schemaregistry.v1+json")
+                .send(b),
         };
         let mut resp = result.map_err(|e| format!("{base}: {e}"))?;
         let status = resp.status().as_u16();
@@ -256,20 +221,20 @@ impl Registry {
         Ok((status, text))
     }
 
-    fn ok(&self, status: u16, body: &str, what: &str) -> Result<String, RegistryError> {
+    fn ok(&self, status: u16, body: &str, what: &str) -> Result<String, String> {
         match status {
             200..=299 => Ok(body.to_string()),
-            401 | 403 => Err(RegistryError::Failed(format!(
+            401 | 403 => Err(format!(
                 "the schema registry at {} refused the credentials while {what} (HTTP {status}: {}); \
                  check avro-confluent.basic-auth.user-info or bearer-auth.token",
                 self.url,
                 message(body)
-            ))),
-            _ => Err(RegistryError::Failed(format!(
+            )),
+            _ => Err(format!(
                 "the schema registry at {} answered HTTP {status} while {what}: {}",
                 self.url,
                 message(body)
-            ))),
+            )),
         }
     }
 }

@@ -107,15 +107,10 @@ impl AggSpec {
         }
     }
 
-    /// The same aggregate with a 32-bit INT result. Integer sums wrap at 32
-    /// bits as Flink's `IntSumAggFunction` does; two's complement makes
-    /// wrapping the final 64-bit sum identical to wrapping every addition.
-    pub const fn int32(self) -> Self {
-        self.narrowed(Narrow::I32)
-    }
-
     /// The same aggregate with result type `narrow` (Flink's
-    /// `ByteSumAggFunction`, `ShortSumAggFunction`, `FloatSumAggFunction`...).
+    /// `IntSumAggFunction`, `ByteSumAggFunction`, `FloatSumAggFunction`...).
+    /// Integer sums wrap: two's complement makes wrapping the final 64-bit
+    /// sum identical to wrapping every addition.
     pub const fn narrowed(mut self, narrow: Narrow) -> Self {
         self.narrow = narrow;
         self
@@ -304,7 +299,7 @@ mod tests {
     fn debug_text_is_the_one_before_narrow_types() {
         // Part of a job's identity: unchanged for SUM(INT) and COUNT.
         assert_eq!(
-            format!("{:?}", AggSpec::on(AggFunc::Sum, 0).int32()),
+            format!("{:?}", AggSpec::on(AggFunc::Sum, 0).narrowed(Narrow::I32)),
             "AggSpec { func: Sum, column: Some(0), int32: true }"
         );
         assert_eq!(
@@ -351,7 +346,7 @@ mod tests {
 
     #[test]
     fn int_sum_wraps_at_32_bits_like_flink_int_sum() {
-        let spec = AggSpec::on(AggFunc::Sum, 0).int32();
+        let spec = AggSpec::on(AggFunc::Sum, 0).narrowed(Narrow::I32);
         let mut acc = spec.create();
         spec.add(&mut acc, &[Value::Int(i64::from(i32::MAX))]);
         spec.add(&mut acc, &[Value::Int(1)]);

@@ -207,6 +207,30 @@ impl TableDef {
         })
     }
 
+    /// The columns a record value holds, in order: the physical ones,
+    /// without the key's under `value.fields-include` = 'EXCEPT_KEY'. CSV
+    /// fields and the derived Avro schema follow them.
+    pub fn value_columns(&self) -> Vec<usize> {
+        let except: &[usize] = match &self.key {
+            Some(k) if k.except_key => &k.fields,
+            _ => &[],
+        };
+        (0..self.columns.len())
+            .filter(|c| self.columns[*c].source == ColumnSource::Physical && !except.contains(c))
+            .collect()
+    }
+
+    /// (name, type, NOT NULL) of columns `cols`: the fields of the Avro
+    /// schema Flink derives from them.
+    pub fn fields(&self, cols: &[usize]) -> Vec<(String, SqlType, bool)> {
+        cols.iter()
+            .map(|&c| {
+                let col = &self.columns[c];
+                (col.name.clone(), col.ty, col.not_null)
+            })
+            .collect()
+    }
+
     /// Kafka topics, or the table name for other connectors (dumps name it).
     pub fn topics(&self) -> Vec<String> {
         match &self.connector {
