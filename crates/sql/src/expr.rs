@@ -120,6 +120,9 @@ pub fn compile(e: &AstExpr, scope: &dyn Scope, loc: Loc) -> Result<Typed> {
     if let Some(r) = crate::functions::special(e, scope, loc) {
         return r;
     }
+    if let Some(r) = crate::temporal::special(e, scope, loc) {
+        return r;
+    }
     match e {
         AstExpr::Identifier(id) => column(e, &id.value, scope, loc),
         AstExpr::CompoundIdentifier(ids) => match ids.last() {
@@ -459,19 +462,22 @@ fn function(
             loc,
             format!("{name}() reads processing time; lowwater windows run on event time only"),
         ),
-        _ => crate::functions::function(e, &name, &args, scope, loc).unwrap_or_else(|| {
-            err(
-                e,
-                loc,
-                format!(
-                    "function {name} with {} argument(s) is not supported; supported: \
+        _ => crate::functions::function(e, &name, &args, scope, loc)
+            .or_else(|| crate::temporal::function(e, &name, &args, scope, loc))
+            .unwrap_or_else(|| {
+                err(
+                    e,
+                    loc,
+                    format!(
+                        "function {name} with {} argument(s) is not supported; supported: \
                      TO_TIMESTAMP_LTZ(n, 0|3), TO_TIMESTAMP(s), CAST, UPPER, LOWER, CHAR_LENGTH, \
-                     CONCAT, CONCAT_WS, SUBSTRING, TRIM, COALESCE, IF, NULLIF, ABS, MOD, CASE, \
-                     LIKE, IN, BETWEEN, IS [NOT] DISTINCT FROM",
-                    args.len()
-                ),
-            )
-        }),
+                     CONCAT, CONCAT_WS, SUBSTRING, TRIM, COALESCE, IF, NULLIF, ABS, MOD, POWER, \
+                     SQRT, CASE, LIKE, IN, BETWEEN, IS [NOT] DISTINCT FROM, EXTRACT, YEAR .. \
+                     SECOND, FLOOR/CEIL(ts TO unit), DATE_FORMAT",
+                        args.len()
+                    ),
+                )
+            }),
     }
 }
 

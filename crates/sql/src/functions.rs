@@ -55,6 +55,8 @@ pub enum Func {
     Between(bool),
     /// `IS [NOT] DISTINCT FROM` (`true`: NOT).
     DistinctFrom(bool),
+    /// A time function ([`crate::temporal`]).
+    Time(crate::temporal::TimeFn),
 }
 
 fn err<T>(e: &AstExpr, loc: Loc, msg: impl Into<String>) -> Result<T> {
@@ -601,6 +603,7 @@ pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value
             Value::Int(i) => Value::str(&lowwater_core::text::java_float(i as f32)),
             v => v,
         },
+        Func::Time(t) => crate::temporal::eval(t, arg(0)?),
         Func::Power => match (arg(0)?.as_f64(), arg(1)?.as_f64()) {
             (Some(a), Some(b)) => Value::Double(a.powf(b)),
             _ => Value::Null,

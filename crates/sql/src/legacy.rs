@@ -8,8 +8,11 @@
 //! `X_START(...)` becomes `window_start`, `X_END` `window_end` and
 //! `X_ROWTIME` `window_time`.
 
+use std::ops::ControlFlow;
+
 use sqlparser::ast::{
-    Expr as AstExpr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, SelectItem,
+    visit_expressions_mut, Expr as AstExpr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident,
+    SelectItem,
 };
 
 use crate::error::{Loc, Result, SqlError};
@@ -166,49 +169,36 @@ pub fn rewrite(
     })
 }
 
-/// Replaces `X_START(...)`, `X_END(...)` and `X_ROWTIME(...)` in `e` by
-/// the window's columns.
+/// Replaces `X_START(...)`, `X_END(...)` and `X_ROWTIME(...)` anywhere in
+/// `e` by the window's columns.
 fn replace(e: &mut AstExpr, loc: Loc) -> Result<()> {
-    match e {
-        AstExpr::Function(f) => {
-            let name = f.name.to_string().to_ascii_uppercase();
-            let base = ["TUMBLE", "HOP", "SESSION"]
-                .iter()
-                .find_map(|k| name.strip_prefix(k).and_then(|s| s.strip_prefix('_')));
-            match base {
-                Some("START") => *e = ident("window_start"),
-                Some("END") => *e = ident("window_end"),
-                Some("ROWTIME") => *e = ident("window_time"),
-                Some(other) => {
-                    return Err(SqlError::new(
-                        expr_loc(e, loc),
-                        format!(
-                            "{name} is not supported ({other}); use {}_START, _END or _ROWTIME",
-                            name.split('_').next().unwrap_or("TUMBLE")
-                        ),
-                    ))
-                }
-                None => {
-                    if let FunctionArguments::List(l) = &mut f.args {
-                        for a in &mut l.args {
-                            if let FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) = a {
-                                replace(x, loc)?;
-                            }
-                        }
-                    }
-                }
+    let flow = visit_expressions_mut(e, |x| {
+        let AstExpr::Function(f) = x else {
+            return ControlFlow::Continue(());
+        };
+        let name = f.name.to_string().to_ascii_uppercase();
+        let base = ["TUMBLE", "HOP", "SESSION"]
+            .iter()
+            .find_map(|k| name.strip_prefix(k).and_then(|s| s.strip_prefix('_')));
+        match base {
+            Some("START") => *x = ident("window_start"),
+            Some("END") => *x = ident("window_end"),
+            Some("ROWTIME") => *x = ident("window_time"),
+            Some(other) => {
+                return ControlFlow::Break(SqlError::new(
+                    expr_loc(x, loc),
+                    format!(
+                        "{name} is not supported ({other}); use {}_START, _END or _ROWTIME",
+                        name.split('_').next().unwrap_or("TUMBLE")
+                    ),
+                ))
             }
+            None => {}
         }
-        AstExpr::BinaryOp { left, right, .. } => {
-            replace(left, loc)?;
-            replace(right, loc)?;
-        }
-        AstExpr::UnaryOp { expr: x, .. }
-        | AstExpr::Nested(x)
-        | AstExpr::IsNull(x)
-        | AstExpr::IsNotNull(x)
-        | AstExpr::Cast { expr: x, .. } => replace(x, loc)?,
-        _ => {}
+        ControlFlow::Continue(())
+    });
+    match flow {
+        ControlFlow::Break(err) => Err(err),
+        ControlFlow::Continue(()) => Ok(()),
     }
-    Ok(())
 }

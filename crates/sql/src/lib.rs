@@ -14,11 +14,14 @@ pub mod explain;
 pub mod expr;
 pub mod formats;
 pub mod functions;
+pub mod inline;
 pub mod kafka_props;
 pub mod legacy;
 pub mod options;
 pub mod parse;
 pub mod plan;
+pub mod query;
+pub mod temporal;
 pub mod types;
 
 pub use error::{Loc, Result, SqlError};

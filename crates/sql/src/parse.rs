@@ -14,6 +14,8 @@ use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
 use crate::error::{Loc, Result, SqlError};
+use crate::inline::Views;
+use crate::query;
 use crate::types::SqlType;
 
 /// One statement of a job file.
@@ -154,6 +156,16 @@ pub fn expr_loc(e: &AstExpr, fallback: Loc) -> Loc {
     }
 }
 
+/// The (lower-case) name a column reference ends in: `user` for `user` and
+/// `t.user`.
+pub fn ident_name(e: &AstExpr) -> Option<String> {
+    match e {
+        AstExpr::Identifier(id) => Some(id.value.to_ascii_lowercase()),
+        AstExpr::CompoundIdentifier(ids) => ids.last().map(|i| i.value.to_ascii_lowercase()),
+        _ => None,
+    }
+}
+
 /// Parses a whole job file.
 pub fn parse_script(sql: &str) -> Result<Vec<Statement>> {
     parse_all(sql).map_err(|mut e| {
@@ -175,6 +187,7 @@ fn parse_all(sql: &str) -> Result<Vec<Statement>> {
         .map_err(|e| SqlError::new(Loc::from_sp(e.location), e.message))?;
     let mut p = Parser::new(&dialect).with_tokens_with_locations(tokens);
     let mut out = Vec::new();
+    let mut views = Views::new();
     loop {
         while p.consume_token(&Token::SemiColon) {}
         if p.peek_token().token == Token::EOF {
@@ -194,7 +207,9 @@ fn parse_all(sql: &str) -> Result<Vec<Statement>> {
         {
             continue;
         }
-        out.push(statement(&mut p)?);
+        if let Some(st) = statement(&mut p, &mut views)? {
+            out.push(st);
+        }
         let next = p.peek_token();
         if next.token != Token::EOF && !p.consume_token(&Token::SemiColon) {
             return Err(SqlError::new(
@@ -206,23 +221,23 @@ fn parse_all(sql: &str) -> Result<Vec<Statement>> {
     Ok(out)
 }
 
-fn here(p: &Parser) -> Loc {
+pub(crate) fn here(p: &Parser) -> Loc {
     Loc::from_sp(p.peek_token().span.start)
 }
 
-fn pe<T>(r: std::result::Result<T, sqlparser::parser::ParserError>) -> Result<T> {
+pub(crate) fn pe<T>(r: std::result::Result<T, sqlparser::parser::ParserError>) -> Result<T> {
     r.map_err(SqlError::from_parser)
 }
 
 /// Whether the next token is the (unquoted) word `w`.
-fn peek_word(p: &Parser, w: &str) -> bool {
+pub(crate) fn peek_word(p: &Parser, w: &str) -> bool {
     match &p.peek_token().token {
         Token::Word(word) => word.quote_style.is_none() && word.value.eq_ignore_ascii_case(w),
         _ => false,
     }
 }
 
-fn parse_word(p: &mut Parser, w: &str) -> bool {
+pub(crate) fn parse_word(p: &mut Parser, w: &str) -> bool {
     if peek_word(p, w) {
         p.next_token();
         true
@@ -231,23 +246,27 @@ fn parse_word(p: &mut Parser, w: &str) -> bool {
     }
 }
 
-fn statement(p: &mut Parser) -> Result<Statement> {
+fn statement(p: &mut Parser, views: &mut Views) -> Result<Option<Statement>> {
     let loc = here(p);
     if p.parse_keyword(Keyword::SET) {
-        return set(p, loc);
+        return set(p, loc).map(Some);
     }
     if p.parse_keyword(Keyword::CREATE) {
         let _ = p.parse_keyword(Keyword::TEMPORARY);
         if p.parse_keyword(Keyword::TABLE) {
-            return create_table(p, loc).map(|t| Statement::CreateTable(Box::new(t)));
+            return create_table(p, loc).map(|t| Some(Statement::CreateTable(Box::new(t))));
+        }
+        if p.parse_keyword(Keyword::VIEW) {
+            query::create_view(p, views)?;
+            return Ok(None);
         }
         return Err(SqlError::new(
             here(p),
-            "only CREATE TABLE is supported (no views, functions or catalogs)",
+            "only CREATE TABLE and CREATE VIEW are supported (no functions or catalogs)",
         ));
     }
     if p.parse_keyword(Keyword::INSERT) {
-        return insert(p, loc).map(|i| Statement::Insert(Box::new(i)));
+        return query::insert(p, loc, views).map(|i| Some(Statement::Insert(Box::new(i))));
     }
     let t = p.peek_token();
     Err(SqlError::new(
@@ -475,212 +494,6 @@ fn data_type(p: &mut Parser) -> Result<SqlType> {
         ));
     }
     Ok(ty)
-}
-
-fn insert(p: &mut Parser, loc: Loc) -> Result<Insert> {
-    if !p.parse_keyword(Keyword::INTO) {
-        return Err(SqlError::new(
-            here(p),
-            "only INSERT INTO is supported (no INSERT OVERWRITE)",
-        ));
-    }
-    let sink = pe(p.parse_identifier())?.value;
-    let sink_columns = if p.consume_token(&Token::LParen) {
-        let cols = pe(p.parse_comma_separated(|p| p.parse_identifier()))?;
-        pe(p.expect_token(&Token::RParen))?;
-        Some(cols.into_iter().map(|c| c.value).collect())
-    } else {
-        None
-    };
-    pe(p.expect_keyword(Keyword::SELECT))?;
-    if p.peek_keyword(Keyword::DISTINCT) {
-        return Err(SqlError::new(here(p), "SELECT DISTINCT is not supported"));
-    }
-    let items = pe(p.parse_comma_separated(|p| p.parse_select_item()))?;
-    pe(p.expect_keyword(Keyword::FROM))?;
-    // `FROM table ... GROUP BY TUMBLE(ts, ...)`: Flink's legacy group window.
-    let legacy = match &p.peek_token().token {
-        Token::Word(w) if w.keyword != Keyword::TABLE => {
-            let source_loc = here(p);
-            let source = pe(p.parse_identifier())?.value;
-            if p.parse_keyword(Keyword::AS) {
-                pe(p.parse_identifier())?;
-            } else if let Token::Word(w) = &p.peek_token().token {
-                if w.keyword == Keyword::NoKeyword {
-                    p.next_token();
-                }
-            }
-            let join = [
-                Keyword::JOIN,
-                Keyword::INNER,
-                Keyword::LEFT,
-                Keyword::RIGHT,
-                Keyword::FULL,
-                Keyword::CROSS,
-            ]
-            .iter()
-            .any(|k| p.peek_keyword(*k));
-            if join || p.peek_token().token == Token::Comma {
-                return Err(SqlError::new(
-                    source_loc,
-                    "joins are not supported in lowwater's SQL subset: FROM must be a window \
-                     table function, TABLE(TUMBLE|HOP|CUMULATE|SESSION(TABLE src, \
-                     DESCRIPTOR(time_col), ...)), or one table grouped by a window \
-                     (GROUP BY TUMBLE(ts, INTERVAL ...))",
-                ));
-            }
-            Some((source, source_loc))
-        }
-        _ => None,
-    };
-    let tvf = match &legacy {
-        Some(_) => None,
-        None => Some(window_tvf(p)?),
-    };
-    let filter = if p.parse_keyword(Keyword::WHERE) {
-        Some(pe(p.parse_expr())?)
-    } else {
-        None
-    };
-    let group_loc = here(p);
-    if !p.parse_keywords(&[Keyword::GROUP, Keyword::BY]) {
-        return Err(SqlError::new(
-            group_loc,
-            format!(
-                "expected GROUP BY window_start, window_end[, keys], found {}; lowwater runs \
-                 window aggregations only",
-                p.peek_token().token
-            ),
-        ));
-    }
-    let group_by = pe(p.parse_comma_separated(|p| p.parse_expr()))?;
-    let having = if p.parse_keyword(Keyword::HAVING) {
-        Some(pe(p.parse_expr())?)
-    } else {
-        None
-    };
-    let (tvf, group_by, items, having) = match (tvf, legacy) {
-        (Some(tvf), _) => (tvf, group_by, items, having),
-        (None, Some((source, source_loc))) => {
-            let r = crate::legacy::rewrite(source, source_loc, group_by, items, having, group_loc)?;
-            (r.tvf, r.group_by, r.items, r.having)
-        }
-        (None, None) => return Err(SqlError::new(loc, "FROM needs a table")),
-    };
-    for kw in [
-        Keyword::ORDER,
-        Keyword::LIMIT,
-        Keyword::UNION,
-        Keyword::WINDOW,
-    ] {
-        if p.peek_keyword(kw) {
-            return Err(SqlError::new(
-                here(p),
-                format!("{kw:?} is not supported after GROUP BY in lowwater's SQL subset"),
-            ));
-        }
-    }
-    Ok(Insert {
-        sink,
-        loc,
-        sink_columns,
-        items,
-        tvf,
-        filter,
-        group_by,
-        having,
-    })
-}
-
-fn window_tvf(p: &mut Parser) -> Result<WindowTvf> {
-    let from_loc = here(p);
-    let unsupported = || {
-        SqlError::new(
-            from_loc,
-            "FROM must be a window table function: TABLE(TUMBLE|HOP|CUMULATE|SESSION(TABLE src, \
-             DESCRIPTOR(time_col), ...)); joins, subqueries and plain tables are not supported",
-        )
-    };
-    if !p.parse_keyword(Keyword::TABLE) {
-        return Err(unsupported());
-    }
-    pe(p.expect_token(&Token::LParen))?;
-    let loc = here(p);
-    let fname = pe(p.parse_identifier())?.value.to_ascii_uppercase();
-    let kind = match fname.as_str() {
-        "TUMBLE" => TvfKind::Tumble,
-        "HOP" => TvfKind::Hop,
-        "CUMULATE" => TvfKind::Cumulate,
-        "SESSION" => TvfKind::Session,
-        _ => {
-            return Err(SqlError::new(
-                loc,
-                format!("{fname} is not a window function; use TUMBLE, HOP, CUMULATE or SESSION"),
-            ))
-        }
-    };
-    pe(p.expect_token(&Token::LParen))?;
-    let source_loc = here(p);
-    if !p.parse_keyword(Keyword::TABLE) {
-        return Err(SqlError::new(
-            source_loc,
-            format!("{fname}'s first argument must be TABLE <source> (named arguments are not supported)"),
-        ));
-    }
-    let source = pe(p.parse_identifier())?.value;
-    let mut partition_by = Vec::new();
-    if p.parse_keywords(&[Keyword::PARTITION, Keyword::BY]) {
-        // `PARTITION BY k` or `PARTITION BY (k1, k2)`: a bare list would
-        // swallow the DESCRIPTOR argument that follows.
-        if p.consume_token(&Token::LParen) {
-            let cols = pe(p.parse_comma_separated(|p| p.parse_identifier()))?;
-            pe(p.expect_token(&Token::RParen))?;
-            partition_by = cols.into_iter().map(|c| c.value).collect();
-        } else {
-            partition_by.push(pe(p.parse_identifier())?.value);
-        }
-    }
-    pe(p.expect_token(&Token::Comma))?;
-    let time_at = here(p);
-    if !parse_word(p, "DESCRIPTOR") {
-        return Err(SqlError::new(
-            time_at,
-            format!("{fname}'s second argument must be DESCRIPTOR(<time column>)"),
-        ));
-    }
-    pe(p.expect_token(&Token::LParen))?;
-    let time_loc = here(p);
-    let time_column = pe(p.parse_identifier())?.value;
-    pe(p.expect_token(&Token::RParen))?;
-    let mut args = Vec::new();
-    while p.consume_token(&Token::Comma) {
-        args.push(pe(p.parse_expr())?);
-    }
-    pe(p.expect_token(&Token::RParen))?;
-    pe(p.expect_token(&Token::RParen))?;
-    if p.parse_keyword(Keyword::AS) {
-        pe(p.parse_identifier())?;
-    } else if let Token::Word(w) = &p.peek_token().token {
-        if w.keyword == Keyword::NoKeyword {
-            p.next_token();
-        }
-    }
-    if p.peek_keyword(Keyword::JOIN) || p.peek_token().token == Token::Comma {
-        return Err(SqlError::new(
-            here(p),
-            "joins are not supported in lowwater's SQL subset",
-        ));
-    }
-    Ok(WindowTvf {
-        kind,
-        loc,
-        source,
-        source_loc,
-        partition_by,
-        time_column,
-        time_loc,
-        args,
-    })
 }
 
 #[cfg(test)]

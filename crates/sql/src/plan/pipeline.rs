@@ -13,7 +13,7 @@ use lowwater_core::window::operator::WindowSpec;
 use crate::error::{Loc, Result, SqlError};
 use crate::expr::{compile, Expr, Scope, Typed};
 use crate::options::Connector;
-use crate::parse::{expr_loc, Insert, TvfKind};
+use crate::parse::{expr_loc, ident_name, Insert, TvfKind};
 use crate::types::SqlType;
 
 use super::table::{interval, TableScope};
@@ -97,14 +97,6 @@ fn normalized(e: &AstExpr) -> String {
             }
         })
         .collect()
-}
-
-fn ident_name(e: &AstExpr) -> Option<String> {
-    match e {
-        AstExpr::Identifier(id) => Some(id.value.to_ascii_lowercase()),
-        AstExpr::CompoundIdentifier(ids) => ids.last().map(|i| i.value.to_ascii_lowercase()),
-        _ => None,
-    }
 }
 
 pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {

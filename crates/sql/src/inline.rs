@@ -1,0 +1,462 @@
+//! Views and subqueries, inlined into one window aggregation.
+//!
+//! Two shapes occur in window jobs, and both reduce to the aggregation the
+//! planner runs, by substituting names with the expressions they stand for:
+//! - rows: a view or subquery that selects and filters a table's rows
+//!   (`CREATE VIEW v AS SELECT u, amount * 2 AS a2, ts FROM events WHERE
+//!   ...`) and a window over it (`TUMBLE(TABLE v, DESCRIPTOR(ts), ...)` or
+//!   `FROM v GROUP BY TUMBLE(ts, ...)`): the window reads the table, its
+//!   WHERE is the view's AND its own, and `a2` is `amount * 2`;
+//! - an aggregation's result: `SELECT ... FROM (SELECT window_start, u,
+//!   COUNT(*) AS c FROM TABLE(...) GROUP BY ...) WHERE c > 5` is the
+//!   aggregation with the outer select list over its result and the outer
+//!   WHERE added to its HAVING, which is what Flink computes too (a filter
+//!   and projection after the window aggregate).
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+
+use sqlparser::ast::{visit_expressions_mut, BinaryOperator, Expr as AstExpr, Ident, SelectItem};
+
+use crate::error::{Loc, Result, SqlError};
+use crate::parse::{expr_loc, ident_name, WindowTvf};
+use crate::query::{From, Select};
+
+/// A `CREATE VIEW`.
+#[derive(Debug, Clone)]
+pub struct View {
+    /// As written.
+    pub name: String,
+    /// Where the name is.
+    pub loc: Loc,
+    /// `CREATE VIEW v (a, b)`: the names of its columns.
+    pub columns: Option<Vec<String>>,
+    /// Its query.
+    pub select: Select,
+}
+
+/// The views of a job so far, by lower-case name.
+pub type Views = HashMap<String, View>;
+
+/// A window aggregation over one source table: the parts of an INSERT.
+pub struct Aggregation {
+    /// The select list, over the window's result.
+    pub items: Vec<SelectItem>,
+    /// The window, over a table.
+    pub tvf: WindowTvf,
+    /// `WHERE`, over the table's columns.
+    pub filter: Option<AstExpr>,
+    /// `GROUP BY window_start, window_end, keys...`.
+    pub group_by: Vec<AstExpr>,
+    /// `HAVING`, over the window's result.
+    pub having: Option<AstExpr>,
+}
+
+/// A table's rows, selected and filtered.
+struct Rows {
+    source: String,
+    source_loc: Loc,
+    names: Names,
+    filter: Option<AstExpr>,
+}
+
+// One per query while a job file is parsed: size does not matter.
+#[allow(clippy::large_enum_variant)]
+enum Resolved {
+    Aggregation(Box<Aggregation>),
+    Rows(Rows),
+}
+
+/// What a query's names stand for.
+struct Names {
+    /// (lower-case name, expression).
+    columns: Vec<(String, AstExpr)>,
+    /// `SELECT *` over a table: names not listed are the table's own.
+    passthrough: bool,
+    /// "view 'v'" or "the subquery", for messages.
+    what: String,
+}
+
+fn and(a: Option<AstExpr>, b: Option<AstExpr>) -> Option<AstExpr> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(AstExpr::BinaryOp {
+            left: Box::new(AstExpr::Nested(Box::new(a))),
+            op: BinaryOperator::And,
+            right: Box::new(AstExpr::Nested(Box::new(b))),
+        }),
+        (a, b) => a.or(b),
+    }
+}
+
+impl Names {
+    fn of(
+        items: &[SelectItem],
+        renamed: Option<&[String]>,
+        inner: Option<&Names>,
+        what: String,
+        loc: Loc,
+    ) -> Result<Names> {
+        let mut columns = Vec::new();
+        let mut passthrough = false;
+        for (i, item) in items.iter().enumerate() {
+            match item {
+                SelectItem::UnnamedExpr(e) => columns.push((
+                    ident_name(e).unwrap_or_else(|| format!("expr${i}")),
+                    e.clone(),
+                )),
+                SelectItem::ExprWithAlias { expr, alias } => {
+                    columns.push((alias.value.to_ascii_lowercase(), expr.clone()))
+                }
+                _ => match inner {
+                    // `SELECT *` over rows: theirs.
+                    Some(n) => {
+                        columns.extend(n.columns.iter().cloned());
+                        passthrough |= n.passthrough;
+                    }
+                    None => passthrough = true,
+                },
+            }
+        }
+        if let Some(names) = renamed {
+            if names.len() != columns.len() || passthrough {
+                return Err(SqlError::new(
+                    loc,
+                    format!(
+                        "{what} names {} columns but its query has {}",
+                        names.len(),
+                        if passthrough {
+                            "a * whose columns are the table's".to_string()
+                        } else {
+                            columns.len().to_string()
+                        }
+                    ),
+                ));
+            }
+            for (c, n) in columns.iter_mut().zip(names) {
+                c.0 = n.to_ascii_lowercase();
+            }
+        }
+        Ok(Names {
+            columns,
+            passthrough,
+            what,
+        })
+    }
+
+    fn lookup(&self, name: &str) -> Option<&AstExpr> {
+        self.columns.iter().find(|c| c.0 == name).map(|c| &c.1)
+    }
+
+    /// Replaces the names in `e` by what they stand for.
+    fn substitute(&self, e: &mut AstExpr, loc: Loc) -> Result<()> {
+        let flow = visit_expressions_mut(e, |x| {
+            let Some(name) = ident_name(x) else {
+                return ControlFlow::Continue(());
+            };
+            match self.lookup(&name) {
+                Some(to) => {
+                    *x = match to {
+                        AstExpr::Identifier(_)
+                        | AstExpr::CompoundIdentifier(_)
+                        | AstExpr::Value(_)
+                        | AstExpr::Function(_)
+                        | AstExpr::Nested(_)
+                        | AstExpr::Cast { .. } => to.clone(),
+                        other => AstExpr::Nested(Box::new(other.clone())),
+                    };
+                    ControlFlow::Continue(())
+                }
+                None if self.passthrough => ControlFlow::Continue(()),
+                None => ControlFlow::Break(SqlError::new(
+                    expr_loc(x, loc),
+                    format!(
+                        "unknown column '{name}' in {}; it has {}",
+                        self.what,
+                        self.columns
+                            .iter()
+                            .map(|c| c.0.as_str())
+                            .filter(|c| !c.starts_with("expr$"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )),
+            }
+        });
+        match flow {
+            ControlFlow::Break(err) => Err(err),
+            ControlFlow::Continue(()) => Ok(()),
+        }
+    }
+
+    fn items(&self, items: &mut Vec<SelectItem>, loc: Loc) -> Result<()> {
+        let mut out = Vec::new();
+        for item in items.drain(..) {
+            match item {
+                SelectItem::UnnamedExpr(mut e) => {
+                    let name = ident_name(&e);
+                    self.substitute(&mut e, loc)?;
+                    // A name keeps naming its column.
+                    match name {
+                        Some(n) if ident_name(&e).as_deref() != Some(n.as_str()) => {
+                            out.push(SelectItem::ExprWithAlias {
+                                expr: e,
+                                alias: Ident::new(n),
+                            })
+                        }
+                        _ => out.push(SelectItem::UnnamedExpr(e)),
+                    }
+                }
+                SelectItem::ExprWithAlias { mut expr, alias } => {
+                    self.substitute(&mut expr, loc)?;
+                    out.push(SelectItem::ExprWithAlias { expr, alias });
+                }
+                other if self.passthrough => out.push(other),
+                _ => out.extend(self.columns.iter().map(|(n, e)| SelectItem::ExprWithAlias {
+                    expr: e.clone(),
+                    alias: Ident::new(n.clone()),
+                })),
+            }
+        }
+        *items = out;
+        Ok(())
+    }
+
+    /// A column of a window function (DESCRIPTOR, PARTITION BY): it must
+    /// stand for a column of the table.
+    fn column(&self, name: &str, role: &str, loc: Loc) -> Result<String> {
+        match self.lookup(&name.to_ascii_lowercase()) {
+            None if self.passthrough => Ok(name.to_string()),
+            Some(e) => ident_name(e).ok_or_else(|| {
+                SqlError::new(
+                    loc,
+                    format!(
+                        "{role} '{name}' is computed in {} ({e}); a window's {role} must be a \
+                         column of the source table",
+                        self.what
+                    ),
+                )
+            }),
+            None => Err(SqlError::new(
+                loc,
+                format!("unknown column '{name}' in {}", self.what),
+            )),
+        }
+    }
+}
+
+/// The rows a table name stands for: a view's, or the table's own.
+fn table(name: &str, loc: Loc, views: &Views, depth: usize) -> Result<Resolved> {
+    match views.get(&name.to_ascii_lowercase()) {
+        Some(v) if depth > 64 => Err(SqlError::new(
+            v.loc,
+            format!("view '{}' is nested more than 64 deep", v.name),
+        )),
+        Some(v) => {
+            let mut r = resolve(v.select.clone(), views, depth + 1)?;
+            if let Resolved::Rows(rows) = &mut r {
+                rows.names.what = format!("view '{}'", v.name);
+            }
+            match (r, &v.columns) {
+                (r, None) => Ok(r),
+                (Resolved::Rows(mut rows), Some(cols)) => {
+                    rows.names = Names::of(
+                        &rows
+                            .names
+                            .columns
+                            .iter()
+                            .map(|(n, e)| SelectItem::ExprWithAlias {
+                                expr: e.clone(),
+                                alias: Ident::new(n.clone()),
+                            })
+                            .collect::<Vec<_>>(),
+                        Some(cols),
+                        None,
+                        format!("view '{}'", v.name),
+                        v.loc,
+                    )?;
+                    Ok(Resolved::Rows(rows))
+                }
+                (Resolved::Aggregation(mut a), Some(cols)) => {
+                    if cols.len() != a.items.len() {
+                        return Err(SqlError::new(
+                            v.loc,
+                            format!(
+                                "view '{}' names {} columns but its query has {}",
+                                v.name,
+                                cols.len(),
+                                a.items.len()
+                            ),
+                        ));
+                    }
+                    for (item, c) in a.items.iter_mut().zip(cols) {
+                        if let SelectItem::UnnamedExpr(e)
+                        | SelectItem::ExprWithAlias { expr: e, .. } = item
+                        {
+                            *item = SelectItem::ExprWithAlias {
+                                expr: e.clone(),
+                                alias: Ident::new(c.clone()),
+                            };
+                        }
+                    }
+                    Ok(Resolved::Aggregation(a))
+                }
+            }
+        }
+        None => Ok(Resolved::Rows(Rows {
+            source: name.to_string(),
+            source_loc: loc,
+            names: Names {
+                columns: Vec::new(),
+                passthrough: true,
+                what: format!("table '{name}'"),
+            },
+            filter: None,
+        })),
+    }
+}
+
+fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
+    let Select {
+        loc,
+        mut items,
+        from,
+        mut filter,
+        group_by,
+        mut having,
+    } = s;
+    let (inner, what) = match from {
+        From::Window(mut tvf) => {
+            let rows = match table(&tvf.source, tvf.source_loc, views, depth)? {
+                Resolved::Rows(r) => r,
+                Resolved::Aggregation(_) => {
+                    return Err(SqlError::new(
+                        tvf.source_loc,
+                        format!(
+                            "'{}' is a window aggregation; a window function reads a table or a \
+                             view that selects a table's rows",
+                            tvf.source
+                        ),
+                    ))
+                }
+            };
+            let Some((mut group_by, _)) = group_by else {
+                return Err(SqlError::new(
+                    loc,
+                    "a window table function without GROUP BY window_start, window_end is not \
+                     supported; lowwater runs window aggregations",
+                ));
+            };
+            // The window function adds its columns to the view's.
+            let mut names = rows.names;
+            for w in ["window_start", "window_end", "window_time"] {
+                names
+                    .columns
+                    .push((w.to_string(), AstExpr::Identifier(Ident::new(w))));
+            }
+            let n = &names;
+            tvf.time_column = n.column(&tvf.time_column, "time column", tvf.time_loc)?;
+            for c in &mut tvf.partition_by {
+                *c = n.column(c, "PARTITION BY column", tvf.source_loc)?;
+            }
+            tvf.source = rows.source;
+            tvf.source_loc = rows.source_loc;
+            n.items(&mut items, loc)?;
+            for e in [&mut filter, &mut having].into_iter().flatten() {
+                n.substitute(e, loc)?;
+            }
+            for g in &mut group_by {
+                n.substitute(g, loc)?;
+            }
+            return Ok(Resolved::Aggregation(Box::new(Aggregation {
+                items,
+                tvf,
+                filter: and(rows.filter, filter),
+                group_by,
+                having,
+            })));
+        }
+        From::Table { name, loc } => (table(&name, loc, views, depth)?, format!("'{name}'")),
+        From::Query(q) => (resolve(*q, views, depth + 1)?, "the subquery".to_string()),
+    };
+    match inner {
+        Resolved::Rows(rows) => {
+            let n = &rows.names;
+            n.items(&mut items, loc)?;
+            for e in [&mut filter, &mut having].into_iter().flatten() {
+                n.substitute(e, loc)?;
+            }
+            let filter = and(rows.filter, filter);
+            match group_by {
+                // Flink's legacy group window over the rows.
+                Some((mut group_by, group_loc)) => {
+                    for g in &mut group_by {
+                        n.substitute(g, loc)?;
+                    }
+                    let r = crate::legacy::rewrite(
+                        rows.source,
+                        rows.source_loc,
+                        group_by,
+                        items,
+                        having,
+                        group_loc,
+                    )?;
+                    Ok(Resolved::Aggregation(Box::new(Aggregation {
+                        items: r.items,
+                        tvf: r.tvf,
+                        filter,
+                        group_by: r.group_by,
+                        having: r.having,
+                    })))
+                }
+                None => {
+                    if having.is_some() {
+                        return Err(SqlError::new(loc, "HAVING needs a GROUP BY"));
+                    }
+                    let names = Names::of(&items, None, Some(n), "the subquery".into(), loc)?;
+                    Ok(Resolved::Rows(Rows {
+                        source: rows.source,
+                        source_loc: rows.source_loc,
+                        names,
+                        filter,
+                    }))
+                }
+            }
+        }
+        Resolved::Aggregation(mut a) => {
+            if let Some((g, _)) = group_by {
+                return Err(SqlError::new(
+                    expr_loc(&g[0], loc),
+                    format!(
+                        "GROUP BY over {what}, a window aggregation, is not supported (an \
+                         aggregation of aggregated windows); select from it without GROUP BY"
+                    ),
+                ));
+            }
+            if having.is_some() {
+                return Err(SqlError::new(loc, "HAVING needs a GROUP BY"));
+            }
+            let n = Names::of(&a.items, None, None, what, loc)?;
+            n.items(&mut items, loc)?;
+            if let Some(f) = &mut filter {
+                n.substitute(f, loc)?;
+            }
+            a.items = items;
+            a.having = and(a.having, filter);
+            Ok(Resolved::Aggregation(a))
+        }
+    }
+}
+
+/// The window aggregation an INSERT's query stands for, views and
+/// subqueries inlined.
+pub(crate) fn aggregation(s: Select, views: &Views, loc: Loc) -> Result<Aggregation> {
+    let group_loc = if s.loc.line == 0 { loc } else { s.loc };
+    match resolve(s, views, 0)? {
+        Resolved::Aggregation(a) => Ok(*a),
+        Resolved::Rows(_) => Err(SqlError::new(
+            group_loc,
+            "expected GROUP BY window_start, window_end[, keys] (or a legacy GROUP BY TUMBLE(ts, \
+             ...)); lowwater runs window aggregations only",
+        )),
+    }
+}

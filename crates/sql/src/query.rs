@@ -1,0 +1,447 @@
+//! Parsing queries: `SELECT ... FROM ... [WHERE] [GROUP BY] [HAVING]`, where
+//! FROM is a window table function (with positional or named arguments), a
+//! table or view, or a subquery in parentheses; `CREATE VIEW`; and
+//! `INSERT INTO`. Views and subqueries are inlined by [`crate::inline`], so
+//! the planner sees one window aggregation per INSERT.
+
+use sqlparser::ast::{Expr as AstExpr, SelectItem};
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::Parser;
+use sqlparser::tokenizer::Token;
+
+use crate::error::{Loc, Result, SqlError};
+use crate::inline::{self, View, Views};
+use crate::parse::{here, parse_word, pe, peek_word, Insert, TvfKind, WindowTvf};
+
+/// One `SELECT` block.
+#[derive(Debug, Clone)]
+pub struct Select {
+    /// Where `SELECT` is.
+    pub loc: Loc,
+    /// The select list.
+    pub items: Vec<SelectItem>,
+    /// What it reads.
+    pub from: From,
+    /// `WHERE`.
+    pub filter: Option<AstExpr>,
+    /// `GROUP BY` expressions and where the clause is (None: no GROUP BY).
+    pub group_by: Option<(Vec<AstExpr>, Loc)>,
+    /// `HAVING`.
+    pub having: Option<AstExpr>,
+}
+
+/// The FROM clause of a [`Select`].
+#[derive(Debug, Clone)]
+pub enum From {
+    /// `TABLE(TUMBLE(TABLE src, ...))`.
+    Window(WindowTvf),
+    /// A table or view by name.
+    Table {
+        /// Its name.
+        name: String,
+        /// Where.
+        loc: Loc,
+    },
+    /// `(SELECT ...)`.
+    Query(Box<Select>),
+}
+
+/// Skips `[AS] alias` after a FROM item.
+fn alias(p: &mut Parser) -> Result<()> {
+    if p.parse_keyword(Keyword::AS) {
+        pe(p.parse_identifier())?;
+    } else if let Token::Word(w) = &p.peek_token().token {
+        if w.keyword == Keyword::NoKeyword {
+            p.next_token();
+        }
+    }
+    Ok(())
+}
+
+fn no_join(p: &Parser, at: Loc) -> Result<()> {
+    let join = [
+        Keyword::JOIN,
+        Keyword::INNER,
+        Keyword::LEFT,
+        Keyword::RIGHT,
+        Keyword::FULL,
+        Keyword::CROSS,
+    ]
+    .iter()
+    .any(|k| p.peek_keyword(*k));
+    if join || p.peek_token().token == Token::Comma {
+        return Err(SqlError::new(
+            at,
+            "joins are not supported in lowwater's SQL subset: FROM must be a window table \
+             function, TABLE(TUMBLE|HOP|CUMULATE|SESSION(TABLE src, DESCRIPTOR(time_col), ...)), \
+             one table or view grouped by a window (GROUP BY TUMBLE(ts, INTERVAL ...)), or a \
+             subquery over one of them",
+        ));
+    }
+    Ok(())
+}
+
+/// `SELECT ...` up to the end of its clauses.
+pub(crate) fn select(p: &mut Parser) -> Result<Select> {
+    let loc = here(p);
+    pe(p.expect_keyword(Keyword::SELECT))?;
+    if p.peek_keyword(Keyword::DISTINCT) {
+        return Err(SqlError::new(here(p), "SELECT DISTINCT is not supported"));
+    }
+    let items = pe(p.parse_comma_separated(|p| p.parse_select_item()))?;
+    pe(p.expect_keyword(Keyword::FROM))?;
+    let from_loc = here(p);
+    let from = if p.consume_token(&Token::LParen) {
+        let inner = select(p)?;
+        pe(p.expect_token(&Token::RParen))?;
+        alias(p)?;
+        From::Query(Box::new(inner))
+    } else if p.peek_keyword(Keyword::TABLE) {
+        From::Window(window_tvf(p)?)
+    } else if matches!(p.peek_token().token, Token::Word(_)) {
+        let name = pe(p.parse_identifier())?.value;
+        alias(p)?;
+        From::Table {
+            name,
+            loc: from_loc,
+        }
+    } else {
+        return Err(SqlError::new(
+            from_loc,
+            format!(
+                "FROM must be a window table function, a table or view, or a subquery; found {}",
+                p.peek_token().token
+            ),
+        ));
+    };
+    no_join(p, from_loc)?;
+    let filter = if p.parse_keyword(Keyword::WHERE) {
+        Some(pe(p.parse_expr())?)
+    } else {
+        None
+    };
+    let group_loc = here(p);
+    let group_by = if p.parse_keywords(&[Keyword::GROUP, Keyword::BY]) {
+        Some((pe(p.parse_comma_separated(|p| p.parse_expr()))?, group_loc))
+    } else {
+        None
+    };
+    let having = if p.parse_keyword(Keyword::HAVING) {
+        Some(pe(p.parse_expr())?)
+    } else {
+        None
+    };
+    for kw in [
+        Keyword::ORDER,
+        Keyword::LIMIT,
+        Keyword::UNION,
+        Keyword::WINDOW,
+    ] {
+        if p.peek_keyword(kw) {
+            return Err(SqlError::new(
+                here(p),
+                format!("{kw:?} is not supported in lowwater's SQL subset"),
+            ));
+        }
+    }
+    Ok(Select {
+        loc,
+        items,
+        from,
+        filter,
+        group_by,
+        having,
+    })
+}
+
+/// `[TEMPORARY] VIEW [IF NOT EXISTS] name [(cols)] AS SELECT ...` (after
+/// CREATE): remembered in `views` for the statements that follow.
+pub(crate) fn create_view(p: &mut Parser, views: &mut Views) -> Result<()> {
+    let if_not_exists = p.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
+    let loc = here(p);
+    let name = pe(p.parse_identifier())?.value;
+    let columns = if p.consume_token(&Token::LParen) {
+        let cols = pe(p.parse_comma_separated(|p| p.parse_identifier()))?;
+        pe(p.expect_token(&Token::RParen))?;
+        Some(cols.into_iter().map(|c| c.value).collect())
+    } else {
+        None
+    };
+    pe(p.expect_keyword(Keyword::AS))?;
+    let select = select(p)?;
+    let key = name.to_ascii_lowercase();
+    if views.contains_key(&key) {
+        if if_not_exists {
+            return Ok(());
+        }
+        return Err(SqlError::new(
+            loc,
+            format!("view '{name}' is defined twice in this job"),
+        ));
+    }
+    views.insert(
+        key,
+        View {
+            name,
+            loc,
+            columns,
+            select,
+        },
+    );
+    Ok(())
+}
+
+/// `INTO sink [(cols)] SELECT ...` (after INSERT), with views and
+/// subqueries inlined.
+pub(crate) fn insert(p: &mut Parser, loc: Loc, views: &Views) -> Result<Insert> {
+    if !p.parse_keyword(Keyword::INTO) {
+        return Err(SqlError::new(
+            here(p),
+            "only INSERT INTO is supported (no INSERT OVERWRITE)",
+        ));
+    }
+    let sink = pe(p.parse_identifier())?.value;
+    let sink_columns = if p.consume_token(&Token::LParen) {
+        let cols = pe(p.parse_comma_separated(|p| p.parse_identifier()))?;
+        pe(p.expect_token(&Token::RParen))?;
+        Some(cols.into_iter().map(|c| c.value).collect())
+    } else {
+        None
+    };
+    let query = select(p)?;
+    let body = inline::aggregation(query, views, loc)?;
+    Ok(Insert {
+        sink,
+        loc,
+        sink_columns,
+        items: body.items,
+        tvf: body.tvf,
+        filter: body.filter,
+        group_by: body.group_by,
+        having: body.having,
+    })
+}
+
+/// The parameter names of a window function, in positional order.
+fn parameters(kind: TvfKind) -> &'static [&'static str] {
+    match kind {
+        TvfKind::Tumble => &["DATA", "TIMECOL", "SIZE", "OFFSET"],
+        TvfKind::Hop => &["DATA", "TIMECOL", "SLIDE", "SIZE", "OFFSET"],
+        TvfKind::Cumulate => &["DATA", "TIMECOL", "STEP", "SIZE", "OFFSET"],
+        TvfKind::Session => &["DATA", "TIMECOL", "GAP"],
+    }
+}
+
+/// One argument of a window function: `TABLE src [PARTITION BY ...]`,
+/// `DESCRIPTOR(col)` or an expression.
+enum TvfArg {
+    Table {
+        source: String,
+        loc: Loc,
+        partition_by: Vec<String>,
+    },
+    Descriptor {
+        column: String,
+        loc: Loc,
+    },
+    Expr(Box<AstExpr>),
+}
+
+fn tvf_arg(p: &mut Parser) -> Result<TvfArg> {
+    let loc = here(p);
+    if p.parse_keyword(Keyword::TABLE) {
+        let source = pe(p.parse_identifier())?.value;
+        let mut partition_by = Vec::new();
+        if p.parse_keywords(&[Keyword::PARTITION, Keyword::BY]) {
+            // `PARTITION BY k` or `PARTITION BY (k1, k2)`: a bare list would
+            // swallow the DESCRIPTOR argument that follows.
+            if p.consume_token(&Token::LParen) {
+                let cols = pe(p.parse_comma_separated(|p| p.parse_identifier()))?;
+                pe(p.expect_token(&Token::RParen))?;
+                partition_by = cols.into_iter().map(|c| c.value).collect();
+            } else {
+                partition_by.push(pe(p.parse_identifier())?.value);
+            }
+        }
+        return Ok(TvfArg::Table {
+            source,
+            loc,
+            partition_by,
+        });
+    }
+    if peek_word(p, "DESCRIPTOR") {
+        parse_word(p, "DESCRIPTOR");
+        pe(p.expect_token(&Token::LParen))?;
+        let loc = here(p);
+        let column = pe(p.parse_identifier())?.value;
+        pe(p.expect_token(&Token::RParen))?;
+        return Ok(TvfArg::Descriptor { column, loc });
+    }
+    Ok(TvfArg::Expr(Box::new(pe(p.parse_expr())?)))
+}
+
+/// `TABLE(TVF(TABLE source ..., DESCRIPTOR(col), args...))`, the arguments
+/// positional or all named (`DATA => TABLE t, TIMECOL => DESCRIPTOR(ts),
+/// SIZE => INTERVAL ...`, in any order, as Flink's).
+fn window_tvf(p: &mut Parser) -> Result<WindowTvf> {
+    pe(p.expect_keyword(Keyword::TABLE))?;
+    pe(p.expect_token(&Token::LParen))?;
+    let loc = here(p);
+    let fname = pe(p.parse_identifier())?.value.to_ascii_uppercase();
+    let kind = match fname.as_str() {
+        "TUMBLE" => TvfKind::Tumble,
+        "HOP" => TvfKind::Hop,
+        "CUMULATE" => TvfKind::Cumulate,
+        "SESSION" => TvfKind::Session,
+        _ => {
+            return Err(SqlError::new(
+                loc,
+                format!("{fname} is not a window function; use TUMBLE, HOP, CUMULATE or SESSION"),
+            ))
+        }
+    };
+    pe(p.expect_token(&Token::LParen))?;
+    let params = parameters(kind);
+    let mut slots: Vec<Option<(TvfArg, Loc)>> = params.iter().map(|_| None).collect();
+    let mut positional = 0;
+    let mut named = false;
+    loop {
+        let at = here(p);
+        let name = match (&p.peek_token().token, &p.peek_nth_token(1).token) {
+            (Token::Word(w), Token::RArrow) => Some(w.value.to_ascii_uppercase()),
+            _ => None,
+        };
+        let slot = match name {
+            Some(n) => {
+                p.next_token();
+                p.next_token();
+                named = true;
+                let slot = params.iter().position(|q| *q == n).ok_or_else(|| {
+                    SqlError::new(
+                        at,
+                        format!(
+                            "{fname} has no parameter {n}; its parameters are {}",
+                            params.join(", ")
+                        ),
+                    )
+                })?;
+                // Flink 2.3 fails on named window arguments out of their
+                // declared order ("Trying to access field ... in a type
+                // with no fields"), so they are refused here too.
+                if slot < positional {
+                    return Err(SqlError::new(
+                        at,
+                        format!(
+                            "{fname}'s named arguments must follow its parameter order ({}): \
+                             Flink fails on {n} after {}",
+                            params.join(", "),
+                            params[positional - 1]
+                        ),
+                    ));
+                }
+                positional = slot + 1;
+                slot
+            }
+            None if named => {
+                return Err(SqlError::new(
+                    at,
+                    format!("{fname}: a positional argument cannot follow named ones"),
+                ))
+            }
+            None => {
+                positional += 1;
+                positional - 1
+            }
+        };
+        if slot >= params.len() {
+            return Err(SqlError::new(
+                at,
+                format!(
+                    "{fname} takes at most {} arguments ({})",
+                    params.len(),
+                    params.join(", ")
+                ),
+            ));
+        }
+        if slots[slot].is_some() {
+            return Err(SqlError::new(
+                at,
+                format!("{fname}: {} is given twice", params[slot]),
+            ));
+        }
+        slots[slot] = Some((tvf_arg(p)?, at));
+        if !p.consume_token(&Token::Comma) {
+            break;
+        }
+    }
+    pe(p.expect_token(&Token::RParen))?;
+    pe(p.expect_token(&Token::RParen))?;
+    alias(p)?;
+    let mut slots = slots.into_iter();
+    let (source, source_loc, partition_by) = match slots.next().flatten() {
+        Some((
+            TvfArg::Table {
+                source,
+                loc,
+                partition_by,
+            },
+            _,
+        )) => (source, loc, partition_by),
+        other => {
+            return Err(SqlError::new(
+                other.map_or(loc, |o| o.1),
+                format!("{fname}'s first argument (DATA) must be TABLE <source>"),
+            ))
+        }
+    };
+    if kind != TvfKind::Session && !partition_by.is_empty() {
+        return Err(SqlError::new(
+            source_loc,
+            format!("PARTITION BY is only for SESSION windows, not {fname}"),
+        ));
+    }
+    let (time_column, time_loc) = match slots.next().flatten() {
+        Some((TvfArg::Descriptor { column, loc }, _)) => (column, loc),
+        other => {
+            return Err(SqlError::new(
+                other.map_or(loc, |o| o.1),
+                format!("{fname}'s second argument (TIMECOL) must be DESCRIPTOR(<time column>)"),
+            ))
+        }
+    };
+    let mut args = Vec::new();
+    for (i, s) in slots.enumerate() {
+        match s {
+            Some((TvfArg::Expr(e), _)) => {
+                if args.len() < i {
+                    return Err(SqlError::new(
+                        loc,
+                        format!(
+                            "{fname} needs {} before {}",
+                            params[2 + args.len()],
+                            params[2 + i]
+                        ),
+                    ));
+                }
+                args.push(*e)
+            }
+            Some((_, at)) => {
+                return Err(SqlError::new(
+                    at,
+                    format!("{fname}'s {} must be an interval", params[2 + i]),
+                ))
+            }
+            None => {}
+        }
+    }
+    Ok(WindowTvf {
+        kind,
+        loc,
+        source,
+        source_loc,
+        partition_by,
+        time_column,
+        time_loc,
+        args,
+    })
+}
