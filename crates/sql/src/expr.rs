@@ -123,6 +123,9 @@ pub fn compile(e: &AstExpr, scope: &dyn Scope, loc: Loc) -> Result<Typed> {
     if let Some(r) = crate::temporal::special(e, scope, loc) {
         return r;
     }
+    if let Some(r) = crate::numeric::special(e, scope, loc) {
+        return r;
+    }
     match e {
         AstExpr::Identifier(id) => column(e, &id.value, scope, loc),
         AstExpr::CompoundIdentifier(ids) => match ids.last() {
@@ -464,6 +467,8 @@ fn function(
         ),
         _ => crate::functions::function(e, &name, &args, scope, loc)
             .or_else(|| crate::temporal::function(e, &name, &args, scope, loc))
+            .or_else(|| crate::numeric::function(&name, &args, scope, loc))
+            .or_else(|| crate::regex_fns::function(&name, &args, scope, loc))
             .unwrap_or_else(|| {
                 err(
                     e,
@@ -472,8 +477,9 @@ fn function(
                         "function {name} with {} argument(s) is not supported; supported: \
                      TO_TIMESTAMP_LTZ(n, 0|3), TO_TIMESTAMP(s), CAST, UPPER, LOWER, CHAR_LENGTH, \
                      CONCAT, CONCAT_WS, SUBSTRING, TRIM, COALESCE, IF, NULLIF, ABS, MOD, POWER, \
-                     SQRT, CASE, LIKE, IN, BETWEEN, IS [NOT] DISTINCT FROM, EXTRACT, YEAR .. \
-                     SECOND, FLOOR/CEIL(ts TO unit), DATE_FORMAT",
+                     SQRT, ROUND, FLOOR, CEIL, CASE, LIKE, IN, BETWEEN, IS [NOT] DISTINCT FROM, \
+                     TRY_CAST, EXTRACT, YEAR .. SECOND, FLOOR/CEIL(ts TO unit), DATE_FORMAT, \
+                     REGEXP, REGEXP_EXTRACT, REGEXP_REPLACE",
                         args.len()
                     ),
                 )

@@ -6,7 +6,7 @@
 //! `CASE`, `LIKE`, `IN`, `BETWEEN`, `IS [NOT] DISTINCT FROM`.
 
 use lowwater_core::Value;
-use sqlparser::ast::{Expr as AstExpr, InTarget, TrimWhereField, Value as AstValue};
+use sqlparser::ast::{CastKind, Expr as AstExpr, InTarget, TrimWhereField, Value as AstValue};
 
 use crate::error::{Loc, Result, SqlError};
 use crate::expr::{compile, Expr, Scope, Typed};
@@ -57,6 +57,12 @@ pub enum Func {
     DistinctFrom(bool),
     /// A time function ([`crate::temporal`]).
     Time(crate::temporal::TimeFn),
+    /// `ROUND`, `FLOOR`, `CEIL` over numbers ([`crate::numeric`]).
+    Round(crate::numeric::Round),
+    /// A regular-expression function ([`crate::regex_fns`]).
+    Regex(crate::regex_fns::RegexFn),
+    /// `TRY_CAST`: the cast, or NULL where it fails.
+    Try,
 }
 
 fn err<T>(e: &AstExpr, loc: Loc, msg: impl Into<String>) -> Result<T> {
@@ -167,6 +173,21 @@ pub fn special(e: &AstExpr, scope: &dyn Scope, loc: Loc) -> Option<Result<Typed>
                 args.push(t.expr);
             }
             Ok(call(Func::Between(*negated), args, Some(SqlType::Boolean)))
+        })(),
+        AstExpr::Cast {
+            kind: CastKind::TryCast,
+            expr,
+            data_type,
+            format,
+        } => (|| {
+            let cast = AstExpr::Cast {
+                kind: CastKind::Cast,
+                expr: expr.clone(),
+                data_type: data_type.clone(),
+                format: format.clone(),
+            };
+            let t = compile(&cast, scope, loc)?;
+            Ok(call(Func::Try, vec![t.expr], t.ty))
         })(),
         AstExpr::IsDistinctFrom(a, b) | AstExpr::IsNotDistinctFrom(a, b) => (|| {
             let not = matches!(e, AstExpr::IsNotDistinctFrom(..));
@@ -604,6 +625,14 @@ pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value
             v => v,
         },
         Func::Time(t) => crate::temporal::eval(t, arg(0)?),
+        Func::Round(r) => crate::numeric::eval(*r, arg(0)?, arg(1)?),
+        Func::Regex(r) => {
+            let vals = (0..args.len())
+                .map(arg)
+                .collect::<std::result::Result<Vec<_>, _>>()?;
+            crate::regex_fns::eval(r, &vals)
+        }
+        Func::Try => arg(0).unwrap_or(Value::Null),
         Func::Power => match (arg(0)?.as_f64(), arg(1)?.as_f64()) {
             (Some(a), Some(b)) => Value::Double(a.powf(b)),
             _ => Value::Null,

@@ -17,10 +17,12 @@ pub mod functions;
 pub mod inline;
 pub mod kafka_props;
 pub mod legacy;
+pub mod numeric;
 pub mod options;
 pub mod parse;
 pub mod plan;
 pub mod query;
+pub mod regex_fns;
 pub mod temporal;
 pub mod types;
 

@@ -44,7 +44,7 @@ pub enum Unit {
     Minute,
     /// SECOND (0-59).
     Second,
-    /// MILLISECOND.
+    /// MILLISECOND (0-999, within the second).
     Millisecond,
 }
 
@@ -391,7 +391,7 @@ fn extract(u: Unit, ts: i64) -> i64 {
         Unit::Hour => c.ms_of_day / 3_600_000,
         Unit::Minute => c.ms_of_day / 60_000 % 60,
         Unit::Second => c.ms_of_day / 1_000 % 60,
-        Unit::Millisecond => c.ms_of_day % 60_000,
+        Unit::Millisecond => c.ms_of_day % 1_000,
     }
 }
 

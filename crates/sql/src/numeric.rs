@@ -1,0 +1,209 @@
+//! Rounding numbers as Flink does: `ROUND(x [, d])` (HALF_UP on the
+//! decimal digits Java prints for a DOUBLE, so `ROUND(2.675, 2)` is 2.68),
+//! `FLOOR(x)` and `CEIL(x)`, each keeping its argument's type.
+
+use lowwater_core::text::java_double;
+use lowwater_core::Value;
+use sqlparser::ast::{CeilFloorKind, DateTimeField, Expr as AstExpr};
+
+use crate::error::{Loc, Result, SqlError};
+use crate::expr::{compile, Expr, Scope, Typed};
+use crate::functions::Func;
+use crate::parse::expr_loc;
+use crate::types::SqlType;
+
+/// A rounding function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Round {
+    /// `FLOOR(x)`.
+    Floor,
+    /// `CEIL(x)`.
+    Ceil,
+    /// `ROUND(x, d)` (the digits are the second argument).
+    Half,
+}
+
+fn err<T>(e: &AstExpr, loc: Loc, msg: impl Into<String>) -> Result<T> {
+    Err(SqlError::new(expr_loc(e, loc), msg))
+}
+
+fn numeric(x: &AstExpr, scope: &dyn Scope, loc: Loc, what: &str) -> Result<Typed> {
+    let t = compile(x, scope, loc)?;
+    if !t.ty.is_none_or(|t| t.is_numeric()) {
+        return err(
+            x,
+            loc,
+            format!(
+                "{what} needs a number, found {}",
+                t.ty.map_or("NULL", |t| t.name())
+            ),
+        );
+    }
+    Ok(t)
+}
+
+fn call(r: Round, args: Vec<Expr>, ty: Option<SqlType>) -> Typed {
+    let expr = Expr::Call(Func::Round(r), args);
+    // The result keeps the argument's type: an INT rounded to tens wraps
+    // as Java's int arithmetic does.
+    let expr = match ty {
+        Some(t @ (SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::Float)) => {
+            Expr::Narrow(Box::new(expr), t)
+        }
+        _ => expr,
+    };
+    Typed { expr, ty }
+}
+
+/// `FLOOR(x)` and `CEIL(x)` over numbers (the time forms are in
+/// [`crate::temporal`]). `None`: not one.
+pub fn special(e: &AstExpr, scope: &dyn Scope, loc: Loc) -> Option<Result<Typed>> {
+    let (x, r) = match e {
+        AstExpr::Floor {
+            expr,
+            field: CeilFloorKind::DateTimeField(DateTimeField::NoDateTime),
+        } => (expr, Round::Floor),
+        AstExpr::Ceil {
+            expr,
+            field: CeilFloorKind::DateTimeField(DateTimeField::NoDateTime),
+        } => (expr, Round::Ceil),
+        _ => return None,
+    };
+    let name = if r == Round::Floor { "FLOOR" } else { "CEIL" };
+    Some(numeric(x, scope, loc, name).map(|t| call(r, vec![t.expr], t.ty)))
+}
+
+/// `ROUND(x [, d])`. `None`: not it.
+pub fn function(
+    name: &str,
+    args: &[&AstExpr],
+    scope: &dyn Scope,
+    loc: Loc,
+) -> Option<Result<Typed>> {
+    if name != "ROUND" || args.is_empty() || args.len() > 2 {
+        return None;
+    }
+    Some((|| {
+        let t = numeric(args[0], scope, loc, "ROUND")?;
+        let d = match args.get(1) {
+            Some(d) => {
+                let dt = compile(d, scope, loc)?;
+                if !dt.ty.is_none_or(|t| t.is_integer()) {
+                    return err(d, loc, "ROUND's digits must be an integer");
+                }
+                dt.expr
+            }
+            None => Expr::Literal(Value::Int(0)),
+        };
+        Ok(call(Round::Half, vec![t.expr, d], t.ty))
+    })())
+}
+
+/// `x` rounded HALF_UP to `d` digits after the point (negative: before
+/// it), on the digits of `x`'s Java text, as `BigDecimal.valueOf(x)` has
+/// them.
+fn round_double(x: f64, d: i64) -> f64 {
+    if !x.is_finite() {
+        return x;
+    }
+    let text = java_double(x);
+    let (neg, body) = match text.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, text.as_str()),
+    };
+    let (mantissa, exp) = match body.split_once('E') {
+        Some((m, e)) => (m, e.parse::<i64>().unwrap_or(0)),
+        None => (body, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mut digits: Vec<u8> = int.bytes().chain(frac.bytes()).map(|b| b - b'0').collect();
+    // The decimal point sits after `point` digits.
+    let point = int.len() as i64 + exp;
+    let keep = point.saturating_add(d);
+    if keep >= digits.len() as i64 {
+        return x;
+    }
+    if keep < 0 {
+        return if neg { -0.0 } else { 0.0 };
+    }
+    let up = digits[keep as usize] >= 5;
+    digits.truncate(keep as usize);
+    let mut scale = point;
+    if up {
+        let mut i = digits.len();
+        loop {
+            if i == 0 {
+                digits.insert(0, 1);
+                scale += 1;
+                break;
+            }
+            i -= 1;
+            if digits[i] == 9 {
+                digits[i] = 0;
+            } else {
+                digits[i] += 1;
+                break;
+            }
+        }
+    }
+    if digits.is_empty() {
+        return if neg { -0.0 } else { 0.0 };
+    }
+    let s: String = digits.iter().map(|d| char::from(b'0' + d)).collect();
+    let v: f64 = format!("0.{s}e{scale}").parse().unwrap_or(x);
+    if neg {
+        -v
+    } else {
+        v
+    }
+}
+
+/// An integer rounded HALF_UP to `d` digits (only negative `d` changes it).
+fn round_int(x: i64, d: i64) -> i64 {
+    if d >= 0 {
+        return x;
+    }
+    if d < -18 {
+        return 0;
+    }
+    let p = 10i128.pow((-d) as u32);
+    let v = i128::from(x);
+    let r = (v.abs() + p / 2) / p * p;
+    (if v < 0 { -r } else { r }) as i64
+}
+
+/// Evaluates `r` over its arguments.
+pub fn eval(r: Round, x: Value, d: Value) -> Value {
+    match (r, x) {
+        (_, Value::Null) => Value::Null,
+        (Round::Floor, Value::Double(f)) => Value::Double(f.floor()),
+        (Round::Ceil, Value::Double(f)) => Value::Double(f.ceil()),
+        (Round::Floor | Round::Ceil, v) => v,
+        (Round::Half, x) => match (x, d) {
+            (_, Value::Null) => Value::Null,
+            (Value::Double(f), Value::Int(d)) => Value::Double(round_double(f, d)),
+            (Value::Int(i), Value::Int(d)) => Value::Int(round_int(i, d)),
+            (v, _) => v,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_is_half_up_on_the_printed_digits() {
+        assert_eq!(round_double(2.675, 2), 2.68);
+        assert_eq!(round_double(-2.5, 0), -3.0);
+        assert_eq!(round_double(0.125, 2), 0.13);
+        assert_eq!(round_double(9.995, 2), 10.0);
+        assert_eq!(round_double(1234.5, -2), 1200.0);
+        assert_eq!(round_double(1.0641974401757812e8, -3), 1.06420e8);
+        assert_eq!(round_double(1.5e-7, 6), 0.0);
+        assert_eq!(round_double(3.0, 5), 3.0);
+        assert_eq!(round_int(-15, -1), -20);
+        assert_eq!(round_int(149, -2), 100);
+        assert_eq!(round_int(7, 2), 7);
+    }
+}
