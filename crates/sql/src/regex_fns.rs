@@ -191,7 +191,6 @@ mod tests {
     fn java_classes_and_literal_replacements() {
         let w = regex::Regex::new(&java_classes("^\\w+\\\\d")).expect("regex");
         assert!(w.is_match("ab_1\\d") && !w.is_match("ß\\d"), "{w}");
-        assert_eq!(replacement("\\$x$"), "$$x$$");
         let p = Pattern(regex::Regex::new("(\\d+)-(\\d+)").expect("regex"));
         let v = |s: &str| Value::str(s);
         assert_eq!(
