@@ -354,6 +354,12 @@ impl Harness {
             panic!("record rejected: {err}");
         }
         self.collect(now);
+        // On-event emission: the watermark this record made due follows it.
+        let after = self.job().sources[subtask].after_record(e.partition as u32, now);
+        if !after.is_empty() {
+            self.forward(subtask, after);
+            self.collect(now);
+        }
     }
 
     /// Runs the ticks before `t`, moves the clock to `t` and feeds the record

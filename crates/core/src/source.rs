@@ -11,7 +11,7 @@
 use crate::error::{Error, Result};
 use crate::time::Timestamp;
 use crate::watermark::combiner::SplitCombiner;
-use crate::watermark::generator::{Emit, WatermarkGenerator, WatermarkStrategy};
+use crate::watermark::generator::{Emit, EmitStrategy, WatermarkGenerator, WatermarkStrategy};
 use crate::watermark::Progress;
 use serde::{Deserialize, Serialize};
 
@@ -52,6 +52,10 @@ pub struct SourceSubtask {
     strategy: WatermarkStrategy,
     splits: Vec<SourceSplit>,
     combiner: SplitCombiner,
+    /// On-event emission: (split index, watermark) due after the record
+    /// just read (between `on_record` and `after_record` only).
+    #[serde(skip)]
+    due: Option<(usize, Timestamp)>,
 }
 
 impl SourceSubtask {
@@ -62,6 +66,7 @@ impl SourceSubtask {
             strategy,
             splits: Vec::new(),
             combiner: SplitCombiner::new(strategy.idle_timeout),
+            due: None,
         })
     }
 
@@ -94,7 +99,30 @@ impl SourceSubtask {
         split.records += 1;
         split.max_event_time = Some(split.max_event_time.map_or(ts, |m| m.max(ts)));
         split.last_arrival = Some(now);
+        // On-event emission after every `gap`-th record of the split. Flink
+        // counts in the generator and starts again after a restore; counting
+        // the split's records (which are checkpointed) keeps a restored job
+        // on the cadence it had.
+        if let EmitStrategy::OnEvent { gap } = self.strategy.emit {
+            if split.records.is_multiple_of(u64::from(gap.max(1))) {
+                self.due = Some((i, split.generator.current_watermark()));
+            }
+        }
         Ok(self.combiner.on_split_record(i))
+    }
+
+    /// After the record of split `id` went downstream: with on-event
+    /// emission, the watermark it made due is combined at once (Flink emits
+    /// it on the split's immediate output, after the record). The returned
+    /// progress goes downstream; it is empty with periodic emission.
+    pub fn after_record(&mut self, id: SplitId, now: Timestamp) -> Progress {
+        match self.due.take() {
+            Some((i, wm)) if self.splits.get(i).is_some_and(|s| s.id == id) => {
+                self.combiner.set_split_watermark(i, wm);
+                self.combiner.combine(now)
+            }
+            _ => Progress::NONE,
+        }
     }
 
     /// Lag-aware idleness: split `id` still has records to read (its
@@ -125,6 +153,15 @@ impl SourceSubtask {
             }
         }
         self.combiner.combine(now)
+    }
+
+    /// A subtask read back from a checkpoint emits as the job says
+    /// (emission is configuration, not state: checkpoints leave it out).
+    pub fn set_emit(&mut self, emit: EmitStrategy) {
+        self.strategy.emit = emit;
+        for s in &mut self.splits {
+            s.generator.set_emit(emit);
+        }
     }
 
     /// The bounded input ended: `MAX` goes downstream, idle or not.
@@ -177,5 +214,38 @@ impl SourceSubtask {
             max_event_time: s.max_event_time,
             last_arrival: s.last_arrival,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn on_event_emission_follows_every_gap_th_record_of_a_split() {
+        let mut s = SourceSubtask::new(WatermarkStrategy::sql(10).on_event(2)).expect("strategy");
+        s.add_split(0).expect("split");
+        s.add_split(1).expect("split");
+        for (split, ts) in [(1, 500), (0, 100)] {
+            s.on_record(split, ts, 0).expect("record");
+            assert!(
+                s.after_record(split, 0).is_empty(),
+                "first record of the split"
+            );
+        }
+        s.on_record(0, 300, 0).expect("record");
+        assert!(
+            s.after_record(0, 0).is_empty(),
+            "split 1 has not emitted yet: it holds the minimum"
+        );
+        s.on_record(1, 400, 0).expect("record");
+        let p = s.after_record(1, 0);
+        assert_eq!(p.watermark, Some(290), "min(300 - 10, 400 - 10), at once");
+        assert_eq!(s.on_periodic_emit(200), Progress::NONE, "nothing periodic");
+        let mut restored = s.clone();
+        restored.set_emit(EmitStrategy::Periodic);
+        restored.on_record(0, 900, 0).expect("record");
+        assert!(restored.after_record(0, 0).is_empty());
+        assert_eq!(restored.on_periodic_emit(200).watermark, Some(390));
     }
 }

@@ -300,7 +300,11 @@ impl<'p> Engine<'p> {
         shape(self.pipes.len(), snap.pipes.len(), "pipelines")?;
         for (src, subtasks) in self.sources.iter_mut().zip(snap.sources) {
             shape(src.subtasks.len(), subtasks.len(), "source subtasks")?;
-            src.subtasks = subtasks;
+            // Emission is the job's configuration, not checkpointed state.
+            for (now, mut then) in src.subtasks.iter_mut().zip(subtasks) {
+                then.set_emit(now.strategy().emit);
+                *now = then;
+            }
         }
         for (pipe, p) in self.pipes.iter_mut().zip(snap.pipes) {
             pipe.valve = p.valve;
@@ -384,6 +388,9 @@ impl<'p> Engine<'p> {
             let pi = self.sources[si].pipelines[k];
             self.feed(pi, id, ts)?;
         }
+        // On-event emission: the watermark this record made due follows it.
+        let after = self.sources[si].subtasks[subtask].after_record(id, self.now);
+        self.forward(si, subtask, after);
         Ok(())
     }
 

@@ -115,14 +115,16 @@ impl SourceBuild<'_> {
     ) -> Result<SourceTask, RunError> {
         let (plan, shared, table) = (self.plan, self.shared, &self.plan.tables[t]);
         let part = self.snapshot.and_then(|snap| snap.sources.get(si)?.get(s));
+        let strategy = table
+            .strategy(&plan.settings)
+            .ok_or_else(|| RunError::Usage(format!("table {} has no watermark", table.name)))?;
         let mut sub = match part {
-            Some(part) => part.sub.clone(),
-            None => {
-                let strategy = table.strategy(&plan.settings).ok_or_else(|| {
-                    RunError::Usage(format!("table {} has no watermark", table.name))
-                })?;
-                SourceSubtask::new(strategy).map_err(|e| RunError::Usage(e.to_string()))?
+            Some(part) => {
+                let mut sub = part.sub.clone();
+                sub.set_emit(strategy.emit);
+                sub
             }
+            None => SourceSubtask::new(strategy).map_err(|e| RunError::Usage(e.to_string()))?,
         };
         for (id, _) in &inputs {
             if sub.split(*id).is_none() {

@@ -551,6 +551,12 @@ impl SourceTask {
                 return Err(self.fail_at(i, e));
             }
         }
+        // On-event emission: the watermark this record made due follows it.
+        let after = self.sub.after_record(id, now);
+        if !after.is_empty() {
+            self.flush_all();
+            self.broadcast(after);
+        }
         Ok(Read::Record)
     }
 

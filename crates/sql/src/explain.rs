@@ -87,6 +87,9 @@ fn agg_name(f: AggFunc) -> &'static str {
         AggFunc::Avg => "AVG",
         AggFunc::SumDistinct => "SUM(DISTINCT)",
         AggFunc::AvgDistinct => "AVG(DISTINCT)",
+        AggFunc::FirstValue => "FIRST_VALUE",
+        AggFunc::LastValue => "LAST_VALUE",
+        AggFunc::ListAgg => "LISTAGG",
     }
 }
 

@@ -157,6 +157,8 @@ const KAFKA: &[&str] = &[
     "scan.bounded.mode",
     "scan.topic-partition-discovery.interval",
     "scan.watermark.idle-timeout",
+    "scan.watermark.emit.strategy",
+    "scan.watermark.emit.on-event.gap",
     "scan.watermark.idle-mode",
     "sink.partitioner",
     "sink.delivery-guarantee",
@@ -170,6 +172,8 @@ const FILESYSTEM: &[&str] = &[
     "path",
     "format",
     "scan.watermark.idle-timeout",
+    "scan.watermark.emit.strategy",
+    "scan.watermark.emit.on-event.gap",
     "late-data.sink",
     "lowwater.sink.max-emission-lag",
     "lowwater.sink.max-staleness",
@@ -194,6 +198,8 @@ const DATAGEN: &[&str] = &[
     "lowwater.partitions",
     "lowwater.max-out-of-orderness",
     "scan.watermark.idle-timeout",
+    "scan.watermark.emit.strategy",
+    "scan.watermark.emit.on-event.gap",
     "late-data.sink",
 ];
 /// `fields.<column>.<option>` options of datagen.

@@ -13,10 +13,15 @@
 //!   per split, exactly as Flink's `PartialWatermark` does. So rows 9999 then
 //!   1000 within one interval yield 1000 - d, not 9999 - d.
 //!
-//! A generator does nothing on an event but remember it; it speaks only on a
-//! periodic emit (every `pipeline.auto-watermark-interval`). With an idle
-//! timeout it is wrapped by the idleness rule of [`super::idleness`], which is
-//! evaluated first on every periodic emit.
+//! By default a generator does nothing on an event but remember it; it
+//! speaks only on a periodic emit (every `pipeline.auto-watermark-interval`).
+//! With FLIP-296's `'scan.watermark.emit.strategy' = 'on-event'` it speaks
+//! instead right after every `gap`-th record of its split (Flink's
+//! `DefaultWatermarkGenerator` counts events and emits on the immediate
+//! output, which the multiplexer combines at once; the count and emission
+//! are in [`crate::source::SourceSubtask`]), and periodic emits only
+//! evaluate idleness. With an idle timeout it is wrapped by the idleness rule
+//! of [`super::idleness`], which is evaluated first on every periodic emit.
 
 use crate::error::{Error, Result};
 use crate::time::{Millis, Timestamp, MIN_WATERMARK};
@@ -60,10 +65,25 @@ impl WatermarkExpr {
     }
 }
 
+/// When a split's watermark is emitted (FLIP-296's
+/// `scan.watermark.emit.strategy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum EmitStrategy {
+    /// 'on-periodic' (Flink's default): on every periodic emit.
+    #[default]
+    Periodic,
+    /// 'on-event': right after every `gap`-th record of the split
+    /// (`scan.watermark.emit.on-event.gap`, default 1).
+    OnEvent {
+        /// Records between two emissions.
+        gap: u32,
+    },
+}
+
 /// Everything that decides a split's watermarks: the expression, the idle
-/// timeout (`None` = idleness disabled, Flink's default) and the periodic
-/// emission interval (0 = no periodic emission at all).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// timeout (`None` = idleness disabled, Flink's default), the periodic
+/// emission interval (0 = no periodic emission at all) and when to emit.
+#[derive(Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WatermarkStrategy {
     /// How event times become a watermark.
     pub expr: WatermarkExpr,
@@ -71,6 +91,28 @@ pub struct WatermarkStrategy {
     pub idle_timeout: Option<Millis>,
     /// `pipeline.auto-watermark-interval`; 0 disables periodic emission.
     pub emit_interval: Millis,
+    /// Periodic (default) or on-event emission. Not in checkpoints (their
+    /// layout predates it): a restored source gets it from the job again
+    /// ([`crate::source::SourceSubtask::set_emit`]), and the job identity
+    /// stored with a checkpoint names it, so it cannot change unnoticed.
+    #[serde(skip)]
+    pub emit: EmitStrategy,
+}
+
+/// The periodic strategy is written as it was before `emit` existed: a
+/// job's identity (stored with its checkpoints) includes this text, so a
+/// job that does not use on-event emission keeps restoring its checkpoints.
+impl std::fmt::Debug for WatermarkStrategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("WatermarkStrategy");
+        d.field("expr", &self.expr)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("emit_interval", &self.emit_interval);
+        if self.emit != EmitStrategy::Periodic {
+            d.field("emit", &self.emit);
+        }
+        d.finish()
+    }
 }
 
 impl WatermarkStrategy {
@@ -80,6 +122,7 @@ impl WatermarkStrategy {
             expr: WatermarkExpr::BoundedOutOfOrderness { delay },
             idle_timeout: None,
             emit_interval: DEFAULT_EMIT_INTERVAL,
+            emit: EmitStrategy::Periodic,
         }
     }
 
@@ -89,7 +132,15 @@ impl WatermarkStrategy {
             expr: WatermarkExpr::SqlDelay { delay },
             idle_timeout: None,
             emit_interval: DEFAULT_EMIT_INTERVAL,
+            emit: EmitStrategy::Periodic,
         }
+    }
+
+    /// The same strategy emitting after every `gap`-th record of a split
+    /// instead of periodically.
+    pub fn on_event(mut self, gap: u32) -> Self {
+        self.emit = EmitStrategy::OnEvent { gap };
+        self
     }
 
     /// The same strategy with `withIdleness(timeout)`.
@@ -124,6 +175,11 @@ impl WatermarkStrategy {
                      leave it unset to disable idleness"
                 )));
             }
+        }
+        if self.emit == (EmitStrategy::OnEvent { gap: 0 }) {
+            return Err(Error::InvalidStrategy(
+                "the on-event gap must be at least 1 record".into(),
+            ));
         }
         if self.emit_interval < 0 {
             return Err(Error::InvalidStrategy(format!(
@@ -161,6 +217,10 @@ pub struct WatermarkGenerator {
     state: Timestamp,
     idleness: Option<IdlenessTimer>,
     idle_now: bool,
+    /// Not checkpointed: set from the job on restore. (On-event emission
+    /// itself is counted by the source subtask, on the split's records.)
+    #[serde(skip)]
+    emit: EmitStrategy,
 }
 
 impl WatermarkGenerator {
@@ -181,6 +241,7 @@ impl WatermarkGenerator {
                 .filter(|t| *t > 0)
                 .map(IdlenessTimer::new),
             idle_now: false,
+            emit: strategy.emit,
         }
     }
 
@@ -207,6 +268,11 @@ impl WatermarkGenerator {
         self.idle_now = false;
     }
 
+    /// Emission after a restore (see [`WatermarkStrategy::emit`]).
+    pub fn set_emit(&mut self, emit: EmitStrategy) {
+        self.emit = emit;
+    }
+
     /// The periodic emit at processing time `now`: idleness is checked first
     /// (Flink's `WatermarksWithIdleness`); while idle the inner generator is
     /// silent.
@@ -219,6 +285,9 @@ impl WatermarkGenerator {
                 self.idle_now = true;
                 return Emit::Idle;
             }
+        }
+        if self.emit != EmitStrategy::Periodic {
+            return Emit::Nothing;
         }
         Emit::Watermark(self.current_watermark())
     }
@@ -265,6 +334,35 @@ mod tests {
             s.current_watermark(),
             40,
             "Flink assigns the last row's value"
+        );
+    }
+
+    #[test]
+    fn on_event_generators_only_check_idleness_periodically() {
+        let mut g = WatermarkStrategy::sql(10).on_event(2).create_generator();
+        g.on_event(100);
+        assert_eq!(g.on_periodic_emit(200), Emit::Nothing);
+        let mut idle = WatermarkStrategy::sql(10)
+            .on_event(1)
+            .with_idleness(100)
+            .create_generator();
+        idle.on_event(5);
+        assert_eq!(idle.on_periodic_emit(0), Emit::Nothing);
+        assert_eq!(
+            idle.on_periodic_emit(101),
+            Emit::Nothing,
+            "first quiet probe"
+        );
+        assert_eq!(
+            idle.on_periodic_emit(202),
+            Emit::Idle,
+            "idleness still runs"
+        );
+        assert!(WatermarkStrategy::sql(1).on_event(0).validate().is_err());
+        assert_eq!(
+            format!("{:?}", WatermarkStrategy::sql(1)),
+            "WatermarkStrategy { expr: SqlDelay { delay: 1 }, idle_timeout: None, emit_interval: 200 }",
+            "the periodic text is the one job identities have"
         );
     }
 

@@ -9,11 +9,14 @@
 //!   `AVG` of doubles is a double; NULL when no value arrived.
 //! - `MIN`/`MAX` compare values with [`Value`]'s order; NULL when empty.
 //! - `COUNT(DISTINCT col)` counts distinct non-NULL values.
+//! - `FIRST_VALUE`/`LAST_VALUE` keep the first/last non-NULL value in arrival
+//!   order; `LISTAGG` joins the non-NULL values in arrival order.
 //!
 //! Accumulators merge (for session windows) with the same results as if every
 //! record had gone into one accumulator.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use crate::value::Value;
 use serde::{Deserialize, Serialize};
@@ -39,6 +42,14 @@ pub enum AggFunc {
     SumDistinct,
     /// `AVG(DISTINCT col)`.
     AvgDistinct,
+    /// `FIRST_VALUE(col)`: the first non-NULL value.
+    FirstValue,
+    /// `LAST_VALUE(col)`: the last non-NULL value.
+    LastValue,
+    /// `LISTAGG(col [, sep])`: the non-NULL values joined, in arrival
+    /// order; the separator (',' by default) is read from the row position
+    /// after the argument's.
+    ListAgg,
 }
 
 /// An aggregate call: a function and the row position of its argument
@@ -161,6 +172,12 @@ impl AggSpec {
                 sum: Value::Null,
                 count: 0,
             },
+            AggFunc::FirstValue => Accumulator::First(Value::Null),
+            AggFunc::LastValue => Accumulator::Last(Value::Null),
+            AggFunc::ListAgg => Accumulator::List {
+                text: None,
+                sep: None,
+            },
         }
     }
 
@@ -176,6 +193,14 @@ impl AggSpec {
             Some(v) if !v.is_null() => v,
             _ => return,
         };
+        if let Accumulator::List { sep, .. } = acc {
+            if sep.is_none() {
+                *sep = match self.column.and_then(|c| row.get(c + 1)) {
+                    Some(Value::Str(s)) => Some(s.clone()),
+                    _ => Some(Arc::from(",")),
+                };
+            }
+        }
         // A FLOAT sum adds in single precision, each step rounded (Flink's
         // FloatSumAggFunction), so it overflows to Infinity as Flink's does.
         if let (Narrow::F32, AggFunc::Sum, Accumulator::Sum(s), Some(x)) =
@@ -208,6 +233,17 @@ pub enum Accumulator {
         sum: Value,
         /// Number of values.
         count: i64,
+    },
+    /// `FIRST_VALUE`: NULL until the first value.
+    First(Value),
+    /// `LAST_VALUE`: NULL until the first value.
+    Last(Value),
+    /// `LISTAGG`.
+    List {
+        /// The values so far, joined (None before the first).
+        text: Option<String>,
+        /// The separator (read from the first row).
+        sep: Option<Arc<str>>,
     },
 }
 
@@ -248,6 +284,25 @@ impl Accumulator {
                 *sum = add_numbers(sum, v);
                 *count += 1;
             }
+            Accumulator::First(f) => {
+                if f.is_null() {
+                    *f = v.clone();
+                }
+            }
+            Accumulator::Last(l) => *l = v.clone(),
+            Accumulator::List { text, sep } => {
+                let item = match v {
+                    Value::Str(s) => s.to_string(),
+                    other => other.to_string(),
+                };
+                match text {
+                    Some(t) => {
+                        t.push_str(sep.as_deref().unwrap_or(","));
+                        t.push_str(&item);
+                    }
+                    None => *text = Some(item),
+                }
+            }
         }
     }
 
@@ -263,6 +318,22 @@ impl Accumulator {
                 *sum = add_numbers(sum, &s2);
                 *count += c2;
             }
+            // `other` holds the later rows.
+            (Accumulator::First(a), Accumulator::First(b)) if a.is_null() => *a = b,
+            (Accumulator::Last(a), Accumulator::Last(b)) if !b.is_null() => *a = b,
+            (Accumulator::List { text, sep }, Accumulator::List { text: t2, sep: s2 }) => {
+                if sep.is_none() {
+                    *sep = s2;
+                }
+                match (text.as_mut(), t2) {
+                    (Some(t), Some(more)) => {
+                        t.push_str(sep.as_deref().unwrap_or(","));
+                        t.push_str(&more);
+                    }
+                    (None, more) => *text = more,
+                    (Some(_), None) => {}
+                }
+            }
             _ => {}
         }
     }
@@ -272,7 +343,12 @@ impl Accumulator {
         match self {
             Accumulator::Count(n) => Value::Int(*n),
             Accumulator::Distinct(set) => Value::Int(set.len() as i64),
-            Accumulator::Sum(v) | Accumulator::Min(v) | Accumulator::Max(v) => v.clone(),
+            Accumulator::Sum(v)
+            | Accumulator::Min(v)
+            | Accumulator::Max(v)
+            | Accumulator::First(v)
+            | Accumulator::Last(v) => v.clone(),
+            Accumulator::List { text, .. } => text.as_deref().map_or(Value::Null, Value::str),
             Accumulator::Avg { sum, count } => match sum {
                 _ if *count == 0 => Value::Null,
                 Value::Int(s) => Value::Int(s.wrapping_div(*count)),
@@ -351,6 +427,43 @@ mod tests {
         spec.add(&mut acc, &[Value::Int(i64::from(i32::MAX))]);
         spec.add(&mut acc, &[Value::Int(1)]);
         assert_eq!(spec.finish(&acc), Value::Int(i64::from(i32::MIN)));
+    }
+
+    #[test]
+    fn first_last_and_listagg_skip_nulls_and_merge_in_order() {
+        let rows = [Value::Null, Value::str("a"), Value::Null, Value::str("b")];
+        assert_eq!(
+            run(AggSpec::on(AggFunc::FirstValue, 0), &rows),
+            Value::str("a")
+        );
+        assert_eq!(
+            run(AggSpec::on(AggFunc::LastValue, 0), &rows),
+            Value::str("b")
+        );
+        assert_eq!(
+            run(AggSpec::on(AggFunc::ListAgg, 0), &rows),
+            Value::str("a,b")
+        );
+        assert_eq!(
+            run(AggSpec::on(AggFunc::FirstValue, 0), &[Value::Null]),
+            Value::Null
+        );
+        let spec = AggSpec::on(AggFunc::ListAgg, 0);
+        let (mut left, mut right) = (spec.create(), spec.create());
+        spec.add(&mut left, &[Value::str("x"), Value::str("; ")]);
+        spec.add(&mut right, &[Value::str("y"), Value::str("; ")]);
+        spec.add(&mut right, &[Value::str("z"), Value::str("; ")]);
+        left.merge(right);
+        assert_eq!(left.result(), Value::str("x; y; z"));
+        for (func, want) in [(AggFunc::FirstValue, "x"), (AggFunc::LastValue, "z")] {
+            let spec = AggSpec::on(func, 0);
+            let (mut left, mut right) = (spec.create(), spec.create());
+            spec.add(&mut left, &[Value::str("x")]);
+            spec.add(&mut right, &[Value::str("y")]);
+            spec.add(&mut right, &[Value::str("z")]);
+            left.merge(right);
+            assert_eq!(left.result(), Value::str(want), "{func:?}");
+        }
     }
 
     #[test]

@@ -129,6 +129,16 @@ def main():
          {"events.jsonl": events([(0, 0, 0, "a", 1), (5200, 0, 5200, "a", 1), (5600, 0, 3000, "a", 1), (5700, 0, 100, "a", 1)])},
          std_args)
 
+    # FLIP-296 emission: on-event, the watermark follows each record at once
+    # (row 3 is late); periodically (or on-event every 3 rows) the last row's
+    # watermark is emitted later and row 3 counts.
+    burst = events([(0, 0, 0, "a", 1), (10, 0, 12000, "a", 2), (20, 0, 3000, "a", 3), (30000, 0, 30000, "a", 4)])
+    for name, opts in [("on_event_emission", ", 'scan.watermark.emit.strategy' = 'on-event'"),
+                       ("on_event_gap_3", ", 'scan.watermark.emit.strategy' = 'on-event', 'scan.watermark.emit.on-event.gap' = '3'"),
+                       ("on_periodic_emission", ", 'scan.watermark.emit.strategy' = 'on-periodic'")]:
+        case(name, source(extra=opts) + COUNT_SINK + COUNT_BY_USER.format(tvf=tvf("TUMBLE", "INTERVAL '10' SECOND")),
+             {"events.jsonl": burst}, std_args)
+
     # WHERE: partition 1's rows are all filtered out, but still move the watermark.
     case("where_filter_keeps_watermark", source() + COUNT_SINK
          + "INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) AS cnt FROM TABLE(%s)\n"

@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 
 use lowwater_core::watermark::generator::{
-    WatermarkExpr, WatermarkStrategy, DEFAULT_EMIT_INTERVAL,
+    EmitStrategy, WatermarkExpr, WatermarkStrategy, DEFAULT_EMIT_INTERVAL,
 };
 use lowwater_core::window::operator::{WindowResult, WindowSpec};
 use lowwater_core::Millis;
@@ -160,6 +160,8 @@ pub struct TableDef {
     /// Effective idle timeout: the table's `scan.watermark.idle-timeout`,
     /// else the job's `table.exec.source.idle-timeout`.
     pub idle_timeout: Option<Millis>,
+    /// `scan.watermark.emit.strategy` (and its on-event gap).
+    pub emit: EmitStrategy,
     /// `scan.watermark.idle-mode` = 'caught-up' (Kafka): a partition goes
     /// idle only when it is quiet and caught up with the broker.
     pub caught_up: bool,
@@ -204,6 +206,7 @@ impl TableDef {
             expr: WatermarkExpr::SqlDelay { delay: w.delay },
             idle_timeout: self.idle_timeout,
             emit_interval: settings.emit_interval,
+            emit: self.emit,
         })
     }
 

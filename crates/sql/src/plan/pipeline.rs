@@ -274,6 +274,20 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
         result.aggs.into_inner().into_iter().map(|a| a.0).collect(),
         result.agg_args.into_inner(),
     );
+    if ins.tvf.kind == TvfKind::Session
+        && aggs
+            .iter()
+            .any(|a| matches!(a.func, AggFunc::FirstValue | AggFunc::LastValue))
+    {
+        // Flink: "Could not find an implementation method 'merge' in class
+        // FirstValueAggFunction": session windows merge accumulators.
+        return Err(SqlError::new(
+            ins.tvf.loc,
+            "FIRST_VALUE and LAST_VALUE cannot run in SESSION windows: merging sessions needs \
+             their merge, which Flink does not have either (it rejects the job); use them with \
+             TUMBLE, HOP or CUMULATE",
+        ));
+    }
     let sink_columns = sink_mapping(ins, &tables[sink], &outputs)?;
     Ok(Pipeline {
         loc: ins.loc,
@@ -453,6 +467,12 @@ fn aggregate_name(name: &str) -> Option<AggFunc> {
         "MIN" => Some(AggFunc::Min),
         "MAX" => Some(AggFunc::Max),
         "AVG" => Some(AggFunc::Avg),
+        "FIRST_VALUE" => Some(AggFunc::FirstValue),
+        "LAST_VALUE" => Some(AggFunc::LastValue),
+        "LISTAGG" => Some(AggFunc::ListAgg),
+        // Exact: the true count is within any approximation's bound (Flink
+        // estimates it in batch jobs and has no streaming form).
+        "APPROX_COUNT_DISTINCT" => Some(AggFunc::CountDistinct),
         _ => None,
     }
 }
@@ -514,6 +534,11 @@ fn aggregate(
             None
         }
         [FunctionArg::Unnamed(FunctionArgExpr::Expr(x))] => Some(x),
+        [FunctionArg::Unnamed(FunctionArgExpr::Expr(x)), FunctionArg::Unnamed(FunctionArgExpr::Expr(_))]
+            if func == AggFunc::ListAgg =>
+        {
+            Some(x)
+        }
         _ => {
             return Err(SqlError::new(
                 at,
@@ -555,10 +580,33 @@ fn aggregate(
                 format!("{name} needs a numeric argument, found {}", arg_ty.name()),
             ))
         }
+        AggFunc::ListAgg if arg_ty != SqlType::String => {
+            return Err(SqlError::new(
+                at,
+                format!("LISTAGG needs a STRING argument, found {}", arg_ty.name()),
+            ))
+        }
         _ => arg_ty,
     };
     agg_args.push(only_when(t.expr, arg_ty));
     let spec = AggSpec::on(func, agg_args.len() - 1);
+    if func == AggFunc::ListAgg {
+        // The separator goes in the row position after the argument's.
+        let sep = match list.args.get(1) {
+            Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(x))) => {
+                let t = compile(x, scope, loc)?;
+                if !t.ty.is_none_or(|t| t == SqlType::String) {
+                    return Err(SqlError::new(
+                        expr_loc(x, loc),
+                        "LISTAGG's separator must be a STRING",
+                    ));
+                }
+                t.expr
+            }
+            _ => Expr::Literal(lowwater_core::Value::str(",")),
+        };
+        agg_args.push(sep);
+    }
     // Flink's SUM keeps its argument's type: SUM(INT) is an INT that wraps
     // at 32 bits, SUM(TINYINT) wraps at 8, SUM(FLOAT) adds floats.
     let spec = match (func, arg_ty) {

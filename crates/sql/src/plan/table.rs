@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use sqlparser::ast::{DateTimeField, Expr as AstExpr, Value as AstValue};
 
+use lowwater_core::watermark::generator::EmitStrategy;
 use lowwater_core::Millis;
 
 use crate::error::{Loc, Result, SqlError};
@@ -136,6 +137,7 @@ pub(super) fn table(
             ),
         ));
     }
+    let emit = emit_strategy(ct, &opts.raw)?;
     let late = opts
         .lowwater
         .late_data_sink
@@ -192,6 +194,7 @@ pub(super) fn table(
             connector: opts.connector,
             format: opts.format,
             idle_timeout,
+            emit,
             caught_up: opts.lowwater.caught_up,
             discovery_interval,
             max_emission_lag: opts.lowwater.max_emission_lag,
@@ -429,4 +432,44 @@ pub(super) fn check_late_sink(source: &TableDef, sink: &TableDef, loc: Loc) -> R
         }
     }
     Ok(())
+}
+
+/// FLIP-296's `scan.watermark.emit.strategy` ('on-periodic', the default,
+/// or 'on-event') and `scan.watermark.emit.on-event.gap` (records between
+/// two on-event emissions, default 1).
+fn emit_strategy(ct: &CreateTable, raw: &BTreeMap<String, String>) -> Result<EmitStrategy> {
+    const STRATEGY: &str = "scan.watermark.emit.strategy";
+    const GAP: &str = "scan.watermark.emit.on-event.gap";
+    let gap = match raw.get(GAP) {
+        Some(v) => match v.trim().parse::<u32>() {
+            Ok(g) if g >= 1 => g,
+            _ => {
+                return Err(SqlError::new(
+                    option_loc(ct, GAP),
+                    format!(
+                    "table '{}': {GAP} must be a whole number of records, at least 1; found '{v}'",
+                    ct.name
+                ),
+                ))
+            }
+        },
+        None => 1,
+    };
+    match raw
+        .get(STRATEGY)
+        .map(|v| v.trim().to_ascii_lowercase().replace('_', "-"))
+    {
+        None => Ok(EmitStrategy::Periodic),
+        Some(v) if v == "on-periodic" => Ok(EmitStrategy::Periodic),
+        Some(v) if v == "on-event" => Ok(EmitStrategy::OnEvent { gap }),
+        Some(v) => Err(SqlError::new(
+            option_loc(ct, STRATEGY),
+            format!(
+                "table '{}': {STRATEGY} '{v}' is not known; use 'on-periodic' (every \
+                 pipeline.auto-watermark-interval, the default) or 'on-event' (after every \
+                 {GAP} records)",
+                ct.name
+            ),
+        )),
+    }
 }

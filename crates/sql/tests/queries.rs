@@ -1,0 +1,160 @@
+//! Views, subqueries, named window arguments and FLIP-296 watermark options:
+//! what plans, and what is refused with its place and a way out. (Their
+//! results are checked against Flink's by the compatibility suite.)
+
+use lowwater_core::watermark::generator::EmitStrategy;
+use lowwater_sql::plan::JobPlan;
+
+const SRC: &str = "CREATE TABLE events (user_id STRING, amount INT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'kafka', 'topic' = 'events', 'properties.bootstrap.servers' = 'b:9092', 'format' = 'json'{extra});
+CREATE TABLE out (window_start TIMESTAMP(3), user_id STRING, n BIGINT) WITH ('connector' = 'print');
+";
+
+fn job(extra: &str, rest: &str) -> String {
+    format!("{}{rest}", SRC.replace("{extra}", extra))
+}
+
+fn err(sql: &str) -> String {
+    match JobPlan::from_sql(sql) {
+        Ok(_) => panic!("expected an error for:\n{sql}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+const TVF: &str = "TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE))";
+
+#[test]
+fn a_query_over_an_aggregation_is_the_aggregation_with_a_having() {
+    let plan = JobPlan::from_sql(&job(
+        "",
+        &format!(
+            "INSERT INTO out SELECT window_start, user_id, c * 2 FROM (SELECT window_start, user_id, \
+             COUNT(*) AS c FROM {TVF} GROUP BY window_start, window_end, user_id) s WHERE s.c > 1;"
+        ),
+    ))
+    .expect("plans");
+    let p = &plan.pipelines[0];
+    assert!(p.having.is_some(), "the outer WHERE filters the results");
+    assert_eq!(p.window.aggregates.len(), 1, "one COUNT(*), shared");
+}
+
+#[test]
+fn a_window_over_a_view_reads_the_table_with_the_views_filter() {
+    let plan = JobPlan::from_sql(&job(
+        "",
+        "CREATE VIEW v AS SELECT UPPER(user_id) AS who, ts FROM events WHERE amount > 0;
+             INSERT INTO out SELECT window_start, who, COUNT(*) FROM TABLE(TUMBLE(TABLE v, \
+             DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, who;",
+    ))
+    .expect("plans");
+    let p = &plan.pipelines[0];
+    assert_eq!(plan.tables[p.source].name, "events");
+    assert!(p.filter.is_some());
+    assert_eq!(p.keys.len(), 1);
+}
+
+#[test]
+fn views_and_subqueries_that_cannot_run_say_why() {
+    let e = err(&job(
+        "",
+        "CREATE VIEW v AS SELECT user_id, CAST(ts AS STRING) AS t FROM events;
+             INSERT INTO out SELECT window_start, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE v, \
+             DESCRIPTOR(t), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id;",
+    ));
+    assert!(e.contains("time column 't' is computed in view 'v'"), "{e}");
+    let e = err(&job(
+        "",
+        &format!(
+            "INSERT INTO out SELECT window_start, user_id, nope FROM (SELECT window_start, \
+             user_id, COUNT(*) AS c FROM {TVF} GROUP BY window_start, window_end, user_id);"
+        ),
+    ));
+    assert!(
+        e.contains("unknown column 'nope' in the subquery; it has window_start, user_id, c"),
+        "{e}"
+    );
+    let e = err(&job(
+        "",
+        &format!(
+            "INSERT INTO out SELECT window_start, user_id, COUNT(*) FROM (SELECT window_start, \
+             user_id, COUNT(*) AS c FROM {TVF} GROUP BY window_start, window_end, user_id) \
+             GROUP BY window_start, user_id;"
+        ),
+    ));
+    assert!(
+        e.contains("cascading") || e.contains("aggregation of aggregated windows"),
+        "{e}"
+    );
+    let e = err(&job(
+        "",
+        "CREATE VIEW v AS SELECT * FROM events; CREATE VIEW v AS SELECT * FROM events;",
+    ));
+    assert!(e.contains("view 'v' is defined twice"), "{e}");
+}
+
+#[test]
+fn named_window_arguments_in_their_order() {
+    let plan = JobPlan::from_sql(&job(
+        "",
+        "INSERT INTO out SELECT window_start, user_id, COUNT(*) FROM TABLE(HOP(DATA => TABLE \
+         events, TIMECOL => DESCRIPTOR(ts), SLIDE => INTERVAL '1' MINUTE, SIZE => INTERVAL '2' \
+         MINUTE)) GROUP BY window_start, window_end, user_id;",
+    ))
+    .expect("plans");
+    assert_eq!(
+        plan.pipelines[0].window.assigner,
+        lowwater_core::window::assigner::WindowAssigner::hopping(120_000, 60_000)
+    );
+    let e = err(&job(
+        "",
+        "INSERT INTO out SELECT window_start, user_id, COUNT(*) FROM TABLE(HOP(DATA => TABLE \
+         events, TIMECOL => DESCRIPTOR(ts), SIZE => INTERVAL '2' MINUTE, SLIDE => INTERVAL '1' \
+         MINUTE)) GROUP BY window_start, window_end, user_id;",
+    ));
+    assert!(
+        e.contains("must follow its parameter order") && e.contains("line "),
+        "{e}"
+    );
+    let e = err(&job(
+        "",
+        "INSERT INTO out SELECT window_start, user_id, COUNT(*) FROM TABLE(TUMBLE(DATA => TABLE \
+         events, TIMECOL => DESCRIPTOR(ts), WIDTH => INTERVAL '2' MINUTE)) GROUP BY \
+         window_start, window_end, user_id;",
+    ));
+    assert!(e.contains("TUMBLE has no parameter WIDTH"), "{e}");
+}
+
+#[test]
+fn flip_296_emit_strategy_options() {
+    let insert = format!(
+        "INSERT INTO out SELECT window_start, user_id, COUNT(*) FROM {TVF} GROUP BY window_start, \
+         window_end, user_id;"
+    );
+    let emit = |extra: &str| {
+        let plan = JobPlan::from_sql(&job(extra, &insert)).expect("plans");
+        plan.tables[0]
+            .strategy(&plan.settings)
+            .expect("watermark")
+            .emit
+    };
+    assert_eq!(emit(""), EmitStrategy::Periodic);
+    assert_eq!(
+        emit(", 'scan.watermark.emit.strategy' = 'on-event'"),
+        EmitStrategy::OnEvent { gap: 1 }
+    );
+    assert_eq!(
+        emit(", 'scan.watermark.emit.strategy' = 'on-event', 'scan.watermark.emit.on-event.gap' = '100'"),
+        EmitStrategy::OnEvent { gap: 100 }
+    );
+    let e = err(&job(
+        ", 'scan.watermark.emit.strategy' = 'sometimes'",
+        &insert,
+    ));
+    assert!(
+        e.contains("'on-periodic'") && e.contains("'on-event'"),
+        "{e}"
+    );
+    let e = err(&job(", 'scan.watermark.emit.on-event.gap' = '0'", &insert));
+    assert!(e.contains("at least 1"), "{e}");
+}
