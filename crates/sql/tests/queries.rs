@@ -158,3 +158,25 @@ fn flip_296_emit_strategy_options() {
     let e = err(&job(", 'scan.watermark.emit.on-event.gap' = '0'", &insert));
     assert!(e.contains("at least 1"), "{e}");
 }
+
+#[test]
+fn an_unused_proctime_column_is_accepted_and_a_used_one_refused() {
+    let src = "CREATE TABLE e (u STRING, ts TIMESTAMP(3), proc AS PROCTIME(),
+      WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'kafka', 'topic' = 'e',
+      'properties.bootstrap.servers' = 'b:9092', 'format' = 'json');
+    CREATE TABLE out (window_start TIMESTAMP(3), u STRING, n BIGINT) WITH ('connector' = 'print');
+    ";
+    let tvf = "TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '1' MINUTE))";
+    JobPlan::from_sql(&format!(
+        "{src}INSERT INTO out SELECT window_start, u, COUNT(*) FROM {tvf} GROUP BY window_start, window_end, u;"
+    ))
+    .expect("an unused PROCTIME() column plans");
+    let e = err(&format!(
+        "{src}INSERT INTO out SELECT window_start, u, COUNT(*) FROM {tvf} WHERE proc IS NOT NULL \
+         GROUP BY window_start, window_end, u;"
+    ));
+    assert!(
+        e.contains("line 1") && e.contains("column 'proc' is PROCTIME()"),
+        "{e}"
+    );
+}

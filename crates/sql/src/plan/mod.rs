@@ -162,6 +162,8 @@ pub struct TableDef {
     pub idle_timeout: Option<Millis>,
     /// `scan.watermark.emit.strategy` (and its on-event gap).
     pub emit: EmitStrategy,
+    /// A `PROCTIME()` column (position, where): allowed while unused.
+    pub proctime: Option<(usize, Loc)>,
     /// `scan.watermark.idle-mode` = 'caught-up' (Kafka): a partition goes
     /// idle only when it is quiet and caught up with the broker.
     pub caught_up: bool,
@@ -546,6 +548,30 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
             "the job has no INSERT INTO statement: nothing to run",
         ));
     }
+    let plan = JobPlan {
+        settings,
+        tables,
+        pipelines,
+    };
+    for (i, t) in plan.tables.iter().enumerate() {
+        if let Some((c, loc)) = t.proctime {
+            if plan.needed_columns(i)[c] {
+                return Err(SqlError::new(
+                    loc,
+                    format!(
+                        "table '{}': column '{}' is PROCTIME() and the job reads it; lowwater \
+                         runs on event time only (the column may stay in the table unused)",
+                        t.name, t.columns[c].name
+                    ),
+                ));
+            }
+        }
+    }
+    let JobPlan {
+        settings,
+        tables,
+        pipelines,
+    } = plan;
     for t in &tables {
         if t.exactly_once() && settings.checkpoints.interval.is_none() {
             return Err(SqlError::new(

@@ -42,6 +42,7 @@ pub(super) fn table(
 ) -> Result<(TableDef, Option<(String, Loc)>)> {
     let opts = options::check(&ct.name, ct.loc, &ct.options)?;
     let mut columns: Vec<Column> = Vec::new();
+    let mut proctime = None;
     for c in &ct.columns {
         if columns.iter().any(|x| x.name.eq_ignore_ascii_case(&c.name)) {
             return Err(SqlError::new(
@@ -94,6 +95,19 @@ pub(super) fn table(
                     name: c.name.clone(),
                     ty: *ty,
                     source: ColumnSource::Metadata(k),
+                    not_null: false,
+                }
+            }
+            ColumnKind::Computed(e) if is_proctime(e) => {
+                // `proc AS PROCTIME()`: accepted while nothing reads it
+                // (checked once the INSERTs are planned).
+                proctime = Some((columns.len(), c.loc));
+                Column {
+                    name: c.name.clone(),
+                    ty: SqlType::TimestampLtz,
+                    source: ColumnSource::Computed(crate::expr::Expr::Literal(
+                        lowwater_core::Value::Null,
+                    )),
                     not_null: false,
                 }
             }
@@ -195,6 +209,7 @@ pub(super) fn table(
             format: opts.format,
             idle_timeout,
             emit,
+            proctime,
             caught_up: opts.lowwater.caught_up,
             discovery_interval,
             max_emission_lag: opts.lowwater.max_emission_lag,
@@ -472,4 +487,8 @@ fn emit_strategy(ct: &CreateTable, raw: &BTreeMap<String, String>) -> Result<Emi
             ),
         )),
     }
+}
+
+fn is_proctime(e: &AstExpr) -> bool {
+    matches!(e, AstExpr::Function(f) if f.name.to_string().eq_ignore_ascii_case("PROCTIME"))
 }
