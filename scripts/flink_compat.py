@@ -78,6 +78,9 @@ def main():
             "{{events}}", os.path.join(ROOT, "data", f"{data}.jsonl")
         ).replace("{{results}}", out)
         env = environment(header(text, "mode", "batch"))
+        for v in env.list_views():
+            env.execute_sql(f"DROP TEMPORARY VIEW IF EXISTS `{v}`")
+            env.execute_sql(f"DROP VIEW IF EXISTS `{v}`")
         for t in env.list_tables():
             env.execute_sql(f"DROP TEMPORARY TABLE IF EXISTS `{t}`")
             env.execute_sql(f"DROP TABLE IF EXISTS `{t}`")

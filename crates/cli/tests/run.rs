@@ -64,6 +64,8 @@ const TIMING_FREE: &[&str] = &[
     "print_sink",
     "kafka_sink_key_except_key",
     "seed003_overnight",
+    "window_top_n",
+    "window_top_n_partitioned",
 ];
 
 #[test]

@@ -19,10 +19,10 @@ use lowwater_core::diagnose::{Holder, Stall, StallDetector};
 use lowwater_core::source::{SourceSubtask, SplitId, SplitView};
 use lowwater_core::watermark::valve::ChannelValve;
 use lowwater_core::watermark::Progress;
-use lowwater_core::window::operator::{WindowInput, WindowOperator, WindowOutput, WindowResult};
+use lowwater_core::window::operator::{WindowInput, WindowOperator, WindowOutput};
 use lowwater_core::{Millis, Row, Timestamp, Value, MIN_WATERMARK};
 use lowwater_sql::expr::truth;
-use lowwater_sql::plan::{JobPlan, Pipeline};
+use lowwater_sql::plan::JobPlan;
 use serde::{Deserialize, Serialize};
 
 /// A split of the job: one partition of one topic of one source table.
@@ -534,10 +534,24 @@ impl<'p> Engine<'p> {
     fn emit(&mut self, pi: usize, now: Timestamp, with_row: bool) {
         let plan = self.plan;
         let pl = &plan.pipelines[pi];
-        for o in std::mem::take(&mut self.buf) {
+        let outs = std::mem::take(&mut self.buf);
+        // Window Top-N: the rows of a window fire together and are ranked.
+        let ranks = match pl.ranks(&outs) {
+            Ok(r) => r,
+            Err(e) => {
+                self.sink_error.get_or_insert(format!(
+                    "ranking the windows of INSERT INTO {}: {e}",
+                    plan.tables[pl.sink].name
+                ));
+                Vec::new()
+            }
+        };
+        for (i, o) in outs.into_iter().enumerate() {
             match o {
                 WindowOutput::Fired(r) => {
-                    let values = match sink_values(pl, &r, plan.tables[pl.sink].columns.len()) {
+                    let rank = ranks.get(i).map_or(&[][..], Vec::as_slice);
+                    let width = plan.tables[pl.sink].columns.len();
+                    let values = match pl.sink_values(&r, rank, width) {
                         Ok(Some(v)) => v,
                         // HAVING filtered the window's row out.
                         Ok(None) => continue,
@@ -711,14 +725,4 @@ impl Sink {
         self.out.records.push(r);
         Ok(())
     }
-}
-
-/// The sink row of a window result: each output in its sink column
-/// (`None`: filtered out by `HAVING`).
-pub fn sink_values(
-    pl: &Pipeline,
-    r: &WindowResult,
-    width: usize,
-) -> Result<Option<Vec<Value>>, String> {
-    pl.sink_values(r, width)
 }

@@ -53,8 +53,17 @@ pub(crate) fn identity(plan: &JobPlan) -> JobIdentity {
         id = id.with(
             format!("INSERT {} INTO {}", pi + 1, plan.tables[pl.sink].name),
             format!(
-                "FROM {}; window {:?}; keys {:?}; WHERE {:?}; aggregate arguments {:?}",
-                plan.tables[pl.source].name, pl.window, pl.keys, pl.filter, pl.agg_args
+                "FROM {}; window {:?}; keys {:?}; WHERE {:?}; aggregate arguments {:?}{}",
+                plan.tables[pl.source].name,
+                pl.window,
+                pl.keys,
+                pl.filter,
+                pl.agg_args,
+                // A Window Top-N routes keys by its partition.
+                pl.rank.as_ref().map_or(String::new(), |r| format!(
+                    "; rank partition {:?}",
+                    r.partition
+                ))
             ),
         );
     }

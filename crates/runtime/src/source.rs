@@ -661,10 +661,13 @@ impl SourceTask {
                 .iter()
                 .map(|&c| row.get(c).cloned().unwrap_or(Value::Null)),
         );
-        let w = if key.is_empty() {
-            0
-        } else {
-            (self.shared.route.hash_one(&key) % out.senders.len() as u64) as usize
+        let n = out.senders.len() as u64;
+        let w = match &pl.rank {
+            // Window Top-N: a rank partition's rows fire in one subtask.
+            Some(rank) if rank.partition.is_empty() => 0,
+            Some(rank) => (self.shared.route.hash_one(rank.route_key(&key)) % n) as usize,
+            None if key.is_empty() => 0,
+            None => (self.shared.route.hash_one(&key) % n) as usize,
         };
         out.batches[w].push(WindowInput {
             ts,

@@ -254,10 +254,23 @@ impl WindowTask {
         let n_args = pl.agg_args.len();
         let late_sink = self.plan.tables[pl.source].late_data_sink;
         let mut touched = Vec::new();
-        for o in out.drain(..) {
+        // Window Top-N: the rows of a window (and partition) fire together
+        // in this subtask and are ranked.
+        let ranks = match pl.ranks(out) {
+            Ok(r) => r,
+            Err(e) => {
+                self.shared.fail(RunError::Record(format!(
+                    "ranking the windows of INSERT INTO {}: {e}",
+                    self.plan.tables[pl.sink].name
+                )));
+                return;
+            }
+        };
+        for (i, o) in out.drain(..).enumerate() {
             let (table, values, lag) = match o {
                 WindowOutput::Fired(r) => {
-                    match pl.sink_values(&r, self.plan.tables[pl.sink].columns.len()) {
+                    let rank = ranks.get(i).map_or(&[][..], Vec::as_slice);
+                    match pl.sink_values(&r, rank, self.plan.tables[pl.sink].columns.len()) {
                         Ok(Some(values)) => {
                             (pl.sink, values, Some(now.saturating_sub(r.window.end)))
                         }

@@ -129,6 +129,26 @@ def main():
          {"events.jsonl": events([(0, 0, 0, "a", 1), (5200, 0, 5200, "a", 1), (5600, 0, 3000, "a", 1), (5700, 0, 100, "a", 1)])},
          std_args)
 
+    # Window Top-N: the two users with the most rows per window (ties by
+    # name), and per window the user with the largest sum, one per amount
+    # sign (a partition by a GROUP BY key routes by that key live).
+    many = events([(t, t // 1000 % 3, t, "u%d" % (t * 7 // 1000 % 5), (t // 1000) % 4 - 1) for t in range(0, 40000, 500)])
+    case("window_top_n", source() + sink("out", "window_start TIMESTAMP(3), user_id STRING, cnt BIGINT, rn BIGINT")
+         + "INSERT INTO out SELECT window_start, user_id, cnt, rn FROM (\n"
+           "  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY cnt DESC, user_id) AS rn\n"
+           "  FROM (SELECT window_start, window_end, user_id, COUNT(*) AS cnt FROM TABLE(%s)\n"
+           "        GROUP BY window_start, window_end, user_id)\n"
+           ") WHERE rn <= 2;\n" % tvf("TUMBLE", "INTERVAL '10' SECOND"),
+         {"events.jsonl": many}, std_args + " --partitions events=3")
+    case("window_top_n_partitioned", source() + sink("out", "window_start TIMESTAMP(3), positive BOOLEAN, user_id STRING, total INT")
+         + "INSERT INTO out SELECT window_start, positive, user_id, total FROM (\n"
+           "  SELECT window_start, positive, user_id, total,\n"
+           "    RANK() OVER (PARTITION BY window_start, window_end, positive ORDER BY total DESC) AS r\n"
+           "  FROM (SELECT window_start, window_end, amount > 0 AS positive, user_id, SUM(amount) AS total FROM TABLE(%s)\n"
+           "        GROUP BY window_start, window_end, amount > 0, user_id)\n"
+           ") WHERE r = 1;\n" % tvf("HOP", "INTERVAL '5' SECOND, INTERVAL '10' SECOND"),
+         {"events.jsonl": many}, std_args + " --partitions events=3")
+
     # FLIP-296 emission: on-event, the watermark follows each record at once
     # (row 3 is late); periodically (or on-event every 3 rows) the last row's
     # watermark is emitted later and row 3 counts.

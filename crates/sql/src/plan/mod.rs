@@ -305,6 +305,8 @@ pub struct Pipeline {
     /// `HAVING`, over the result row: a window's row is written only when
     /// it is true.
     pub having: Option<Expr>,
+    /// Window Top-N: the rank each row gets (see [`rank`]).
+    pub rank: Option<Rank>,
 }
 
 /// A planned job.
@@ -597,9 +599,12 @@ impl Pipeline {
     /// sink `width` columns wide (the rest NULL); `None` when `HAVING`
     /// filters the row out. An expression that cannot be computed (an
     /// integer division by zero) is an error, as in Flink.
+    /// `ranks` are the row's ranks from [`Pipeline::ranks`] when the
+    /// pipeline ranks.
     pub fn sink_values(
         &self,
         r: &WindowResult,
+        ranks: &[i64],
         width: usize,
     ) -> std::result::Result<Option<Vec<Value>>, String> {
         let needs_row = self.having.is_some()
@@ -608,7 +613,7 @@ impl Pipeline {
                 .iter()
                 .any(|o| matches!(o.kind, OutputKind::Expr(_)));
         let row = if needs_row {
-            self.result_row(r)
+            self.result_row(r, ranks)
         } else {
             Vec::new()
         };
@@ -630,19 +635,6 @@ impl Pipeline {
         }
         Ok(Some(values))
     }
-
-    /// A window's result row, which `HAVING` and the select list's
-    /// expressions read: window_start, window_end, window_time, the group
-    /// keys, then the aggregates.
-    pub fn result_row(&self, r: &WindowResult) -> Vec<Value> {
-        let mut row = Vec::with_capacity(3 + r.key.len() + r.values.len());
-        row.push(Value::Timestamp(r.window.start));
-        row.push(Value::Timestamp(r.window.end));
-        row.push(Value::Timestamp(r.window.max_timestamp()));
-        row.extend(r.key.iter().cloned());
-        row.extend(r.values.iter().cloned());
-        row
-    }
 }
 
 impl JobPlan {
@@ -659,8 +651,10 @@ impl JobPlan {
 }
 
 mod pipeline;
+pub mod rank;
 mod table;
 
 use pipeline::pipeline;
+pub use rank::{OrderTerm, Rank, RankFunc};
 pub use table::interval;
 use table::{check_late_sink, table};

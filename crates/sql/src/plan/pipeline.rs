@@ -81,8 +81,13 @@ fn window_assigner(ins: &Insert) -> Result<WindowAssigner> {
 
 /// An expression's text for matching a select item or HAVING term to a
 /// GROUP BY key or an aggregate already met: lowercased outside quoted
-/// literals (`'OK'` and `'ok'` stay apart).
-fn normalized(e: &AstExpr) -> String {
+/// literals (`'OK'` and `'ok'` stay apart), without enclosing parentheses
+/// (a view's `(a + 1)` is the key `a + 1`).
+pub(super) fn normalized(e: &AstExpr) -> String {
+    let mut e = e;
+    while let AstExpr::Nested(inner) = e {
+        e = inner;
+    }
     let mut quoted = false;
     e.to_string()
         .chars()
@@ -208,12 +213,14 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
     }
     let time_ty = src.columns[wm.column].ty;
     let mut outputs = Vec::new();
+    let ranking = super::rank::find(&ins.items, ins.having.as_ref());
     let result = ResultScope {
         time_ty,
         keys: &keys,
         source: &scope,
         aggs: Default::default(),
         agg_args: Default::default(),
+        rank: ranking.iter().map(normalized).collect(),
     };
     for (i, item) in ins.items.iter().enumerate() {
         let (e, alias) = match item {
@@ -248,7 +255,9 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
             Expr::Column(0) => OutputKind::WindowStart,
             Expr::Column(1) => OutputKind::WindowEnd,
             Expr::Column(2) => OutputKind::WindowTime,
-            Expr::Column(c) if c < base => OutputKind::Key(c - 3),
+            Expr::Column(c) if c < 3 + keys.len() => OutputKind::Key(c - 3),
+            // The rank, read from the result row.
+            Expr::Column(c) if c < base => OutputKind::Expr(Expr::Column(c)),
             Expr::Column(c) => OutputKind::Agg(c - base),
             other => OutputKind::Expr(other),
         };
@@ -269,6 +278,12 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
             Some(t.expr)
         }
         None => None,
+    };
+    let rank = if ranking.is_empty() {
+        None
+    } else {
+        let names: Vec<String> = keys.iter().map(|k| k.0.clone()).collect();
+        Some(super::rank::plan(&ranking, &names, &result, ins.loc)?)
     };
     let (aggs, agg_args): (Vec<AggSpec>, Vec<Expr>) = (
         result.aggs.into_inner().into_iter().map(|a| a.0).collect(),
@@ -305,6 +320,7 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
         outputs,
         sink_columns,
         having,
+        rank,
     })
 }
 
@@ -317,11 +333,13 @@ struct ResultScope<'a> {
     source: &'a TableScope<'a>,
     aggs: std::cell::RefCell<Vec<(AggSpec, SqlType, String)>>,
     agg_args: std::cell::RefCell<Vec<Expr>>,
+    /// The query's ranking calls (their text), each a result row column.
+    rank: Vec<String>,
 }
 
 impl ResultScope<'_> {
     fn agg_base(&self) -> usize {
-        3 + self.keys.len()
+        3 + self.keys.len() + self.rank.len()
     }
 
     /// Aggregate `f` (at `e`): an existing one with the same text, or a new one.
@@ -447,6 +465,14 @@ impl Scope for ResultScope<'_> {
             }
             AstExpr::Function(f) if variance_kind(&f.name.to_string()).is_some() => {
                 Some(self.variance(e, f, loc))
+            }
+            AstExpr::Function(f) if f.over.is_some() => {
+                let text = normalized(e);
+                let i = self.rank.iter().position(|r| *r == text)?;
+                Some(Ok(Typed {
+                    expr: Expr::Column(3 + self.keys.len() + i),
+                    ty: Some(SqlType::BigInt),
+                }))
             }
             AstExpr::Identifier(_) | AstExpr::CompoundIdentifier(_) => None,
             _ => {
