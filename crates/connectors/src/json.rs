@@ -29,8 +29,11 @@ pub struct DecodeError(pub String);
 /// Decodes payloads into rows of one table.
 #[derive(Debug, Clone)]
 pub struct JsonDecoder {
-    /// (JSON field name, row position, type) of the decoded columns.
+    /// (JSON field name, row position, type) of the decoded columns (a ROW
+    /// column's field is named by its path, `payload.user.id`).
     fields: Vec<(String, usize, SqlType)>,
+    /// The object's fields, nested ROW fields under their parents.
+    root: Level,
     width: usize,
     format: JsonFormat,
     seen: Vec<bool>,
@@ -61,6 +64,46 @@ impl Interner {
     }
 }
 
+/// One JSON object level: the decoded fields in it (name, index in
+/// `fields`) and the ROW fields that nest further.
+#[derive(Debug, Clone, Default)]
+struct Level {
+    fields: Vec<(String, usize)>,
+    rows: Vec<(String, Level)>,
+}
+
+impl Level {
+    fn build(paths: &[Vec<String>]) -> Level {
+        let mut root = Level::default();
+        for (i, path) in paths.iter().enumerate() {
+            let mut level = &mut root;
+            for (k, seg) in path.iter().enumerate() {
+                if k + 1 == path.len() {
+                    level.fields.push((seg.clone(), i));
+                } else {
+                    let at = match level.rows.iter().position(|(n, _)| n == seg) {
+                        Some(at) => at,
+                        None => {
+                            level.rows.push((seg.clone(), Level::default()));
+                            level.rows.len() - 1
+                        }
+                    };
+                    level = &mut level.rows[at].1;
+                }
+            }
+        }
+        root
+    }
+
+    /// Every decoded field at or under this level.
+    fn leaves(&self, out: &mut Vec<usize>) {
+        out.extend(self.fields.iter().map(|f| f.1));
+        for (_, l) in &self.rows {
+            l.leaves(out);
+        }
+    }
+}
+
 impl JsonDecoder {
     /// A decoder for all of `table`'s physical columns.
     pub fn new(table: &TableDef) -> Self {
@@ -80,7 +123,19 @@ impl JsonDecoder {
             })
             .map(|(i, c)| (c.name.clone(), i, c.ty))
             .collect();
+        let paths: Vec<Vec<String>> = fields
+            .iter()
+            .map(|(_, i, _)| {
+                let c = &table.columns[*i];
+                if c.path.is_empty() {
+                    vec![c.name.clone()]
+                } else {
+                    c.path.clone()
+                }
+            })
+            .collect();
         JsonDecoder {
+            root: Level::build(&paths),
             strings: Interner::default(),
             seen: vec![false; fields.len()],
             fields,
@@ -99,6 +154,8 @@ impl JsonDecoder {
     pub fn with_fields(table: &TableDef, fields: Vec<(String, usize, SqlType)>) -> Self {
         let mut d = Self::projected(table, &vec![false; table.columns.len()]);
         d.seen = vec![false; fields.len()];
+        let paths: Vec<Vec<String>> = fields.iter().map(|f| vec![f.0.clone()]).collect();
+        d.root = Level::build(&paths);
         d.fields = fields;
         d
     }
@@ -137,23 +194,10 @@ impl JsonDecoder {
             });
         }
         let mut nulled = 0;
-        for entry in sonic_rs::to_object_iter(payload) {
-            let (name, v) = entry.map_err(|e| invalid(&e))?;
-            let Some(f) = self.fields.iter().position(|(n, _, _)| *n == name) else {
-                continue;
-            };
-            let (fname, pos, ty) = &self.fields[f];
-            self.seen[f] = true;
-            let converted = match (ty, v.as_str()) {
-                (SqlType::String, Some(text)) => Ok(self.strings.get(text)),
-                _ => convert(&v, *ty, self.format.timestamp_standard),
-            };
-            match converted {
-                Ok(value) => row[*pos] = value,
-                Err(_) if self.format.ignore_parse_errors => nulled += 1,
-                Err(m) => return Err(DecodeError(format!("field '{fname}' ({}): {m}", ty.name()))),
-            }
-        }
+        let root = std::mem::take(&mut self.root);
+        let r = self.decode_object(payload, &root, row, &mut nulled);
+        self.root = root;
+        r?;
         if self.format.fail_on_missing_field {
             if let Some(f) = self.seen.iter().position(|s| !s) {
                 return Err(DecodeError(format!(
@@ -163,6 +207,56 @@ impl JsonDecoder {
             }
         }
         Ok(nulled)
+    }
+}
+
+impl JsonDecoder {
+    /// Decodes the fields of `level` from the JSON object `text`.
+    fn decode_object(
+        &mut self,
+        text: &str,
+        level: &Level,
+        row: &mut Row,
+        nulled: &mut usize,
+    ) -> Result<(), DecodeError> {
+        for entry in sonic_rs::to_object_iter(text) {
+            let (name, v) = entry.map_err(|e| invalid(&e))?;
+            if let Some(&(_, f)) = level.fields.iter().find(|(n, _)| *n == name) {
+                let (fname, pos, ty) = &self.fields[f];
+                self.seen[f] = true;
+                let converted = match (ty, v.as_str()) {
+                    (SqlType::String, Some(text)) => Ok(self.strings.get(text)),
+                    _ => convert(&v, *ty, self.format.timestamp_standard),
+                };
+                match converted {
+                    Ok(value) => row[*pos] = value,
+                    Err(_) if self.format.ignore_parse_errors => *nulled += 1,
+                    Err(m) => {
+                        return Err(DecodeError(format!("field '{fname}' ({}): {m}", ty.name())))
+                    }
+                }
+            } else if let Some((_, nested)) = level.rows.iter().find(|(n, _)| *n == name) {
+                // A ROW field: an object, or null (every field NULL).
+                match v.get_type() {
+                    JsonType::Object => self.decode_object(v.as_raw_str(), nested, row, nulled)?,
+                    JsonType::Null => {
+                        let mut leaves = Vec::new();
+                        nested.leaves(&mut leaves);
+                        for f in leaves {
+                            self.seen[f] = true;
+                        }
+                    }
+                    _ if self.format.ignore_parse_errors => *nulled += 1,
+                    other => {
+                        return Err(DecodeError(format!(
+                            "field '{name}' (ROW): expected a JSON object, found {}",
+                            format!("{other:?}").to_ascii_lowercase()
+                        )))
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -513,6 +607,67 @@ mod tests {
             !nests_deeper(&escaped, MAX_NESTING),
             "nor after an escaped quote"
         );
+    }
+
+    #[test]
+    fn row_columns_read_nested_objects() {
+        let t = table(
+            "id INT, p ROW<c ROW<id STRING, tier STRING>, amount DOUBLE>, ts TIMESTAMP(3)",
+            "",
+        );
+        let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["id", "p.c.id", "p.c.tier", "p.amount", "ts"]);
+        let mut dec = JsonDecoder::new(&t);
+        let mut row = Vec::new();
+        dec.decode(
+            r#"{"id":1,"p":{"amount":"2.5","c":{"tier":"gold","id":"x","more":[1]}},"ts":"2025-09-14 03:37:58"}"#,
+            &mut row,
+        )
+        .expect("decodes");
+        assert_eq!(
+            row[..4],
+            [
+                Value::Int(1),
+                Value::str("x"),
+                Value::str("gold"),
+                Value::Double(2.5)
+            ]
+        );
+        dec.decode(
+            r#"{"id":2,"p":{"c":null},"ts":"2025-09-14 03:37:58"}"#,
+            &mut row,
+        )
+        .expect("a NULL row is NULL fields");
+        assert_eq!(row[1..4], [Value::Null, Value::Null, Value::Null]);
+        let e = dec
+            .decode(
+                r#"{"id":3,"p":{"c":"x"},"ts":"2025-09-14 03:37:58"}"#,
+                &mut row,
+            )
+            .expect_err("not an object");
+        assert!(
+            e.0.contains("field 'c' (ROW): expected a JSON object, found string"),
+            "{e}"
+        );
+        let strict = table(
+            "p ROW<a INT, b INT>, ts TIMESTAMP(3)",
+            ", 'json.fail-on-missing-field' = 'true'",
+        );
+        let e = JsonDecoder::new(&strict)
+            .decode(r#"{"p":{"a":1},"ts":"2025-09-14 03:37:58"}"#, &mut row)
+            .expect_err("missing nested field");
+        assert!(e.0.contains("field 'p.b' is missing"), "{e}");
+        let bad = table(
+            "p ROW<a INT, b INT>, ts TIMESTAMP(3)",
+            ", 'json.ignore-parse-errors' = 'true'",
+        );
+        let nulled = JsonDecoder::new(&bad)
+            .decode(
+                r#"{"p":{"a":"x","b":2},"ts":"2025-09-14 03:37:58"}"#,
+                &mut row,
+            )
+            .expect("ignored");
+        assert_eq!((nulled, &row[..2]), (1, &[Value::Null, Value::Int(2)][..]));
     }
 
     #[test]

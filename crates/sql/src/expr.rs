@@ -128,10 +128,18 @@ pub fn compile(e: &AstExpr, scope: &dyn Scope, loc: Loc) -> Result<Typed> {
     }
     match e {
         AstExpr::Identifier(id) => column(e, &id.value, scope, loc),
-        AstExpr::CompoundIdentifier(ids) => match ids.last() {
-            Some(id) => column(e, &id.value, scope, loc),
-            None => err(e, loc, "empty identifier"),
-        },
+        // `payload.user.id` (a ROW column's field) or `t.col`: the longest
+        // dotted name the scope has.
+        AstExpr::CompoundIdentifier(ids) => {
+            let names: Vec<&str> = ids.iter().map(|i| i.value.as_str()).collect();
+            let found = (0..names.len())
+                .map(|k| names[k..].join("."))
+                .find(|n| scope.resolve(n).is_some());
+            match found {
+                Some(n) => column(e, &n, scope, loc),
+                None => column(e, &names.join("."), scope, loc),
+            }
+        }
         AstExpr::Nested(inner) => compile(inner, scope, loc),
         AstExpr::Value(v) => literal(e, &v.value, loc),
         AstExpr::UnaryOp { op, expr } => {

@@ -150,9 +150,26 @@ impl Names {
     /// Replaces the names in `e` by what they stand for.
     fn substitute(&self, e: &mut AstExpr, loc: Loc) -> Result<()> {
         let flow = visit_expressions_mut(e, |x| {
-            let Some(name) = ident_name(x) else {
-                return ControlFlow::Continue(());
+            // `payload.user.id` may name a ROW field, `t.c` a column: the
+            // longest dotted name this query has.
+            let candidates: Vec<String> = match x {
+                AstExpr::Identifier(id) => vec![id.value.to_ascii_lowercase()],
+                AstExpr::CompoundIdentifier(ids) => (0..ids.len())
+                    .map(|k| {
+                        ids[k..]
+                            .iter()
+                            .map(|i| i.value.to_ascii_lowercase())
+                            .collect::<Vec<_>>()
+                            .join(".")
+                    })
+                    .collect(),
+                _ => return ControlFlow::Continue(()),
             };
+            let name = candidates
+                .iter()
+                .find(|c| self.lookup(c).is_some())
+                .unwrap_or(&candidates[candidates.len() - 1])
+                .clone();
             match self.lookup(&name) {
                 Some(to) => {
                     *x = match to {

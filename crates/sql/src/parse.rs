@@ -62,6 +62,10 @@ pub struct ColumnDef {
     pub kind: ColumnKind,
     /// Declared `NOT NULL`.
     pub not_null: bool,
+    /// A field of a `ROW` column: its path in the record (`["payload",
+    /// "user", "id"]` for the column `payload.user.id`); empty for a
+    /// top-level column.
+    pub path: Vec<String>,
 }
 
 /// Physical, computed or metadata column.
@@ -185,6 +189,22 @@ fn parse_all(sql: &str) -> Result<Vec<Statement>> {
     let tokens = Tokenizer::new(&dialect, sql)
         .tokenize_with_location()
         .map_err(|e| SqlError::new(Loc::from_sp(e.location), e.message))?;
+    // `ROW<a ROW<b INT>>`: Flink SQL has no shift operators, so `>>` is two
+    // closing angle brackets.
+    let tokens = tokens
+        .into_iter()
+        .flat_map(|t| match t.token {
+            Token::ShiftRight => {
+                let mut second = t.clone();
+                second.span.start.column += 1;
+                vec![
+                    sqlparser::tokenizer::TokenWithSpan::new(Token::Gt, t.span),
+                    sqlparser::tokenizer::TokenWithSpan::new(Token::Gt, second.span),
+                ]
+            }
+            _ => vec![t],
+        })
+        .collect();
     let mut p = Parser::new(&dialect).with_tokens_with_locations(tokens);
     let mut out = Vec::new();
     let mut views = Views::new();
@@ -328,7 +348,7 @@ fn create_table(p: &mut Parser, loc: Loc) -> Result<CreateTable> {
                  append-only, remove the constraint",
             ));
         } else {
-            columns.push(column_def(p)?);
+            columns.extend(column_def(p)?);
         }
         if p.consume_token(&Token::Comma) {
             continue;
@@ -366,18 +386,40 @@ fn create_table(p: &mut Parser, loc: Loc) -> Result<CreateTable> {
     })
 }
 
-fn column_def(p: &mut Parser) -> Result<ColumnDef> {
+/// One column definition; a `ROW<...>` column gives one column per field,
+/// nested ROWs flattened (`payload.user.id`).
+fn column_def(p: &mut Parser) -> Result<Vec<ColumnDef>> {
     let loc = here(p);
     let name = pe(p.parse_identifier())?.value;
     if p.parse_keyword(Keyword::AS) {
         let expr = pe(p.parse_expr())?;
         skip_comment(p)?;
-        return Ok(ColumnDef {
+        return Ok(vec![ColumnDef {
             name,
             loc,
             kind: ColumnKind::Computed(Box::new(expr)),
             not_null: false,
-        });
+            path: Vec::new(),
+        }]);
+    }
+    if peek_word(p, "ROW") {
+        p.next_token();
+        let fields = crate::types::row_fields(p, &[name.clone()])?;
+        let _ = p.parse_keywords(&[Keyword::NOT, Keyword::NULL]) || p.parse_keyword(Keyword::NULL);
+        if peek_word(p, "METADATA") {
+            return Err(SqlError::new(here(p), "a ROW column cannot be METADATA"));
+        }
+        skip_comment(p)?;
+        return Ok(fields
+            .into_iter()
+            .map(|(path, ty)| ColumnDef {
+                name: path.join("."),
+                loc,
+                kind: ColumnKind::Physical(ty),
+                not_null: false,
+                path,
+            })
+            .collect());
     }
     let ty = data_type(p)?;
     let not_null = p.parse_keywords(&[Keyword::NOT, Keyword::NULL]);
@@ -394,12 +436,13 @@ fn column_def(p: &mut Parser) -> Result<ColumnDef> {
         ColumnKind::Physical(ty)
     };
     skip_comment(p)?;
-    Ok(ColumnDef {
+    Ok(vec![ColumnDef {
         name,
         loc,
         kind,
         not_null,
-    })
+        path: Vec::new(),
+    }])
 }
 
 fn skip_comment(p: &mut Parser) -> Result<()> {
@@ -409,10 +452,11 @@ fn skip_comment(p: &mut Parser) -> Result<()> {
     Ok(())
 }
 
-const SUPPORTED_TYPES: &str = "STRING, VARCHAR(n), CHAR(n), TINYINT, SMALLINT, INT, BIGINT, \
+const SUPPORTED_TYPES: &str =
+    "STRING, VARCHAR(n), CHAR(n), TINYINT, SMALLINT, INT, BIGINT, ROW<name type, ...>, \
      FLOAT, DOUBLE, BOOLEAN, TIMESTAMP(3), TIMESTAMP_LTZ(3)";
 
-fn data_type(p: &mut Parser) -> Result<SqlType> {
+pub(crate) fn data_type(p: &mut Parser) -> Result<SqlType> {
     let t = p.next_token();
     let loc = Loc::from_sp(t.span.start);
     let name = match &t.token {

@@ -180,3 +180,30 @@ fn an_unused_proctime_column_is_accepted_and_a_used_one_refused() {
         "{e}"
     );
 }
+
+#[test]
+fn row_columns_are_flattened_into_their_fields() {
+    let src = |format: &str| {
+        format!(
+            "CREATE TABLE e (p ROW<c ROW<id STRING>>, ts TIMESTAMP(3),
+          WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'kafka', 'topic' = 'e',
+          'properties.bootstrap.servers' = 'b:9092', 'format' = '{format}');
+        CREATE TABLE out (window_start TIMESTAMP(3), u STRING, n BIGINT) WITH ('connector' = 'print');
+        "
+        )
+    };
+    let insert = "INSERT INTO out SELECT window_start, p.c.id, COUNT(*) FROM \
+        TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, p.c.id;";
+    let plan = JobPlan::from_sql(&format!("{}{insert}", src("json"))).expect("plans");
+    assert_eq!(plan.tables[0].columns[0].name, "p.c.id");
+    assert_eq!(plan.tables[0].columns[0].path, ["p", "c", "id"]);
+    let e = err(&format!("{}{insert}", src("csv")));
+    assert!(e.contains("ROW column 'p' needs the json format"), "{e}");
+    let e = err(&format!(
+        "{}CREATE TABLE s (r ROW<a BIGINT>) WITH ('connector' = 'print');
+         INSERT INTO s SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) \
+         GROUP BY window_start, window_end;",
+        src("json")
+    ));
+    assert!(e.contains("sink 's' has a ROW column (r)"), "{e}");
+}

@@ -119,6 +119,9 @@ pub struct Column {
     /// Declared `NOT NULL` (Flink's derived Avro schema gives such a
     /// column a plain type instead of a union with null).
     pub not_null: bool,
+    /// A `ROW` column's field: its path in the record value (the column is
+    /// named `payload.user.id`); empty for a top-level column.
+    pub path: Vec<String>,
 }
 
 /// The `WATERMARK FOR col AS col - INTERVAL 'd'` of a table.

@@ -651,6 +651,16 @@ fn aggregate(
 }
 
 fn sink_mapping(ins: &Insert, sink: &TableDef, outputs: &[Output]) -> Result<Vec<usize>> {
+    if let Some(c) = sink.columns.iter().find(|c| !c.path.is_empty()) {
+        return Err(SqlError::new(
+            ins.loc,
+            format!(
+                "sink '{}' has a ROW column ({}): lowwater writes flat rows only; give the sink \
+                 one column per field",
+                sink.name, c.path[0]
+            ),
+        ));
+    }
     if matches!(
         sink.connector,
         Connector::Kafka { .. }

@@ -56,6 +56,7 @@ pub(super) fn table(
                 ty: *ty,
                 source: ColumnSource::Physical,
                 not_null: c.not_null,
+                path: c.path.clone(),
             },
             ColumnKind::Metadata { ty, key } => {
                 let (k, expected) = match key.as_str() {
@@ -96,6 +97,7 @@ pub(super) fn table(
                     ty: *ty,
                     source: ColumnSource::Metadata(k),
                     not_null: false,
+                    path: Vec::new(),
                 }
             }
             ColumnKind::Computed(e) if is_proctime(e) => {
@@ -109,6 +111,7 @@ pub(super) fn table(
                         lowwater_core::Value::Null,
                     )),
                     not_null: false,
+                    path: Vec::new(),
                 }
             }
             ColumnKind::Computed(e) => {
@@ -127,6 +130,7 @@ pub(super) fn table(
                     ty,
                     source: ColumnSource::Computed(t.expr),
                     not_null: false,
+                    path: Vec::new(),
                 }
             }
         };
@@ -152,6 +156,22 @@ pub(super) fn table(
         ));
     }
     let emit = emit_strategy(ct, &opts.raw)?;
+    let json = opts.value_format == crate::formats::ValueFormat::Json
+        && !matches!(opts.connector, Connector::Datagen(_));
+    if let Some(c) = columns
+        .iter()
+        .find(|c| !c.path.is_empty())
+        .filter(|_| !json)
+    {
+        return Err(SqlError::new(
+            ct.loc,
+            format!(
+                "table '{}': ROW column '{}' needs the json format (lowwater reads nested \
+                 fields from JSON objects)",
+                ct.name, c.path[0]
+            ),
+        ));
+    }
     let late = opts
         .lowwater
         .late_data_sink
