@@ -404,7 +404,7 @@ fn column_def(p: &mut Parser) -> Result<Vec<ColumnDef>> {
     }
     if peek_word(p, "ROW") {
         p.next_token();
-        let fields = crate::types::row_fields(p, &[name.clone()])?;
+        let fields = crate::types::row_fields(p, std::slice::from_ref(&name))?;
         let _ = p.parse_keywords(&[Keyword::NOT, Keyword::NULL]) || p.parse_keyword(Keyword::NULL);
         if peek_word(p, "METADATA") {
             return Err(SqlError::new(here(p), "a ROW column cannot be METADATA"));

@@ -127,36 +127,6 @@ pub fn parse_duration(text: &str) -> Result<Millis, String> {
         .ok_or_else(|| format!("duration '{text}' is too large"))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn flink_duration_forms() {
-        assert_eq!(parse_duration("60 s"), Ok(60_000));
-        assert_eq!(parse_duration("60s"), Ok(60_000));
-        assert_eq!(parse_duration("1 min"), Ok(60_000));
-        assert_eq!(parse_duration("500 ms"), Ok(500));
-        assert_eq!(parse_duration("0"), Ok(0));
-        assert_eq!(parse_duration("2 h"), Ok(7_200_000));
-        assert!(parse_duration("soon").is_err());
-        assert!(parse_duration("5 fortnights").is_err());
-    }
-
-    #[test]
-    fn implicit_widening_only() {
-        assert!(SqlType::BigInt.accepts(SqlType::Int));
-        assert!(!SqlType::Int.accepts(SqlType::Double));
-        assert!(SqlType::Double.accepts(SqlType::BigInt));
-        assert!(!SqlType::String.accepts(SqlType::BigInt));
-        assert!(SqlType::SmallInt.accepts(SqlType::TinyInt));
-        assert!(!SqlType::TinyInt.accepts(SqlType::Int));
-        assert!(!SqlType::Float.accepts(SqlType::Double));
-        assert_eq!(SqlType::TinyInt.wrap(300), 44);
-        assert_eq!(SqlType::SmallInt.wrap(90_000), 24_464);
-    }
-}
-
 /// The fields of a `ROW<name type, ...>` (or `ROW(name type, ...)`) column
 /// whose path is `prefix`, after the word ROW: each leaf's path and type,
 /// nested ROWs flattened.
@@ -202,4 +172,34 @@ pub(crate) fn row_fields(
     }
     pe(p.expect_token(&close))?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flink_duration_forms() {
+        assert_eq!(parse_duration("60 s"), Ok(60_000));
+        assert_eq!(parse_duration("60s"), Ok(60_000));
+        assert_eq!(parse_duration("1 min"), Ok(60_000));
+        assert_eq!(parse_duration("500 ms"), Ok(500));
+        assert_eq!(parse_duration("0"), Ok(0));
+        assert_eq!(parse_duration("2 h"), Ok(7_200_000));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("5 fortnights").is_err());
+    }
+
+    #[test]
+    fn implicit_widening_only() {
+        assert!(SqlType::BigInt.accepts(SqlType::Int));
+        assert!(!SqlType::Int.accepts(SqlType::Double));
+        assert!(SqlType::Double.accepts(SqlType::BigInt));
+        assert!(!SqlType::String.accepts(SqlType::BigInt));
+        assert!(SqlType::SmallInt.accepts(SqlType::TinyInt));
+        assert!(!SqlType::TinyInt.accepts(SqlType::Int));
+        assert!(!SqlType::Float.accepts(SqlType::Double));
+        assert_eq!(SqlType::TinyInt.wrap(300), 44);
+        assert_eq!(SqlType::SmallInt.wrap(90_000), 24_464);
+    }
 }
