@@ -196,6 +196,11 @@ fn convert(t: &str, ty: SqlType, strings: &mut Interner) -> Result<Value, String
             }
             Value::Int(i)
         }
+        SqlType::Decimal(p, s) => {
+            let d = lowwater_core::decimal::parse(t)
+                .ok_or_else(|| format!("NumberFormatException: Character array is missing \"exponent\" mark 'e' or 'E' ({t})"))?;
+            lowwater_core::decimal::coerce(&Value::decimal(d.0, d.1), p, s)
+        }
         SqlType::Float => Value::Double(float32(java_parse_double(t.trim())?)),
         SqlType::Double => Value::Double(java_parse_double(t.trim())?),
         SqlType::Timestamp | SqlType::TimestampLtz => Value::Timestamp(parse_flink_timestamp(
@@ -258,7 +263,24 @@ impl CsvEncoder {
             if i > 0 {
                 out.push(self.format.field_delimiter as char);
             }
-            match values.get(i).unwrap_or(&Value::Null) {
+            let v = values.get(i).unwrap_or(&Value::Null);
+            // A DECIMAL column: the value in its type (NULL when it does
+            // not fit), written as Jackson writes Flink's BigDecimal.
+            let coerced;
+            let v = match *ty {
+                SqlType::Decimal(p, s) if !v.is_null() => {
+                    coerced = lowwater_core::decimal::coerce(v, p, s);
+                    match coerced.as_decimal() {
+                        Some(d) => {
+                            out.push_str(&lowwater_core::decimal::json_text(d));
+                            continue;
+                        }
+                        None => &coerced,
+                    }
+                }
+                _ => v,
+            };
+            match v {
                 Value::Null => {
                     if let Some(l) = &self.format.null_literal {
                         out.push_str(l);

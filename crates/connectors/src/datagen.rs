@@ -82,7 +82,7 @@ fn generator(d: &Datagen, name: &str, ty: SqlType) -> Gen {
             min: opt(d, name, "min").unwrap_or(i64::MIN),
             max: opt(d, name, "max").unwrap_or(i64::MAX),
         },
-        SqlType::Float | SqlType::Double => Gen::Double {
+        SqlType::Float | SqlType::Double | SqlType::Decimal(..) => Gen::Double {
             min: opt(d, name, "min").unwrap_or(0.0),
             max: opt(d, name, "max").unwrap_or(1.0),
         },

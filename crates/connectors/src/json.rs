@@ -348,6 +348,15 @@ fn convert(v: &LazyValue<'_>, ty: SqlType, std: TimestampStandard) -> Result<Val
             Some(s) => Value::str(s),
             None => Value::str(&text_of(v)),
         }),
+        // The number's exact text (Flink reads JSON floats as BigDecimal),
+        // rounded HALF_UP to the scale; NULL when it has too many digits.
+        SqlType::Decimal(p, s) => {
+            let t = number_text()?;
+            if lowwater_core::decimal::parse(&t).is_none() {
+                return Err(format!("'{t}' is not a decimal number"));
+            }
+            Ok(lowwater_core::decimal::coerce(&Value::str(&t), p, s))
+        }
         SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt => {
             let i = if let Some(i) = v.as_i64() {
                 i
@@ -514,8 +523,24 @@ impl JsonEncoder {
 }
 
 fn write_value(out: &mut String, v: &Value, ty: SqlType, sep: char) {
+    if let (SqlType::Decimal(p, s), false) = (ty, v.is_null()) {
+        // Into the column's DECIMAL (NULL when it does not fit), written as
+        // Jackson writes Flink's BigDecimal: trailing zeros stripped.
+        match lowwater_core::decimal::coerce(v, p, s).as_decimal() {
+            Some(d) => out.push_str(&lowwater_core::decimal::json_text(d)),
+            None => out.push_str("null"),
+        }
+        return;
+    }
     match v {
         Value::Null => out.push_str("null"),
+        Value::Decimal(..) if ty == SqlType::Float => {
+            out.push_str(&java_float(v.as_f64().unwrap_or(0.0) as f32))
+        }
+        Value::Decimal(..) if ty == SqlType::Double => {
+            out.push_str(&java_double(v.as_f64().unwrap_or(0.0)))
+        }
+        Value::Decimal(..) => out.push_str(&v.to_string()),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Int(i) if ty == SqlType::Double => out.push_str(&java_double(*i as f64)),
         Value::Int(i) if ty == SqlType::Float => out.push_str(&java_float(*i as f32)),
@@ -549,7 +574,10 @@ pub fn print_row(values: &[Value], types: &[SqlType]) -> String {
             Value::Timestamp(t) => java_date_time(*t, *ty == SqlType::TimestampLtz),
             Value::Double(d) => java_double(*d),
             Value::Int(i) if *ty == SqlType::Double => java_double(*i as f64),
-            other => other.to_string(),
+            other => match ty {
+                SqlType::Decimal(p, s) => lowwater_core::decimal::coerce(other, *p, *s).to_string(),
+                _ => other.to_string(),
+            },
         })
         .collect();
     format!("+I[{}]", parts.join(", "))

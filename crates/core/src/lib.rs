@@ -45,6 +45,7 @@
 pub mod assignment;
 pub mod checkpoint;
 pub mod clock;
+pub mod decimal;
 pub mod diagnose;
 pub mod error;
 pub mod harness;

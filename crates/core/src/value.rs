@@ -30,12 +30,28 @@ pub enum Value {
     Str(Arc<str>),
     /// TIMESTAMP(3) / TIMESTAMP_LTZ(3), milliseconds since the epoch.
     Timestamp(Timestamp),
+    /// DECIMAL(p, s): the unscaled value's high and low 64 bits, and the
+    /// scale (see [`Value::decimal`]; three fields keep `Value` 24 bytes).
+    Decimal(i64, u64, u8),
 }
 
 impl Value {
     /// A string value.
     pub fn str(s: &str) -> Value {
         Value::Str(Arc::from(s))
+    }
+
+    /// A DECIMAL of `unscaled / 10^scale`.
+    pub fn decimal(unscaled: i128, scale: u8) -> Value {
+        Value::Decimal((unscaled >> 64) as i64, unscaled as u64, scale)
+    }
+
+    /// The (unscaled value, scale) inside, if this is a `Decimal`.
+    pub fn as_decimal(&self) -> Option<crate::decimal::Dec> {
+        match self {
+            Value::Decimal(hi, lo, s) => Some(((i128::from(*hi) << 64) | i128::from(*lo), *s)),
+            _ => None,
+        }
     }
 
     /// Whether this is SQL NULL.
@@ -56,6 +72,7 @@ impl Value {
         match self {
             Value::Int(i) => Some(*i as f64),
             Value::Double(d) => Some(*d),
+            Value::Decimal(..) => self.as_decimal().map(crate::decimal::to_f64),
             _ => None,
         }
     }
@@ -72,7 +89,7 @@ impl Value {
         match self {
             Value::Null => 0,
             Value::Bool(_) => 1,
-            Value::Int(_) | Value::Double(_) => 2,
+            Value::Int(_) | Value::Double(_) | Value::Decimal(..) => 2,
             Value::Str(_) => 3,
             Value::Timestamp(_) => 4,
         }
@@ -109,6 +126,28 @@ impl Ord for Value {
             (Double(a), Int(b)) => a.total_cmp(&(*b as f64)).then(Ordering::Greater),
             (Str(a), Str(b)) => a.cmp(b),
             (Timestamp(a), Timestamp(b)) => a.cmp(b),
+            // Decimals by value; an equal INT before, an equal DOUBLE after
+            // (consistent with `Hash`, as INT and DOUBLE are).
+            (Decimal(..), Decimal(..)) => match (self.as_decimal(), other.as_decimal()) {
+                (Some(a), Some(b)) => crate::decimal::cmp(a, b),
+                _ => Ordering::Equal,
+            },
+            (Int(a), Decimal(..)) => match other.as_decimal() {
+                Some(b) => crate::decimal::cmp((i128::from(*a), 0), b).then(Ordering::Less),
+                None => Ordering::Less,
+            },
+            (Decimal(..), Int(b)) => match self.as_decimal() {
+                Some(a) => crate::decimal::cmp(a, (i128::from(*b), 0)).then(Ordering::Greater),
+                None => Ordering::Greater,
+            },
+            (Decimal(..), Double(b)) => self
+                .as_f64()
+                .unwrap_or(f64::NAN)
+                .total_cmp(b)
+                .then(Ordering::Less),
+            (Double(a), Decimal(..)) => a
+                .total_cmp(&other.as_f64().unwrap_or(f64::NAN))
+                .then(Ordering::Greater),
             _ => self.rank().cmp(&other.rank()),
         }
     }
@@ -129,6 +168,11 @@ impl Hash for Value {
             Value::Double(d) => (5u8, Self::canonical_f64(*d).to_bits()).hash(state),
             Value::Str(s) => (3u8, s).hash(state),
             Value::Timestamp(t) => (4u8, t).hash(state),
+            // Equal values at different scales (1.50, 1.5) hash alike.
+            Value::Decimal(..) => {
+                let d = crate::decimal::normalized(self.as_decimal().unwrap_or((0, 0)));
+                (6u8, d.0, d.1).hash(state)
+            }
         }
     }
 }
@@ -143,6 +187,9 @@ impl fmt::Display for Value {
             Value::Double(d) => write!(f, "{d:?}"),
             Value::Str(s) => f.write_str(s),
             Value::Timestamp(t) => f.write_str(&crate::time::display_time(*t)),
+            Value::Decimal(..) => {
+                f.write_str(&crate::decimal::plain(self.as_decimal().unwrap_or((0, 0))))
+            }
         }
     }
 }
@@ -202,6 +249,21 @@ mod tests {
         vs.sort();
         let shown: Vec<String> = vs.iter().map(|v| v.to_string()).collect();
         assert_eq!(shown, ["NULL", "true", "1", "1.5", "2", "a", "b"]);
+    }
+
+    #[test]
+    fn decimals_compare_by_value_and_stay_24_bytes() {
+        assert_eq!(std::mem::size_of::<Value>(), 24);
+        let (a, b) = (Value::decimal(150, 2), Value::decimal(15, 1));
+        assert_eq!(a, b);
+        assert_eq!(h(&a), h(&b));
+        assert_eq!(Value::decimal(-7, 0).as_decimal(), Some((-7, 0)));
+        let big = Value::decimal(-(10i128.pow(37)) + 3, 5);
+        assert_eq!(big.as_decimal(), Some((-(10i128.pow(37)) + 3, 5)));
+        assert!(Value::Int(1) < Value::decimal(150, 2));
+        assert!(Value::decimal(150, 2) < Value::Double(1.6));
+        assert_ne!(Value::Int(2), Value::decimal(200, 2));
+        assert_eq!(Value::decimal(2000, 2).to_string(), "20.00");
     }
 
     #[test]

@@ -232,6 +232,15 @@ fn literal(e: &AstExpr, v: &AstValue, loc: Loc) -> Result<Typed> {
                     SqlType::BigInt
                 };
                 Ok(typed(Expr::Literal(Value::Int(i)), ty))
+            } else if let Some(d) =
+                lowwater_core::decimal::parse(n).filter(|_| !n.contains(['e', 'E']))
+            {
+                // `12.50` is DECIMAL(4, 2) in Flink (an exponent makes a DOUBLE).
+                let (p, s) = crate::decimal::literal_type(d);
+                Ok(typed(
+                    Expr::Literal(Value::decimal(d.0, d.1)),
+                    SqlType::Decimal(p, s),
+                ))
             } else if let Ok(d) = n.parse::<f64>() {
                 Ok(typed(Expr::Literal(Value::Double(d)), SqlType::Double))
             } else {
@@ -331,6 +340,23 @@ fn binary(
         // is, else the wider integer type (INT op INT is an INT, which wraps
         // at 32 bits as Java's int does).
         let either = |t: SqlType| lt == Some(t) || rt == Some(t);
+        // DECIMAL with DECIMAL or an exact integer: exact, in Flink's type.
+        let is_dec = |t: Option<SqlType>| matches!(t, Some(SqlType::Decimal(..)));
+        if (is_dec(lt) || is_dec(rt)) && !either(SqlType::Double) && !either(SqlType::Float) {
+            let as_dec = |t: Option<SqlType>| t.and_then(|t| t.as_decimal()).unwrap_or((10, 0));
+            let Some(ps) = crate::decimal::arith_type(a, as_dec(lt), as_dec(rt)) else {
+                return err(
+                    e,
+                    loc,
+                    "% is not supported over DECIMAL; use MOD over integers",
+                );
+            };
+            let f = crate::functions::Func::DecArith(a, ps.0, ps.1);
+            return Ok(typed(
+                Expr::Call(f, vec![*le, *re]),
+                SqlType::Decimal(ps.0, ps.1),
+            ));
+        }
         let bits = |t: Option<SqlType>| t.and_then(|t| t.int_bits()).unwrap_or(0);
         let ty = if either(SqlType::Double) {
             SqlType::Double
@@ -399,6 +425,21 @@ fn cast_target(e: &AstExpr, text: &str, loc: Loc) -> Result<SqlType> {
         "TIMESTAMP" if up.contains("LOCAL TIME ZONE") => SqlType::TimestampLtz,
         "TIMESTAMP" => SqlType::Timestamp,
         "TIMESTAMP_LTZ" => SqlType::TimestampLtz,
+        "DECIMAL" | "NUMERIC" | "DEC" => {
+            let args: Vec<u8> = up
+                .split(['(', ')', ','])
+                .skip(1)
+                .filter_map(|x| x.trim().parse().ok())
+                .collect();
+            let (p, s) = (
+                args.first().copied().unwrap_or(10),
+                args.get(1).copied().unwrap_or(0),
+            );
+            if !(1..=38).contains(&p) || s > p {
+                return err(e, loc, format!("CAST to {text}: the precision is 1 to 38 and the scale at most the precision"));
+            }
+            SqlType::Decimal(p, s)
+        }
         _ => return err(e, loc, format!("CAST to {text} is not supported")),
     })
 }
@@ -503,8 +544,8 @@ impl Expr {
             Expr::Column(i) => row.get(*i).cloned().unwrap_or(Value::Null),
             Expr::Literal(v) => v.clone(),
             Expr::Compare(op, a, b) => compare(*op, &a.eval(row)?, &b.eval(row)?),
-            Expr::Arith(op, a, b) => arith(*op, &a.eval(row)?, &b.eval(row)?)?,
-            Expr::Narrow(a, ty) => narrow(a.eval(row)?, *ty),
+            Expr::Arith(op, a, b) => crate::values::arith(*op, &a.eval(row)?, &b.eval(row)?)?,
+            Expr::Narrow(a, ty) => crate::values::narrow(a.eval(row)?, *ty),
             Expr::Call(f, args) => crate::functions::eval(f, args, row)?,
             Expr::And(a, b) => match (truth(&a.eval(row)?), truth(&b.eval(row)?)) {
                 (Some(false), _) | (_, Some(false)) => Value::Bool(false),
@@ -523,10 +564,14 @@ impl Expr {
             Expr::Neg(a) => match a.eval(row)? {
                 Value::Int(i) => Value::Int(i.wrapping_neg()),
                 Value::Double(d) => Value::Double(-d),
+                v @ Value::Decimal(..) => match v.as_decimal() {
+                    Some((u, s)) => Value::decimal(-u, s),
+                    None => Value::Null,
+                },
                 _ => Value::Null,
             },
             Expr::IsNull(a, negated) => Value::Bool(a.eval(row)?.is_null() != *negated),
-            Expr::Cast(a, ty) => cast(a.eval(row)?, *ty)?,
+            Expr::Cast(a, ty) => crate::values::cast(a.eval(row)?, *ty)?,
             Expr::ToTimestampLtz(a, precision) => match a.eval(row)? {
                 Value::Int(n) if *precision == 0 => Value::Timestamp(n.saturating_mul(1_000)),
                 Value::Int(n) => Value::Timestamp(n),
@@ -618,98 +663,6 @@ fn compare(op: CmpOp, a: &Value, b: &Value) -> Value {
     })
 }
 
-fn arith(op: ArithOp, a: &Value, b: &Value) -> std::result::Result<Value, String> {
-    Ok(match (a, b) {
-        (Value::Null, _) | (_, Value::Null) => Value::Null,
-        (Value::Int(x), Value::Int(y)) => Value::Int(match op {
-            ArithOp::Add => x.wrapping_add(*y),
-            ArithOp::Sub => x.wrapping_sub(*y),
-            ArithOp::Mul => x.wrapping_mul(*y),
-            ArithOp::Div | ArithOp::Mod if *y == 0 => {
-                return Err(format!(
-                    "division by zero ({x} {} 0)",
-                    if op == ArithOp::Div { "/" } else { "%" }
-                ))
-            }
-            ArithOp::Div => x.wrapping_div(*y),
-            ArithOp::Mod => x.wrapping_rem(*y),
-        }),
-        _ => match (a.as_f64(), b.as_f64()) {
-            (Some(x), Some(y)) => Value::Double(match op {
-                ArithOp::Add => x + y,
-                ArithOp::Sub => x - y,
-                ArithOp::Mul => x * y,
-                ArithOp::Div => x / y,
-                ArithOp::Mod => x % y,
-            }),
-            _ => Value::Null,
-        },
-    })
-}
-
-/// `v` narrowed to `ty` (integers wrapped, FLOAT rounded to 32 bits).
-fn narrow(v: Value, ty: SqlType) -> Value {
-    match v {
-        Value::Int(i) => Value::Int(ty.wrap(i)),
-        Value::Double(d) if ty == SqlType::Float => Value::Double(f64::from(d as f32)),
-        v => v,
-    }
-}
-
-fn cast(v: Value, ty: SqlType) -> std::result::Result<Value, String> {
-    let bad = |v: &Value| format!("cannot CAST '{v}' to {}", ty.name());
-    Ok(match (ty, &v) {
-        (_, Value::Null) => Value::Null,
-        (SqlType::String, Value::Timestamp(t)) => {
-            Value::str(&lowwater_core::time::format_timestamp(*t, ' '))
-        }
-        (SqlType::String, Value::Double(d)) => Value::str(&lowwater_core::text::java_double(*d)),
-        (SqlType::String, other) => Value::str(&other.to_string()),
-        // Narrowing casts wrap as Java's do (CAST(300 AS TINYINT) = 44).
-        (t, Value::Int(i)) if t.is_integer() => Value::Int(t.wrap(*i)),
-        // From floating point as Java's (int) / (long) casts: saturating,
-        // then narrowed (TINYINT is (byte)(int)d).
-        (t, Value::Double(d)) if t.is_integer() => Value::Int(match t {
-            SqlType::BigInt => *d as i64,
-            t => t.wrap(i64::from(*d as i32)),
-        }),
-        // From text as Flink's toInt/toLong: a fraction is truncated, a
-        // value out of the type's range fails.
-        (t, Value::Str(s)) if t.is_integer() => {
-            let s = s.trim();
-            let i = match s.parse::<i64>() {
-                Ok(i) => i,
-                Err(_) => match s.parse::<f64>() {
-                    Ok(d) if d.is_finite() && s.contains('.') => d.trunc() as i64,
-                    _ => return Err(bad(&v)),
-                },
-            };
-            if t.wrap(i) != i {
-                return Err(format!("cannot CAST '{s}' to {}: out of range", t.name()));
-            }
-            Value::Int(i)
-        }
-        (SqlType::Float, _) => match cast(v.clone(), SqlType::Double)? {
-            Value::Double(d) => Value::Double(f64::from(d as f32)),
-            other => other,
-        },
-        (SqlType::Double, Value::Int(i)) => Value::Double(*i as f64),
-        (SqlType::Double, Value::Double(_)) => v,
-        (SqlType::Double, Value::Str(s)) => Value::Double(s.trim().parse().map_err(|_| bad(&v))?),
-        (SqlType::Boolean, Value::Bool(_)) => v,
-        (SqlType::Boolean, Value::Str(s)) => match s.trim().to_ascii_lowercase().as_str() {
-            "true" => Value::Bool(true),
-            "false" => Value::Bool(false),
-            _ => return Err(bad(&v)),
-        },
-        (SqlType::Timestamp | SqlType::TimestampLtz, Value::Timestamp(_)) => v,
-        (SqlType::Timestamp | SqlType::TimestampLtz, Value::Str(s)) => {
-            Value::Timestamp(parse_timestamp(s).ok_or_else(|| bad(&v))?)
-        }
-        _ => return Err(bad(&v)),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -778,8 +731,20 @@ mod tests {
         assert!(eval("MOD(a, 0)", &row).is_err_and(|e| e.contains("by zero")));
         // Casts and overflow as Java and Flink do them.
         assert_eq!(
-            eval("CAST(3000000000.5 AS INT)", &row),
+            eval("CAST(3.0000000005E9 AS INT)", &row),
             Ok(Value::Int(2_147_483_647))
+        );
+        // A decimal literal is DECIMAL: to INT it truncates, then wraps as
+        // BigDecimal.intValue() does.
+        assert_eq!(
+            eval("CAST(3000000000.5 AS INT)", &row),
+            Ok(Value::Int(-1_294_967_296))
+        );
+        assert_eq!(eval("CAST(-1.75 AS BIGINT)", &row), Ok(Value::Int(-1)));
+        assert_eq!(eval("2 * 1.5", &row), Ok(Value::decimal(30, 1)));
+        assert_eq!(
+            eval("1.5 + d", &[Value::Int(1), Value::Null, Value::Double(1.0)]),
+            Ok(Value::Double(2.5))
         );
         assert_eq!(eval("CAST(-1e10 AS TINYINT)", &row), Ok(Value::Int(0)));
         assert_eq!(eval("CAST('1.9' AS INT)", &row), Ok(Value::Int(1)));

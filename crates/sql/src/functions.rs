@@ -63,6 +63,8 @@ pub enum Func {
     Regex(crate::regex_fns::RegexFn),
     /// `TRY_CAST`: the cast, or NULL where it fails.
     Try,
+    /// DECIMAL arithmetic into DECIMAL(p, s) ([`crate::decimal::arith`]).
+    DecArith(crate::expr::ArithOp, u8, u8),
 }
 
 fn err<T>(e: &AstExpr, loc: Loc, msg: impl Into<String>) -> Result<T> {
@@ -75,7 +77,14 @@ fn common(a: Option<SqlType>, b: Option<SqlType>) -> std::result::Result<Option<
         (None, t) | (t, None) => t,
         (Some(x), Some(y)) if x == y => Some(x),
         (Some(x), Some(y)) if x.is_numeric() && y.is_numeric() => {
-            if x == SqlType::Double || y == SqlType::Double {
+            let dec = matches!(x, SqlType::Decimal(..)) || matches!(y, SqlType::Decimal(..));
+            if dec && x.as_decimal().is_some() && y.as_decimal().is_some() {
+                let (p, s) = crate::decimal::common(
+                    x.as_decimal().unwrap_or((10, 0)),
+                    y.as_decimal().unwrap_or((10, 0)),
+                );
+                Some(SqlType::Decimal(p, s))
+            } else if x == SqlType::Double || y == SqlType::Double || dec {
                 Some(SqlType::Double)
             } else if x == SqlType::Float || y == SqlType::Float {
                 Some(SqlType::Float)
@@ -452,6 +461,8 @@ pub fn function(
 /// DOUBLE or FLOAT result).
 fn widen(v: Value, ty: SqlType) -> Value {
     match (v, ty) {
+        (v, SqlType::Decimal(p, s)) if !v.is_null() => lowwater_core::decimal::coerce(&v, p, s),
+        (v @ Value::Decimal(..), SqlType::Double) => Value::Double(v.as_f64().unwrap_or(0.0)),
         (Value::Int(i), SqlType::Double) => Value::Double(i as f64),
         (Value::Int(i), SqlType::Float) => Value::Double(f64::from(i as f32)),
         (v, _) => v,
@@ -633,6 +644,7 @@ pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value
             crate::regex_fns::eval(r, &vals)
         }
         Func::Try => arg(0).unwrap_or(Value::Null),
+        Func::DecArith(op, p, s) => crate::decimal::arith(*op, (*p, *s), &arg(0)?, &arg(1)?)?,
         Func::Power => match (arg(0)?.as_f64(), arg(1)?.as_f64()) {
             (Some(a), Some(b)) => Value::Double(a.powf(b)),
             _ => Value::Null,
@@ -640,6 +652,10 @@ pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value
         Func::Abs => match arg(0)? {
             Value::Int(i) => Value::Int(i.wrapping_abs()),
             Value::Double(d) => Value::Double(d.abs()),
+            ref v @ Value::Decimal(..) => match v.as_decimal() {
+                Some((u, s)) => Value::decimal(u.abs(), s),
+                None => Value::Null,
+            },
             v => v,
         },
         Func::Mod(ty) => match (arg(0)?, arg(1)?) {

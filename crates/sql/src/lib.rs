@@ -9,6 +9,7 @@
 //! ignored), and plans it ([`plan`]) into the core's watermark strategies,
 //! window assigners and aggregates, with compiled row expressions ([`expr`]).
 
+pub mod decimal;
 pub mod error;
 pub mod explain;
 pub mod expr;
@@ -25,6 +26,7 @@ pub mod query;
 pub mod regex_fns;
 pub mod temporal;
 pub mod types;
+pub mod values;
 
 pub use error::{Loc, Result, SqlError};
 pub use types::SqlType;

@@ -70,7 +70,14 @@ pub fn special(e: &AstExpr, scope: &dyn Scope, loc: Loc) -> Option<Result<Typed>
         _ => return None,
     };
     let name = if r == Round::Floor { "FLOOR" } else { "CEIL" };
-    Some(numeric(x, scope, loc, name).map(|t| call(r, vec![t.expr], t.ty)))
+    Some(numeric(x, scope, loc, name).map(|t| {
+        // FLOOR and CEIL of DECIMAL(p, s) are DECIMAL(p, 0).
+        let ty = match t.ty {
+            Some(SqlType::Decimal(p, _)) => Some(SqlType::Decimal(p, 0)),
+            other => other,
+        };
+        call(r, vec![t.expr], ty)
+    }))
 }
 
 /// `ROUND(x [, d])`. `None`: not it.
@@ -95,7 +102,23 @@ pub fn function(
             }
             None => Expr::Literal(Value::Int(0)),
         };
-        Ok(call(Round::Half, vec![t.expr, d], t.ty))
+        // ROUND of a DECIMAL has Flink's narrower type, which needs the
+        // digits as a literal.
+        let ty = match (t.ty, &d) {
+            (Some(SqlType::Decimal(p, s)), Expr::Literal(Value::Int(r))) => {
+                let (p, s) = crate::decimal::round_type((p, s), *r);
+                Some(SqlType::Decimal(p, s))
+            }
+            (Some(SqlType::Decimal(..)), _) => {
+                return err(
+                    args[1],
+                    loc,
+                    "ROUND of a DECIMAL needs its digits as a number",
+                )
+            }
+            (ty, _) => ty,
+        };
+        Ok(call(Round::Half, vec![t.expr, d], ty))
     })())
 }
 
@@ -158,6 +181,30 @@ fn round_double(x: f64, d: i64) -> f64 {
     }
 }
 
+/// A DECIMAL rounded to `to` digits after the point: HALF_UP, or down
+/// (FLOOR) or up (CEIL); at scale `max(to, 0)`.
+fn round_decimal(r: Round, u: i128, s: u8, to: i64) -> Value {
+    use lowwater_core::decimal::{pow10, rescale};
+    if to >= i64::from(s) {
+        return Value::decimal(u, s);
+    }
+    let drop = (i64::from(s) - to).min(38) as u8;
+    let Some(unit) = pow10(drop) else {
+        return Value::decimal(0, 0);
+    };
+    let q = match r {
+        Round::Half => rescale(u, drop, 0).unwrap_or(0),
+        Round::Floor => u.div_euclid(unit),
+        Round::Ceil => -(-u).div_euclid(unit),
+    };
+    let scale = to.max(0) as u8;
+    // q counts units of 10^-to; a negative `to` leaves zeros before the point.
+    match to {
+        t if t >= 0 => Value::decimal(q, scale),
+        t => Value::decimal(q * pow10((-t).min(38) as u8).unwrap_or(0), 0),
+    }
+}
+
 /// An integer rounded HALF_UP to `d` digits (only negative `d` changes it).
 fn round_int(x: i64, d: i64) -> i64 {
     if d >= 0 {
@@ -178,6 +225,17 @@ pub fn eval(r: Round, x: Value, d: Value) -> Value {
         (_, Value::Null) => Value::Null,
         (Round::Floor, Value::Double(f)) => Value::Double(f.floor()),
         (Round::Ceil, Value::Double(f)) => Value::Double(f.ceil()),
+        (r, x @ Value::Decimal(..)) => {
+            let Some((u, s)) = x.as_decimal() else {
+                return Value::Null;
+            };
+            let to = match (r, d) {
+                (Round::Half, Value::Int(d)) => d,
+                (Round::Half, _) => return Value::Null,
+                _ => 0,
+            };
+            round_decimal(r, u, s, to)
+        }
         (Round::Floor | Round::Ceil, v) => v,
         (Round::Half, x) => match (x, d) {
             (_, Value::Null) => Value::Null,
@@ -205,5 +263,25 @@ mod tests {
         assert_eq!(round_int(-15, -1), -20);
         assert_eq!(round_int(149, -2), 100);
         assert_eq!(round_int(7, 2), 7);
+        assert_eq!(
+            round_decimal(Round::Half, -125, 2, 1),
+            Value::decimal(-13, 1)
+        );
+        assert_eq!(
+            round_decimal(Round::Half, 563830, 2, 1),
+            Value::decimal(56383, 1)
+        );
+        assert_eq!(
+            round_decimal(Round::Floor, -125, 2, 0),
+            Value::decimal(-2, 0)
+        );
+        assert_eq!(
+            round_decimal(Round::Ceil, 563830, 2, 0),
+            Value::decimal(5639, 0)
+        );
+        assert_eq!(
+            round_decimal(Round::Half, 563830, 2, -2),
+            Value::decimal(5600, 0)
+        );
     }
 }

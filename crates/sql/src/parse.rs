@@ -468,7 +468,10 @@ pub(crate) fn data_type(p: &mut Parser) -> Result<SqlType> {
             ))
         }
     };
-    const KNOWN: [&str; 13] = [
+    const KNOWN: [&str; 16] = [
+        "DECIMAL",
+        "NUMERIC",
+        "DEC",
         "STRING",
         "VARCHAR",
         "CHAR",
@@ -489,12 +492,19 @@ pub(crate) fn data_type(p: &mut Parser) -> Result<SqlType> {
             format!("type {name} is not supported; supported types: {SUPPORTED_TYPES}"),
         ));
     }
+    let mut scale = None;
     let precision = if p.consume_token(&Token::LParen) {
-        let n = p.next_token();
-        let value = match &n.token {
+        let number = |p: &mut Parser| match &p.next_token().token {
             Token::Number(s, _) => s.parse::<u64>().ok(),
             _ => None,
         };
+        let value = number(p);
+        if p.consume_token(&Token::Comma) {
+            scale =
+                Some(number(p).ok_or_else(|| {
+                    SqlError::new(loc, format!("{name}(p, s) needs a number for s"))
+                })?);
+        }
         pe(p.expect_token(&Token::RParen))?;
         Some(value.ok_or_else(|| SqlError::new(loc, format!("{name}(...) needs a number")))?)
     } else {
@@ -521,6 +531,17 @@ pub(crate) fn data_type(p: &mut Parser) -> Result<SqlType> {
             }
         }
         "TIMESTAMP_LTZ" => SqlType::TimestampLtz,
+        // DECIMAL is DECIMAL(10, 0), as in Flink.
+        "DECIMAL" | "NUMERIC" | "DEC" => {
+            let (p, s) = (precision.unwrap_or(10), scale.unwrap_or(0));
+            if !(1..=38).contains(&p) || s > p {
+                return Err(SqlError::new(
+                    loc,
+                    format!("{name}({p}, {s}): the precision is 1 to 38 and the scale at most the precision"),
+                ));
+            }
+            return Ok(SqlType::Decimal(p as u8, s as u8));
+        }
         _ => {
             return Err(SqlError::new(
                 loc,
@@ -593,10 +614,11 @@ mod tests {
 
     #[test]
     fn errors_carry_line_and_column() {
-        let e =
-            parse_script("CREATE TABLE t (\n  a DECIMAL(10, 2)\n)").expect_err("unsupported type");
+        let e = parse_script("CREATE TABLE t (\n  a ARRAY<INT>\n)").expect_err("unsupported type");
         assert_eq!((e.loc.line, e.loc.column), (2, 5));
-        assert!(e.message.contains("DECIMAL") && e.message.contains("supported types"));
+        assert!(e.message.contains("ARRAY") && e.message.contains("supported types"));
+        let e = parse_script("CREATE TABLE t (a DECIMAL(39, 2))").expect_err("too precise");
+        assert!(e.message.contains("1 to 38"), "{e}");
         let e = parse_script("SELECT 1").expect_err("not a job");
         assert!(e.message.contains("unsupported statement"));
         let e = parse_script("INSERT INTO s SELECT a FROM t GROUP BY a").expect_err("no tvf");

@@ -26,6 +26,8 @@ pub enum SqlType {
     Timestamp,
     /// TIMESTAMP_LTZ(3): an instant.
     TimestampLtz,
+    /// DECIMAL(precision, scale): exact (values are [`lowwater_core::Value::Decimal`]).
+    Decimal(u8, u8),
 }
 
 impl SqlType {
@@ -42,12 +44,38 @@ impl SqlType {
             SqlType::Boolean => "BOOLEAN",
             SqlType::Timestamp => "TIMESTAMP(3)",
             SqlType::TimestampLtz => "TIMESTAMP_LTZ(3)",
+            SqlType::Decimal(..) => "DECIMAL",
         }
     }
 
-    /// An integer or floating-point type.
+    /// The SQL spelling with parameters (`DECIMAL(10, 2)`).
+    pub fn full_name(&self) -> String {
+        match self {
+            SqlType::Decimal(p, s) => format!("DECIMAL({p}, {s})"),
+            other => other.name().to_string(),
+        }
+    }
+
+    /// The DECIMAL an exact number of this type converts to (Flink's:
+    /// INT is DECIMAL(10, 0), BIGINT DECIMAL(19, 0), ...).
+    pub fn as_decimal(&self) -> Option<(u8, u8)> {
+        match self {
+            SqlType::TinyInt => Some((3, 0)),
+            SqlType::SmallInt => Some((5, 0)),
+            SqlType::Int => Some((10, 0)),
+            SqlType::BigInt => Some((19, 0)),
+            SqlType::Decimal(p, s) => Some((*p, *s)),
+            _ => None,
+        }
+    }
+
+    /// An integer, decimal or floating-point type.
     pub fn is_numeric(&self) -> bool {
-        self.is_integer() || matches!(self, SqlType::Float | SqlType::Double)
+        self.is_integer()
+            || matches!(
+                self,
+                SqlType::Float | SqlType::Double | SqlType::Decimal(..)
+            )
     }
 
     /// TINYINT, SMALLINT, INT or BIGINT.
@@ -96,6 +124,9 @@ impl SqlType {
         match self {
             SqlType::Float => from.is_integer() || from == SqlType::Float,
             SqlType::Double => from.is_numeric(),
+            // Flink casts numbers into a DECIMAL sink column implicitly
+            // (rounded HALF_UP; a value that does not fit is NULL).
+            SqlType::Decimal(..) => from.is_numeric(),
             SqlType::Timestamp | SqlType::TimestampLtz => from.is_time(),
             other => *other == from,
         }

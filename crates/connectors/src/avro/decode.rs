@@ -326,5 +326,6 @@ fn json_default(text: &str, ty: SqlType, name: &str) -> Result<Value, String> {
         SqlType::Float => Value::Double(crate::json::float32(v.as_f64().ok_or_else(bad)?)),
         SqlType::Double => Value::Double(v.as_f64().ok_or_else(bad)?),
         SqlType::Boolean => Value::Bool(v.as_bool().ok_or_else(bad)?),
+        SqlType::Decimal(..) => return Err("DECIMAL columns are not supported with Avro".into()),
     })
 }

@@ -190,6 +190,7 @@ fn sample(ty: SqlType) -> Value {
         SqlType::Float | SqlType::Double => Value::Double(0.0),
         SqlType::Boolean => Value::Bool(false),
         SqlType::Timestamp | SqlType::TimestampLtz => Value::Timestamp(0),
+        SqlType::Decimal(_, s) => Value::decimal(0, s),
     }
 }
 

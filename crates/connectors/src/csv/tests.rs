@@ -178,3 +178,50 @@ fn writes_like_jacksons_csv_generator() {
     .expect("reads back");
     assert_eq!(&back[..], &row[..]);
 }
+
+#[test]
+fn decimals_read_half_up_and_write_as_flinks_csv_does() {
+    // Flink 2.3 read "1.005,2E+1,-3.14159" into DECIMAL(10, 2), (10, 2),
+    // (4, 2) as 1.01, 20.00, -3.14, and wrote 20.00, 5638.30, 0.00000012, 0
+    // as "2E+1,5638.3,1.2E-7,0".
+    let types = [
+        SqlType::Decimal(10, 2),
+        SqlType::Decimal(10, 2),
+        SqlType::Decimal(4, 2),
+    ];
+    let cols = types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (i, format!("c{i}"), *t, true))
+        .collect();
+    let mut row = Row::new();
+    CsvDecoder::new(&format(), cols, 3)
+        .decode(b"1.005,2E+1,-3.14159", &mut row)
+        .expect("reads");
+    assert_eq!(
+        row,
+        [
+            Value::decimal(101, 2),
+            Value::decimal(2000, 2),
+            Value::decimal(-314, 2)
+        ]
+    );
+    let enc = CsvEncoder::new(
+        &format(),
+        vec![
+            SqlType::Decimal(10, 2),
+            SqlType::Decimal(10, 2),
+            SqlType::Decimal(10, 8),
+            SqlType::Decimal(10, 2),
+            SqlType::Decimal(3, 1),
+        ],
+    );
+    let out = enc.encode(&[
+        Value::decimal(2000, 2),
+        Value::decimal(563830, 2),
+        Value::decimal(12, 8),
+        Value::Int(0),
+        Value::decimal(12345, 1),
+    ]);
+    assert_eq!(String::from_utf8_lossy(&out), "2E+1,5638.3,1.2E-7,0,");
+}

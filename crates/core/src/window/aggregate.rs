@@ -251,6 +251,14 @@ fn add_numbers(a: &Value, b: &Value) -> Value {
     match (a, b) {
         (Value::Null, v) | (v, Value::Null) => v.clone(),
         (Value::Int(x), Value::Int(y)) => Value::Int(x.wrapping_add(*y)),
+        // DECIMAL sums are exact (Flink's SUM is DECIMAL(38, s)); beyond 38
+        // digits they are NULL, as Flink's.
+        (Value::Decimal(..), Value::Decimal(..)) => match (a.as_decimal(), b.as_decimal()) {
+            (Some(x), Some(y)) => crate::decimal::add(x, y)
+                .filter(|d| crate::decimal::fits(d.0, crate::decimal::MAX_PRECISION))
+                .map_or(Value::Null, |d| Value::decimal(d.0, d.1)),
+            _ => Value::Null,
+        },
         _ => match (a.as_f64(), b.as_f64()) {
             (Some(x), Some(y)) => Value::Double(x + y),
             // Non-numeric input cannot be summed; the planner rejects it, so
@@ -353,6 +361,15 @@ impl Accumulator {
                 _ if *count == 0 => Value::Null,
                 Value::Int(s) => Value::Int(s.wrapping_div(*count)),
                 Value::Double(s) => Value::Double(s / *count as f64),
+                // Flink's AVG of DECIMAL(p, s) is DECIMAL(38, max(6, s)).
+                Value::Decimal(..) => match sum.as_decimal() {
+                    Some(d) => {
+                        let scale = d.1.max(6);
+                        crate::decimal::div(d, (i128::from(*count), 0), scale)
+                            .map_or(Value::Null, |v| Value::decimal(v, scale))
+                    }
+                    None => Value::Null,
+                },
                 _ => Value::Null,
             },
         }
@@ -409,6 +426,27 @@ mod tests {
         assert_eq!(run(AggSpec::on(AggFunc::Avg, 0), &neg), Value::Int(-1));
         let dbl = [Value::Double(1.0), Value::Double(2.0)];
         assert_eq!(run(AggSpec::on(AggFunc::Avg, 0), &dbl), Value::Double(1.5));
+    }
+
+    #[test]
+    fn decimal_sums_are_exact_and_averages_have_six_digits() {
+        let rows = [
+            Value::decimal(563830, 2),
+            Value::Null,
+            Value::decimal(-125, 2),
+        ];
+        assert_eq!(
+            run(AggSpec::on(AggFunc::Sum, 0), &rows),
+            Value::decimal(563705, 2)
+        );
+        assert_eq!(
+            run(AggSpec::on(AggFunc::Avg, 0), &rows),
+            Value::decimal(2_818_525_000, 6)
+        );
+        assert_eq!(
+            run(AggSpec::on(AggFunc::Max, 0), &rows),
+            Value::decimal(563830, 2)
+        );
     }
 
     #[test]

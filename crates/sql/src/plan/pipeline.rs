@@ -606,6 +606,15 @@ fn aggregate(
                 format!("{name} needs a numeric argument, found {}", arg_ty.name()),
             ))
         }
+        // Flink's SUM of DECIMAL(p, s) is DECIMAL(38, s), AVG DECIMAL(38, max(6, s)).
+        AggFunc::Sum | AggFunc::SumDistinct if matches!(arg_ty, SqlType::Decimal(..)) => {
+            let (p, s) = crate::decimal::sum_type(arg_ty.as_decimal().unwrap_or((38, 0)));
+            SqlType::Decimal(p, s)
+        }
+        AggFunc::Avg | AggFunc::AvgDistinct if matches!(arg_ty, SqlType::Decimal(..)) => {
+            let (p, s) = crate::decimal::avg_type(arg_ty.as_decimal().unwrap_or((38, 0)));
+            SqlType::Decimal(p, s)
+        }
         AggFunc::ListAgg if arg_ty != SqlType::String => {
             return Err(SqlError::new(
                 at,

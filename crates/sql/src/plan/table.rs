@@ -156,6 +156,26 @@ pub(super) fn table(
         ));
     }
     let emit = emit_strategy(ct, &opts.raw)?;
+    let avro = matches!(
+        opts.value_format,
+        crate::formats::ValueFormat::Avro | crate::formats::ValueFormat::AvroConfluent(_)
+    );
+    if let Some(c) = columns
+        .iter()
+        .find(|c| matches!(c.ty, SqlType::Decimal(..)))
+        .filter(|_| avro)
+    {
+        return Err(SqlError::new(
+            ct.loc,
+            format!(
+                "table '{}': DECIMAL column '{}' is not supported with the {} format yet (it is \
+                 with json and csv)",
+                ct.name,
+                c.name,
+                opts.value_format.name()
+            ),
+        ));
+    }
     let json = opts.value_format == crate::formats::ValueFormat::Json
         && !matches!(opts.connector, Connector::Datagen(_));
     if let Some(c) = columns
