@@ -66,6 +66,7 @@ const TIMING_FREE: &[&str] = &[
     "seed003_overnight",
     "window_top_n",
     "window_top_n_partitioned",
+    "window_rows_hop_late_included",
 ];
 
 #[test]

@@ -445,10 +445,15 @@ impl<'p> Engine<'p> {
             key,
             row: args,
         };
-        self.pipes[pi]
-            .op
-            .process(input, &mut self.buf)
-            .map_err(|e| RecordError::other(e.to_string()))?;
+        if pl.project {
+            pl.project(input, &mut self.buf)
+                .map_err(RecordError::other)?;
+        } else {
+            self.pipes[pi]
+                .op
+                .process(input, &mut self.buf)
+                .map_err(|e| RecordError::other(e.to_string()))?;
+        }
         self.emit(pi, now, true);
         self.note_record(pi)
     }

@@ -179,8 +179,14 @@ impl WindowTask {
             };
             match env.msg {
                 Msg::Records(batch) => {
+                    let pl = &self.plan.pipelines[self.pipeline];
                     for input in batch {
-                        if let Err(e) = self.op.process(input, &mut out) {
+                        let r = if pl.project {
+                            pl.project(input, &mut out)
+                        } else {
+                            self.op.process(input, &mut out).map_err(|e| e.to_string())
+                        };
+                        if let Err(e) = r {
                             self.shared.fail(RunError::Record(format!(
                                 "INSERT INTO {}: {e}",
                                 self.plan.tables[self.plan.pipelines[self.pipeline].sink].name

@@ -50,6 +50,9 @@ pub struct Aggregation {
     pub group_by: Vec<AstExpr>,
     /// `HAVING`, over the window's result.
     pub having: Option<AstExpr>,
+    /// A window table function without GROUP BY: every row tagged with its
+    /// windows (the select list is over the rows and the window columns).
+    pub rows: bool,
 }
 
 /// A table's rows, selected and filtered.
@@ -356,12 +359,19 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
                     ))
                 }
             };
-            let Some((mut group_by, _)) = group_by else {
-                return Err(SqlError::new(
-                    loc,
-                    "a window table function without GROUP BY window_start, window_end is not \
-                     supported; lowwater runs window aggregations",
-                ));
+            let (mut group_by, rows_only) = match group_by {
+                Some((g, _)) => (g, false),
+                None if tvf.kind == crate::parse::TvfKind::Session => {
+                    return Err(SqlError::new(
+                        loc,
+                        "SESSION without GROUP BY (rows tagged with their session) is not \
+                         supported; aggregate with GROUP BY window_start, window_end",
+                    ))
+                }
+                None if having.is_some() => {
+                    return Err(SqlError::new(loc, "HAVING needs a GROUP BY"))
+                }
+                None => (Vec::new(), true),
             };
             // The window function adds its columns to the view's.
             let mut names = rows.names;
@@ -390,6 +400,7 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
                 filter: and(rows.filter, filter),
                 group_by,
                 having,
+                rows: rows_only,
             })));
         }
         From::Table { name, loc } => (table(&name, loc, views, depth)?, format!("'{name}'")),
@@ -423,6 +434,7 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
                         filter,
                         group_by: r.group_by,
                         having: r.having,
+                        rows: false,
                     })))
                 }
                 None => {
@@ -439,6 +451,13 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
                 }
             }
         }
+        Resolved::Aggregation(a) if a.rows => Err(SqlError::new(
+            loc,
+            format!(
+                "a query over {what}, a window table function without GROUP BY, is not \
+                 supported; select from the window function directly"
+            ),
+        )),
         Resolved::Aggregation(mut a) => {
             if let Some((g, _)) = group_by {
                 return Err(SqlError::new(

@@ -148,6 +148,9 @@ pub struct Insert {
     pub group_by: Vec<AstExpr>,
     /// `HAVING`.
     pub having: Option<AstExpr>,
+    /// No GROUP BY: the window function's rows, each tagged with its
+    /// windows (`SELECT *, window_start FROM TABLE(TUMBLE(...))`).
+    pub project: bool,
 }
 
 /// Where an expression starts (or `fallback` when sqlparser has no span).

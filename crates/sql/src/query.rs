@@ -219,6 +219,7 @@ pub(crate) fn insert(p: &mut Parser, loc: Loc, views: &Views) -> Result<Insert> 
         filter: body.filter,
         group_by: body.group_by,
         having: body.having,
+        project: body.rows,
     })
 }
 

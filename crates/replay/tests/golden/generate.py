@@ -149,6 +149,13 @@ def main():
            ") WHERE r = 1;\n" % tvf("HOP", "INTERVAL '5' SECOND, INTERVAL '10' SECOND"),
          {"events.jsonl": many}, std_args + " --partitions events=3")
 
+    # A window function without GROUP BY: every row at once with its
+    # windows (HOP: two per row), late rows included, as Flink's.
+    case("window_rows_hop_late_included", source() + sink("out", "user_id STRING, amount INT, window_start TIMESTAMP(3), window_end TIMESTAMP(3)")
+         + "INSERT INTO out SELECT user_id, amount, window_start, window_end FROM TABLE(%s) WHERE amount <> 3;\n"
+         % tvf("HOP", "INTERVAL '5' SECOND, INTERVAL '10' SECOND"),
+         {"events.jsonl": late}, std_args)
+
     # FLIP-296 emission: on-event, the watermark follows each record at once
     # (row 3 is late); periodically (or on-event every 3 rows) the last row's
     # watermark is emitted later and row 3 counts.

@@ -310,6 +310,9 @@ pub struct Pipeline {
     pub having: Option<Expr>,
     /// Window Top-N: the rank each row gets (see [`rank`]).
     pub rank: Option<Rank>,
+    /// A window function without GROUP BY: rows are written at once, one
+    /// per window ([`Pipeline::project`]), instead of being aggregated.
+    pub project: bool,
 }
 
 /// A planned job.
@@ -654,6 +657,7 @@ impl JobPlan {
 }
 
 mod pipeline;
+mod project;
 pub mod rank;
 mod table;
 

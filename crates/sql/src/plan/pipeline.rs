@@ -161,6 +161,30 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
         }
         None => None,
     };
+    if ins.project {
+        let time_ty = src.columns[wm.column].ty;
+        let (keys, outputs) = super::project::outputs(ins, &scope, time_ty)?;
+        let sink_columns = sink_mapping(ins, &tables[sink], &outputs)?;
+        return Ok(Pipeline {
+            loc: ins.loc,
+            source,
+            sink,
+            filter,
+            window: WindowSpec {
+                assigner,
+                aggregates: Vec::new(),
+                allowed_lateness: 0,
+                late_side_output: false,
+            },
+            keys,
+            agg_args: Vec::new(),
+            outputs,
+            sink_columns,
+            having: None,
+            rank: None,
+            project: true,
+        });
+    }
     // GROUP BY: window_start and window_end, then keys.
     let mut keys: Vec<(String, Expr, SqlType)> = Vec::new();
     let (mut has_start, mut has_end) = (false, false);
@@ -321,6 +345,7 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
         sink_columns,
         having,
         rank,
+        project: false,
     })
 }
 

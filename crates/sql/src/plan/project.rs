@@ -1,0 +1,162 @@
+//! A window table function without GROUP BY: `INSERT INTO s SELECT *,
+//! window_start FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), ...))`. Every
+//! row is written at once with each window it belongs to (HOP and CUMULATE
+//! give a row per window), as Flink's `AlignedWindowTableFunctionOperator`
+//! does: nothing waits for the watermark, and a late row is written too
+//! (Flink's test: "late records would not be dropped").
+//!
+//! The pipeline reuses the aggregation's plumbing: its "keys" are the
+//! source columns the select list reads, and each row fires a result per
+//! window at once instead of entering the window operator.
+
+use std::cell::RefCell;
+
+use lowwater_core::window::operator::{WindowInput, WindowOutput, WindowResult};
+use sqlparser::ast::SelectItem;
+
+use crate::error::{Result, SqlError};
+use crate::expr::{compile, Expr, Scope};
+use crate::parse::{expr_loc, ident_name, Insert};
+use crate::types::SqlType;
+
+use super::table::TableScope;
+use super::{Output, OutputKind, Pipeline};
+
+/// The select list's scope: window_start, window_end, window_time, then
+/// the source columns it reads (registered as they are met).
+struct RowScope<'a> {
+    table: &'a TableScope<'a>,
+    time_ty: SqlType,
+    used: RefCell<Vec<usize>>,
+}
+
+impl Scope for RowScope<'_> {
+    fn resolve(&self, name: &str) -> Option<(usize, SqlType)> {
+        match name.to_ascii_lowercase().as_str() {
+            "window_start" => Some((0, SqlType::Timestamp)),
+            "window_end" => Some((1, SqlType::Timestamp)),
+            "window_time" => Some((2, self.time_ty)),
+            _ => {
+                let (c, ty) = self.table.resolve(name)?;
+                let mut used = self.used.borrow_mut();
+                let slot = match used.iter().position(|u| *u == c) {
+                    Some(s) => s,
+                    None => {
+                        used.push(c);
+                        used.len() - 1
+                    }
+                };
+                Some((3 + slot, ty))
+            }
+        }
+    }
+
+    fn names(&self) -> Vec<String> {
+        let mut v = self.table.names();
+        v.extend([
+            "window_start".into(),
+            "window_end".into(),
+            "window_time".into(),
+        ]);
+        v
+    }
+}
+
+/// The outputs and keys (source expressions) of a window function's rows.
+pub(super) fn outputs(
+    ins: &Insert,
+    table: &TableScope,
+    time_ty: SqlType,
+) -> Result<(Vec<Expr>, Vec<Output>)> {
+    let scope = RowScope {
+        table,
+        time_ty,
+        used: RefCell::new(Vec::new()),
+    };
+    // `*` is the table's columns, then the window's.
+    let mut items: Vec<(sqlparser::ast::Expr, Option<String>)> = Vec::new();
+    for item in &ins.items {
+        match item {
+            SelectItem::UnnamedExpr(e) => items.push((e.clone(), None)),
+            SelectItem::ExprWithAlias { expr, alias } => {
+                items.push((expr.clone(), Some(alias.value.clone())))
+            }
+            _ => {
+                let names = table.names().into_iter().chain([
+                    "window_start".into(),
+                    "window_end".into(),
+                    "window_time".into(),
+                ]);
+                for n in names {
+                    let parts: Vec<sqlparser::ast::Ident> =
+                        n.split('.').map(sqlparser::ast::Ident::new).collect();
+                    let e = if parts.len() == 1 {
+                        sqlparser::ast::Expr::Identifier(parts[0].clone())
+                    } else {
+                        sqlparser::ast::Expr::CompoundIdentifier(parts)
+                    };
+                    items.push((e, Some(n)));
+                }
+            }
+        }
+    }
+    if let Some(call) = super::rank::find(&ins.items, None).first() {
+        return Err(SqlError::new(
+            expr_loc(call, ins.loc),
+            "a ranking (Window Top-N) ranks a window aggregation's rows: add GROUP BY \
+             window_start, window_end, ...",
+        ));
+    }
+    let mut outputs = Vec::new();
+    for (i, (e, alias)) in items.iter().enumerate() {
+        let t = compile(e, &scope, ins.loc)?;
+        let kind = match t.expr {
+            Expr::Column(0) => OutputKind::WindowStart,
+            Expr::Column(1) => OutputKind::WindowEnd,
+            Expr::Column(2) => OutputKind::WindowTime,
+            Expr::Column(c) => OutputKind::Key(c - 3),
+            other => OutputKind::Expr(other),
+        };
+        outputs.push(Output {
+            name: alias
+                .clone()
+                .or_else(|| ident_name(e))
+                .unwrap_or_else(|| format!("EXPR${i}")),
+            ty: t.ty.unwrap_or(SqlType::String),
+            kind,
+        });
+    }
+    let keys = scope
+        .used
+        .into_inner()
+        .into_iter()
+        .map(Expr::Column)
+        .collect();
+    Ok((keys, outputs))
+}
+
+impl Pipeline {
+    /// A window function's row without aggregation: a result per window it
+    /// belongs to, at once (`WindowOutput::Fired` with the row's values as
+    /// the key and no aggregates).
+    pub fn project(
+        &self,
+        input: WindowInput,
+        out: &mut Vec<WindowOutput>,
+    ) -> std::result::Result<(), String> {
+        let mut windows = Vec::new();
+        self.window
+            .assigner
+            .assign(input.ts, &mut windows)
+            .map_err(|e| e.to_string())?;
+        for w in windows {
+            out.push(WindowOutput::Fired(WindowResult {
+                key: input.key.clone(),
+                window: w,
+                values: Vec::new(),
+                refired: false,
+            }));
+        }
+        Ok(())
+    }
+}
