@@ -275,6 +275,9 @@ fn run_job(o: RunOpts) -> Result<()> {
     for (k, v) in &plan.settings.inert {
         tracing::info!("SET '{k}' = '{v}' has no effect in lowwater yet");
     }
+    for n in &plan.flink_notes {
+        tracing::warn!("Flink would refuse this job: {n}");
+    }
     tracing::info!(
         "running {} ({} INSERT(s), parallelism {})",
         job.display(),
@@ -433,6 +436,9 @@ fn run(cli: Cli) -> Result<()> {
             }
             for (k, v) in &plan.settings.inert {
                 eprintln!("note: SET '{k}' = '{v}' has no effect in lowwater yet");
+            }
+            for n in &plan.flink_notes {
+                eprintln!("warning: Flink would refuse this job: {n}");
             }
             let outcome = replay(&plan, &args).map_err(|e| match e {
                 ReplayError::Io { .. } => anyhow::Error::new(e),

@@ -316,6 +316,12 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
     for x in w {
         let _ = writeln!(s, "  - {x}");
     }
+    if !plan.flink_notes.is_empty() {
+        let _ = writeln!(s, "\nFlink 2.3 would refuse (lowwater runs it):");
+        for n in &plan.flink_notes {
+            let _ = writeln!(s, "  - {n}");
+        }
+    }
     s
 }
 

@@ -22,6 +22,7 @@ pub mod numeric;
 pub mod options;
 pub mod parse;
 pub mod plan;
+pub mod portability;
 pub mod query;
 pub mod regex_fns;
 pub mod temporal;

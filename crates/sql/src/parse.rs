@@ -34,6 +34,9 @@ pub enum Statement {
     CreateTable(Box<CreateTable>),
     /// `INSERT INTO ... SELECT ...`.
     Insert(Box<Insert>),
+    /// What Flink would refuse in the file ([`crate::portability`]); one,
+    /// last, when there is any.
+    FlinkNotes(crate::portability::Notes),
 }
 
 /// `CREATE TABLE name (...) WITH (...)`.
@@ -211,6 +214,7 @@ fn parse_all(sql: &str) -> Result<Vec<Statement>> {
     let mut p = Parser::new(&dialect).with_tokens_with_locations(tokens);
     let mut out = Vec::new();
     let mut views = Views::new();
+    let mut notes = crate::portability::Notes::new();
     loop {
         while p.consume_token(&Token::SemiColon) {}
         if p.peek_token().token == Token::EOF {
@@ -230,7 +234,8 @@ fn parse_all(sql: &str) -> Result<Vec<Statement>> {
         {
             continue;
         }
-        if let Some(st) = statement(&mut p, &mut views)? {
+        if let Some(st) = statement(&mut p, &mut views, &mut notes)? {
+            crate::portability::statement(&st, &mut notes);
             out.push(st);
         }
         let next = p.peek_token();
@@ -240,6 +245,9 @@ fn parse_all(sql: &str) -> Result<Vec<Statement>> {
                 format!("expected ';' to end the statement, found {}", next.token),
             ));
         }
+    }
+    if !notes.is_empty() {
+        out.push(Statement::FlinkNotes(notes));
     }
     Ok(out)
 }
@@ -269,7 +277,11 @@ pub(crate) fn parse_word(p: &mut Parser, w: &str) -> bool {
     }
 }
 
-fn statement(p: &mut Parser, views: &mut Views) -> Result<Option<Statement>> {
+fn statement(
+    p: &mut Parser,
+    views: &mut Views,
+    notes: &mut crate::portability::Notes,
+) -> Result<Option<Statement>> {
     let loc = here(p);
     if p.parse_keyword(Keyword::SET) {
         return set(p, loc).map(Some);
@@ -277,10 +289,10 @@ fn statement(p: &mut Parser, views: &mut Views) -> Result<Option<Statement>> {
     if p.parse_keyword(Keyword::CREATE) {
         let _ = p.parse_keyword(Keyword::TEMPORARY);
         if p.parse_keyword(Keyword::TABLE) {
-            return create_table(p, loc).map(|t| Some(Statement::CreateTable(Box::new(t))));
+            return create_table(p, loc, notes).map(|t| Some(Statement::CreateTable(Box::new(t))));
         }
         if p.parse_keyword(Keyword::VIEW) {
-            query::create_view(p, views)?;
+            query::create_view(p, views, notes)?;
             return Ok(None);
         }
         return Err(SqlError::new(
@@ -289,7 +301,7 @@ fn statement(p: &mut Parser, views: &mut Views) -> Result<Option<Statement>> {
         ));
     }
     if p.parse_keyword(Keyword::INSERT) {
-        return query::insert(p, loc, views).map(|i| Some(Statement::Insert(Box::new(i))));
+        return query::insert(p, loc, views, notes).map(|i| Some(Statement::Insert(Box::new(i))));
     }
     let t = p.peek_token();
     Err(SqlError::new(
@@ -320,9 +332,15 @@ fn quoted(p: &mut Parser, what: &str) -> Result<String> {
     }
 }
 
-fn create_table(p: &mut Parser, loc: Loc) -> Result<CreateTable> {
+fn create_table(
+    p: &mut Parser,
+    loc: Loc,
+    notes: &mut crate::portability::Notes,
+) -> Result<CreateTable> {
     let _ = p.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
-    let name = pe(p.parse_identifier())?.value;
+    let id = pe(p.parse_identifier())?;
+    crate::portability::ident(&id, "the table name", here(p), notes);
+    let name = id.value;
     pe(p.expect_token(&Token::LParen))?;
     let mut columns = Vec::new();
     let mut watermark = None;
@@ -351,7 +369,7 @@ fn create_table(p: &mut Parser, loc: Loc) -> Result<CreateTable> {
                  append-only, remove the constraint",
             ));
         } else {
-            columns.extend(column_def(p)?);
+            columns.extend(column_def(p, notes)?);
         }
         if p.consume_token(&Token::Comma) {
             continue;
@@ -391,9 +409,11 @@ fn create_table(p: &mut Parser, loc: Loc) -> Result<CreateTable> {
 
 /// One column definition; a `ROW<...>` column gives one column per field,
 /// nested ROWs flattened (`payload.user.id`).
-fn column_def(p: &mut Parser) -> Result<Vec<ColumnDef>> {
+fn column_def(p: &mut Parser, notes: &mut crate::portability::Notes) -> Result<Vec<ColumnDef>> {
     let loc = here(p);
-    let name = pe(p.parse_identifier())?.value;
+    let id = pe(p.parse_identifier())?;
+    crate::portability::ident(&id, "the column name", loc, notes);
+    let name = id.value;
     if p.parse_keyword(Keyword::AS) {
         let expr = pe(p.parse_expr())?;
         skip_comment(p)?;

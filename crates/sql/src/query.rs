@@ -156,10 +156,16 @@ pub(crate) fn select(p: &mut Parser) -> Result<Select> {
 
 /// `[TEMPORARY] VIEW [IF NOT EXISTS] name [(cols)] AS SELECT ...` (after
 /// CREATE): remembered in `views` for the statements that follow.
-pub(crate) fn create_view(p: &mut Parser, views: &mut Views) -> Result<()> {
+pub(crate) fn create_view(
+    p: &mut Parser,
+    views: &mut Views,
+    notes: &mut crate::portability::Notes,
+) -> Result<()> {
     let if_not_exists = p.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
     let loc = here(p);
-    let name = pe(p.parse_identifier())?.value;
+    let id = pe(p.parse_identifier())?;
+    crate::portability::ident(&id, "the view name", loc, notes);
+    let name = id.value;
     let columns = if p.consume_token(&Token::LParen) {
         let cols = pe(p.parse_comma_separated(|p| p.parse_identifier()))?;
         pe(p.expect_token(&Token::RParen))?;
@@ -193,14 +199,22 @@ pub(crate) fn create_view(p: &mut Parser, views: &mut Views) -> Result<()> {
 
 /// `INTO sink [(cols)] SELECT ...` (after INSERT), with views and
 /// subqueries inlined.
-pub(crate) fn insert(p: &mut Parser, loc: Loc, views: &Views) -> Result<Insert> {
+pub(crate) fn insert(
+    p: &mut Parser,
+    loc: Loc,
+    views: &Views,
+    notes: &mut crate::portability::Notes,
+) -> Result<Insert> {
     if !p.parse_keyword(Keyword::INTO) {
         return Err(SqlError::new(
             here(p),
             "only INSERT INTO is supported (no INSERT OVERWRITE)",
         ));
     }
-    let sink = pe(p.parse_identifier())?.value;
+    let at = here(p);
+    let id = pe(p.parse_identifier())?;
+    crate::portability::ident(&id, "the table name", at, notes);
+    let sink = id.value;
     let sink_columns = if p.consume_token(&Token::LParen) {
         let cols = pe(p.parse_comma_separated(|p| p.parse_identifier()))?;
         pe(p.expect_token(&Token::RParen))?;

@@ -207,3 +207,43 @@ fn row_columns_are_flattened_into_their_fields() {
     ));
     assert!(e.contains("sink 's' has a ROW column (r)"), "{e}");
 }
+
+#[test]
+fn what_flink_would_refuse_is_noted_with_its_place() {
+    let plan = JobPlan::from_sql(
+        "CREATE TABLE events (user_id STRING, `value` INT, ts TIMESTAMP(3),
+           WATERMARK FOR ts AS ts - INTERVAL '120' SECOND)
+           WITH ('connector' = 'kafka', 'topic' = 'e', 'properties.bootstrap.servers' = 'b:9092', 'format' = 'json');
+         CREATE TABLE out (window_start TIMESTAMP(3), user_id STRING, total INT) WITH ('connector' = 'print');
+         INSERT INTO out SELECT window_start, user_id, SUM(`value`) AS result
+         FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '500' MILLISECOND))
+         GROUP BY window_start, window_end, user_id;",
+    )
+    .expect("lowwater runs it");
+    let notes = plan.flink_notes.join("\n");
+    assert_eq!(plan.flink_notes.len(), 5, "{notes}");
+    assert!(
+        notes.contains("line 2, column 46: INTERVAL '120' SECOND"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("the table name out is a reserved word"),
+        "{notes}"
+    );
+    assert!(notes.contains("the alias result"), "{notes}");
+    assert!(notes.contains("no MILLISECOND intervals"), "{notes}");
+    assert!(!notes.contains("value is a reserved"), "quoted: {notes}");
+    let clean = JobPlan::from_sql(&job(
+        "",
+        &format!(
+            "INSERT INTO out SELECT window_start, user_id, COUNT(*) AS n FROM {TVF} GROUP BY \
+             window_start, window_end, user_id;"
+        ),
+    ))
+    .expect("plans");
+    assert_eq!(clean.flink_notes.len(), 2, "{:?}", clean.flink_notes);
+    assert!(clean
+        .flink_notes
+        .iter()
+        .all(|n| n.contains("the table name out")));
+}

@@ -324,6 +324,9 @@ pub struct JobPlan {
     pub tables: Vec<TableDef>,
     /// Pipelines, in INSERT order.
     pub pipelines: Vec<Pipeline>,
+    /// What Flink would refuse in the job file, with line and column
+    /// (lowwater runs it; see [`crate::portability`]).
+    pub flink_notes: Vec<String>,
 }
 
 impl JobPlan {
@@ -556,10 +559,20 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
             "the job has no INSERT INTO statement: nothing to run",
         ));
     }
+    let flink_notes = stmts
+        .iter()
+        .filter_map(|s| match s {
+            Statement::FlinkNotes(n) => Some(n),
+            _ => None,
+        })
+        .flatten()
+        .map(|(loc, m)| format!("line {}, column {}: {m}", loc.line, loc.column))
+        .collect();
     let plan = JobPlan {
         settings,
         tables,
         pipelines,
+        flink_notes,
     };
     for (i, t) in plan.tables.iter().enumerate() {
         if let Some((c, loc)) = t.proctime {
@@ -579,6 +592,7 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
         settings,
         tables,
         pipelines,
+        flink_notes,
     } = plan;
     for t in &tables {
         if t.exactly_once() && settings.checkpoints.interval.is_none() {
@@ -597,6 +611,7 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
         settings,
         tables,
         pipelines,
+        flink_notes,
     })
 }
 
