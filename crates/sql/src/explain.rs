@@ -11,6 +11,8 @@ use lowwater_core::window::aggregate::AggFunc;
 use lowwater_core::window::assigner::WindowAssigner;
 use lowwater_core::Millis;
 
+use crate::expr::Expr;
+use crate::functions::Func;
 use crate::options::Connector;
 use crate::plan::{ColumnSource, JobPlan, OutputKind, TableDef};
 
@@ -91,6 +93,136 @@ fn agg_name(f: AggFunc) -> &'static str {
         AggFunc::LastValue => "LAST_VALUE",
         AggFunc::ListAgg => "LISTAGG",
     }
+}
+
+/// The name of a function call, for the feature list.
+fn func_name(f: &Func) -> &'static str {
+    use crate::temporal::TimeFn;
+    match f {
+        Func::Upper => "UPPER",
+        Func::Lower => "LOWER",
+        Func::CharLength => "CHAR_LENGTH",
+        Func::Concat => "CONCAT",
+        Func::ConcatWs => "CONCAT_WS",
+        Func::Substring => "SUBSTRING",
+        Func::Trim(..) => "TRIM",
+        Func::Coalesce(_) => "COALESCE",
+        Func::If(_) => "IF",
+        Func::NullIf => "NULLIF",
+        Func::Abs => "ABS",
+        Func::Power => "POWER",
+        Func::FloatText => "CAST",
+        Func::Mod(_) => "MOD",
+        Func::Case(..) => "CASE",
+        Func::Like(..) => "LIKE",
+        Func::In(_) => "IN",
+        Func::Between(_) => "BETWEEN",
+        Func::DistinctFrom(_) => "IS DISTINCT FROM",
+        Func::Time(TimeFn::Extract(_)) => "EXTRACT",
+        Func::Time(TimeFn::Floor(_)) => "FLOOR(ts TO unit)",
+        Func::Time(TimeFn::Ceil(_)) => "CEIL(ts TO unit)",
+        Func::Time(TimeFn::Format(_)) => "DATE_FORMAT",
+        Func::Round(crate::numeric::Round::Half) => "ROUND",
+        Func::Round(crate::numeric::Round::Floor) => "FLOOR",
+        Func::Round(crate::numeric::Round::Ceil) => "CEIL",
+        Func::Regex(crate::regex_fns::RegexFn::Matches(_)) => "REGEXP",
+        Func::Regex(crate::regex_fns::RegexFn::Extract(_)) => "REGEXP_EXTRACT",
+        Func::Regex(crate::regex_fns::RegexFn::Replace(_)) => "REGEXP_REPLACE",
+        Func::Try => "TRY_CAST",
+        Func::DecArith(..) => "DECIMAL arithmetic",
+    }
+}
+
+fn calls(e: &Expr, out: &mut Vec<&'static str>) {
+    let mut push = |n: &'static str| {
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    };
+    match e {
+        Expr::Call(f, args) => {
+            push(func_name(f));
+            for a in args {
+                calls(a, out);
+            }
+        }
+        Expr::Cast(a, _) => {
+            push("CAST");
+            calls(a, out);
+        }
+        Expr::ToTimestampLtz(a, _) => {
+            push("TO_TIMESTAMP_LTZ");
+            calls(a, out);
+        }
+        Expr::ToTimestamp(a) => {
+            push("TO_TIMESTAMP");
+            calls(a, out);
+        }
+        Expr::Compare(_, a, b) | Expr::Arith(_, a, b) | Expr::And(a, b) | Expr::Or(a, b) => {
+            calls(a, out);
+            calls(b, out);
+        }
+        Expr::Narrow(a, _) | Expr::Not(a) | Expr::Neg(a) | Expr::IsNull(a, _) => calls(a, out),
+        Expr::Column(_) | Expr::Literal(_) => {}
+    }
+}
+
+/// The constructs an INSERT uses, in words: what `explain` lists as the
+/// job's supported features.
+pub fn features(plan: &JobPlan, pl: &crate::plan::Pipeline) -> Vec<String> {
+    let mut f = vec![window_text(&pl.window.assigner)];
+    if pl.project {
+        f.push("rows tagged with their windows (no GROUP BY)".into());
+    } else {
+        f.push(format!("GROUP BY {} key(s)", pl.keys.len()));
+        let mut aggs: Vec<&str> = pl
+            .window
+            .aggregates
+            .iter()
+            .map(|a| agg_name(a.func))
+            .collect();
+        aggs.dedup();
+        if !aggs.is_empty() {
+            f.push(format!("aggregates {}", aggs.join(" ")));
+        }
+    }
+    if pl.filter.is_some() {
+        f.push("WHERE".into());
+    }
+    if pl.having.is_some() {
+        f.push("HAVING".into());
+    }
+    if let Some(r) = &pl.rank {
+        f.push(format!(
+            "Window Top-N ({} rank partition key(s))",
+            r.partition.len()
+        ));
+    }
+    if pl.window.late_side_output {
+        f.push("late rows to a table".into());
+    }
+    let src = &plan.tables[pl.source];
+    if src.columns.iter().any(|c| !c.path.is_empty()) {
+        f.push("ROW fields".into());
+    }
+    let mut names = Vec::new();
+    let exprs = pl
+        .filter
+        .iter()
+        .chain(&pl.keys)
+        .chain(&pl.agg_args)
+        .chain(&pl.having)
+        .chain(pl.outputs.iter().filter_map(|o| match &o.kind {
+            OutputKind::Expr(e) => Some(e),
+            _ => None,
+        }));
+    for e in exprs {
+        calls(e, &mut names);
+    }
+    if !names.is_empty() {
+        f.push(format!("functions {}", names.join(", ")));
+    }
+    f
 }
 
 /// Subtasks of `t`'s partitions at `parallelism`: subtask -> [(topic, partition)].
@@ -310,6 +442,7 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
             })
             .collect();
         let _ = writeln!(s, "  keys: {}; outputs: {}", pl.keys.len(), outs.join(", "));
+        let _ = writeln!(s, "  features: {}", features(plan, pl).join(", "));
     }
     let w = warnings(plan, partitions);
     let _ = writeln!(s, "\nwarnings:{}", if w.is_empty() { " none" } else { "" });

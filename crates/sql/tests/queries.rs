@@ -247,3 +247,24 @@ fn what_flink_would_refuse_is_noted_with_its_place() {
         .iter()
         .all(|n| n.contains("the table name out")));
 }
+
+#[test]
+fn explain_lists_the_features_a_job_uses() {
+    let plan = JobPlan::from_sql(&job(
+        "",
+        &format!(
+            "INSERT INTO out SELECT window_start, u, n FROM (SELECT *, ROW_NUMBER() OVER \
+             (PARTITION BY window_start, window_end ORDER BY n DESC) AS rn FROM (SELECT \
+             window_start, window_end, UPPER(user_id) AS u, COUNT(*) AS n FROM {TVF} WHERE \
+             amount > 1.5 GROUP BY window_start, window_end, UPPER(user_id) HAVING SUM(amount) > 0)) \
+             WHERE rn <= 3;"
+        ),
+    ))
+    .expect("plans");
+    let f = lowwater_sql::explain::features(&plan, &plan.pipelines[0]).join(", ");
+    assert_eq!(
+        f,
+        "TUMBLE 1m 0s, GROUP BY 1 key(s), aggregates COUNT(*) SUM, WHERE, HAVING, \
+         Window Top-N (0 rank partition key(s)), functions UPPER"
+    );
+}

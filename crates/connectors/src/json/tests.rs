@@ -1,0 +1,245 @@
+//! Decoding and encoding cases, checked against Flink's json format.
+
+use super::*;
+use lowwater_sql::plan::JobPlan;
+
+fn table(cols: &str, extra: &str) -> TableDef {
+    let sql = format!(
+        "CREATE TABLE t ({cols}, WATERMARK FOR ts AS ts) WITH ('connector'='filesystem','path'='p','format'='json'{extra});
+         CREATE TABLE s (n BIGINT) WITH ('connector'='blackhole');
+         INSERT INTO s SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end"
+    );
+    JobPlan::from_sql(&sql).expect("valid job").tables.remove(0)
+}
+
+#[test]
+fn nesting_deeper_than_jacksons_limit_is_an_error_not_a_crash() {
+    let deep = |n: usize| format!("{{\"a\":{}1{}}}", "[".repeat(n), "]".repeat(n));
+    assert!(!nests_deeper(&deep(998), MAX_NESTING));
+    assert!(nests_deeper(&deep(1000), MAX_NESTING));
+    let quoted = format!("{{\"a\":\"{}\"}}", "[".repeat(5_000));
+    assert!(
+        !nests_deeper(&quoted, MAX_NESTING),
+        "brackets in strings do not count"
+    );
+    let escaped = format!("{{\"a\":\"\\\"{}\"}}", "[".repeat(5_000));
+    assert!(
+        !nests_deeper(&escaped, MAX_NESTING),
+        "nor after an escaped quote"
+    );
+}
+
+#[test]
+fn row_columns_read_nested_objects() {
+    let t = table(
+        "id INT, p ROW<c ROW<id STRING, tier STRING>, amount DOUBLE>, ts TIMESTAMP(3)",
+        "",
+    );
+    let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["id", "p.c.id", "p.c.tier", "p.amount", "ts"]);
+    let mut dec = JsonDecoder::new(&t);
+    let mut row = Vec::new();
+    dec.decode(
+        r#"{"id":1,"p":{"amount":"2.5","c":{"tier":"gold","id":"x","more":[1]}},"ts":"2025-09-14 03:37:58"}"#,
+        &mut row,
+    )
+    .expect("decodes");
+    assert_eq!(
+        row[..4],
+        [
+            Value::Int(1),
+            Value::str("x"),
+            Value::str("gold"),
+            Value::Double(2.5)
+        ]
+    );
+    dec.decode(
+        r#"{"id":2,"p":{"c":null},"ts":"2025-09-14 03:37:58"}"#,
+        &mut row,
+    )
+    .expect("a NULL row is NULL fields");
+    assert_eq!(row[1..4], [Value::Null, Value::Null, Value::Null]);
+    let e = dec
+        .decode(
+            r#"{"id":3,"p":{"c":"x"},"ts":"2025-09-14 03:37:58"}"#,
+            &mut row,
+        )
+        .expect_err("not an object");
+    assert!(
+        e.0.contains("field 'c' (ROW): expected a JSON object, found string"),
+        "{e}"
+    );
+    let strict = table(
+        "p ROW<a INT, b INT>, ts TIMESTAMP(3)",
+        ", 'json.fail-on-missing-field' = 'true'",
+    );
+    let e = JsonDecoder::new(&strict)
+        .decode(r#"{"p":{"a":1},"ts":"2025-09-14 03:37:58"}"#, &mut row)
+        .expect_err("missing nested field");
+    assert!(e.0.contains("field 'p.b' is missing"), "{e}");
+    let bad = table(
+        "p ROW<a INT, b INT>, ts TIMESTAMP(3)",
+        ", 'json.ignore-parse-errors' = 'true'",
+    );
+    let nulled = JsonDecoder::new(&bad)
+        .decode(
+            r#"{"p":{"a":"x","b":2},"ts":"2025-09-14 03:37:58"}"#,
+            &mut row,
+        )
+        .expect("ignored");
+    assert_eq!((nulled, &row[..2]), (1, &[Value::Null, Value::Int(2)][..]));
+}
+
+#[test]
+fn decodes_with_flink_conversions() {
+    let t = table(
+        "u STRING, n BIGINT, d DOUBLE, b BOOLEAN, ts TIMESTAMP(3)",
+        "",
+    );
+    let mut dec = JsonDecoder::new(&t);
+    let mut row = Vec::new();
+    dec.decode(
+        r#"{"u":7,"n":"42","d":"1.5","b":"TRUE","ts":"2025-09-14 03:37:58.5","extra":1}"#,
+        &mut row,
+    )
+    .expect("decodes");
+    assert_eq!(row[0], Value::str("7"));
+    assert_eq!(row[1], Value::Int(42));
+    assert_eq!(row[2], Value::Double(1.5));
+    assert_eq!(row[3], Value::Bool(true));
+    assert_eq!(
+        row[4],
+        Value::Timestamp(parse_timestamp("2025-09-14 03:37:58.500").unwrap_or(0))
+    );
+    dec.decode(r#"{"n":2.9}"#, &mut row)
+        .expect("missing fields are null");
+    assert_eq!(
+        (row[0].clone(), row[1].clone()),
+        (Value::Null, Value::Int(2))
+    );
+}
+
+#[test]
+fn bad_payloads_say_which_field_and_why() {
+    let t = table("n BIGINT, ts TIMESTAMP(3)", "");
+    let mut dec = JsonDecoder::new(&t);
+    let mut row = Vec::new();
+    let e = dec.decode(r#"{"n":"abc"}"#, &mut row).expect_err("bad int");
+    assert!(
+        e.0.contains("field 'n' (BIGINT)") && e.0.contains("'abc'"),
+        "{e}"
+    );
+    let e = dec
+        .decode(r#"{"ts":"2025-09-14T03:37:58"}"#, &mut row)
+        .expect_err("iso in sql mode");
+    assert!(e.0.contains("SQL form"), "{e}");
+    assert!(dec
+        .decode("[1]", &mut row)
+        .is_err_and(|e| e.0.contains("not a JSON object")));
+    assert!(dec
+        .decode("{\"n\":", &mut row)
+        .is_err_and(|e| e.0.contains("not valid JSON")));
+    let strict = table(
+        "n BIGINT, ts TIMESTAMP(3)",
+        ",'json.fail-on-missing-field'='true'",
+    );
+    assert!(JsonDecoder::new(&strict).decode("{}", &mut row).is_err());
+    // Projection: a field the job does not read is validated as JSON but
+    // not converted, so its type cannot fail the record.
+    let mut projected = JsonDecoder::projected(&t, &[false, true]);
+    projected
+        .decode(r#"{"n":"abc","ts":"2025-09-14 03:37:58"}"#, &mut row)
+        .expect("n is not read");
+    assert_eq!(row[0], Value::Null);
+    assert!(
+        projected.decode(r#"{"n":[1,}"#, &mut row).is_err(),
+        "malformed JSON still fails"
+    );
+}
+
+#[test]
+fn encodes_like_flink() {
+    let t = table("u STRING, n BIGINT, d DOUBLE, ts TIMESTAMP(3)", "");
+    let enc = JsonEncoder::new(&t);
+    let ts = parse_timestamp("2025-09-14 03:37:00").unwrap_or(0);
+    let s = enc.encode(&[
+        Value::str("a\"b"),
+        Value::Null,
+        Value::Int(3),
+        Value::Timestamp(ts),
+    ]);
+    assert_eq!(
+        s,
+        r#"{"u":"a\"b","n":null,"d":3.0,"ts":"2025-09-14 03:37:00"}"#
+    );
+    assert_eq!(
+        format_flink_timestamp(ts + 999, 'T', true),
+        "2025-09-14T03:37:00.999Z"
+    );
+    assert_eq!(
+        format_flink_timestamp(ts + 500, ' ', false),
+        "2025-09-14 03:37:00.5"
+    );
+    let types = [
+        SqlType::Timestamp,
+        SqlType::BigInt,
+        SqlType::TimestampLtz,
+        SqlType::Double,
+    ];
+    let row = [
+        Value::Timestamp(ts),
+        Value::Int(1),
+        Value::Timestamp(ts + 1_500),
+        Value::Double(1.5e8),
+    ];
+    assert_eq!(
+        print_row(&row, &types),
+        "+I[2025-09-14T03:37, 1, 2025-09-14T03:37:01.500Z, 1.5E8]"
+    );
+    let half = [Value::Timestamp(ts + 500)];
+    assert_eq!(
+        print_row(&half, &[SqlType::Timestamp]),
+        "+I[2025-09-14T03:37:00.500]"
+    );
+}
+
+#[test]
+fn doubles_print_like_java() {
+    assert_eq!(java_double(3.0), "3.0");
+    assert_eq!(java_double(1234567.0), "1234567.0");
+    assert_eq!(java_double(123456795.0), "1.23456795E8");
+    assert_eq!(java_double(1e7), "1.0E7");
+    assert_eq!(java_double(0.001), "0.001");
+    assert_eq!(java_double(0.0001), "1.0E-4");
+    assert_eq!(java_double(-2.5e-5), "-2.5E-5");
+    assert_eq!(java_double(0.0), "0.0");
+    assert_eq!(java_double(f64::NAN), "NaN");
+    assert_eq!(java_double(f64::NEG_INFINITY), "-Infinity");
+}
+
+#[test]
+fn conversions_match_jackson_and_ignore_parse_errors_nulls_fields() {
+    let t = table("u STRING, n BIGINT, ts TIMESTAMP(3)", "");
+    let mut row = Vec::new();
+    JsonDecoder::new(&t)
+        .decode(r#"{"u":1.50,"n":3000000000}"#, &mut row)
+        .expect("BIGINT takes 3e9");
+    assert_eq!(row[0], Value::str("1.5"), "Jackson's asText of a double");
+    let int = table("n INT, ts TIMESTAMP(3)", "");
+    let e = JsonDecoder::new(&int)
+        .decode(r#"{"n":3000000000}"#, &mut row)
+        .expect_err("INT overflow");
+    assert!(e.0.contains("does not fit in an INT"), "{e}");
+    let lenient = table(
+        "n INT, ts TIMESTAMP(3)",
+        ",'json.ignore-parse-errors'='true'",
+    );
+    let nulled =
+        JsonDecoder::new(&lenient).decode(r#"{"n":"x","ts":"2025-09-14 03:37:58"}"#, &mut row);
+    assert_eq!(
+        nulled,
+        Ok(1),
+        "a field that does not convert is NULL and counted"
+    );
+    assert_eq!(row[0], Value::Null);
+}
