@@ -93,7 +93,7 @@ fn every_case_gives_flinks_rows() {
         .collect();
     names.sort();
     assert!(
-        names.len() >= 138,
+        names.len() >= 143,
         "the suite has its cases: {}",
         names.len()
     );
@@ -156,4 +156,140 @@ fn diff(want: &[String], got: &[String]) -> String {
         want.len(),
         got.len()
     )
+}
+
+/// The functions and constructs lowwater supports: the README's SQL section
+/// names each, and the suite runs each against Flink at least once.
+const SUPPORTED: &[&str] = &[
+    "UPPER(",
+    "LOWER(",
+    "CHAR_LENGTH(",
+    "CONCAT(",
+    "CONCAT_WS(",
+    "SUBSTRING(",
+    "TRIM(",
+    "COALESCE(",
+    "IF(",
+    "NULLIF(",
+    "ABS(",
+    "MOD(",
+    "POWER(",
+    "SQRT(",
+    "ROUND(",
+    "FLOOR(",
+    "CEIL(",
+    "TRY_CAST(",
+    "REGEXP(",
+    "REGEXP_EXTRACT(",
+    "REGEXP_REPLACE(",
+    "EXTRACT(",
+    "YEAR(",
+    "QUARTER(",
+    "MONTH(",
+    "WEEK(",
+    "DAYOFYEAR(",
+    "DAYOFMONTH(",
+    "DAYOFWEEK(",
+    "HOUR(",
+    "MINUTE(",
+    "SECOND(",
+    "DATE_FORMAT(",
+    "TO_TIMESTAMP(",
+    "TO_TIMESTAMP_LTZ(",
+    "CAST(",
+    "COUNT(",
+    "SUM(",
+    "MIN(",
+    "MAX(",
+    "AVG(",
+    "STDDEV_POP(",
+    "STDDEV_SAMP(",
+    "VAR_POP(",
+    "VAR_SAMP(",
+    "STDDEV(",
+    "VARIANCE(",
+    "FIRST_VALUE(",
+    "LAST_VALUE(",
+    "LISTAGG(",
+    "APPROX_COUNT_DISTINCT(",
+    "ROW_NUMBER(",
+    "RANK(",
+    "DENSE_RANK(",
+    "TUMBLE(",
+    "HOP(",
+    "CUMULATE(",
+    "SESSION(",
+    "TUMBLE_START(",
+    "TUMBLE_END(",
+    "TUMBLE_ROWTIME(",
+    "HOP_START(",
+    "HOP_END(",
+    "SESSION_START(",
+    "SESSION_END(",
+    "HAVING",
+    "FILTER (WHERE",
+    "DISTINCT",
+    "CASE",
+    "LIKE",
+    "ESCAPE",
+    "BETWEEN",
+    "DISTINCT FROM",
+    "VIEW",
+    "DECIMAL",
+    "ROW<",
+    "TIMESTAMP '",
+    "DATA =>",
+    "ORDER BY",
+];
+
+#[test]
+fn the_readme_lists_what_the_suite_checks() {
+    let readme = std::fs::read_to_string(root().join("../README.md")).expect("README.md");
+    let start = readme
+        .find("## The SQL that runs")
+        .expect("the SQL section");
+    let end = readme[start..]
+        .find("\n## ")
+        .map_or(readme.len(), |e| start + e);
+    let squash = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let section = squash(&readme[start..end].to_ascii_uppercase());
+    let mut suite = String::new();
+    for dir in ["cases", "data"] {
+        for e in std::fs::read_dir(root().join(dir)).expect("compat dir") {
+            let p = e.expect("entry").path();
+            if p.extension().is_some_and(|x| x == "sql") {
+                suite.push_str(&std::fs::read_to_string(&p).expect("case"));
+                suite.push('\n');
+            }
+        }
+    }
+    let suite = squash(&suite.to_ascii_uppercase());
+    let is_word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+    // `n` as a whole word (its ends, where they are letters, not inside
+    // a longer name), followed by `next` when given.
+    let found = |text: &str, n: &str, next: Option<char>| {
+        text.match_indices(n).any(|(i, _)| {
+            let before = text[..i].chars().next_back();
+            let rest = text[i + n.len()..].trim_start();
+            let after = text[i + n.len()..].chars().next();
+            let start_ok = !n.starts_with(|c: char| c.is_ascii_alphanumeric()) || !is_word(before);
+            let end_ok =
+                !n.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') || !is_word(after);
+            start_ok && end_ok && next.is_none_or(|c| rest.starts_with(c))
+        })
+    };
+    let mut missing = Vec::new();
+    for name in SUPPORTED {
+        let (n, call) = match name.strip_suffix('(') {
+            Some(n) => (n, Some('(')),
+            None => (*name, None),
+        };
+        if !found(&section, n, None) {
+            missing.push(format!("{n} is not in the README's SQL section"));
+        }
+        if !found(&suite, n, call) {
+            missing.push(format!("{name} is in no compatibility case"));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
 }
