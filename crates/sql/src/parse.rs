@@ -601,7 +601,11 @@ mod tests {
             FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
             WHERE user_id <> 'bot' GROUP BY window_start, window_end, user_id;";
         let stmts = parse_script(sql).expect("parses");
-        assert_eq!(stmts.len(), 3);
+        assert_eq!(stmts.len(), 4);
+        assert!(
+            matches!(&stmts[3], Statement::FlinkNotes(n) if n.len() == 1 && n[0].1.contains("out")),
+            "the table name out is noted: Flink reserves it"
+        );
         let Statement::CreateTable(t) = &stmts[1] else {
             panic!("create")
         };
