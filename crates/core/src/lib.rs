@@ -49,6 +49,7 @@ pub mod decimal;
 pub mod diagnose;
 pub mod error;
 pub mod harness;
+pub mod javafmt;
 pub mod route;
 pub mod source;
 pub mod text;

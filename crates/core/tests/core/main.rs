@@ -3,6 +3,7 @@
 
 mod backlog;
 mod incidents;
+mod javafmt;
 mod properties;
 mod restore;
 mod vectors;
