@@ -358,18 +358,20 @@ fn binary(
             ));
         }
         let bits = |t: Option<SqlType>| t.and_then(|t| t.int_bits()).unwrap_or(0);
-        let ty = if either(SqlType::Double) {
-            SqlType::Double
-        } else if either(SqlType::Float) {
-            SqlType::Float
-        } else {
-            match bits(lt).max(bits(rt)) {
-                8 => SqlType::TinyInt,
-                16 => SqlType::SmallInt,
-                0 | 32 => SqlType::Int,
-                _ => SqlType::BigInt,
-            }
-        };
+        let ty =
+            if either(SqlType::Double) || (either(SqlType::Float) && (is_dec(lt) || is_dec(rt))) {
+                // FLOAT with DECIMAL is a DOUBLE in Flink.
+                SqlType::Double
+            } else if either(SqlType::Float) {
+                SqlType::Float
+            } else {
+                match bits(lt).max(bits(rt)) {
+                    8 => SqlType::TinyInt,
+                    16 => SqlType::SmallInt,
+                    0 | 32 => SqlType::Int,
+                    _ => SqlType::BigInt,
+                }
+            };
         let ex = Expr::Arith(a, le, re);
         let ex = match ty {
             SqlType::Double | SqlType::BigInt => ex,
@@ -635,11 +637,20 @@ pub fn order(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
     if a.is_null() || b.is_null() {
         return None;
     }
+    let exact = |v: &Value| match v {
+        Value::Int(i) => Some((i128::from(*i), 0)),
+        Value::Decimal(..) => v.as_decimal(),
+        _ => None,
+    };
     Some(match (a.as_f64(), b.as_f64()) {
         (Some(x), Some(y)) if matches!(a, Value::Double(_)) || matches!(b, Value::Double(_)) => {
             x.total_cmp(&y)
         }
-        _ => a.cmp(b),
+        // DECIMAL against DECIMAL or an integer: by value (100.00 = 100).
+        _ => match (exact(a), exact(b)) {
+            (Some(x), Some(y)) => lowwater_core::decimal::cmp(x, y),
+            _ => a.cmp(b),
+        },
     })
 }
 
