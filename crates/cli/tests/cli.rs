@@ -132,12 +132,12 @@ fn unsupported_sql_names_the_construct_and_its_place() {
         &["join.sql: line 6, column 64", "window table function"],
     );
     let job = write(
-        "decimal.sql",
-        &JOB.replace("user_id STRING", "user_id DECIMAL(10, 2)"),
+        "array.sql",
+        &JOB.replace("user_id STRING", "user_id ARRAY<INT>"),
     );
     expect_user_error(
         &["explain", s(&job)],
-        &["line 1, column 30", "type DECIMAL is not supported"],
+        &["line 1, column 30", "type ARRAY is not supported"],
     );
 }
 
