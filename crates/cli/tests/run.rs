@@ -126,11 +126,11 @@ fn datagen_job(extra_settings: &str) -> String {
         "SET 'parallelism.default' = '2';
 {extra_settings}
 CREATE TABLE clicks (user_id INT, event_time TIMESTAMP(3),
-  WATERMARK FOR event_time AS event_time - INTERVAL '200' MILLISECOND
+  WATERMARK FOR event_time AS event_time - INTERVAL '0.2' SECOND
 ) WITH ('connector' = 'datagen', 'rows-per-second' = '400', 'fields.user_id.min' = '1', 'fields.user_id.max' = '3',
   'lowwater.partitions' = '4', 'lowwater.partition.2.never' = 'true');
-CREATE TABLE out (window_start TIMESTAMP(3), window_end TIMESTAMP(3), n BIGINT) WITH ('connector' = 'print');
-INSERT INTO out SELECT window_start, window_end, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(event_time), INTERVAL '1' SECOND))
+CREATE TABLE `out` (window_start TIMESTAMP(3), window_end TIMESTAMP(3), n BIGINT) WITH ('connector' = 'print');
+INSERT INTO `out` SELECT window_start, window_end, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(event_time), INTERVAL '1' SECOND))
 GROUP BY window_start, window_end;
 "
     )

@@ -104,6 +104,8 @@ fn generator(d: &Datagen, name: &str, ty: SqlType) -> Gen {
 pub struct DatagenTable {
     spec: Datagen,
     gens: Vec<(Gen, f64)>,
+    /// The columns' types (a DECIMAL's random number is rounded to it).
+    types: Vec<SqlType>,
     remaining: Option<Arc<AtomicU64>>,
     producing: u64,
     /// Rows a partition can produce before a `sequence` field passes its end
@@ -146,6 +148,7 @@ impl DatagenTable {
         DatagenTable {
             spec: spec.clone(),
             gens,
+            types: table.columns.iter().map(|c| c.ty).collect(),
             remaining: spec.number_of_rows.map(|n| Arc::new(AtomicU64::new(n))),
             producing,
             sequence_rows,
@@ -335,6 +338,10 @@ impl DatagenPartition {
                     Value::Timestamp(now - self.rng.below(*max_past as u64 + 1) as i64)
                 }
             };
+            // A DECIMAL column gets its random number in its type.
+            if let Some(SqlType::Decimal(p, s)) = self.table.types.get(i) {
+                row[i] = lowwater_core::decimal::coerce(&row[i], *p, *s);
+            }
         }
     }
 }
@@ -388,6 +395,26 @@ mod tests {
         );
         assert_eq!(at(&mut ps, 10_000), [350, 0, 1, 350]);
         assert_eq!(ps[1].next_due(), None);
+    }
+
+    #[test]
+    fn decimal_columns_get_decimals_of_their_scale() {
+        let sql = "CREATE TABLE g (price DECIMAL(6, 2), ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+               WITH ('connector'='datagen', 'fields.price.min'='-5', 'fields.price.max'='5');
+             CREATE TABLE s (n DECIMAL(38, 2)) WITH ('connector'='blackhole');
+             INSERT INTO s SELECT SUM(price) FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end";
+        let t = JobPlan::from_sql(sql).expect("plans").tables.remove(0);
+        let Connector::Datagen(d) = t.connector.clone() else {
+            panic!("datagen")
+        };
+        let g = DatagenTable::new(&t, &d);
+        let mut part = g.partition(0, 0);
+        let mut row = Vec::new();
+        for _ in 0..20 {
+            part.generate(1_000, &mut row);
+            let (u, s) = row[0].as_decimal().expect("a decimal");
+            assert!(s == 2 && (-500..=500).contains(&u), "{:?}", row[0]);
+        }
     }
 
     #[test]

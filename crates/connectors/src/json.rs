@@ -351,7 +351,11 @@ fn convert(v: &LazyValue<'_>, ty: SqlType, std: TimestampStandard) -> Result<Val
         // The number's exact text (Flink reads JSON floats as BigDecimal),
         // rounded HALF_UP to the scale; NULL when it has too many digits.
         SqlType::Decimal(p, s) => {
-            let t = number_text()?;
+            let t = match v.get_type() {
+                // The number's own text: not through a double.
+                JsonType::Number => v.as_raw_str().trim().to_string(),
+                _ => number_text()?,
+            };
             if lowwater_core::decimal::parse(&t).is_none() {
                 return Err(format!("'{t}' is not a decimal number"));
             }

@@ -56,7 +56,7 @@ fn div_half_up(a: i128, b: i128) -> i128 {
 pub fn parse(text: &str) -> Option<Dec> {
     let t = text.trim();
     let (mantissa, exp) = match t.find(['e', 'E']) {
-        Some(i) => (&t[..i], t[i + 1..].parse::<i32>().ok()?),
+        Some(i) => (&t[..i], t[i + 1..].parse::<i64>().ok()?),
         None => (t, 0),
     };
     let (neg, digits) = match mantissa.as_bytes().first()? {
@@ -82,13 +82,22 @@ pub fn parse(text: &str) -> Option<Dec> {
     if count > usize::from(MAX_PRECISION) {
         return None;
     }
-    let mut scale = frac.len() as i32 - exp;
+    let mut scale = (frac.len() as i64).checked_sub(exp)?;
     if scale < 0 {
         v = v.checked_mul(pow10(u8::try_from(-scale).ok()?)?)?;
         scale = 0;
     }
-    let scale = u8::try_from(scale).ok().filter(|s| *s <= MAX_PRECISION)?;
-    Some((if neg { -v } else { v }, scale))
+    // More than 38 digits after the point: rounded HALF_UP to 38 (a tiny
+    // number is 0 at any scale a column can have).
+    if scale > i64::from(MAX_PRECISION) {
+        let drop = scale - i64::from(MAX_PRECISION);
+        v = match pow10(u8::try_from(drop).unwrap_or(u8::MAX)) {
+            Some(d) => div_half_up(v, d),
+            None => 0,
+        };
+        scale = i64::from(MAX_PRECISION);
+    }
+    Some((if neg { -v } else { v }, scale as u8))
 }
 
 /// The sum of two decimals, at the larger scale.
@@ -102,18 +111,97 @@ pub fn mul(a: Dec, b: Dec) -> Option<Dec> {
     Some((a.0.checked_mul(b.0)?, a.1.checked_add(b.1)?))
 }
 
+/// A 256-bit product of two 128-bit magnitudes, as (high, low).
+fn wide_mul(a: u128, b: u128) -> (u128, u128) {
+    let (a1, a0) = (a >> 64, a & u128::from(u64::MAX));
+    let (b1, b0) = (b >> 64, b & u128::from(u64::MAX));
+    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+    let mid = (p00 >> 64) + (p01 & u128::from(u64::MAX)) + (p10 & u128::from(u64::MAX));
+    let lo = (p00 & u128::from(u64::MAX)) | (mid << 64);
+    let hi = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
+    (hi, lo)
+}
+
+/// `(hi, lo) / d` and its remainder, when the quotient fits 128 bits.
+fn wide_div(hi: u128, lo: u128, d: u128) -> Option<(u128, u128)> {
+    if d == 0 || hi >= d {
+        return None;
+    }
+    let (mut rem, mut q) = (hi, 0u128);
+    for i in (0..128).rev() {
+        let carry = rem >> 127;
+        rem = (rem << 1) | ((lo >> i) & 1);
+        q <<= 1;
+        if carry == 1 || rem >= d {
+            rem = rem.wrapping_sub(d);
+            q |= 1;
+        }
+    }
+    Some((q, rem))
+}
+
+/// `(hi, lo) / 10^k` rounded HALF_UP, when it fits 128 bits.
+fn wide_div_pow10(hi: u128, lo: u128, k: u32) -> Option<u128> {
+    if k <= 38 {
+        let d = 10u128.pow(k);
+        let (q, r) = wide_div(hi, lo, d)?;
+        return Some(if r >= d - r { q + 1 } else { q });
+    }
+    if k > 76 {
+        return Some(0);
+    }
+    // Truncate by 10^38, then round on the last division (exact: 10^m is even).
+    let (q1, _) = wide_div(hi, lo, 10u128.pow(38))?;
+    let d2 = 10u128.pow(k - 38);
+    let (q, r2) = (q1 / d2, q1 % d2);
+    Some(if r2 >= d2 - r2 { q + 1 } else { q })
+}
+
+fn signed(neg: bool, v: u128) -> Option<i128> {
+    let v = i128::try_from(v).ok()?;
+    Some(if neg { -v } else { v })
+}
+
+/// `a * b` at scale `scale`, rounded HALF_UP, exact even when the full
+/// product needs more than 128 bits (DECIMAL(38, 18) * DECIMAL(38, 18)).
+pub fn mul_at(a: Dec, b: Dec, scale: u8) -> Option<i128> {
+    let s = u32::from(a.1) + u32::from(b.1);
+    if let Some(p) = a.0.checked_mul(b.0) {
+        if s <= u32::from(u8::MAX) {
+            return rescale(p, s as u8, scale);
+        }
+    }
+    let neg = (a.0 < 0) != (b.0 < 0);
+    let (hi, lo) = wide_mul(a.0.unsigned_abs(), b.0.unsigned_abs());
+    let v = match s.checked_sub(u32::from(scale)) {
+        Some(k) => wide_div_pow10(hi, lo, k)?,
+        None => return None,
+    };
+    signed(neg, v)
+}
+
 /// `a / b` at scale `scale`, rounded HALF_UP; `None` for a division by zero
 /// or an overflow.
 pub fn div(a: Dec, b: Dec, scale: u8) -> Option<i128> {
     if b.0 == 0 {
         return None;
     }
+    // Trailing zeros only cost digits: 2.5 at scale 30 is 25 at scale 1.
+    let (a, b) = (normalized(a), normalized(b));
     // a / b = (a.0 / 10^a.1) / (b.0 / 10^b.1); at `scale`:
     // a.0 * 10^(scale + b.1 - a.1) / b.0.
     let shift = i32::from(scale) + i32::from(b.1) - i32::from(a.1);
     if shift >= 0 {
-        let num = a.0.checked_mul(pow10(u8::try_from(shift).ok()?)?)?;
-        Some(div_half_up(num, b.0))
+        let p = pow10(u8::try_from(shift).ok()?)?;
+        if let Some(num) = a.0.checked_mul(p) {
+            return Some(div_half_up(num, b.0));
+        }
+        // The scaled numerator needs 256 bits.
+        let neg = (a.0 < 0) != (b.0 < 0);
+        let (hi, lo) = wide_mul(a.0.unsigned_abs(), p.unsigned_abs());
+        let d = b.0.unsigned_abs();
+        let (q, r) = wide_div(hi, lo, d)?;
+        signed(neg, if r >= d - r { q + 1 } else { q })
     } else {
         let den = b.0.checked_mul(pow10(u8::try_from(-shift).ok()?)?)?;
         Some(div_half_up(a.0, den))
@@ -286,6 +374,27 @@ mod tests {
         assert!(fits(99_999, 5) && !fits(100_000, 5));
         assert_eq!(from_f64(0.1 + 0.2, 2), Some(30));
         assert_eq!(digits(0), 1);
+        // Beyond 128 bits in the middle of the computation, exact at the end.
+        let fourteen = (14 * 10i128.pow(18), 18);
+        assert_eq!(mul_at(fourteen, fourteen, 6), Some(196_000_000));
+        assert_eq!(mul_at((-fourteen.0, 18), fourteen, 6), Some(-196_000_000));
+        assert_eq!(
+            div((1000, 0), (25 * 10i128.pow(29), 30), 6),
+            Some(400_000_000)
+        );
+        assert_eq!(
+            div((10i128.pow(35), 0), (100_003, 0), 6),
+            Some(999_970_000_899_973_000_809_975_700_728_978_131),
+            "10^35 * 10^6 needs 256 bits before dividing"
+        );
+        assert_eq!(div((10i128.pow(37), 0), (3, 0), 6), None, "does not fit");
+        assert_eq!(parse("1.5E-2147483648"), Some((0, 38)));
+        assert_eq!(parse("1e-50"), Some((0, 38)));
+        assert_eq!(
+            parse(&format!("0.{}5", "0".repeat(38))),
+            Some((1, 38)),
+            "HALF_UP at 38"
+        );
         assert_eq!(digits(-1000), 4);
     }
 }

@@ -140,13 +140,11 @@ impl Ord for Value {
                 Some(a) => crate::decimal::cmp(a, (i128::from(*b), 0)).then(Ordering::Greater),
                 None => Ordering::Greater,
             },
-            (Decimal(..), Double(b)) => self
-                .as_f64()
-                .unwrap_or(f64::NAN)
-                .total_cmp(b)
+            (Decimal(..), Double(b)) => Self::canonical_f64(self.as_f64().unwrap_or(f64::NAN))
+                .total_cmp(&Self::canonical_f64(*b))
                 .then(Ordering::Less),
-            (Double(a), Decimal(..)) => a
-                .total_cmp(&other.as_f64().unwrap_or(f64::NAN))
+            (Double(a), Decimal(..)) => Self::canonical_f64(*a)
+                .total_cmp(&Self::canonical_f64(other.as_f64().unwrap_or(f64::NAN)))
                 .then(Ordering::Greater),
             _ => self.rank().cmp(&other.rank()),
         }

@@ -102,7 +102,7 @@ pub fn arith(op: ArithOp, ps: PS, a: &Value, b: &Value) -> Result<Value, String>
     let exact = match op {
         ArithOp::Add => dec::add(x, y),
         ArithOp::Sub => dec::add(x, (-y.0, y.1)),
-        ArithOp::Mul => dec::mul(x, y),
+        ArithOp::Mul => dec::mul_at(x, y, ps.1).map(|v| (v, ps.1)),
         ArithOp::Div => {
             if y.0 == 0 {
                 return Err("Division by zero".into());

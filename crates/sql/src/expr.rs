@@ -428,11 +428,22 @@ fn cast_target(e: &AstExpr, text: &str, loc: Loc) -> Result<SqlType> {
         "TIMESTAMP" => SqlType::Timestamp,
         "TIMESTAMP_LTZ" => SqlType::TimestampLtz,
         "DECIMAL" | "NUMERIC" | "DEC" => {
-            let args: Vec<u8> = up
+            let parts: Vec<&str> = up
                 .split(['(', ')', ','])
                 .skip(1)
-                .filter_map(|x| x.trim().parse().ok())
+                .map(str::trim)
+                .filter(|x| !x.is_empty())
                 .collect();
+            let args: Vec<u8> = parts
+                .iter()
+                .map(|x| x.parse::<u8>().ok().filter(|v| *v <= 38))
+                .collect::<Option<_>>()
+                .ok_or_else(|| {
+                    SqlError::new(
+                        expr_loc(e, loc),
+                        format!("CAST to {text}: the precision is 1 to 38 and the scale at most the precision"),
+                    )
+                })?;
             let (p, s) = (
                 args.first().copied().unwrap_or(10),
                 args.get(1).copied().unwrap_or(0),

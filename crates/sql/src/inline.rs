@@ -53,6 +53,9 @@ pub struct Aggregation {
     /// A window table function without GROUP BY: every row tagged with its
     /// windows (the select list is over the rows and the window columns).
     pub rows: bool,
+    /// A filter over the ranked result (Window Top-N's `WHERE rownum <= 3`):
+    /// applied after the ranking, while `having` is applied before it.
+    pub qualify: Option<AstExpr>,
 }
 
 /// A table's rows, selected and filtered.
@@ -401,6 +404,7 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
                 group_by,
                 having,
                 rows: rows_only,
+                qualify: None,
             })));
         }
         From::Table { name, loc } => (table(&name, loc, views, depth)?, format!("'{name}'")),
@@ -435,6 +439,7 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
                         group_by: r.group_by,
                         having: r.having,
                         rows: false,
+                        qualify: None,
                     })))
                 }
                 None => {
@@ -476,8 +481,16 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
             if let Some(f) = &mut filter {
                 n.substitute(f, loc)?;
             }
+            // Over a ranked result the WHERE filters ranked rows (Flink's
+            // Top-N `WHERE rownum <= 3`); below the ranking it filters the
+            // rows that are ranked, as HAVING does.
+            let ranked = !crate::plan::rank::find(&a.items, None).is_empty();
             a.items = items;
-            a.having = and(a.having, filter);
+            if ranked {
+                a.qualify = and(a.qualify, filter);
+            } else {
+                a.having = and(a.having, filter);
+            }
             Ok(Resolved::Aggregation(a))
         }
     }

@@ -80,6 +80,16 @@ pub fn special(e: &AstExpr, scope: &dyn Scope, loc: Loc) -> Option<Result<Typed>
     }))
 }
 
+/// The value of a literal integer expression (`2`, `-1`).
+fn literal_int(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Literal(Value::Int(r)) => Some(*r),
+        Expr::Neg(x) => literal_int(x).map(|r| -r),
+        Expr::Narrow(x, _) => literal_int(x),
+        _ => None,
+    }
+}
+
 /// `ROUND(x [, d])`. `None`: not it.
 pub fn function(
     name: &str,
@@ -104,9 +114,11 @@ pub fn function(
         };
         // ROUND of a DECIMAL has Flink's narrower type, which needs the
         // digits as a literal.
-        let ty = match (t.ty, &d) {
-            (Some(SqlType::Decimal(p, s)), Expr::Literal(Value::Int(r))) => {
-                let (p, s) = crate::decimal::round_type((p, s), *r);
+        // A literal number of digits, negative ones included (`-1` is
+        // compiled as a negation, narrowed to INT).
+        let ty = match (t.ty, literal_int(&d)) {
+            (Some(SqlType::Decimal(p, s)), Some(r)) => {
+                let (p, s) = crate::decimal::round_type((p, s), r);
                 Some(SqlType::Decimal(p, s))
             }
             (Some(SqlType::Decimal(..)), _) => {

@@ -154,6 +154,8 @@ pub struct Insert {
     /// No GROUP BY: the window function's rows, each tagged with its
     /// windows (`SELECT *, window_start FROM TABLE(TUMBLE(...))`).
     pub project: bool,
+    /// A filter applied after Window Top-N's ranking (`WHERE rownum <= 3`).
+    pub qualify: Option<AstExpr>,
 }
 
 /// Where an expression starts (or `fallback` when sqlparser has no span).

@@ -490,6 +490,7 @@ pub fn statement(st: &Statement, notes: &mut Notes) {
                 .iter()
                 .chain(&ins.group_by)
                 .chain(&ins.having)
+                .chain(&ins.qualify)
                 .chain(&ins.tvf.args)
             {
                 expr(e, ins.loc, notes);

@@ -234,6 +234,7 @@ pub(crate) fn insert(
         group_by: body.group_by,
         having: body.having,
         project: body.rows,
+        qualify: body.qualify,
     })
 }
 

@@ -421,11 +421,11 @@ fn ceil(u: Unit, ts: i64) -> i64 {
     let c = civil(f);
     match u {
         Unit::Millisecond => ts,
-        Unit::Second => f + 1_000,
-        Unit::Minute => f + 60_000,
-        Unit::Hour => f + 3_600_000,
-        Unit::Day | Unit::DayOfYear | Unit::DayOfWeek => f + DAY,
-        Unit::Week => f + 7 * DAY,
+        Unit::Second => f.saturating_add(1_000),
+        Unit::Minute => f.saturating_add(60_000),
+        Unit::Hour => f.saturating_add(3_600_000),
+        Unit::Day | Unit::DayOfYear | Unit::DayOfWeek => f.saturating_add(DAY),
+        Unit::Week => f.saturating_add(7 * DAY),
         Unit::Month | Unit::Quarter | Unit::Year => {
             let months = match u {
                 Unit::Month => 1,
@@ -433,7 +433,8 @@ fn ceil(u: Unit, ts: i64) -> i64 {
                 _ => 12,
             };
             let m0 = c.year * 12 + i64::from(c.month - 1) + months;
-            days_from_civil(m0.div_euclid(12), (m0.rem_euclid(12) + 1) as u32, 1) * DAY
+            days_from_civil(m0.div_euclid(12), (m0.rem_euclid(12) + 1) as u32, 1)
+                .saturating_mul(DAY)
         }
     }
 }

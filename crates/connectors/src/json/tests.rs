@@ -243,3 +243,21 @@ fn conversions_match_jackson_and_ignore_parse_errors_nulls_fields() {
     );
     assert_eq!(row[0], Value::Null);
 }
+
+#[test]
+fn decimals_are_read_from_the_numbers_exact_text() {
+    let t = table(
+        "a DECIMAL(19, 9), b DECIMAL(20, 2), c DECIMAL(5, 2), ts TIMESTAMP(3)",
+        "",
+    );
+    let mut row = Vec::new();
+    JsonDecoder::new(&t)
+        .decode(
+            r#"{"a":1234567890.123456789,"b":12345678901234567.89,"c":"1.005","ts":"2025-09-14 03:37:58"}"#,
+            &mut row,
+        )
+        .expect("decodes");
+    assert_eq!(row[0], Value::decimal(1_234_567_890_123_456_789, 9));
+    assert_eq!(row[1], Value::decimal(1_234_567_890_123_456_789, 2));
+    assert_eq!(row[2], Value::decimal(101, 2), "HALF_UP to the scale");
+}

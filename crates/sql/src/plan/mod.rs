@@ -305,11 +305,18 @@ pub struct Pipeline {
     pub outputs: Vec<Output>,
     /// `outputs[i]` is written to sink column `sink_columns[i]`.
     pub sink_columns: Vec<usize>,
+    /// The sink's column types: a value is written in its column's type
+    /// (a DECIMAL into a DOUBLE column is a double, any number into a
+    /// DECIMAL column is rounded to its scale or NULL).
+    pub sink_types: Vec<SqlType>,
     /// `HAVING`, over the result row: a window's row is written only when
     /// it is true.
     pub having: Option<Expr>,
     /// Window Top-N: the rank each row gets (see [`rank`]).
     pub rank: Option<Rank>,
+    /// Over the result row with its ranks: which ranked rows are written
+    /// (`WHERE rownum <= 3`); `having` decides which rows are ranked.
+    pub qualify: Option<Expr>,
     /// A window function without GROUP BY: rows are written at once, one
     /// per window ([`Pipeline::project`]), instead of being aggregated.
     pub project: bool,
@@ -629,6 +636,7 @@ impl Pipeline {
         width: usize,
     ) -> std::result::Result<Option<Vec<Value>>, String> {
         let needs_row = self.having.is_some()
+            || self.qualify.is_some()
             || self
                 .outputs
                 .iter()
@@ -638,8 +646,8 @@ impl Pipeline {
         } else {
             Vec::new()
         };
-        if let Some(h) = &self.having {
-            if h.eval(&row)? != Value::Bool(true) {
+        for filter in self.having.iter().chain(&self.qualify) {
+            if filter.eval(&row)? != Value::Bool(true) {
                 return Ok(None);
             }
         }
@@ -652,6 +660,21 @@ impl Pipeline {
                 OutputKind::Key(i) => r.key.get(*i).cloned().unwrap_or(Value::Null),
                 OutputKind::Agg(i) => r.values.get(*i).cloned().unwrap_or(Value::Null),
                 OutputKind::Expr(e) => e.eval(&row)?,
+            };
+            values[col] = match (
+                self.sink_types.get(col),
+                std::mem::replace(&mut values[col], Value::Null),
+            ) {
+                (Some(SqlType::Decimal(p, s)), v) if !v.is_null() => {
+                    lowwater_core::decimal::coerce(&v, *p, *s)
+                }
+                (Some(SqlType::Double), v @ Value::Decimal(..)) => {
+                    Value::Double(v.as_f64().unwrap_or(0.0))
+                }
+                (Some(SqlType::Float), v @ Value::Decimal(..)) => {
+                    Value::Double(f64::from(v.as_f64().unwrap_or(0.0) as f32))
+                }
+                (_, v) => v,
             };
         }
         Ok(Some(values))

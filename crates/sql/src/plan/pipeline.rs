@@ -165,6 +165,7 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
         let time_ty = src.columns[wm.column].ty;
         let (keys, outputs) = super::project::outputs(ins, &scope, time_ty)?;
         let sink_columns = sink_mapping(ins, &tables[sink], &outputs)?;
+        let sink_types = tables[sink].columns.iter().map(|c| c.ty).collect();
         return Ok(Pipeline {
             loc: ins.loc,
             source,
@@ -180,8 +181,10 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
             agg_args: Vec::new(),
             outputs,
             sink_columns,
+            sink_types,
             having: None,
             rank: None,
+            qualify: None,
             project: true,
         });
     }
@@ -237,7 +240,12 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
     }
     let time_ty = src.columns[wm.column].ty;
     let mut outputs = Vec::new();
-    let ranking = super::rank::find(&ins.items, ins.having.as_ref());
+    let mut ranking = super::rank::find(&ins.items, ins.having.as_ref());
+    for call in super::rank::find(&[], ins.qualify.as_ref()) {
+        if !ranking.contains(&call) {
+            ranking.push(call);
+        }
+    }
     let result = ResultScope {
         time_ty,
         keys: &keys,
@@ -303,6 +311,19 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
         }
         None => None,
     };
+    let qualify = match &ins.qualify {
+        Some(q) => {
+            let t = compile(q, &result, ins.loc)?;
+            if !matches!(t.ty, None | Some(SqlType::Boolean)) {
+                return Err(SqlError::new(
+                    expr_loc(q, ins.loc),
+                    "WHERE needs a BOOLEAN condition",
+                ));
+            }
+            Some(t.expr)
+        }
+        None => None,
+    };
     let rank = if ranking.is_empty() {
         None
     } else {
@@ -328,6 +349,7 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
         ));
     }
     let sink_columns = sink_mapping(ins, &tables[sink], &outputs)?;
+    let sink_types = tables[sink].columns.iter().map(|c| c.ty).collect();
     Ok(Pipeline {
         loc: ins.loc,
         source,
@@ -343,8 +365,10 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
         agg_args,
         outputs,
         sink_columns,
+        sink_types,
         having,
         rank,
+        qualify,
         project: false,
     })
 }

@@ -106,6 +106,12 @@ impl Pipeline {
         for (i, o) in outs.iter().enumerate() {
             let WindowOutput::Fired(r) = o else { continue };
             let row = self.result_row(r, &[]);
+            // HAVING removes rows before they are ranked.
+            if let Some(h) = &self.having {
+                if h.eval(&row)? != Value::Bool(true) {
+                    continue;
+                }
+            }
             let mut part = vec![
                 Value::Timestamp(r.window.start),
                 Value::Timestamp(r.window.end),
@@ -175,7 +181,7 @@ impl Pipeline {
 
 /// The ranking function calls of a query (`ROW_NUMBER() OVER (...)`) in
 /// the select list and HAVING, each once, in order.
-pub(super) fn find(items: &[SelectItem], having: Option<&AstExpr>) -> Vec<AstExpr> {
+pub(crate) fn find(items: &[SelectItem], having: Option<&AstExpr>) -> Vec<AstExpr> {
     let exprs = items
         .iter()
         .filter_map(|i| match i {
