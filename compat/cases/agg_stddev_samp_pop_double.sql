@@ -1,6 +1,5 @@
 -- data: clicks
 -- partitions: 1
--- known-difference: Flink 2.3 does not compute STDDEV/VAR by Calcite's reduction as lowwater does: its DOUBLE results match an incremental (Welford) update in most windows, in an order lowwater cannot see in batch mode; not found yet
 CREATE TABLE results (window_start TIMESTAMP(3), sp DOUBLE, ss DOUBLE, vp DOUBLE, vs DOUBLE) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
 INSERT INTO results SELECT window_start, STDDEV_POP(CAST(amount AS DOUBLE)), STDDEV_SAMP(CAST(amount AS DOUBLE)), VAR_POP(CAST(amount AS DOUBLE)), VAR_SAMP(CAST(amount AS DOUBLE))
 FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '20' SECOND))

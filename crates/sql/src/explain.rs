@@ -92,6 +92,10 @@ fn agg_name(f: AggFunc) -> &'static str {
         AggFunc::FirstValue => "FIRST_VALUE",
         AggFunc::LastValue => "LAST_VALUE",
         AggFunc::ListAgg => "LISTAGG",
+        AggFunc::VarPop => "VAR_POP",
+        AggFunc::VarSamp => "VAR_SAMP",
+        AggFunc::StddevPop => "STDDEV_POP",
+        AggFunc::StddevSamp => "STDDEV_SAMP",
     }
 }
 

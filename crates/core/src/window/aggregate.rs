@@ -50,6 +50,14 @@ pub enum AggFunc {
     /// order; the separator (',' by default) is read from the row position
     /// after the argument's.
     ListAgg,
+    /// `VAR_POP(col)`.
+    VarPop,
+    /// `VAR_SAMP(col)` (and `VARIANCE`).
+    VarSamp,
+    /// `STDDEV_POP(col)`.
+    StddevPop,
+    /// `STDDEV_SAMP(col)` (and `STDDEV`).
+    StddevSamp,
 }
 
 /// An aggregate call: a function and the row position of its argument
@@ -97,6 +105,8 @@ pub enum Narrow {
     I8,
     /// FLOAT: added in single precision.
     F32,
+    /// BIGINT: a double result truncated to a whole number.
+    I64,
 }
 
 impl AggSpec {
@@ -147,6 +157,23 @@ impl AggSpec {
                     (_, avg) => avg.result(),
                 }
             }
+            (
+                f @ (AggFunc::VarPop | AggFunc::VarSamp | AggFunc::StddevPop | AggFunc::StddevSamp),
+                Accumulator::Moments { count, m2, .. },
+            ) => {
+                let sample = matches!(f, AggFunc::VarSamp | AggFunc::StddevSamp);
+                let n = *count - i64::from(sample);
+                if n <= 0 {
+                    Value::Null
+                } else {
+                    let var = m2 / n as f64;
+                    Value::Double(if matches!(f, AggFunc::StddevPop | AggFunc::StddevSamp) {
+                        var.sqrt()
+                    } else {
+                        var
+                    })
+                }
+            }
             _ => acc.result(),
         };
         match (result, self.narrow) {
@@ -154,6 +181,12 @@ impl AggSpec {
             (Value::Int(i), Narrow::I16) => Value::Int(i64::from(i as i16)),
             (Value::Int(i), Narrow::I8) => Value::Int(i64::from(i as i8)),
             (Value::Double(d), Narrow::F32) => Value::Double(f64::from(d as f32)),
+            // A variance of integers is an integer: the double cast as
+            // Java's (int) and (long) casts do (truncated, saturating).
+            (Value::Double(d), Narrow::I64) => Value::Int(d as i64),
+            (Value::Double(d), Narrow::I32) => Value::Int(i64::from(d as i32)),
+            (Value::Double(d), Narrow::I16) => Value::Int(i64::from(d as i32 as i16)),
+            (Value::Double(d), Narrow::I8) => Value::Int(i64::from(d as i32 as i8)),
             (v, _) => v,
         }
     }
@@ -178,6 +211,13 @@ impl AggSpec {
                 text: None,
                 sep: None,
             },
+            AggFunc::VarPop | AggFunc::VarSamp | AggFunc::StddevPop | AggFunc::StddevSamp => {
+                Accumulator::Moments {
+                    count: 0,
+                    mean: 0.0,
+                    m2: 0.0,
+                }
+            }
         }
     }
 
@@ -245,6 +285,17 @@ pub enum Accumulator {
         /// The separator (read from the first row).
         sep: Option<Arc<str>>,
     },
+    /// VAR and STDDEV: Welford's running mean and sum of squared
+    /// deviations, in doubles (Flink 2.3's results match this update, not
+    /// Calcite's reduction into SUM(x * x)).
+    Moments {
+        /// Values seen.
+        count: i64,
+        /// Their mean.
+        mean: f64,
+        /// The sum of squared deviations from the mean.
+        m2: f64,
+    },
 }
 
 fn add_numbers(a: &Value, b: &Value) -> Value {
@@ -298,6 +349,14 @@ impl Accumulator {
                 }
             }
             Accumulator::Last(l) => *l = v.clone(),
+            Accumulator::Moments { count, mean, m2 } => {
+                if let Some(x) = v.as_f64() {
+                    *count += 1;
+                    let d = x - *mean;
+                    *mean += d / *count as f64;
+                    *m2 += d * (x - *mean);
+                }
+            }
             Accumulator::List { text, sep } => {
                 let item = match v {
                     Value::Str(s) => s.to_string(),
@@ -325,6 +384,25 @@ impl Accumulator {
             (Accumulator::Avg { sum, count }, Accumulator::Avg { sum: s2, count: c2 }) => {
                 *sum = add_numbers(sum, &s2);
                 *count += c2;
+            }
+            // Chan's combination of two Welford states.
+            (
+                Accumulator::Moments { count, mean, m2 },
+                Accumulator::Moments {
+                    count: n2,
+                    mean: mean2,
+                    m2: m2b,
+                },
+            ) if n2 > 0 => {
+                if *count == 0 {
+                    (*count, *mean, *m2) = (n2, mean2, m2b);
+                } else {
+                    let n = *count + n2;
+                    let d = mean2 - *mean;
+                    *mean += d * n2 as f64 / n as f64;
+                    *m2 += m2b + d * d * (*count as f64) * (n2 as f64) / n as f64;
+                    *count = n;
+                }
             }
             // `other` holds the later rows.
             (Accumulator::First(a), Accumulator::First(b)) if a.is_null() => *a = b,
@@ -357,6 +435,12 @@ impl Accumulator {
             | Accumulator::First(v)
             | Accumulator::Last(v) => v.clone(),
             Accumulator::List { text, .. } => text.as_deref().map_or(Value::Null, Value::str),
+            // Which of the four is decided in `AggSpec::finish`; alone, the
+            // population variance.
+            Accumulator::Moments { count, m2, .. } if *count > 0 => {
+                Value::Double(m2 / *count as f64)
+            }
+            Accumulator::Moments { .. } => Value::Null,
             Accumulator::Avg { sum, count } => match sum {
                 _ if *count == 0 => Value::Null,
                 Value::Int(s) => Value::Int(s.wrapping_div(*count)),
@@ -446,6 +530,47 @@ mod tests {
         assert_eq!(
             run(AggSpec::on(AggFunc::Max, 0), &rows),
             Value::decimal(563830, 2)
+        );
+    }
+
+    #[test]
+    fn variances_are_welfords_and_keep_integer_types() {
+        let rows: Vec<Value> = [2, 4, 4, 4, 5, 5, 7, 9]
+            .iter()
+            .map(|&i| Value::Int(i))
+            .collect();
+        let var = |f| {
+            let spec = AggSpec::on(f, 0);
+            let mut acc = spec.create();
+            for r in &rows {
+                spec.add(&mut acc, std::slice::from_ref(r));
+            }
+            spec.finish(&acc)
+        };
+        assert_eq!(var(AggFunc::VarPop), Value::Double(4.0));
+        assert_eq!(var(AggFunc::StddevPop), Value::Double(2.0));
+        assert_eq!(var(AggFunc::VarSamp), Value::Double(32.0 / 7.0));
+        let int = AggSpec::on(AggFunc::VarSamp, 0).narrowed(Narrow::I32);
+        let (mut left, mut right) = (int.create(), int.create());
+        for (i, r) in rows.iter().enumerate() {
+            int.add(
+                if i < 3 { &mut left } else { &mut right },
+                std::slice::from_ref(r),
+            );
+        }
+        left.merge(right);
+        assert_eq!(
+            int.finish(&left),
+            Value::Int(4),
+            "32/7 truncated, after a merge"
+        );
+        let one = AggSpec::on(AggFunc::StddevSamp, 0);
+        let mut acc = one.create();
+        one.add(&mut acc, &[Value::Int(3)]);
+        assert_eq!(
+            one.finish(&acc),
+            Value::Null,
+            "one value has no sample variance"
         );
     }
 

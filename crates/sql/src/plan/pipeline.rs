@@ -409,76 +409,6 @@ impl ResultScope<'_> {
     }
 }
 
-/// `(sample, square root)` of STDDEV_POP, STDDEV_SAMP, VAR_POP, VAR_SAMP
-/// (STDDEV and VARIANCE are the sample forms, as in Flink).
-fn variance_kind(name: &str) -> Option<(bool, bool)> {
-    match name.to_ascii_uppercase().as_str() {
-        "STDDEV_POP" => Some((false, true)),
-        "STDDEV_SAMP" | "STDDEV" => Some((true, true)),
-        "VAR_POP" => Some((false, false)),
-        "VAR_SAMP" | "VARIANCE" => Some((true, false)),
-        _ => None,
-    }
-}
-
-impl ResultScope<'_> {
-    /// STDDEV and VAR as Flink computes them: Calcite's reduction into
-    /// SUM(x * x), SUM(x) and COUNT(x) with the argument's type throughout
-    /// (integer arithmetic wraps and divides as integers), cast back to it.
-    fn variance(&self, e: &AstExpr, f: &sqlparser::ast::Function, loc: Loc) -> Result<Typed> {
-        let name = f.name.to_string().to_ascii_uppercase();
-        let (sample, root) = variance_kind(&name).unwrap_or((true, true));
-        let arg = match &f.args {
-            FunctionArguments::List(l)
-                if l.args.len() == 1 && l.duplicate_treatment.is_none() && f.filter.is_none() =>
-            {
-                match &l.args[0] {
-                    FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => x,
-                    _ => {
-                        return Err(SqlError::new(
-                            expr_loc(e, loc),
-                            format!("{name} takes one argument"),
-                        ))
-                    }
-                }
-            }
-            _ => {
-                return Err(SqlError::new(
-                    expr_loc(e, loc),
-                    format!("{name} takes one argument (no DISTINCT or FILTER)"),
-                ))
-            }
-        };
-        let ty = compile(arg, self.source, loc)?
-            .ty
-            .unwrap_or(SqlType::Double);
-        if !ty.is_numeric() {
-            return Err(SqlError::new(
-                expr_loc(e, loc),
-                format!("{name} needs a numeric argument, found {}", ty.name()),
-            ));
-        }
-        let x = format!("({arg})");
-        let count = if sample {
-            format!("NULLIF(COUNT({x}) - 1, 0)")
-        } else {
-            format!("COUNT({x})")
-        };
-        let var = format!("(SUM({x} * {x}) - SUM({x}) * SUM({x}) / COUNT({x})) / {count}");
-        let body = if root {
-            format!("POWER({var}, 0.5)")
-        } else {
-            var
-        };
-        let text = format!("CAST({body} AS {})", ty.name());
-        let ast = sqlparser::parser::Parser::new(&sqlparser::dialect::GenericDialect {})
-            .try_with_sql(&text)
-            .and_then(|mut p| p.parse_expr())
-            .map_err(|err| SqlError::new(expr_loc(e, loc), format!("{name}: {err}")))?;
-        compile(&ast, self, expr_loc(e, loc))
-    }
-}
-
 impl Scope for ResultScope<'_> {
     fn resolve(&self, name: &str) -> Option<(usize, SqlType)> {
         match name.to_ascii_lowercase().as_str() {
@@ -511,9 +441,6 @@ impl Scope for ResultScope<'_> {
         match e {
             AstExpr::Function(f) if aggregate_name(&f.name.to_string()).is_some() => {
                 Some(self.aggregate(e, f, loc).map(column))
-            }
-            AstExpr::Function(f) if variance_kind(&f.name.to_string()).is_some() => {
-                Some(self.variance(e, f, loc))
             }
             AstExpr::Function(f) if f.over.is_some() => {
                 let text = normalized(e);
@@ -548,6 +475,11 @@ fn aggregate_name(name: &str) -> Option<AggFunc> {
         // Exact: the true count is within any approximation's bound (Flink
         // estimates it in batch jobs and has no streaming form).
         "APPROX_COUNT_DISTINCT" => Some(AggFunc::CountDistinct),
+        // STDDEV and VARIANCE are the sample forms, as in Flink.
+        "VAR_POP" => Some(AggFunc::VarPop),
+        "VAR_SAMP" | "VARIANCE" => Some(AggFunc::VarSamp),
+        "STDDEV_POP" => Some(AggFunc::StddevPop),
+        "STDDEV_SAMP" | "STDDEV" => Some(AggFunc::StddevSamp),
         _ => None,
     }
 }
@@ -634,6 +566,16 @@ fn aggregate(
         }
         return Ok((AggSpec::count_star(), SqlType::BigInt));
     };
+    let variance = matches!(
+        func,
+        AggFunc::VarPop | AggFunc::VarSamp | AggFunc::StddevPop | AggFunc::StddevSamp
+    );
+    if distinct && variance {
+        return Err(SqlError::new(
+            at,
+            format!("{name}(DISTINCT ...) is not supported"),
+        ));
+    }
     if distinct {
         // MIN and MAX of the distinct values are the MIN and MAX.
         func = match func {
@@ -663,6 +605,18 @@ fn aggregate(
         AggFunc::Avg | AggFunc::AvgDistinct if matches!(arg_ty, SqlType::Decimal(..)) => {
             let (p, s) = crate::decimal::avg_type(arg_ty.as_decimal().unwrap_or((38, 0)));
             SqlType::Decimal(p, s)
+        }
+        _ if variance && !arg_ty.is_numeric() => {
+            return Err(SqlError::new(
+                at,
+                format!("{name} needs a numeric argument, found {}", arg_ty.name()),
+            ))
+        }
+        _ if variance && matches!(arg_ty, SqlType::Decimal(..)) => {
+            return Err(SqlError::new(
+                at,
+                format!("{name} of a DECIMAL is not supported yet; CAST the argument to DOUBLE"),
+            ))
         }
         AggFunc::ListAgg if arg_ty != SqlType::String => {
             return Err(SqlError::new(
@@ -703,6 +657,15 @@ fn aggregate(
             AggFunc::Sum | AggFunc::SumDistinct | AggFunc::Avg | AggFunc::AvgDistinct,
             SqlType::Float,
         ) => spec.narrowed(Narrow::F32),
+        // VAR and STDDEV keep their argument's type (computed in doubles).
+        (_, t) if variance => match t {
+            SqlType::TinyInt => spec.narrowed(Narrow::I8),
+            SqlType::SmallInt => spec.narrowed(Narrow::I16),
+            SqlType::Int => spec.narrowed(Narrow::I32),
+            SqlType::BigInt => spec.narrowed(Narrow::I64),
+            SqlType::Float => spec.narrowed(Narrow::F32),
+            _ => spec,
+        },
         _ => spec,
     };
     Ok((spec, ty))
