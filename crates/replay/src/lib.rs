@@ -12,7 +12,7 @@ pub mod error;
 pub mod input;
 pub mod report;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use lowwater_connectors::dump::DumpRecord;
@@ -170,19 +170,37 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
     let mut engine =
         engine::Engine::new(plan, &splits, t0, threshold).map_err(ReplayError::Usage)?;
     // Split ids by (table, topic) and partition, looked up once per record
-    // without hashing.
+    // without hashing for the partition numbers topics have; a partition
+    // number is an id, not an index: any other (2147483647, -5) is looked
+    // up in a map instead of sizing a table after it.
+    const DENSE: i32 = 1 << 16;
     let slot = |table: usize, topic: u32| table * topic_names.len() + topic as usize;
     let mut ids: Vec<Vec<Option<u32>>> = vec![Vec::new(); plan.tables.len() * topic_names.len()];
+    let mut sparse: HashMap<(usize, i32), u32> = HashMap::new();
     for &(table, topic, partition) in distinct.keys() {
         if let Some(id) = engine.split_id(table, &topic_names[topic as usize], partition) {
-            let v = &mut ids[slot(table, topic)];
-            let p = partition as usize;
-            if v.len() <= p {
-                v.resize(p + 1, None);
+            if (0..DENSE).contains(&partition) {
+                let v = &mut ids[slot(table, topic)];
+                let p = partition as usize;
+                if v.len() <= p {
+                    v.resize(p + 1, None);
+                }
+                v[p] = Some(id);
+            } else {
+                sparse.insert((slot(table, topic), partition), id);
             }
-            v[p] = Some(id);
         }
     }
+    let split_of = |table: usize, topic: u32, partition: i32| -> Option<u32> {
+        if (0..DENSE).contains(&partition) {
+            ids[slot(table, topic)]
+                .get(partition as usize)
+                .copied()
+                .flatten()
+        } else {
+            sparse.get(&(slot(table, topic), partition)).copied()
+        }
+    };
     let mut restarts = args.restarts.clone();
     restarts.sort_unstable();
     restarts.reverse();
@@ -200,10 +218,7 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
             payload: l.payload.as_deref(),
             key: l.key.as_deref(),
         };
-        ids[slot(l.table, l.topic)]
-            .get(l.partition as usize)
-            .copied()
-            .flatten()
+        split_of(l.table, l.topic, l.partition)
             .ok_or_else(|| {
                 engine::RecordError::other("the record's partition is not a split of this job")
             })

@@ -168,6 +168,91 @@ pub fn expr_loc(e: &AstExpr, fallback: Loc) -> Loc {
     }
 }
 
+/// The most statements a job file may hold (a file of a million INSERTs
+/// is refused at once instead of being parsed for minutes).
+pub const MAX_STATEMENTS: usize = 10_000;
+
+/// The deepest an expression may nest. sqlparser builds `1 + 1 + ...`
+/// without recursion, but everything after it (planning, evaluation,
+/// dropping the tree) recurses: a 20,000-term chain would overflow the
+/// stack. Parentheses are limited by sqlparser's own recursion limit.
+pub const MAX_EXPR_DEPTH: usize = 200;
+
+/// How deep `e` nests through operators, counted without recursion (and
+/// without going past `MAX_EXPR_DEPTH + 1`).
+fn depth(e: &AstExpr) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(e, 1)];
+    while let Some((x, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        if deepest > MAX_EXPR_DEPTH {
+            break;
+        }
+        match x {
+            AstExpr::BinaryOp { left, right, .. } => {
+                stack.push((left, d + 1));
+                stack.push((right, d + 1));
+            }
+            AstExpr::UnaryOp { expr, .. }
+            | AstExpr::Nested(expr)
+            | AstExpr::IsNull(expr)
+            | AstExpr::IsNotNull(expr)
+            | AstExpr::Cast { expr, .. } => stack.push((expr, d + 1)),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Drops an expression without recursion (a deep operator chain would
+/// overflow the stack in the compiler's recursive drop).
+pub(crate) fn dismantle(e: AstExpr) {
+    let mut stack = vec![e];
+    while let Some(x) = stack.pop() {
+        match x {
+            AstExpr::BinaryOp { left, right, .. } => {
+                stack.push(*left);
+                stack.push(*right);
+            }
+            AstExpr::UnaryOp { expr, .. } | AstExpr::Nested(expr) => stack.push(*expr),
+            _ => {}
+        }
+    }
+}
+
+/// Where a deep expression starts: its leftmost operand's place, found
+/// without recursion (sqlparser's span of the whole tree recurses).
+pub(crate) fn deep_loc(e: &AstExpr, fallback: Loc) -> Loc {
+    let mut x = e;
+    loop {
+        x = match x {
+            AstExpr::BinaryOp { left, .. } => left,
+            AstExpr::UnaryOp { expr, .. } | AstExpr::Nested(expr) => expr,
+            leaf => return expr_loc(leaf, fallback),
+        };
+    }
+}
+
+/// Whether `e` nests deeper than [`MAX_EXPR_DEPTH`].
+pub(crate) fn too_deep(e: &AstExpr) -> bool {
+    depth(e) > MAX_EXPR_DEPTH
+}
+
+/// The error for an expression at `at` that is [`too_deep`]; `exprs` (the
+/// statement's expressions) are dropped without recursion.
+pub(crate) fn deep_error(at: Loc, exprs: Vec<AstExpr>) -> SqlError {
+    for e in exprs {
+        dismantle(e);
+    }
+    SqlError::new(
+        at,
+        format!(
+            "this expression nests more than {MAX_EXPR_DEPTH} operators deep; write it shorter \
+             (lowwater refuses it rather than run out of stack)"
+        ),
+    )
+}
+
 /// The (lower-case) name a column reference ends in: `user` for `user` and
 /// `t.user`.
 pub fn ident_name(e: &AstExpr) -> Option<String> {
@@ -235,6 +320,15 @@ fn parse_all(sql: &str) -> Result<Vec<Statement>> {
             || p.parse_keyword(Keyword::END)
         {
             continue;
+        }
+        if out.len() >= MAX_STATEMENTS {
+            return Err(SqlError::new(
+                here(&p),
+                format!(
+                    "a job file holds at most {MAX_STATEMENTS} statements; this one has more \
+                     (split it into several jobs)"
+                ),
+            ));
         }
         if let Some(st) = statement(&mut p, &mut views, &mut notes)? {
             crate::portability::statement(&st, &mut notes);
@@ -359,6 +453,10 @@ fn create_table(
             let column = pe(p.parse_identifier())?.value;
             pe(p.expect_keyword(Keyword::AS))?;
             let expr = pe(p.parse_expr())?;
+            if too_deep(&expr) {
+                let at = deep_loc(&expr, loc);
+                return Err(deep_error(at, vec![expr]));
+            }
             watermark = Some(WatermarkClause {
                 column,
                 expr,
@@ -418,6 +516,10 @@ fn column_def(p: &mut Parser, notes: &mut crate::portability::Notes) -> Result<V
     let name = id.value;
     if p.parse_keyword(Keyword::AS) {
         let expr = pe(p.parse_expr())?;
+        if too_deep(&expr) {
+            let at = deep_loc(&expr, loc);
+            return Err(deep_error(at, vec![expr]));
+        }
         skip_comment(p)?;
         return Ok(vec![ColumnDef {
             name,

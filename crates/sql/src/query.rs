@@ -144,6 +144,34 @@ pub(crate) fn select(p: &mut Parser) -> Result<Select> {
             ));
         }
     }
+    let item_expr = |i: &SelectItem| match i {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e.clone()),
+        _ => None,
+    };
+    let deep = items
+        .iter()
+        .filter_map(|i| match i {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+            _ => None,
+        })
+        .chain(filter.iter())
+        .chain(group_by.iter().flat_map(|g| g.0.iter()))
+        .chain(having.iter())
+        .find(|e| crate::parse::too_deep(e))
+        .map(|e| crate::parse::deep_loc(e, loc));
+    if let Some(at) = deep {
+        let mut all: Vec<AstExpr> = items.iter().filter_map(item_expr).collect();
+        all.extend(filter);
+        all.extend(group_by.into_iter().flat_map(|g| g.0));
+        all.extend(having);
+        // The select items' own copies go the same way.
+        for i in items {
+            if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = i {
+                crate::parse::dismantle(e);
+            }
+        }
+        return Err(crate::parse::deep_error(at, all));
+    }
     Ok(Select {
         loc,
         items,

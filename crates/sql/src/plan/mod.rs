@@ -39,7 +39,17 @@ pub struct Settings {
     pub inert: Vec<(String, String)>,
     /// Checkpointing (`execution.checkpointing.*`, `state.checkpoints.*`).
     pub checkpoints: CheckpointSettings,
+    /// `lowwater.window.max-windows-per-record` (default 10,000): the most
+    /// windows a HOP or CUMULATE may put one record in, checked when the
+    /// job is planned (a 1 ms step over a day would be 86.4M per record).
+    pub max_windows_per_record: u64,
 }
+
+/// The most INSERT statements one job file may hold.
+pub const MAX_INSERTS: usize = 200;
+
+/// The default of [`Settings::max_windows_per_record`].
+pub const MAX_WINDOWS_PER_RECORD: u64 = 10_000;
 
 /// Flink's checkpoint options, as far as lowwater honours them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,6 +89,7 @@ impl Default for Settings {
             parallelism: 1,
             inert: Vec::new(),
             checkpoints: CheckpointSettings::default(),
+            max_windows_per_record: MAX_WINDOWS_PER_RECORD,
         }
     }
 }
@@ -464,6 +475,21 @@ fn settings(stmts: &[Statement]) -> Result<Settings> {
                             )
                         })?
             }
+            "lowwater.window.max-windows-per-record" => {
+                s.max_windows_per_record = value
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|n| *n >= 1)
+                    .ok_or_else(|| {
+                        SqlError::new(
+                            *loc,
+                            format!(
+                                "{key} must be a whole number of windows, 1 or more; got '{value}'"
+                            ),
+                        )
+                    })?
+            }
             k if INERT.contains(&k) => s.inert.push((key.clone(), value.clone())),
             _ => {
                 return Err(SqlError::new(
@@ -474,7 +500,8 @@ fn settings(stmts: &[Statement]) -> Result<Settings> {
                          table.local-time-zone ('UTC'), execution.checkpointing.interval, \
                          execution.checkpointing.dir (or state.checkpoints.dir), \
                          execution.checkpointing.timeout, state.checkpoints.num-retained, \
-                         execution.state-recovery.path, and (recorded, no effect yet) {}",
+                         execution.state-recovery.path, lowwater.window.max-windows-per-record, \
+                         and (recorded, no effect yet) {}",
                         INERT.join(", ")
                     ),
                 ))
@@ -557,7 +584,16 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
     let mut pipelines = Vec::new();
     for st in stmts {
         if let Statement::Insert(ins) = st {
-            pipelines.push(pipeline(ins, &tables)?);
+            if pipelines.len() == MAX_INSERTS {
+                return Err(SqlError::new(
+                    ins.loc,
+                    format!(
+                        "a job runs at most {MAX_INSERTS} INSERT statements (each is its own \
+                         window operators and threads); split the file into several jobs"
+                    ),
+                ));
+            }
+            pipelines.push(pipeline(ins, &tables, &settings)?);
         }
     }
     if pipelines.is_empty() {

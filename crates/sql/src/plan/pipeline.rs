@@ -19,7 +19,7 @@ use crate::types::SqlType;
 use super::table::{interval, TableScope};
 use super::{ColumnSource, Output, OutputKind, Pipeline, TableDef};
 
-fn window_assigner(ins: &Insert) -> Result<WindowAssigner> {
+fn window_assigner(ins: &Insert, settings: &super::Settings) -> Result<WindowAssigner> {
     let tvf = &ins.tvf;
     let mut ms = Vec::new();
     for a in &tvf.args {
@@ -76,6 +76,29 @@ fn window_assigner(ins: &Insert) -> Result<WindowAssigner> {
     };
     a.validate()
         .map_err(|e| SqlError::new(tvf.loc, e.to_string()))?;
+    // How many windows one record lands in: bounded, or one record could
+    // make millions of windows.
+    let (per_record, what) = match a {
+        WindowAssigner::Hopping { size, slide, .. } => {
+            ((size as u64).div_ceil(slide.max(1) as u64), "size / slide")
+        }
+        WindowAssigner::Cumulate { step, max_size, .. } => (
+            (max_size as u64).div_ceil(step.max(1) as u64),
+            "max size / step",
+        ),
+        _ => (1, ""),
+    };
+    if per_record > settings.max_windows_per_record {
+        return Err(SqlError::new(
+            tvf.loc,
+            format!(
+                "this window puts every record in {per_record} windows ({what}); lowwater allows \
+                 at most {} per record, since each is state to keep and a row to write: use a \
+                 larger slide or step, or SET 'lowwater.window.max-windows-per-record' = '{per_record}'",
+                settings.max_windows_per_record
+            ),
+        ));
+    }
     Ok(a)
 }
 
@@ -104,7 +127,11 @@ pub(super) fn normalized(e: &AstExpr) -> String {
         .collect()
 }
 
-pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
+pub(super) fn pipeline(
+    ins: &Insert,
+    tables: &[TableDef],
+    settings: &super::Settings,
+) -> Result<Pipeline> {
     let find = |name: &str, loc: Loc| {
         tables
             .iter()
@@ -143,7 +170,7 @@ pub(super) fn pipeline(ins: &Insert, tables: &[TableDef]) -> Result<Pipeline> {
             ),
         ));
     }
-    let assigner = window_assigner(ins)?;
+    let assigner = window_assigner(ins, settings)?;
     let scope = TableScope {
         columns: &src.columns,
         visible: src.columns.len(),

@@ -1,0 +1,60 @@
+//! Dumps that used to exhaust memory: a partition number is an id, not an
+//! index (partition 2147483647 made replay allocate 16 GiB).
+
+use lowwater_replay::{replay, ReplayArgs};
+use lowwater_sql::plan::JobPlan;
+
+/// The process's peak resident memory in KiB (`VmHWM`).
+fn peak_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_huge_partition_number_costs_no_memory() {
+    let dir = std::env::temp_dir().join(format!("lowwater-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let dump = dir.join("events.jsonl");
+    let line = |p: i64, ts: i64, user: &str| {
+        format!(
+            r#"{{"topic":"events","partition":{p},"offset":0,"tstype":"create","ts":{ts},"key":null,"payload":"{{\"user_id\":\"{user}\",\"ts\":\"2025-09-14 12:00:0{}\"}}"}}"#,
+            ts % 10
+        )
+    };
+    std::fs::write(
+        &dump,
+        [
+            line(0, 1_757_851_200_000, "a"),
+            line(2_147_483_647, 1_757_851_200_001, "b"),
+        ]
+        .join("\n"),
+    )
+    .expect("write");
+    let plan = JobPlan::from_sql(
+        "CREATE TABLE events (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+           WITH ('connector' = 'kafka', 'topic' = 'events', 'properties.bootstrap.servers' = 'b:9092', 'format' = 'json');
+         CREATE TABLE sink (window_start TIMESTAMP(3), n BIGINT) WITH ('connector' = 'blackhole');
+         INSERT INTO sink SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts),
+           INTERVAL '10' SECOND)) GROUP BY window_start, window_end;",
+    )
+    .expect("plans");
+    let before = peak_kib();
+    let out = replay(
+        &plan,
+        &ReplayArgs {
+            inputs: vec![("events".into(), dump)],
+            ..ReplayArgs::default()
+        },
+    )
+    .expect("replays");
+    assert_eq!(out.report.totals.records_in, 2);
+    let grown = peak_kib().saturating_sub(before);
+    assert!(grown < 256 * 1024, "peak memory grew by {grown} KiB");
+    let _ = std::fs::remove_dir_all(&dir);
+}
