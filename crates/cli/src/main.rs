@@ -78,6 +78,9 @@ enum Command {
         /// The job's HTTP address, e.g. http://127.0.0.1:9249.
         #[arg(long)]
         url: String,
+        /// How long to wait for the answer (`5 s`, `500 ms`).
+        #[arg(long, default_value = "5 s")]
+        timeout: String,
     },
     /// Replay a job over topic dumps (kcat -J lines) in virtual processing time.
     Replay {
@@ -383,7 +386,17 @@ fn run(cli: Cli) -> Result<()> {
             from_checkpoint,
             reset_state,
         }),
-        Command::Status { url } => status::status(&url),
+        Command::Status { url, timeout } => {
+            let ms = lowwater_sql::types::parse_duration(&timeout)
+                .ok()
+                .filter(|ms| *ms > 0)
+                .ok_or_else(|| {
+                    UserError(format!(
+                        "--timeout '{timeout}' is not a duration; write e.g. '5 s' or '500 ms'"
+                    ))
+                })?;
+            status::status(&url, std::time::Duration::from_millis(ms as u64))
+        }
         Command::Explain { job, partitions } => {
             let plan = load_plan(&job)?;
             let counts: BTreeMap<String, i32> = partition_counts(&partitions)?

@@ -29,14 +29,22 @@ fn text(v: &Value) -> String {
         .map_or_else(|| "-".to_string(), |n| n.to_string())
 }
 
-/// Fetches `url`'s live watermarks and prints them.
-pub fn status(url: &str) -> Result<()> {
+/// Fetches `url`'s live watermarks and prints them, waiting at most
+/// `timeout` for the answer (a server that never answers is an error, not
+/// a hang).
+pub fn status(url: &str, timeout: std::time::Duration) -> Result<()> {
     let api = format!("{}/api/v1/watermarks", url.trim_end_matches('/'));
-    let body = ureq::get(&api)
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .build()
+        .into();
+    let body = agent
+        .get(&api)
         .call()
         .map_err(|e| {
             UserError(format!(
-                "cannot read {api} ({e}); is a job running with --http at that address?"
+                "cannot read {api} within {} ({e}); is a job running with --http at that address?",
+                lowwater_core::time::display_duration(timeout.as_millis() as i64)
             ))
         })?
         .body_mut()

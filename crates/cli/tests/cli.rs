@@ -307,3 +307,31 @@ fn deep_json_and_absurd_event_times_in_a_dump_are_errors_at_their_place() {
     assert!(o.status.success(), "{err}");
     assert!(err.contains("2 skipped"), "both are counted: {err}");
 }
+
+#[test]
+fn status_against_a_server_that_never_answers_times_out() {
+    // Accepts the connection and never writes a byte.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let held = std::thread::spawn(move || {
+        let conn = listener.accept();
+        std::thread::sleep(std::time::Duration::from_secs(2));
+        drop(conn);
+    });
+    let t = std::time::Instant::now();
+    let o = lowwater(&["status", "--url", &url, "--timeout", "500 ms"]);
+    let took = t.elapsed();
+    assert_eq!(o.status.code(), Some(2), "stderr: {}", stderr(&o));
+    assert!(stderr(&o).contains("within 500ms"), "{}", stderr(&o));
+    assert!(
+        took.as_secs() < 4,
+        "gave up after the timeout, not later: {took:?}"
+    );
+    let o = lowwater(&["status", "--url", &url, "--timeout", "soon"]);
+    assert!(
+        stderr(&o).contains("--timeout 'soon' is not a duration"),
+        "{}",
+        stderr(&o)
+    );
+    held.join().expect("listener thread");
+}

@@ -288,3 +288,25 @@ fn bad_filesystem_input_names_file_and_line_or_is_skipped_and_counted() {
     let r = std::fs::read_to_string(&report).expect("report");
     assert!(r.contains("\"records_skipped\": 1"), "{r}");
 }
+
+#[test]
+fn a_full_disk_names_the_sink_and_the_file() {
+    let case =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../replay/tests/golden/cases/tumble_keyed");
+    let input = format!("events={}", s(&case.join("events.jsonl")));
+    // /dev/full answers every write with "No space left on device".
+    let o = lowwater(&[
+        "run",
+        s(&case.join("job.sql")),
+        "--input",
+        &input,
+        "--output",
+        "out=/dev/full",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("sink out") && err.contains("/dev/full") && err.contains("No space left"),
+        "{err}"
+    );
+}

@@ -63,6 +63,11 @@ fn parse(name: &str) -> Option<(usize, u64, Kind)> {
     Some((subtask.parse().ok()?, n.parse().ok()?, kind))
 }
 
+/// `e` with the file it happened to.
+fn at(path: &Path, e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
 fn io(path: &Path, e: std::io::Error) -> String {
     format!("{}: {e}", path.display())
 }
@@ -112,11 +117,16 @@ impl PartFiles {
             let path = self
                 .dir
                 .join(format!(".part-{subtask}-{n}.json.inprogress"));
-            let file = BufWriter::new(File::create(&path)?);
+            let file = BufWriter::new(File::create(&path).map_err(|e| at(&path, e))?);
             self.open[subtask] = Some(Open { file, path, n });
         }
         match self.open.get_mut(subtask).and_then(Option::as_mut) {
-            Some(o) => o.file.write_all(line).and_then(|_| o.file.write_all(b"\n")),
+            // A full disk names the file it could not write.
+            Some(o) => o
+                .file
+                .write_all(line)
+                .and_then(|_| o.file.write_all(b"\n"))
+                .map_err(|e| at(&o.path, e)),
             None => Err(std::io::Error::other(format!(
                 "no window subtask {subtask}"
             ))),

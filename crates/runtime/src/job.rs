@@ -419,14 +419,29 @@ fn sink_writers(
     Ok(sinks)
 }
 
+/// Whether a listener on `addr` can be reached from other machines.
+fn exposed(addr: &std::net::SocketAddr) -> bool {
+    !addr.ip().is_loopback()
+}
+
 /// The `--http` listener, bound before the job starts.
 fn listen(args: &RunArgs) -> Result<Option<std::net::TcpListener>, RunError> {
     match &args.http {
-        Some(addr) => Ok(Some(std::net::TcpListener::bind(addr).map_err(|e| {
-            RunError::Usage(format!(
-                "--http {addr}: cannot listen there ({e}); pick a free port, or port 0 for any"
-            ))
-        })?)),
+        Some(addr) => {
+            let l = std::net::TcpListener::bind(addr).map_err(|e| {
+                RunError::Usage(format!(
+                    "--http {addr}: cannot listen there ({e}); pick a free port, or port 0 for any"
+                ))
+            })?;
+            if l.local_addr().is_ok_and(|a| exposed(&a)) {
+                tracing::warn!(
+                    "--http {addr} listens beyond this machine: anyone who can reach it reads \
+                     the job's internals (watermarks, partitions, metrics) without \
+                     authentication; use 127.0.0.1 unless a proxy or firewall guards it"
+                );
+            }
+            Ok(Some(l))
+        }
         None => Ok(None),
     }
 }
@@ -647,5 +662,23 @@ struct Gone<'a>(&'a AtomicBool);
 impl Drop for Gone<'_> {
     fn drop(&mut self) {
         self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exposed;
+
+    #[test]
+    fn only_loopback_addresses_are_private() {
+        for (addr, out) in [
+            ("127.0.0.1:9249", false),
+            ("[::1]:9249", false),
+            ("0.0.0.0:9249", true),
+            ("[::]:9249", true),
+            ("192.168.1.5:9249", true),
+        ] {
+            assert_eq!(exposed(&addr.parse().expect("address")), out, "{addr}");
+        }
     }
 }

@@ -52,6 +52,28 @@ pub(crate) struct SinkWriter {
     pub max_emission_lag: Option<Millis>,
 }
 
+/// A file writer whose errors name the file (a full disk says which).
+struct Named<W> {
+    w: W,
+    name: String,
+}
+
+impl<W: Write> Write for Named<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.w.write(buf).map_err(|e| self.err(e))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.w.flush().map_err(|e| self.err(e))
+    }
+}
+
+impl<W> Named<W> {
+    fn err(&self, e: std::io::Error) -> std::io::Error {
+        std::io::Error::new(e.kind(), format!("{}: {e}", self.name))
+    }
+}
+
 impl SinkWriter {
     /// Writes one row of window subtask `subtask` (`writer`: that subtask's
     /// number among the window subtasks of every INSERT, for part files).
@@ -146,7 +168,10 @@ pub(crate) fn sink_writer(
     let file = |p: &PathBuf| -> Result<Box<dyn Write + Send>, RunError> {
         let f =
             std::fs::File::create(p).map_err(|e| RunError::Io(format!("{}: {e}", p.display())))?;
-        Ok(Box::new(std::io::BufWriter::new(f)))
+        Ok(Box::new(Named {
+            w: std::io::BufWriter::new(f),
+            name: p.display().to_string(),
+        }))
     };
     let mut kafka = None;
     let mut txn = None;
@@ -240,9 +265,12 @@ pub(crate) fn finish_outputs(
     completed: bool,
     coordinator: Option<&mut crate::coordinator::Coordinator>,
 ) -> Result<(), RunError> {
-    for s in shared.sinks.values() {
+    for (t, s) in &shared.sinks {
         if let Ok(mut w) = s.lock() {
-            w.flush().map_err(|e| RunError::Io(e.to_string()))?;
+            w.flush().map_err(|e| {
+                let name = shared.table_names.get(*t).map_or("?", String::as_str);
+                RunError::Io(format!("writing the rows of sink {name}: {e}"))
+            })?;
         }
     }
     let Some(c) = coordinator.filter(|_| completed && !shared.failed()) else {
