@@ -363,3 +363,48 @@ fn checkpoints_are_counted_in_metrics_the_api_and_status() {
     let log = job.stop();
     assert!(log.contains("final checkpoint"), "{log}");
 }
+
+/// Raises this process's open-file limit (its children inherit it) so that
+/// the test can hold thousands of connections.
+fn raise_open_files(want: u64) -> u64 {
+    rlimit::increase_nofile_limit(want).unwrap_or(0)
+}
+
+#[test]
+fn metrics_answer_while_two_thousand_idle_clients_are_connected() {
+    let limit = raise_open_files(8_192);
+    assert!(
+        limit >= 4_500,
+        "the test needs 4,500 open files, has {limit}"
+    );
+    let d = dir("idle-clients");
+    let job = start(&job(&d, "idle", "", "10 s"));
+    let addr = job.url.trim_start_matches("http://").to_string();
+    let idle: Vec<std::net::TcpStream> = (0..2_000)
+        .map(|_| std::net::TcpStream::connect(&addr).expect("connect"))
+        .collect();
+    let t = std::time::Instant::now();
+    let scrape = job.scrape();
+    assert!(
+        !scrape.samples.is_empty() && t.elapsed() < std::time::Duration::from_secs(5),
+        "scraped {} samples in {:?}",
+        scrape.samples.len(),
+        t.elapsed()
+    );
+    // An idle client is disconnected after the idle timeout (10 s): its
+    // read ends instead of waiting forever.
+    let mut first = &idle[0];
+    first
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .expect("timeout");
+    let t = std::time::Instant::now();
+    let mut buf = [0u8; 64];
+    let n = std::io::Read::read(&mut first, &mut buf).unwrap_or(0);
+    assert!(
+        n == 0 && t.elapsed() < std::time::Duration::from_secs(25),
+        "the idle connection was closed ({n} bytes after {:?})",
+        t.elapsed()
+    );
+    drop(idle);
+    job.stop();
+}

@@ -419,14 +419,7 @@ impl Server {
                             return;
                         }
                     };
-                    let served = axum::serve(listener, app)
-                        .with_graceful_shutdown(async {
-                            let _ = rx.await;
-                        })
-                        .await;
-                    if let Err(e) = served {
-                        tracing::error!("--http: the HTTP server failed: {e}");
-                    }
+                    serve(listener, app, rx).await;
                 });
             })
             .map_err(|e| format!("cannot start the HTTP thread: {e}"))?;
@@ -447,3 +440,71 @@ impl Server {
         let _ = self.done.recv_timeout(std::time::Duration::from_secs(2));
     }
 }
+
+/// How long a connection may sit without sending a request before it is
+/// closed: idle clients cannot hold the process's file descriptors.
+pub const HTTP_IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Serves `app` on `listener` until `stop`: one request per connection (no
+/// keep-alive), a connection that sends no complete request within
+/// [`HTTP_IDLE_TIMEOUT`] closed, so that a scraper is answered while
+/// thousands of idle clients are connected. Open requests get 2 s to finish
+/// when it stops.
+async fn serve(
+    listener: tokio::net::TcpListener,
+    app: axum::Router,
+    mut stop: tokio::sync::oneshot::Receiver<()>,
+) {
+    let open = std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_HTTP_CONNECTIONS));
+    let mut failing = false;
+    loop {
+        let permit = tokio::select! {
+            _ = &mut stop => break,
+            p = open.clone().acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => break,
+            },
+        };
+        let (stream, _) = tokio::select! {
+            _ = &mut stop => break,
+            a = listener.accept() => match a {
+                Ok(a) => {
+                    failing = false;
+                    a
+                }
+                Err(e) => {
+                    // Out of file descriptors, say: idle connections are
+                    // closed after the idle timeout; wait and accept again
+                    // (said once per run of failures).
+                    if !failing {
+                        tracing::warn!(
+                            "--http: cannot accept a connection ({e}); retrying while idle \
+                             connections time out"
+                        );
+                        failing = true;
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let _permit = permit;
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HTTP_IDLE_TIMEOUT)
+                .keep_alive(false)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .await;
+        });
+    }
+    let _ = tokio::time::timeout(
+        std::time::Duration::from_secs(2),
+        open.acquire_many(MAX_HTTP_CONNECTIONS as u32),
+    )
+    .await;
+}
+
+/// The most connections served at once; more wait to be accepted.
+const MAX_HTTP_CONNECTIONS: usize = 8_192;
