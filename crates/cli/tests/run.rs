@@ -67,6 +67,7 @@ const TIMING_FREE: &[&str] = &[
     "window_top_n",
     "window_top_n_partitioned",
     "window_rows_hop_late_included",
+    "future_timestamp_guarded",
 ];
 
 #[test]

@@ -66,6 +66,7 @@ pub struct EngineSnapshot {
     sinks: Vec<(usize, SinkCounts)>,
     skipped: BTreeMap<SplitId, u64>,
     nulled: BTreeMap<SplitId, u64>,
+    future: BTreeMap<SplitId, u64>,
     last_record: Timestamp,
     last_tick: Timestamp,
     now: Timestamp,
@@ -121,6 +122,8 @@ pub struct Engine<'p> {
     sinks: BTreeMap<usize, Sink>,
     skipped: BTreeMap<SplitId, u64>,
     nulled: BTreeMap<SplitId, u64>,
+    /// Records kept out by the future-timestamp guard.
+    future: BTreeMap<SplitId, u64>,
     interval: Millis,
     horizon: Millis,
     last_record: Timestamp,
@@ -234,6 +237,7 @@ impl<'p> Engine<'p> {
             sinks,
             skipped: BTreeMap::new(),
             nulled: BTreeMap::new(),
+            future: BTreeMap::new(),
             interval: plan.settings.emit_interval,
             horizon,
             last_record: t0,
@@ -278,6 +282,7 @@ impl<'p> Engine<'p> {
                 .collect(),
             skipped: self.skipped.clone(),
             nulled: self.nulled.clone(),
+            future: self.future.clone(),
             last_record: self.last_record,
             last_tick: self.last_tick,
             now: self.now,
@@ -322,6 +327,7 @@ impl<'p> Engine<'p> {
             }
         }
         self.skipped = snap.skipped;
+        self.future = snap.future;
         self.nulled = snap.nulled;
         self.last_record = snap.last_record;
         self.last_tick = snap.last_tick;
@@ -377,6 +383,16 @@ impl<'p> Engine<'p> {
                     return Ok(());
                 }
                 return Err(RecordError::decode(e.to_string()));
+            }
+        }
+        // The future-timestamp guard: a record dated further ahead of its
+        // arrival than the table allows moves no watermark and joins no
+        // window (one clock-skewed producer would make every later record
+        // late); it is counted.
+        if let Some(m) = self.plan.tables[table].max_future {
+            if ts > self.now.saturating_add(m) {
+                *self.future.entry(id).or_insert(0) += 1;
+                return Ok(());
             }
         }
         let subtask = self.splits[id as usize].subtask;
@@ -636,6 +652,7 @@ impl<'p> Engine<'p> {
         Some(SplitState {
             view,
             skipped: self.skipped.get(&id).copied().unwrap_or(0),
+            future: self.future.get(&id).copied().unwrap_or(0),
             nulled: self.nulled.get(&id).copied().unwrap_or(0),
             late_dropped: dropped,
             late_routed: routed,
@@ -705,6 +722,8 @@ pub struct SplitState {
     pub late_dropped: u64,
     /// Late records routed to the late-data sink (all pipelines).
     pub late_routed: u64,
+    /// Records kept out by `lowwater.watermark.max-future`.
+    pub future: u64,
 }
 
 fn sink(plan: &JobPlan, table: usize) -> Result<Sink, String> {

@@ -21,6 +21,7 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
         records_skipped: 0,
         fields_nulled: 0,
         records_filtered: (0..plan.pipelines.len()).map(|p| engine.filtered(p)).sum(),
+        future_records: 0,
     };
     for (id, meta) in engine.splits().iter().enumerate() {
         let Some(st) = engine.split_state(id as u32) else {
@@ -30,6 +31,7 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
         totals.late_records_routed += st.late_routed;
         totals.records_skipped += st.skipped;
         totals.fields_nulled += st.nulled;
+        totals.future_records += st.future;
         partitions.push(PartitionReport {
             table: plan.tables[meta.table].name.clone(),
             topic: meta.topic.clone(),
@@ -40,6 +42,7 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
             late_records_routed: st.late_routed,
             records_skipped: st.skipped,
             fields_nulled: st.nulled,
+            future_records: st.future,
             final_watermark: wm(st.view.watermark),
             idle: st.view.idle,
             last_event_time: st.view.max_event_time,

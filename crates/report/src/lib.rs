@@ -53,6 +53,15 @@ pub struct Totals {
     pub fields_nulled: u64,
     /// Records a WHERE clause filtered out (summed over pipelines).
     pub records_filtered: u64,
+    /// Records dated further ahead of their arrival than
+    /// `lowwater.watermark.max-future` allows, kept out of the watermark and
+    /// the windows (absent when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub future_records: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One source partition.
@@ -77,6 +86,9 @@ pub struct PartitionReport {
     pub records_skipped: u64,
     /// Its fields read as NULL because they did not convert.
     pub fields_nulled: u64,
+    /// Its records dated too far in the future (absent when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub future_records: u64,
     /// Its final watermark (`null` if it never had one).
     pub final_watermark: Option<Timestamp>,
     /// Whether it ended idle.
@@ -228,6 +240,14 @@ pub fn summary_for(what: &str, r: &Report) -> String {
         "{what}: {} records in, {} rows out, {} late dropped, {} late routed, {} skipped, {} filtered\n",
         t.records_in, t.records_out, t.late_records_dropped, t.late_records_routed, t.records_skipped, t.records_filtered
     );
+    if t.future_records > 0 {
+        let _ = writeln!(
+            s,
+            "  {} record(s) dated beyond lowwater.watermark.max-future were kept out of the \
+             watermark and the windows",
+            t.future_records
+        );
+    }
     for k in &r.sinks {
         let _ = writeln!(
             s,

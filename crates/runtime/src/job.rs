@@ -113,6 +113,9 @@ pub(crate) struct SubtaskView {
     pub splits: Vec<SplitView>,
     pub skipped: BTreeMap<SplitId, u64>,
     pub nulled: BTreeMap<SplitId, u64>,
+    /// Records kept out by `lowwater.watermark.max-future` (not in
+    /// checkpoints: counted again from a restore).
+    pub future: BTreeMap<SplitId, u64>,
     /// How far each Kafka partition's reader is from the partition's end.
     pub backlog: BTreeMap<SplitId, lowwater_kafka::Backlog>,
 }

@@ -71,6 +71,7 @@ pub(crate) fn report_from(
         late_records_routed: 0,
         records_skipped: 0,
         fields_nulled: 0,
+        future_records: 0,
         records_filtered: shared
             .sources
             .iter()
@@ -108,6 +109,8 @@ pub(crate) fn report_from(
             .sum();
         let skipped = view.skipped.get(&id).copied().unwrap_or(0);
         let nulled = view.nulled.get(&id).copied().unwrap_or(0);
+        let future = view.future.get(&id).copied().unwrap_or(0);
+        totals.future_records += future;
         totals.late_records_dropped += dropped;
         totals.late_records_routed += routed;
         totals.records_skipped += skipped;
@@ -122,6 +125,7 @@ pub(crate) fn report_from(
             late_records_routed: routed,
             records_skipped: skipped,
             fields_nulled: nulled,
+            future_records: future,
             final_watermark: lowwater_report::wm(split.watermark),
             idle: split.idle,
             last_event_time: split.max_event_time,

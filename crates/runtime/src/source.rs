@@ -534,6 +534,35 @@ impl SourceTask {
             }
             return Err(self.fail_at(i, e));
         }
+        // The future-timestamp guard: a record dated further ahead of its
+        // arrival than the table allows moves no watermark and joins no
+        // window; it is counted, and the first of each partition is named.
+        if let Some(m) = self.rows.table().max_future {
+            if ts > now.saturating_add(m) {
+                self.track_kafka(i, None);
+                let first = match self.shared.sources[self.source].subtasks[self.subtask].lock() {
+                    Ok(mut v) => {
+                        let n = v.future.entry(id).or_insert(0);
+                        *n += 1;
+                        *n == 1
+                    }
+                    Err(_) => false,
+                };
+                if first {
+                    tracing::warn!(
+                        "{}: event time {} is {} ahead of its arrival, more than \
+                         lowwater.watermark.max-future ({}) allows: it is kept out of the \
+                         watermark and the windows, and counted (later ones of this partition \
+                         are counted without a message)",
+                        self.place(i),
+                        lowwater_core::time::format_timestamp(ts, ' '),
+                        lowwater_core::time::display_duration(ts.saturating_sub(now)),
+                        lowwater_core::time::display_duration(m)
+                    );
+                }
+                return Ok(Read::Record);
+            }
+        }
         self.track_kafka(i, Some(ts));
         if nulled > 0 {
             self.count(id, 0, nulled);
@@ -584,10 +613,11 @@ impl SourceTask {
 
     /// The error for a record of input `i`, with where it came from
     /// (formatted only when there is an error).
-    fn fail_at(&self, i: usize, e: RecordError) -> RunError {
+    /// Where the current record of input `i` is, for messages.
+    fn place(&self, i: usize) -> String {
         let input = &self.inputs[i].1;
         let table = &self.plan.tables[self.rows.table_index()].name;
-        let place = match input {
+        match input {
             Input::Gen(g) => format!("datagen table {table} partition {}", g.partition()),
             Input::Kafka => self.kafka_current.map_or_else(String::new, |o| {
                 let (t, p) = &self.names[i];
@@ -604,7 +634,12 @@ impl SourceTask {
                     l.offset.map_or("?".to_string(), |o| o.to_string())
                 )
             }),
-        };
+        }
+    }
+
+    fn fail_at(&self, i: usize, e: RecordError) -> RunError {
+        let table = &self.plan.tables[self.rows.table_index()].name;
+        let place = self.place(i);
         let option = self.rows.table().value_format.skip_option();
         let hint = match option.filter(|_| e.decode) {
             Some(o) => format!(

@@ -164,6 +164,7 @@ const KAFKA: &[&str] = &[
     "sink.delivery-guarantee",
     "sink.transactional-id-prefix",
     "late-data.sink",
+    "lowwater.watermark.max-future",
     "lowwater.sink.max-emission-lag",
     "lowwater.sink.max-staleness",
 ];
@@ -175,6 +176,7 @@ const FILESYSTEM: &[&str] = &[
     "scan.watermark.emit.strategy",
     "scan.watermark.emit.on-event.gap",
     "late-data.sink",
+    "lowwater.watermark.max-future",
     "lowwater.sink.max-emission-lag",
     "lowwater.sink.max-staleness",
 ];
@@ -201,6 +203,7 @@ const DATAGEN: &[&str] = &[
     "scan.watermark.emit.strategy",
     "scan.watermark.emit.on-event.gap",
     "late-data.sink",
+    "lowwater.watermark.max-future",
 ];
 /// `fields.<column>.<option>` options of datagen.
 pub const DATAGEN_FIELD_OPTIONS: &[&str] = &[

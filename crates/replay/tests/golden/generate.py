@@ -156,6 +156,17 @@ def main():
          % tvf("HOP", "INTERVAL '5' SECOND, INTERVAL '10' SECOND"),
          {"events.jsonl": late}, std_args)
 
+    # One record from a producer whose clock is off (year 9999): without the
+    # guard its watermark makes every later record late; with
+    # 'lowwater.watermark.max-future' it is kept out and counted.
+    far = int(datetime.datetime(9999, 1, 1, tzinfo=datetime.timezone.utc).timestamp() * 1000) - T0
+    skewed = events([(t, 0, t, "a", 1) for t in range(0, 30000, 1000)] + [(30500, 0, far, "bad", 1)]
+                    + [(t, 0, t, "a", 1) for t in range(31000, 60000, 1000)])
+    for name, opts in [("future_timestamp_unguarded", ""),
+                       ("future_timestamp_guarded", ", 'lowwater.watermark.max-future' = '10 min'")]:
+        case(name, source(extra=opts) + COUNT_SINK + COUNT_BY_USER.format(tvf=tvf("TUMBLE", "INTERVAL '10' SECOND")),
+             {"events.jsonl": skewed}, std_args)
+
     # FLIP-296 emission: on-event, the watermark follows each record at once
     # (row 3 is late); periodically (or on-event every 3 rows) the last row's
     # watermark is emitted later and row 3 counts.

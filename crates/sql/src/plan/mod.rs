@@ -176,6 +176,10 @@ pub struct TableDef {
     pub idle_timeout: Option<Millis>,
     /// `scan.watermark.emit.strategy` (and its on-event gap).
     pub emit: EmitStrategy,
+    /// `lowwater.watermark.max-future`: a record whose event time is more
+    /// than this ahead of its arrival is kept out of the watermark and the
+    /// windows (counted, and warned about with its place).
+    pub max_future: Option<Millis>,
     /// A `PROCTIME()` column (position, where): allowed while unused.
     pub proctime: Option<(usize, Loc)>,
     /// `scan.watermark.idle-mode` = 'caught-up' (Kafka): a partition goes

@@ -156,6 +156,19 @@ pub(super) fn table(
         ));
     }
     let emit = emit_strategy(ct, &opts.raw)?;
+    let max_future = match opts.raw.get("lowwater.watermark.max-future") {
+        Some(v) => Some(parse_duration(v).ok().filter(|d| *d > 0).ok_or_else(|| {
+            SqlError::new(
+                option_loc(ct, "lowwater.watermark.max-future"),
+                format!(
+                    "table '{}': lowwater.watermark.max-future '{v}' is not a positive \
+                             duration; write e.g. '10 min'",
+                    ct.name
+                ),
+            )
+        })?),
+        None => None,
+    };
     let avro = matches!(
         opts.value_format,
         crate::formats::ValueFormat::Avro | crate::formats::ValueFormat::AvroConfluent(_)
@@ -249,6 +262,7 @@ pub(super) fn table(
             format: opts.format,
             idle_timeout,
             emit,
+            max_future,
             proctime,
             caught_up: opts.lowwater.caught_up,
             discovery_interval,
