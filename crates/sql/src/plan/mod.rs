@@ -422,6 +422,20 @@ fn settings(stmts: &[Statement]) -> Result<Settings> {
             continue;
         };
         let dur = || parse_duration(value).map_err(|m| SqlError::new(*loc, format!("{key}: {m}")));
+        // A count of 1 or more.
+        let count = |what: &str| -> Result<u64> {
+            value
+                .trim()
+                .parse()
+                .ok()
+                .filter(|n| *n >= 1)
+                .ok_or_else(|| {
+                    SqlError::new(
+                        *loc,
+                        format!("{key} must be a whole number of {what}, 1 or more; got '{value}'"),
+                    )
+                })
+        };
         match key.as_str() {
             "table.exec.source.idle-timeout" => s.idle_timeout = Some(dur()?).filter(|d| *d > 0),
             "pipeline.auto-watermark-interval" => s.emit_interval = dur()?,
@@ -464,35 +478,10 @@ fn settings(stmts: &[Statement]) -> Result<Settings> {
             }
             "execution.checkpointing.timeout" => s.checkpoints.timeout = dur()?.max(1),
             "state.checkpoints.num-retained" => {
-                s.checkpoints.retained =
-                    value
-                        .trim()
-                        .parse()
-                        .ok()
-                        .filter(|n| *n >= 1)
-                        .ok_or_else(|| {
-                            SqlError::new(
-                                *loc,
-                                format!(
-                                "state.checkpoints.num-retained must be 1 or more, got '{value}'"
-                            ),
-                            )
-                        })?
+                s.checkpoints.retained = count("checkpoints")? as usize
             }
             "lowwater.window.max-windows-per-record" => {
-                s.max_windows_per_record = value
-                    .trim()
-                    .parse()
-                    .ok()
-                    .filter(|n| *n >= 1)
-                    .ok_or_else(|| {
-                        SqlError::new(
-                            *loc,
-                            format!(
-                                "{key} must be a whole number of windows, 1 or more; got '{value}'"
-                            ),
-                        )
-                    })?
+                s.max_windows_per_record = count("windows")?
             }
             k if INERT.contains(&k) => s.inert.push((key.clone(), value.clone())),
             _ => {

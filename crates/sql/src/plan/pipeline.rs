@@ -102,6 +102,26 @@ fn window_assigner(ins: &Insert, settings: &super::Settings) -> Result<WindowAss
     Ok(a)
 }
 
+/// A WHERE or HAVING condition compiled over `scope`: it must be BOOLEAN.
+fn condition(
+    e: Option<&AstExpr>,
+    scope: &dyn Scope,
+    loc: Loc,
+    clause: &str,
+) -> Result<Option<Expr>> {
+    let Some(e) = e else {
+        return Ok(None);
+    };
+    let t = compile(e, scope, loc)?;
+    if !matches!(t.ty, None | Some(SqlType::Boolean)) {
+        return Err(SqlError::new(
+            expr_loc(e, loc),
+            format!("{clause} needs a BOOLEAN condition"),
+        ));
+    }
+    Ok(Some(t.expr))
+}
+
 /// An expression's text for matching a select item or HAVING term to a
 /// GROUP BY key or an aggregate already met: lowercased outside quoted
 /// literals (`'OK'` and `'ok'` stay apart), without enclosing parentheses
@@ -175,19 +195,7 @@ pub(super) fn pipeline(
         columns: &src.columns,
         visible: src.columns.len(),
     };
-    let filter = match &ins.filter {
-        Some(f) => {
-            let t = compile(f, &scope, ins.loc)?;
-            if !matches!(t.ty, None | Some(SqlType::Boolean)) {
-                return Err(SqlError::new(
-                    expr_loc(f, ins.loc),
-                    "WHERE needs a BOOLEAN condition",
-                ));
-            }
-            Some(t.expr)
-        }
-        None => None,
-    };
+    let filter = condition(ins.filter.as_ref(), &scope, ins.loc, "WHERE")?;
     if ins.project {
         let time_ty = src.columns[wm.column].ty;
         let (keys, outputs) = super::project::outputs(ins, &scope, time_ty)?;
@@ -325,32 +333,8 @@ pub(super) fn pipeline(
             .unwrap_or_else(|| format!("EXPR${i}"));
         outputs.push(Output { name, ty, kind });
     }
-    let having = match &ins.having {
-        Some(h) => {
-            let t = compile(h, &result, ins.loc)?;
-            if !matches!(t.ty, None | Some(SqlType::Boolean)) {
-                return Err(SqlError::new(
-                    expr_loc(h, ins.loc),
-                    "HAVING needs a BOOLEAN condition",
-                ));
-            }
-            Some(t.expr)
-        }
-        None => None,
-    };
-    let qualify = match &ins.qualify {
-        Some(q) => {
-            let t = compile(q, &result, ins.loc)?;
-            if !matches!(t.ty, None | Some(SqlType::Boolean)) {
-                return Err(SqlError::new(
-                    expr_loc(q, ins.loc),
-                    "WHERE needs a BOOLEAN condition",
-                ));
-            }
-            Some(t.expr)
-        }
-        None => None,
-    };
+    let having = condition(ins.having.as_ref(), &result, ins.loc, "HAVING")?;
+    let qualify = condition(ins.qualify.as_ref(), &result, ins.loc, "WHERE")?;
     let rank = if ranking.is_empty() {
         None
     } else {
