@@ -93,6 +93,11 @@ fn metrics_api_and_status_name_the_partition_holding_the_watermark() {
             "partition {p} keeps receiving records"
         );
         assert!(of_partition(&later, "lowwater_partition_watermark_milliseconds", p).is_some());
+        assert_eq!(
+            of_partition(&later, "lowwater_partition_future_records_total", p),
+            Some(0.0),
+            "no record is dated in the future"
+        );
     }
     assert_eq!(
         of_partition(&later, "lowwater_partition_watermark_milliseconds", 3),

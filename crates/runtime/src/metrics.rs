@@ -118,6 +118,12 @@ pub(crate) fn metrics(live: &Live, plan: &JobPlan, shared: &Shared) -> String {
     );
     counter(
         &mut r,
+        "lowwater_partition_future_records",
+        "Records of the partition dated beyond lowwater.watermark.max-future, kept out of the watermark and the windows",
+        each_n(&|p| p.report.future_records),
+    );
+    counter(
+        &mut r,
         "lowwater_partition_fields_nulled",
         "Fields of the partition's records read as NULL because they did not convert",
         each_n(&|p| p.report.fields_nulled),

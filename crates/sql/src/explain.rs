@@ -384,6 +384,25 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
             if let Some(ls) = t.late_data_sink {
                 let _ = writeln!(s, "  late rows go to: {}", plan.tables[ls].name);
             }
+            match t.max_future {
+                Some(m) => {
+                    let _ = writeln!(
+                        s,
+                        "  future-timestamp guard: records more than {} ahead of their arrival \
+                         are kept out of the watermark and the windows",
+                        display_duration(m)
+                    );
+                }
+                None if matches!(t.connector, Connector::Kafka { .. }) => {
+                    let _ = writeln!(
+                        s,
+                        "  future-timestamp guard: off; one record from a producer whose clock is \
+                         wrong moves the watermark past every later record \
+                         ('lowwater.watermark.max-future' = '10 min' keeps it out)"
+                    );
+                }
+                None => {}
+            }
             match partitions.get(&t.name.to_ascii_lowercase()) {
                 Some(&n) => {
                     let _ = writeln!(

@@ -268,3 +268,30 @@ fn explain_lists_the_features_a_job_uses() {
          Window Top-N (0 rank partition key(s)), functions UPPER"
     );
 }
+
+#[test]
+fn explain_shows_the_future_timestamp_guard_or_suggests_it() {
+    let insert = format!(
+        "INSERT INTO out SELECT window_start, user_id, COUNT(*) FROM {TVF} GROUP BY window_start, \
+         window_end, user_id;"
+    );
+    let text = |extra: &str| {
+        let plan = JobPlan::from_sql(&job(extra, &insert)).expect("plans");
+        lowwater_sql::explain::explain(&plan, &Default::default())
+    };
+    assert!(
+        text("").contains("future-timestamp guard: off"),
+        "{}",
+        text("")
+    );
+    let on = text(", 'lowwater.watermark.max-future' = '10 min'");
+    assert!(
+        on.contains("records more than 10m 0s ahead of their arrival"),
+        "{on}"
+    );
+    let e = err(&job(", 'lowwater.watermark.max-future' = 'soon'", &insert));
+    assert!(
+        e.contains("lowwater.watermark.max-future 'soon' is not a positive duration"),
+        "{e}"
+    );
+}
