@@ -58,3 +58,25 @@ fn a_huge_partition_number_costs_no_memory() {
     assert!(grown < 256 * 1024, "peak memory grew by {grown} KiB");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn late_records_after_a_future_timestamp_are_blamed_on_it() {
+    let case = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/cases/future_timestamp_unguarded");
+    let sql = std::fs::read_to_string(case.join("job.sql")).expect("job");
+    let plan = JobPlan::from_sql(&sql).expect("plans");
+    let out = replay(
+        &plan,
+        &ReplayArgs {
+            inputs: vec![("events".into(), case.join("events.jsonl"))],
+            ..ReplayArgs::default()
+        },
+    )
+    .expect("replays");
+    let summary = lowwater_replay::report::summary(&out.report);
+    assert!(
+        summary.contains("partition 0 of events has a record dated 9999-01-01")
+            && summary.contains("'lowwater.watermark.max-future' = '10 min' on table events"),
+        "{summary}"
+    );
+}

@@ -60,6 +60,10 @@ pub struct Totals {
     pub future_records: u64,
 }
 
+/// How far ahead of its arrival a partition's newest event time must be
+/// for the summary to name it as a likely cause of late records.
+const FUTURE_HINT_MS: i64 = 10 * 60 * 1000;
+
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
@@ -247,6 +251,29 @@ pub fn summary_for(what: &str, r: &Report) -> String {
              watermark and the windows",
             t.future_records
         );
+    }
+    // Late records and a partition whose newest event time is far ahead of
+    // when its records arrived: one record dated in the future (a producer
+    // with a wrong clock) can have moved the watermark past the rest.
+    if t.late_records_dropped + t.late_records_routed > 0 {
+        for p in &r.partitions {
+            if let (Some(ev), Some(at)) = (p.last_event_time, p.last_arrival) {
+                if ev.saturating_sub(at) > FUTURE_HINT_MS {
+                    let _ = writeln!(
+                        s,
+                        "  partition {} of {} has a record dated {} while its records arrived by \
+                         {}: a record from the future moves the watermark past every later record, \
+                         which is then late; 'lowwater.watermark.max-future' = '10 min' on table {} \
+                         keeps such records out",
+                        p.partition,
+                        p.topic,
+                        when(ev),
+                        when(at),
+                        p.table
+                    );
+                }
+            }
+        }
     }
     for k in &r.sinks {
         let _ = writeln!(
