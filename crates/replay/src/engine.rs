@@ -40,6 +40,10 @@ pub struct SplitMeta {
 
 pub use lowwater_connectors::row::{RecordError, RecordRef};
 
+/// How often (in records) the open window states are counted against
+/// `lowwater.state.max-open-windows`.
+pub const OPEN_CHECK_EVERY: u32 = 4_096;
+
 struct Source {
     subtasks: Vec<SourceSubtask>,
     rows: RowBuilder,
@@ -53,6 +57,8 @@ struct Pipe {
     stalls: Vec<Stall>,
     filtered: u64,
     late_map: Option<(usize, Vec<usize>)>,
+    /// Records since the open states were last counted.
+    since_check: u32,
 }
 
 /// The engine's state at a moment, for a checkpoint: everything that
@@ -193,6 +199,7 @@ impl<'p> Engine<'p> {
                 stalls: Vec::new(),
                 filtered: 0,
                 late_map,
+                since_check: 0,
             });
         }
         // After this long without a record, every periodic tick is a no-op
@@ -471,7 +478,48 @@ impl<'p> Engine<'p> {
                 .map_err(|e| RecordError::other(e.to_string()))?;
         }
         self.emit(pi, now, true);
+        self.check_open(pi)?;
         self.note_record(pi)
+    }
+
+    /// Every few thousand records: the (window, key) states an INSERT
+    /// holds stay within `lowwater.state.max-open-windows`, or the replay
+    /// stops naming the stall that keeps them open.
+    fn check_open(&mut self, pi: usize) -> Result<(), RecordError> {
+        let pipe = &mut self.pipes[pi];
+        pipe.since_check += 1;
+        if pipe.since_check < OPEN_CHECK_EVERY {
+            return Ok(());
+        }
+        pipe.since_check = 0;
+        let open = pipe.op.pending() as u64;
+        let limit = self.plan.settings.max_open_windows;
+        if open <= limit {
+            return Ok(());
+        }
+        let held = match self.holder(pi) {
+            Some(h) => match h.split.and_then(|id| self.splits.get(id as usize)) {
+                Some(m) => format!(
+                    "partition {} of topic {} holds it (no record for {})",
+                    m.partition,
+                    m.topic,
+                    lowwater_core::time::display_duration(h.silent_ms)
+                ),
+                None => format!("source subtask {} holds it", h.subtask),
+            },
+            None => "no partition holds it".to_string(),
+        };
+        Err(RecordError::other(format!(
+            "INSERT INTO {}: {open} (window, key) states are open, more than \
+             lowwater.state.max-open-windows ({limit}) allows; the watermark is at {} and {held}: \
+             release the stall (an idle timeout for a silent partition) or raise the limit with \
+             SET 'lowwater.state.max-open-windows'",
+            self.plan.tables[self.plan.pipelines[pi].sink].name,
+            match self.pipes[pi].op.watermark() {
+                MIN_WATERMARK => "MIN (none yet)".to_string(),
+                wm => lowwater_core::time::format_timestamp(wm, ' '),
+            }
+        )))
     }
 
     fn note_record(&mut self, pi: usize) -> Result<(), RecordError> {

@@ -80,3 +80,53 @@ fn late_records_after_a_future_timestamp_are_blamed_on_it() {
         "{summary}"
     );
 }
+
+#[test]
+fn open_windows_are_bounded_and_the_stall_holding_them_is_named() {
+    let dir = std::env::temp_dir().join(format!("lowwater-open-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let dump = dir.join("events.jsonl");
+    let t0 = 1_757_851_200_000i64;
+    let rec = |p: i32, o: usize, ts: i64, user: &str| {
+        let sec = (ts - t0) / 1_000;
+        format!(
+            r#"{{"topic":"events","partition":{p},"offset":{o},"tstype":"create","ts":{ts},"key":null,"payload":"{{\"user_id\":\"{user}\",\"ts\":\"2025-09-14 {:02}:{:02}:{:02}\"}}"}}"#,
+            12 + sec / 3600,
+            sec / 60 % 60,
+            sec % 60
+        )
+    };
+    // Partition 1 says one thing and falls silent: the watermark stays at
+    // its first record while partition 0 brings 20,000 users.
+    let mut lines = vec![rec(1, 0, t0, "quiet")];
+    lines.extend((0..20_000).map(|i| rec(0, i, t0 + i as i64 * 100, &format!("u{i}"))));
+    std::fs::write(&dump, lines.join("\n")).expect("write");
+    let job = |limit: &str| {
+        JobPlan::from_sql(&format!(
+            "{limit}CREATE TABLE events (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+               WITH ('connector' = 'kafka', 'topic' = 'events', 'properties.bootstrap.servers' = 'b:9092', 'format' = 'json');
+             CREATE TABLE sink (window_start TIMESTAMP(3), user_id STRING, n BIGINT) WITH ('connector' = 'blackhole');
+             INSERT INTO sink SELECT window_start, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts),
+               INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id;"
+        ))
+        .expect("plans")
+    };
+    let args = ReplayArgs {
+        inputs: vec![("events".into(), dump.clone())],
+        ..ReplayArgs::default()
+    };
+    let e = replay(
+        &job("SET 'lowwater.state.max-open-windows' = '5000';\n"),
+        &args,
+    )
+    .expect_err("the limit stops the replay")
+    .to_string();
+    assert!(
+        e.contains(
+            "(window, key) states are open, more than lowwater.state.max-open-windows (5000)"
+        ) && e.contains("partition 1 of topic events holds it"),
+        "{e}"
+    );
+    replay(&job(""), &args).expect("within the default limit");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -13,6 +13,10 @@ use lowwater_core::clock::Clock;
 use lowwater_core::watermark::valve::ChannelValve;
 use lowwater_core::window::operator::{WindowOperator, WindowOutput};
 use lowwater_core::Timestamp;
+
+/// How often (in records) the open (window, key) states are counted
+/// against `lowwater.state.max-open-windows`.
+const OPEN_CHECK_EVERY: u32 = 4_096;
 use lowwater_sql::plan::JobPlan;
 
 use crate::checkpoint::WindowPart;
@@ -173,6 +177,7 @@ impl WindowTask {
         let mut late_seen = 0;
         let mut advanced = None;
         let mut marked = None;
+        let (mut since_check, mut warned) = (0u32, false);
         while ended < self.senders {
             let Some(env) = self.next() else {
                 break;
@@ -180,6 +185,7 @@ impl WindowTask {
             match env.msg {
                 Msg::Records(batch) => {
                     let pl = &self.plan.pipelines[self.pipeline];
+                    since_check = since_check.saturating_add(batch.len() as u32);
                     for input in batch {
                         let r = if pl.project {
                             pl.project(input, &mut out)
@@ -191,6 +197,35 @@ impl WindowTask {
                                 "INSERT INTO {}: {e}",
                                 self.plan.tables[self.plan.pipelines[self.pipeline].sink].name
                             )));
+                        }
+                    }
+                    // Every few thousand records: the open (window, key)
+                    // states stay within lowwater.state.max-open-windows
+                    // (a WARN at 80%), or the job stops.
+                    if since_check >= OPEN_CHECK_EVERY {
+                        since_check = 0;
+                        let open = self.op.pending() as u64;
+                        let limit = self.plan.settings.max_open_windows;
+                        let sink = &self.plan.tables[self.plan.pipelines[self.pipeline].sink].name;
+                        if open > limit {
+                            self.shared.fail(RunError::Usage(format!(
+                                "INSERT INTO {sink} (window subtask {}): {open} (window, key) \
+                                 states are open, more than lowwater.state.max-open-windows \
+                                 ({limit}) allows: the watermark does not advance (the stall \
+                                 WARN names the partition holding it); release the stall or \
+                                 raise the limit with SET 'lowwater.state.max-open-windows'",
+                                self.subtask
+                            )));
+                            return;
+                        }
+                        if !warned && open * 5 > limit * 4 {
+                            warned = true;
+                            tracing::warn!(
+                                "INSERT INTO {sink} (window subtask {}): {open} (window, key) \
+                                 states are open, 80% of lowwater.state.max-open-windows \
+                                 ({limit}); the job stops at the limit",
+                                self.subtask
+                            );
                         }
                     }
                 }

@@ -39,6 +39,10 @@ pub struct Settings {
     pub inert: Vec<(String, String)>,
     /// Checkpointing (`execution.checkpointing.*`, `state.checkpoints.*`).
     pub checkpoints: CheckpointSettings,
+    /// `lowwater.state.max-open-windows` (default 5,000,000): the most
+    /// (window, key) states an INSERT may hold (about 264 bytes each)
+    /// before the job stops, naming the stall that keeps them open.
+    pub max_open_windows: u64,
     /// `lowwater.window.max-windows-per-record` (default 10,000): the most
     /// windows a HOP or CUMULATE may put one record in, checked when the
     /// job is planned (a 1 ms step over a day would be 86.4M per record).
@@ -47,6 +51,9 @@ pub struct Settings {
 
 /// The most INSERT statements one job file may hold.
 pub const MAX_INSERTS: usize = 200;
+
+/// The default of [`Settings::max_open_windows`].
+pub const MAX_OPEN_WINDOWS: u64 = 5_000_000;
 
 /// The default of [`Settings::max_windows_per_record`].
 pub const MAX_WINDOWS_PER_RECORD: u64 = 10_000;
@@ -90,6 +97,7 @@ impl Default for Settings {
             inert: Vec::new(),
             checkpoints: CheckpointSettings::default(),
             max_windows_per_record: MAX_WINDOWS_PER_RECORD,
+            max_open_windows: MAX_OPEN_WINDOWS,
         }
     }
 }
@@ -483,6 +491,7 @@ fn settings(stmts: &[Statement]) -> Result<Settings> {
             "lowwater.window.max-windows-per-record" => {
                 s.max_windows_per_record = count("windows")?
             }
+            "lowwater.state.max-open-windows" => s.max_open_windows = count("windows")?,
             k if INERT.contains(&k) => s.inert.push((key.clone(), value.clone())),
             _ => {
                 return Err(SqlError::new(
@@ -494,6 +503,7 @@ fn settings(stmts: &[Statement]) -> Result<Settings> {
                          execution.checkpointing.dir (or state.checkpoints.dir), \
                          execution.checkpointing.timeout, state.checkpoints.num-retained, \
                          execution.state-recovery.path, lowwater.window.max-windows-per-record, \
+                         lowwater.state.max-open-windows, \
                          and (recorded, no effect yet) {}",
                         INERT.join(", ")
                     ),
