@@ -22,7 +22,7 @@ use lowwater_core::watermark::Progress;
 use lowwater_core::window::operator::{WindowInput, WindowOperator, WindowOutput};
 use lowwater_core::{Millis, Row, Timestamp, Value, MIN_WATERMARK};
 use lowwater_sql::expr::truth;
-use lowwater_sql::plan::JobPlan;
+use lowwater_sql::plan::{JobPlan, LateReason, LateRow};
 use serde::{Deserialize, Serialize};
 
 /// A split of the job: one partition of one topic of one source table.
@@ -56,7 +56,7 @@ struct Pipe {
     detector: StallDetector,
     stalls: Vec<Stall>,
     filtered: u64,
-    late_map: Option<(usize, Vec<usize>)>,
+    late_map: Option<LateRow>,
     /// Records since the open states were last counted.
     since_check: u32,
 }
@@ -177,16 +177,8 @@ impl<'p> Engine<'p> {
                 });
             }
             sources[si].pipelines.push(pi);
-            let late_map = t.late_data_sink.map(|ls| {
-                let late = &plan.tables[ls];
-                let map = late
-                    .columns
-                    .iter()
-                    .map(|c| t.column(&c.name).unwrap_or(0))
-                    .collect();
-                (ls, map)
-            });
-            let outs = late_map.iter().map(|(ls, _)| *ls).chain([pl.sink]);
+            let late_map = plan.late_row(pl.source);
+            let outs = late_map.iter().map(|l| l.sink).chain([pl.sink]);
             for t in outs.collect::<Vec<_>>() {
                 if let std::collections::btree_map::Entry::Vacant(e) = sinks.entry(t) {
                     e.insert(sink(plan, t)?);
@@ -399,6 +391,10 @@ impl<'p> Engine<'p> {
         if let Some(m) = self.plan.tables[table].max_future {
             if ts > self.now.saturating_add(m) {
                 *self.future.entry(id).or_insert(0) += 1;
+                if let Some(late) = self.plan.late_row(table) {
+                    let values = late.values(&self.row, LateReason::Future);
+                    self.write_late(late.sink, &values, self.now);
+                }
                 return Ok(());
             }
         }
@@ -645,21 +641,23 @@ impl<'p> Engine<'p> {
                     }
                 }
                 WindowOutput::Late(_) if with_row => {
-                    if let Some((ls, map)) = &self.pipes[pi].late_map {
-                        let values: Vec<Value> = map
-                            .iter()
-                            .map(|&c| self.row.get(c).cloned().unwrap_or(Value::Null))
-                            .collect();
-                        if let Some(s) = self.sinks.get_mut(ls) {
-                            if let Err(e) = s.write(&values, now) {
-                                self.sink_error.get_or_insert(e);
-                            }
-                            s.out.late_rows += 1;
-                        }
+                    if let Some(late) = &self.pipes[pi].late_map {
+                        let values = late.values(&self.row, LateReason::Late);
+                        self.write_late(late.sink, &values, now);
                     }
                 }
                 WindowOutput::Late(_) => {}
             }
+        }
+    }
+
+    /// Writes a row to a late-data sink and counts it there.
+    fn write_late(&mut self, sink: usize, values: &[Value], now: Timestamp) {
+        if let Some(s) = self.sinks.get_mut(&sink) {
+            if let Err(e) = s.write(values, now) {
+                self.sink_error.get_or_insert(e);
+            }
+            s.out.late_rows += 1;
         }
     }
 

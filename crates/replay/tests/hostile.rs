@@ -130,3 +130,14 @@ fn open_windows_are_bounded_and_the_stall_holding_them_is_named() {
     replay(&job(""), &args).expect("within the default limit");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_dump_line_nested_50000_deep_is_an_error_with_its_line() {
+    let deep = format!(
+        r#"{{"topic":"events","partition":0,"ts":1,"x":{}1{}}}"#,
+        "[".repeat(50_000),
+        "]".repeat(50_000)
+    );
+    let e = lowwater_connectors::dump::parse_line(&deep).expect_err("too deep");
+    assert!(e.to_string().contains("deeper than"), "{e}");
+}

@@ -21,7 +21,7 @@ use lowwater_core::watermark::Progress;
 use lowwater_core::window::operator::WindowInput;
 use lowwater_core::{Row, Timestamp, Value};
 use lowwater_sql::expr::truth;
-use lowwater_sql::plan::JobPlan;
+use lowwater_sql::plan::{JobPlan, LateReason, LateRow};
 
 use crate::job::{RunError, Shared};
 
@@ -41,6 +41,9 @@ pub(crate) enum Msg {
     /// been processed once the window subtask publishes `n` (Kafka offsets
     /// are committed by it).
     Mark(u64),
+    /// A row for the late-data sink, in its columns: a record the source
+    /// kept out of the windows (the future-timestamp guard).
+    Late(Vec<Value>),
     /// The sender is done (after its MAX watermark, when it drained).
     End,
 }
@@ -78,30 +81,20 @@ pub(crate) struct PipeOut {
     pub(crate) pipeline: usize,
     pub(crate) senders: Vec<SyncSender<Envelope>>,
     batches: Vec<Vec<WindowInput>>,
-    late_cols: Vec<usize>,
+    late: Option<LateRow>,
 }
 
 impl PipeOut {
     pub fn new(plan: &JobPlan, pipeline: usize, senders: Vec<SyncSender<Envelope>>) -> Self {
         let pl = &plan.pipelines[pipeline];
-        let src = &plan.tables[pl.source];
         // Late rows need the source columns of the late-data sink; they
         // travel after the aggregate arguments, which aggregates ignore.
-        let late_cols = src
-            .late_data_sink
-            .map(|ls| {
-                plan.tables[ls]
-                    .columns
-                    .iter()
-                    .filter_map(|c| src.column(&c.name))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let late = plan.late_row(pl.source);
         PipeOut {
             pipeline,
             batches: senders.iter().map(|_| Vec::new()).collect(),
             senders,
-            late_cols,
+            late,
         }
     }
 }
@@ -560,6 +553,10 @@ impl SourceTask {
                         lowwater_core::time::display_duration(m)
                     );
                 }
+                if let Some(late) = self.plan.late_row(self.source) {
+                    let values = late.values(row, LateReason::Future);
+                    self.send_late(id, values);
+                }
                 return Ok(Read::Record);
             }
         }
@@ -691,11 +688,9 @@ impl SourceTask {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|m| RecordError::other(format!("aggregate argument: {m}")))?;
         let out = &mut self.outs[k];
-        args.extend(
-            out.late_cols
-                .iter()
-                .map(|&c| row.get(c).cloned().unwrap_or(Value::Null)),
-        );
+        if let Some(late) = &out.late {
+            args.extend(late.carried(row));
+        }
         let n = out.senders.len() as u64;
         let w = match &pl.rank {
             // Window Top-N: a rank partition's rows fire in one subtask.
@@ -725,6 +720,27 @@ impl SourceTask {
             }
         }
         Ok(())
+    }
+
+    /// Sends a row for the late-data sink to a window subtask of the
+    /// source's first INSERT, which writes it (in order with the records,
+    /// so a checkpoint holds it exactly when it holds the record's offset).
+    fn send_late(&mut self, id: SplitId, values: Vec<Value>) {
+        let Some(out) = self.outs.first() else {
+            return;
+        };
+        let w = id as usize % out.senders.len().max(1);
+        let sent = out.senders.get(w).map(|s| {
+            s.send(Envelope {
+                from: self.subtask,
+                msg: Msg::Late(values),
+            })
+        });
+        if matches!(sent, Some(Err(_))) {
+            self.shared.fail(RunError::Usage(
+                "a window subtask ended unexpectedly".into(),
+            ));
+        }
     }
 
     pub(crate) fn flush_all(&mut self) {

@@ -12,12 +12,12 @@ use lowwater_core::checkpoint::CheckpointId;
 use lowwater_core::clock::Clock;
 use lowwater_core::watermark::valve::ChannelValve;
 use lowwater_core::window::operator::{WindowOperator, WindowOutput};
-use lowwater_core::Timestamp;
+use lowwater_core::{Millis, Timestamp, Value};
 
 /// How often (in records) the open (window, key) states are counted
 /// against `lowwater.state.max-open-windows`.
 const OPEN_CHECK_EVERY: u32 = 4_096;
-use lowwater_sql::plan::JobPlan;
+use lowwater_sql::plan::{JobPlan, LateReason};
 
 use crate::checkpoint::WindowPart;
 use crate::job::{RunError, Shared};
@@ -237,6 +237,15 @@ impl WindowTask {
                         }
                     }
                 }
+                Msg::Late(values) => {
+                    if let Some(ls) =
+                        self.plan.tables[self.plan.pipelines[self.pipeline].source].late_data_sink
+                    {
+                        let mut touched = Vec::new();
+                        self.write_row(ls, &values, None, &mut touched);
+                        self.flush(touched);
+                    }
+                }
                 Msg::Mark(m) => marked = Some((env.from, m)),
                 Msg::Barrier(id) => {
                     if let Alignment::Aligned(id) = self.aligner.on_barrier(env.from, id) {
@@ -293,7 +302,7 @@ impl WindowTask {
         let now: Timestamp = self.shared.clock.now();
         let pl = &self.plan.pipelines[self.pipeline];
         let n_args = pl.agg_args.len();
-        let late_sink = self.plan.tables[pl.source].late_data_sink;
+        let late = self.plan.late_row(pl.source);
         let mut touched = Vec::new();
         // Window Top-N: the rows of a window (and partition) fire together
         // in this subtask and are ranked.
@@ -330,33 +339,50 @@ impl WindowTask {
                         }
                     }
                 }
-                WindowOutput::Late(input) => match late_sink {
-                    Some(ls) => (
-                        ls,
-                        input
-                            .row
-                            .get(n_args..)
-                            .map(<[_]>::to_vec)
-                            .unwrap_or_default(),
+                WindowOutput::Late(input) => match &late {
+                    Some(l) => (
+                        l.sink,
+                        l.from_carried(
+                            input.row.get(n_args..).unwrap_or_default(),
+                            LateReason::Late,
+                        ),
                         None,
                     ),
                     None => continue,
                 },
             };
-            if let Some(w) = self.shared.sinks.get(&table) {
-                if let Ok(mut w) = w.lock() {
-                    if let Err(e) = w.write(&values, now, lag, (self.subtask, self.writer())) {
-                        self.shared.fail(RunError::Io(format!(
-                            "writing sink {}: {e}",
-                            self.plan.tables[table].name
-                        )));
-                    }
-                }
-                if !touched.contains(&table) {
-                    touched.push(table);
+            self.write_row(table, &values, lag, &mut touched);
+        }
+        self.flush(touched);
+    }
+
+    /// Writes one row to sink `table` (`lag`: a window row's emission lag;
+    /// `None`: a late row) and notes the sink in `touched`.
+    fn write_row(
+        &self,
+        table: usize,
+        values: &[Value],
+        lag: Option<Millis>,
+        touched: &mut Vec<usize>,
+    ) {
+        let now: Timestamp = self.shared.clock.now();
+        if let Some(w) = self.shared.sinks.get(&table) {
+            if let Ok(mut w) = w.lock() {
+                if let Err(e) = w.write(values, now, lag, (self.subtask, self.writer())) {
+                    self.shared.fail(RunError::Io(format!(
+                        "writing sink {}: {e}",
+                        self.plan.tables[table].name
+                    )));
                 }
             }
+            if !touched.contains(&table) {
+                touched.push(table);
+            }
         }
+    }
+
+    /// Flushes the sinks written to.
+    fn flush(&self, touched: Vec<usize>) {
         for t in touched {
             if let Some(Ok(mut w)) = self.shared.sinks.get(&t).map(|w| w.lock()) {
                 if let Err(e) = w.flush() {

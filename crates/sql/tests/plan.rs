@@ -99,6 +99,11 @@ fn rejections_name_the_problem_and_the_fix() {
             "late-data.sink 'nowhere' is not a table of this job",
         ),
         (
+            SRC.replace("'format' = 'json');\nCREATE TABLE out", "'format' = 'json', 'late-data.sink' = 'late');\nCREATE TABLE late (ts TIMESTAMP(3), lowwater_late_reason INT) WITH ('connector' = 'print');\nCREATE TABLE out")
+                + "INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id",
+            "column 'lowwater_late_reason' holds why a row is late ('late' or 'future-timestamp') and must be STRING, not INT",
+        ),
+        (
             SRC.replace("WATERMARK FOR ts AS ts - INTERVAL '5' SECOND", "WATERMARK FOR ts AS ts + INTERVAL '5' SECOND"),
             "unsupported watermark expression",
         ),

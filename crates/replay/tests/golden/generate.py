@@ -166,6 +166,14 @@ def main():
                        ("future_timestamp_guarded", ", 'lowwater.watermark.max-future' = '10 min'")]:
         case(name, source(extra=opts) + COUNT_SINK + COUNT_BY_USER.format(tvf=tvf("TUMBLE", "INTERVAL '10' SECOND")),
              {"events.jsonl": skewed}, std_args)
+    # The guarded record and a late one in the late-data sink, each with why.
+    case("future_timestamp_to_late_sink",
+         source(extra=", 'lowwater.watermark.max-future' = '10 min', 'late-data.sink' = 'late'") + COUNT_SINK
+         + sink("late", "user_id STRING, ts TIMESTAMP(3), lowwater_late_reason STRING")
+         + COUNT_BY_USER.format(tvf=tvf("TUMBLE", "INTERVAL '10' SECOND")),
+         {"events.jsonl": events([(t, 0, t, "a", 1) for t in range(0, 30000, 1000)] + [(30500, 0, far, "bad", 1)]
+                                 + [(t, 0, t, "a", 1) for t in range(31000, 60000, 1000)] + [(60500, 0, 5000, "old", 1)])},
+         std_args + " --output late=late.jsonl")
 
     # FLIP-296 emission: on-event, the watermark follows each record at once
     # (row 3 is late); periodically (or on-event every 3 rows) the last row's

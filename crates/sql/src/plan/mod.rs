@@ -733,12 +733,15 @@ impl JobPlan {
     }
 }
 
+mod late;
 mod pipeline;
 mod project;
 pub mod rank;
 mod table;
 
+use late::check_late_sink;
+pub use late::{LateReason, LateRow, REASON_COLUMN};
 use pipeline::pipeline;
 pub use rank::{OrderTerm, Rank, RankFunc};
 pub use table::interval;
-use table::{check_late_sink, table};
+use table::table;

@@ -475,34 +475,6 @@ pub fn interval(e: &AstExpr, loc: Loc) -> Result<Millis> {
     }
 }
 
-pub(super) fn check_late_sink(source: &TableDef, sink: &TableDef, loc: Loc) -> Result<()> {
-    for c in &sink.columns {
-        let Some(i) = source.column(&c.name) else {
-            return Err(SqlError::new(
-                loc,
-                format!(
-                    "late-data.sink '{}' has column '{}' that source '{}' does not have; \
-                     a late-data sink takes the source's columns by name",
-                    sink.name, c.name, source.name
-                ),
-            ));
-        };
-        if !c.ty.accepts(source.columns[i].ty) {
-            return Err(SqlError::new(
-                loc,
-                format!(
-                    "late-data.sink '{}': column '{}' is {}, the source's is {}",
-                    sink.name,
-                    c.name,
-                    c.ty.name(),
-                    source.columns[i].ty.name()
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// FLIP-296's `scan.watermark.emit.strategy` ('on-periodic', the default,
 /// or 'on-event') and `scan.watermark.emit.on-event.gap` (records between
 /// two on-event emissions, default 1).
