@@ -113,6 +113,16 @@ fn metrics_api_and_status_name_the_partition_holding_the_watermark() {
         Some(0.0)
     );
     assert_eq!(of_sink(&later, "lowwater_sink_rows_total"), Some(0.0));
+    // No window fires: their states pile up, and so does their size.
+    let piled = scrape_until(&job, |s| {
+        of_sink(s, "lowwater_job_open_windows").is_some_and(|v| v >= 10.0)
+    });
+    let bytes = of_sink(&piled, "lowwater_job_state_bytes").unwrap_or(0.0);
+    let open = of_sink(&piled, "lowwater_job_open_windows").unwrap_or(0.0);
+    assert!(
+        bytes >= open * 64.0,
+        "{bytes} bytes for {open} open (window, key) states"
+    );
     assert!(of_sink(&later, "lowwater_sink_freshness_seconds").is_some_and(|v| v > 1.0));
     assert_eq!(
         of_sink(&later, "lowwater_sink_max_staleness_seconds"),

@@ -36,6 +36,15 @@ pub enum Value {
 }
 
 impl Value {
+    /// Bytes this value holds on the heap (a string's shared allocation,
+    /// counted whole even when other values share it).
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            Value::Str(s) => 16 + s.len(),
+            _ => 0,
+        }
+    }
+
     /// A string value.
     pub fn str(s: &str) -> Value {
         Value::Str(Arc::from(s))

@@ -153,6 +153,10 @@ pub(crate) struct Shared {
     pub marks: Vec<Vec<Vec<AtomicU64>>>,
     /// Late counters per pipeline and window subtask, published live.
     pub late: Vec<Vec<Mutex<LateCounters>>>,
+    /// Open (window, key) states and their estimated bytes per pipeline
+    /// and window subtask, published every few thousand records and after
+    /// windows fire.
+    pub open: Vec<Vec<[AtomicU64; 2]>>,
     /// What the monitor knows (stalls, history), for the HTTP endpoints.
     pub live: Mutex<crate::observe::LiveState>,
     /// The emission lag histograms of the sinks, by sink table name.
@@ -222,6 +226,15 @@ impl Shared {
                 .map(|_| {
                     (0..p)
                         .map(|_| Mutex::new(LateCounters::default()))
+                        .collect()
+                })
+                .collect(),
+            open: plan
+                .pipelines
+                .iter()
+                .map(|_| {
+                    (0..p)
+                        .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
                         .collect()
                 })
                 .collect(),

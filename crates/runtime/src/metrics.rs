@@ -219,6 +219,25 @@ pub(crate) fn metrics(live: &Live, plan: &JobPlan, shared: &Shared) -> String {
             })
             .collect(),
     );
+    gauge(
+        &mut r,
+        "lowwater_job_open_windows",
+        "Open (window, key) states of the INSERT (they grow while its watermark is stalled; \
+         the job stops past 'lowwater.state.max-open-windows')",
+        live.inserts
+            .iter()
+            .map(|i| (ins(i), i.open_windows as f64))
+            .collect(),
+    );
+    gauge(
+        &mut r,
+        "lowwater_job_state_bytes",
+        "Estimated bytes of the INSERT's open window states",
+        live.inserts
+            .iter()
+            .map(|i| (ins(i), i.state_bytes as f64))
+            .collect(),
+    );
     counter(
         &mut r,
         "lowwater_stalls",

@@ -131,6 +131,10 @@ pub struct LiveInsert {
     pub watermark: Option<Timestamp>,
     /// The stall going on, if any.
     pub stall: Option<StallReport>,
+    /// Open (window, key) states over its window subtasks.
+    pub open_windows: u64,
+    /// Their estimated size in bytes.
+    pub state_bytes: u64,
 }
 
 /// One operator subtask, live (Flink's currentInputWatermark /
@@ -270,6 +274,14 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
                 .min()
                 .and_then(wm),
             stall: current.get(pi).cloned().flatten(),
+            open_windows: shared.open[pi]
+                .iter()
+                .map(|[n, _]| n.load(Ordering::Relaxed))
+                .sum(),
+            state_bytes: shared.open[pi]
+                .iter()
+                .map(|[_, b]| b.load(Ordering::Relaxed))
+                .sum(),
         })
         .collect();
     let mut subtasks = Vec::new();

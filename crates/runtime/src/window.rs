@@ -178,6 +178,7 @@ impl WindowTask {
         let mut advanced = None;
         let mut marked = None;
         let (mut since_check, mut warned) = (0u32, false);
+        let mut next_publish: Timestamp = 0;
         while ended < self.senders {
             let Some(env) = self.next() else {
                 break;
@@ -199,12 +200,15 @@ impl WindowTask {
                             )));
                         }
                     }
-                    // Every few thousand records: the open (window, key)
-                    // states stay within lowwater.state.max-open-windows
-                    // (a WARN at 80%), or the job stops.
-                    if since_check >= OPEN_CHECK_EVERY {
+                    // Every few thousand records (and at least every
+                    // second for /metrics): the open (window, key) states
+                    // stay within lowwater.state.max-open-windows (a WARN
+                    // at 80%), or the job stops.
+                    let now = self.shared.clock.now();
+                    if since_check >= OPEN_CHECK_EVERY || now >= next_publish {
                         since_check = 0;
-                        let open = self.op.pending() as u64;
+                        next_publish = now.saturating_add(1_000);
+                        let open = self.publish_open();
                         let limit = self.plan.settings.max_open_windows;
                         let sink = &self.plan.tables[self.plan.pipelines[self.pipeline].sink].name;
                         if open > limit {
@@ -235,6 +239,9 @@ impl WindowTask {
                             self.op.on_watermark(wm, &mut out);
                             advanced = Some(wm);
                         }
+                    }
+                    if !out.is_empty() {
+                        self.publish_open();
                     }
                 }
                 Msg::Late(values) => {
@@ -290,6 +297,16 @@ impl WindowTask {
                 .checkpoints
                 .window_final(self.pipeline, self.subtask, part);
         }
+    }
+
+    /// Publishes the open (window, key) states and their estimated bytes
+    /// (for `/metrics`); returns the states.
+    fn publish_open(&self) -> u64 {
+        let open = self.op.pending() as u64;
+        let [states, bytes] = &self.shared.open[self.pipeline][self.subtask];
+        states.store(open, Ordering::Relaxed);
+        bytes.store(self.op.state_bytes() as u64, Ordering::Relaxed);
+        open
     }
 
     fn publish_late(&self) {

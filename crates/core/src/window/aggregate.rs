@@ -254,6 +254,27 @@ impl AggSpec {
     }
 }
 
+impl Accumulator {
+    /// Bytes this accumulator holds on the heap (a set's table and values,
+    /// a list's text, a value's string).
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            Accumulator::Distinct(set) => {
+                set.capacity() * (std::mem::size_of::<Value>() + 1)
+                    + set.iter().map(Value::heap_bytes).sum::<usize>()
+            }
+            Accumulator::Sum(v)
+            | Accumulator::Min(v)
+            | Accumulator::Max(v)
+            | Accumulator::First(v)
+            | Accumulator::Last(v)
+            | Accumulator::Avg { sum: v, .. } => v.heap_bytes(),
+            Accumulator::List { text, .. } => text.as_ref().map_or(0, String::capacity),
+            Accumulator::Count(_) | Accumulator::Moments { .. } => 0,
+        }
+    }
+}
+
 /// The running state of one aggregate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Accumulator {

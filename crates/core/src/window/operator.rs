@@ -173,6 +173,33 @@ impl WindowOperator {
         self.windows.values().map(HashMap::len).sum()
     }
 
+    /// An estimate of the bytes the open (window, key) states take: each
+    /// window's hash table at its capacity, plus the keys' and
+    /// accumulators' heap, averaged over up to 8 states of the window and
+    /// scaled to all of them (cost: a few states per window, not all).
+    pub fn state_bytes(&self) -> usize {
+        const SAMPLE: usize = 8;
+        let slot = std::mem::size_of::<(Key, KeyState)>() + 1;
+        self.windows
+            .values()
+            .map(|states| {
+                let (n, heap) = states
+                    .iter()
+                    .take(SAMPLE)
+                    .fold((0, 0), |(n, heap), (key, st)| {
+                        let key_heap = key.capacity() * std::mem::size_of::<Value>()
+                            + key.iter().map(Value::heap_bytes).sum::<usize>();
+                        let acc_heap = st.accs.capacity() * std::mem::size_of::<Accumulator>()
+                            + st.accs.iter().map(Accumulator::heap_bytes).sum::<usize>();
+                        (n + 1, heap + key_heap + acc_heap)
+                    });
+                let heap = (heap * states.len()).checked_div(n).unwrap_or(0);
+                states.capacity() * slot + heap
+            })
+            .sum::<usize>()
+            + self.windows.len() * std::mem::size_of::<(Window, HashMap<Key, KeyState>)>()
+    }
+
     /// The definition this operator runs.
     pub fn spec(&self) -> &WindowSpec {
         &self.spec

@@ -6,4 +6,5 @@ mod incidents;
 mod javafmt;
 mod properties;
 mod restore;
+mod state;
 mod vectors;

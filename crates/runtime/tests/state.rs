@@ -1,0 +1,59 @@
+//! Open window state is bounded: with the watermark stalled by a partition
+//! that never produces, 1M keys in one window reach
+//! `lowwater.state.max-open-windows` and the job stops with an error naming
+//! the limit, and the process's memory stays within what that many states
+//! cost (measured with VmHWM).
+
+use lowwater_runtime::{run, RunArgs};
+use lowwater_sql::plan::JobPlan;
+
+/// The process's peak resident memory in bytes (`VmHWM`).
+fn peak_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .unwrap_or(0)
+        * 1024
+}
+
+#[test]
+fn a_stalled_watermark_with_1m_keys_stops_at_the_limit_within_its_memory() {
+    const LIMIT: u64 = 400_000;
+    let sql = format!(
+        "SET 'lowwater.state.max-open-windows' = '{LIMIT}';
+         CREATE TABLE clicks (user_id BIGINT, event_time TIMESTAMP(3),
+           WATERMARK FOR event_time AS event_time - INTERVAL '1' SECOND
+         ) WITH ('connector' = 'datagen', 'rows-per-second' = '100000000',
+           'fields.user_id.kind' = 'sequence', 'fields.user_id.start' = '1',
+           'fields.user_id.end' = '2000000', 'lowwater.partitions' = '2',
+           'lowwater.partition.1.never' = 'true');
+         CREATE TABLE out (window_start TIMESTAMP(3), user_id BIGINT, n BIGINT) WITH ('connector' = 'blackhole');
+         INSERT INTO out SELECT window_start, user_id, COUNT(*)
+         FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(event_time), INTERVAL '1' DAY))
+         GROUP BY window_start, window_end, user_id;"
+    );
+    let plan = JobPlan::from_sql(&sql).expect("plans");
+    let before = peak_bytes();
+    let err = match run(&plan, &RunArgs::default()) {
+        Ok(o) => panic!("the job should stop at the limit: {:?}", o.report.totals),
+        Err(e) => e.to_string(),
+    };
+    let grown = peak_bytes().saturating_sub(before);
+    assert!(
+        err.contains("more than lowwater.state.max-open-windows (400000) allows"),
+        "{err}"
+    );
+    // Every (window, key) state is counted every 4,096 records: at most that
+    // many past the limit. Each costs about 200 bytes (a COUNT per BIGINT
+    // key); 1 KB each is a generous bound that still catches a leak.
+    let per_state = grown / LIMIT;
+    eprintln!(
+        "peak grew {} MB: {per_state} bytes per open (window, key)",
+        grown >> 20
+    );
+    assert!(per_state < 1_024, "{per_state} bytes per state");
+}
