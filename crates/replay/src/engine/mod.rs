@@ -20,10 +20,9 @@ use lowwater_core::source::{SourceSubtask, SplitId, SplitView};
 use lowwater_core::watermark::valve::ChannelValve;
 use lowwater_core::watermark::Progress;
 use lowwater_core::window::operator::{WindowInput, WindowOperator, WindowOutput};
-use lowwater_core::{Millis, Row, Timestamp, Value, MIN_WATERMARK};
+use lowwater_core::{Millis, Row, Timestamp, MIN_WATERMARK};
 use lowwater_sql::expr::truth;
 use lowwater_sql::plan::{JobPlan, LateReason, LateRow};
-use serde::{Deserialize, Serialize};
 
 /// A split of the job: one partition of one topic of one source table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,41 +58,6 @@ struct Pipe {
     late_map: Option<LateRow>,
     /// Records since the open states were last counted.
     since_check: u32,
-}
-
-/// The engine's state at a moment, for a checkpoint: everything that
-/// decides what happens next (the core's state of every subtask and
-/// operator, the stall detectors, the clock) and the report's counters.
-/// Rows already written are not state.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct EngineSnapshot {
-    sources: Vec<Vec<SourceSubtask>>,
-    pipes: Vec<PipeSnapshot>,
-    sinks: Vec<(usize, SinkCounts)>,
-    skipped: BTreeMap<SplitId, u64>,
-    nulled: BTreeMap<SplitId, u64>,
-    future: BTreeMap<SplitId, u64>,
-    last_record: Timestamp,
-    last_tick: Timestamp,
-    now: Timestamp,
-    records_in: u64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct PipeSnapshot {
-    valve: ChannelValve,
-    op: WindowOperator,
-    detector: StallDetector,
-    stalls: Vec<Stall>,
-    filtered: u64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct SinkCounts {
-    rows: u64,
-    window_rows: u64,
-    late_rows: u64,
-    max_emission_lag: Option<Millis>,
 }
 
 /// Rows a sink table received.
@@ -143,6 +107,12 @@ pub struct Engine<'p> {
     /// fit its schema, a registry that refuses it): the replay fails.
     sink_error: Option<String>,
 }
+
+mod output;
+mod snapshot;
+
+use output::sink;
+pub use snapshot::EngineSnapshot;
 
 impl<'p> Engine<'p> {
     /// An executor for `plan` with the given splits (every partition of every
@@ -248,91 +218,6 @@ impl<'p> Engine<'p> {
             sink_error: None,
             row: Vec::new(),
         })
-    }
-
-    /// A snapshot of the engine's state (see [`EngineSnapshot`]).
-    pub fn snapshot(&self) -> EngineSnapshot {
-        EngineSnapshot {
-            sources: self.sources.iter().map(|s| s.subtasks.clone()).collect(),
-            pipes: self
-                .pipes
-                .iter()
-                .map(|p| PipeSnapshot {
-                    valve: p.valve.clone(),
-                    op: p.op.clone(),
-                    detector: p.detector.clone(),
-                    stalls: p.stalls.clone(),
-                    filtered: p.filtered,
-                })
-                .collect(),
-            sinks: self
-                .sinks
-                .iter()
-                .map(|(t, s)| {
-                    let o = &s.out;
-                    let counts = SinkCounts {
-                        rows: o.rows,
-                        window_rows: o.window_rows,
-                        late_rows: o.late_rows,
-                        max_emission_lag: o.max_emission_lag,
-                    };
-                    (*t, counts)
-                })
-                .collect(),
-            skipped: self.skipped.clone(),
-            nulled: self.nulled.clone(),
-            future: self.future.clone(),
-            last_record: self.last_record,
-            last_tick: self.last_tick,
-            now: self.now,
-            records_in: self.records_in,
-        }
-    }
-
-    /// Continues from `snap`, taken of an engine of the same plan and
-    /// splits: the same records from then on give the same rows and report
-    /// as if the engine had never stopped.
-    pub fn restore(&mut self, snap: EngineSnapshot) -> Result<(), String> {
-        let shape = |a: usize, b: usize, what: &str| {
-            if a == b {
-                Ok(())
-            } else {
-                Err(format!("the checkpoint has {b} {what}, the job {a}"))
-            }
-        };
-        shape(self.sources.len(), snap.sources.len(), "sources")?;
-        shape(self.pipes.len(), snap.pipes.len(), "pipelines")?;
-        for (src, subtasks) in self.sources.iter_mut().zip(snap.sources) {
-            shape(src.subtasks.len(), subtasks.len(), "source subtasks")?;
-            // Emission is the job's configuration, not checkpointed state.
-            for (now, mut then) in src.subtasks.iter_mut().zip(subtasks) {
-                then.set_emit(now.strategy().emit);
-                *now = then;
-            }
-        }
-        for (pipe, p) in self.pipes.iter_mut().zip(snap.pipes) {
-            pipe.valve = p.valve;
-            pipe.op = p.op;
-            pipe.detector = p.detector;
-            pipe.stalls = p.stalls;
-            pipe.filtered = p.filtered;
-        }
-        for (t, c) in snap.sinks {
-            if let Some(s) = self.sinks.get_mut(&t) {
-                s.out.rows = c.rows;
-                s.out.window_rows = c.window_rows;
-                s.out.late_rows = c.late_rows;
-                s.out.max_emission_lag = c.max_emission_lag;
-            }
-        }
-        self.skipped = snap.skipped;
-        self.future = snap.future;
-        self.nulled = snap.nulled;
-        self.last_record = snap.last_record;
-        self.last_tick = snap.last_tick;
-        self.now = snap.now;
-        self.records_in = snap.records_in;
-        Ok(())
     }
 
     /// Takes the rows written so far, keeping the sinks' counters.
@@ -596,71 +481,6 @@ impl<'p> Engine<'p> {
         }
     }
 
-    fn emit(&mut self, pi: usize, now: Timestamp, with_row: bool) {
-        let plan = self.plan;
-        let pl = &plan.pipelines[pi];
-        let outs = std::mem::take(&mut self.buf);
-        // Window Top-N: the rows of a window fire together and are ranked.
-        let ranks = match pl.ranks(&outs) {
-            Ok(r) => r,
-            Err(e) => {
-                self.sink_error.get_or_insert(format!(
-                    "ranking the windows of INSERT INTO {}: {e}",
-                    plan.tables[pl.sink].name
-                ));
-                Vec::new()
-            }
-        };
-        for (i, o) in outs.into_iter().enumerate() {
-            match o {
-                WindowOutput::Fired(r) => {
-                    let rank = ranks.get(i).map_or(&[][..], Vec::as_slice);
-                    let width = plan.tables[pl.sink].columns.len();
-                    let values = match pl.sink_values(&r, rank, width) {
-                        Ok(Some(v)) => v,
-                        // HAVING filtered the window's row out.
-                        Ok(None) => continue,
-                        Err(e) => {
-                            self.sink_error.get_or_insert(format!(
-                                "the window [{}, {}) of INSERT INTO {}: {e}",
-                                lowwater_core::time::display_time(r.window.start),
-                                lowwater_core::time::display_time(r.window.end),
-                                plan.tables[pl.sink].name
-                            ));
-                            continue;
-                        }
-                    };
-                    let lag = now.saturating_sub(r.window.end);
-                    if let Some(s) = self.sinks.get_mut(&pl.sink) {
-                        if let Err(e) = s.write(&values, now) {
-                            self.sink_error.get_or_insert(e);
-                        }
-                        s.out.window_rows += 1;
-                        s.out.max_emission_lag =
-                            Some(s.out.max_emission_lag.map_or(lag, |m| m.max(lag)));
-                    }
-                }
-                WindowOutput::Late(_) if with_row => {
-                    if let Some(late) = &self.pipes[pi].late_map {
-                        let values = late.values(&self.row, LateReason::Late);
-                        self.write_late(late.sink, &values, now);
-                    }
-                }
-                WindowOutput::Late(_) => {}
-            }
-        }
-    }
-
-    /// Writes a row to a late-data sink and counts it there.
-    fn write_late(&mut self, sink: usize, values: &[Value], now: Timestamp) {
-        if let Some(s) = self.sinks.get_mut(&sink) {
-            if let Err(e) = s.write(values, now) {
-                self.sink_error.get_or_insert(e);
-            }
-            s.out.late_rows += 1;
-        }
-    }
-
     /// Ends the replay: runs the ticks up to the last record's time, then,
     /// with `drain`, ends every source (MAX: every window fires), and closes
     /// open stalls.
@@ -770,29 +590,4 @@ pub struct SplitState {
     pub late_routed: u64,
     /// Records kept out by `lowwater.watermark.max-future`.
     pub future: u64,
-}
-
-fn sink(plan: &JobPlan, table: usize) -> Result<Sink, String> {
-    Ok(Sink {
-        // Replay looks an avro-confluent sink's schema up; it never
-        // registers one (it must not change a production registry).
-        format: SinkFormat::new(
-            &plan.tables[table],
-            lowwater_connectors::avro::Registration::LookUp,
-        )?,
-        out: SinkOutput::default(),
-    })
-}
-
-impl Sink {
-    fn write(&mut self, values: &[Value], now: Timestamp) -> Result<(), String> {
-        let offset = self.out.rows as i64;
-        self.out.rows += 1;
-        if self.format.discards() {
-            return Ok(());
-        }
-        let r = self.format.dump_record(values, offset, now)?;
-        self.out.records.push(r);
-        Ok(())
-    }
 }

@@ -1,0 +1,135 @@
+//! Checkpoints of the replay engine: what decides its future, taken and
+//! restored (the replay's restarts check that a restore changes nothing).
+
+use std::collections::BTreeMap;
+
+use lowwater_core::diagnose::{Stall, StallDetector};
+use lowwater_core::source::{SourceSubtask, SplitId};
+use lowwater_core::watermark::valve::ChannelValve;
+use lowwater_core::window::operator::WindowOperator;
+use lowwater_core::{Millis, Timestamp};
+use serde::{Deserialize, Serialize};
+
+use super::Engine;
+
+/// The engine's state at a moment, for a checkpoint: everything that
+/// decides what happens next (the core's state of every subtask and
+/// operator, the stall detectors, the clock) and the report's counters.
+/// Rows already written are not state.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EngineSnapshot {
+    sources: Vec<Vec<SourceSubtask>>,
+    pipes: Vec<PipeSnapshot>,
+    sinks: Vec<(usize, SinkCounts)>,
+    skipped: BTreeMap<SplitId, u64>,
+    nulled: BTreeMap<SplitId, u64>,
+    future: BTreeMap<SplitId, u64>,
+    last_record: Timestamp,
+    last_tick: Timestamp,
+    now: Timestamp,
+    records_in: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct PipeSnapshot {
+    valve: ChannelValve,
+    op: WindowOperator,
+    detector: StallDetector,
+    stalls: Vec<Stall>,
+    filtered: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct SinkCounts {
+    rows: u64,
+    window_rows: u64,
+    late_rows: u64,
+    max_emission_lag: Option<Millis>,
+}
+
+impl Engine<'_> {
+    /// A snapshot of the engine's state (see [`EngineSnapshot`]).
+    pub fn snapshot(&self) -> EngineSnapshot {
+        EngineSnapshot {
+            sources: self.sources.iter().map(|s| s.subtasks.clone()).collect(),
+            pipes: self
+                .pipes
+                .iter()
+                .map(|p| PipeSnapshot {
+                    valve: p.valve.clone(),
+                    op: p.op.clone(),
+                    detector: p.detector.clone(),
+                    stalls: p.stalls.clone(),
+                    filtered: p.filtered,
+                })
+                .collect(),
+            sinks: self
+                .sinks
+                .iter()
+                .map(|(t, s)| {
+                    let o = &s.out;
+                    let counts = SinkCounts {
+                        rows: o.rows,
+                        window_rows: o.window_rows,
+                        late_rows: o.late_rows,
+                        max_emission_lag: o.max_emission_lag,
+                    };
+                    (*t, counts)
+                })
+                .collect(),
+            skipped: self.skipped.clone(),
+            nulled: self.nulled.clone(),
+            future: self.future.clone(),
+            last_record: self.last_record,
+            last_tick: self.last_tick,
+            now: self.now,
+            records_in: self.records_in,
+        }
+    }
+
+    /// Continues from `snap`, taken of an engine of the same plan and
+    /// splits: the same records from then on give the same rows and report
+    /// as if the engine had never stopped.
+    pub fn restore(&mut self, snap: EngineSnapshot) -> Result<(), String> {
+        let shape = |a: usize, b: usize, what: &str| {
+            if a == b {
+                Ok(())
+            } else {
+                Err(format!("the checkpoint has {b} {what}, the job {a}"))
+            }
+        };
+        shape(self.sources.len(), snap.sources.len(), "sources")?;
+        shape(self.pipes.len(), snap.pipes.len(), "pipelines")?;
+        for (src, subtasks) in self.sources.iter_mut().zip(snap.sources) {
+            shape(src.subtasks.len(), subtasks.len(), "source subtasks")?;
+            // Emission is the job's configuration, not checkpointed state.
+            for (now, mut then) in src.subtasks.iter_mut().zip(subtasks) {
+                then.set_emit(now.strategy().emit);
+                *now = then;
+            }
+        }
+        for (pipe, p) in self.pipes.iter_mut().zip(snap.pipes) {
+            pipe.valve = p.valve;
+            pipe.op = p.op;
+            pipe.detector = p.detector;
+            pipe.stalls = p.stalls;
+            pipe.filtered = p.filtered;
+        }
+        for (t, c) in snap.sinks {
+            if let Some(s) = self.sinks.get_mut(&t) {
+                s.out.rows = c.rows;
+                s.out.window_rows = c.window_rows;
+                s.out.late_rows = c.late_rows;
+                s.out.max_emission_lag = c.max_emission_lag;
+            }
+        }
+        self.skipped = snap.skipped;
+        self.future = snap.future;
+        self.nulled = snap.nulled;
+        self.last_record = snap.last_record;
+        self.last_tick = snap.last_tick;
+        self.now = snap.now;
+        self.records_in = snap.records_in;
+        Ok(())
+    }
+}
