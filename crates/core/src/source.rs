@@ -194,6 +194,14 @@ impl SourceSubtask {
         self.index(id).map(|i| self.view(i, &self.splits[i]))
     }
 
+    /// The watermark split `id`'s generator would emit now (what its
+    /// records so far allow; `MIN` before the first): watermark alignment
+    /// pauses a split on it as soon as a record moves it past the limit.
+    pub fn due_watermark(&self, id: SplitId) -> Option<Timestamp> {
+        self.index(id)
+            .map(|i| self.splits[i].generator.current_watermark())
+    }
+
     /// The active split with the lowest watermark: the one holding this
     /// subtask's watermark. `None` when every split is idle or there is none.
     pub fn holding_split(&self) -> Option<SplitId> {

@@ -60,6 +60,9 @@ pub struct Outcome {
     pub report: Report,
     /// Records written per sink table name.
     pub outputs: BTreeMap<String, Vec<DumpRecord>>,
+    /// Per INSERT (by sink table name), the most (window, key) states open
+    /// at once, counted at every periodic tick: what state a job needs.
+    pub peak_open_windows: BTreeMap<String, u64>,
 }
 
 fn table_index(plan: &JobPlan, name: &str, what: &str) -> Result<usize, ReplayError> {
@@ -205,7 +208,23 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
     restarts.sort_unstable();
     restarts.reverse();
     let mut written: BTreeMap<usize, Vec<DumpRecord>> = BTreeMap::new();
-    for l in records {
+    let failure = |f: engine::Failed| {
+        let l = &records[f.origin];
+        ReplayError::Record(Box::new(error::RecordFailure {
+            path: paths[l.file].clone(),
+            line: l.line,
+            table: plan.tables[l.table].name.clone(),
+            topic: topic_names[l.topic as usize].clone(),
+            partition: l.partition,
+            offset: offset_text(l.offset),
+            message: f.error.message,
+            hint: plan.tables[l.table]
+                .value_format
+                .skip_option()
+                .filter(|_| f.error.decode),
+        }))
+    };
+    for (origin, l) in records.iter().enumerate() {
         while restarts.last().is_some_and(|t| *t < l.ts) {
             restarts.pop();
             engine = restart(plan, &splits, t0, threshold, engine, &mut written)?;
@@ -219,25 +238,14 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
             key: l.key.as_deref(),
         };
         split_of(l.table, l.topic, l.partition)
-            .ok_or_else(|| {
-                engine::RecordError::other("the record's partition is not a split of this job")
+            .ok_or_else(|| engine::Failed {
+                origin,
+                error: engine::RecordError::other(
+                    "the record's partition is not a split of this job",
+                ),
             })
-            .and_then(|id| engine.process(l.table, id, rec))
-            .map_err(|e| {
-                ReplayError::Record(Box::new(error::RecordFailure {
-                    path: paths[l.file].clone(),
-                    line: l.line,
-                    table: plan.tables[l.table].name.clone(),
-                    topic: topic_names[l.topic as usize].clone(),
-                    partition: l.partition,
-                    offset: offset_text(l.offset),
-                    message: e.message,
-                    hint: plan.tables[l.table]
-                        .value_format
-                        .skip_option()
-                        .filter(|_| e.decode),
-                }))
-            })?;
+            .and_then(|id| engine.process(origin, l.table, id, rec))
+            .map_err(failure)?;
         if let Some(e) = engine.sink_error() {
             return Err(ReplayError::Usage(e.to_string()));
         }
@@ -245,7 +253,7 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
     if !restarts.is_empty() {
         engine = restart(plan, &splits, t0, threshold, engine, &mut written)?;
     }
-    engine.finish(args.drain);
+    engine.finish(args.drain).map_err(failure)?;
     if let Some(e) = engine.sink_error() {
         return Err(ReplayError::Usage(e.to_string()));
     }
@@ -259,7 +267,17 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
             (plan.tables[t].name.clone(), rows)
         })
         .collect();
-    Ok(Outcome { report, outputs })
+    let peak_open_windows = plan
+        .pipelines
+        .iter()
+        .enumerate()
+        .map(|(pi, pl)| (plan.tables[pl.sink].name.clone(), engine.peak_open(pi)))
+        .collect();
+    Ok(Outcome {
+        report,
+        outputs,
+        peak_open_windows,
+    })
 }
 
 /// Checkpoints `engine` to bytes, drops it, and returns a new engine

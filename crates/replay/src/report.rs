@@ -43,6 +43,7 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
             records_skipped: st.skipped,
             fields_nulled: st.nulled,
             future_records: st.future,
+            paused_ms: engine.paused_ms(id as u32) as u64,
             final_watermark: wm(st.view.watermark),
             idle: st.view.idle,
             last_event_time: st.view.max_event_time,

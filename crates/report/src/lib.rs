@@ -93,6 +93,9 @@ pub struct PartitionReport {
     /// Its records dated too far in the future (absent when 0).
     #[serde(skip_serializing_if = "is_zero")]
     pub future_records: u64,
+    /// Time it was paused by watermark alignment, ms (absent when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub paused_ms: u64,
     /// Its final watermark (`null` if it never had one).
     pub final_watermark: Option<Timestamp>,
     /// Whether it ended idle.
@@ -250,6 +253,26 @@ pub fn summary_for(what: &str, r: &Report) -> String {
             "  {} record(s) dated beyond lowwater.watermark.max-future were kept out of the \
              watermark and the windows",
             t.future_records
+        );
+    }
+    let paused: Vec<String> = r
+        .partitions
+        .iter()
+        .filter(|p| p.paused_ms > 0)
+        .map(|p| {
+            format!(
+                "{}/{} {}",
+                p.topic,
+                p.partition,
+                lowwater_core::time::display_duration(p.paused_ms as i64)
+            )
+        })
+        .collect();
+    if !paused.is_empty() {
+        let _ = writeln!(
+            s,
+            "  watermark alignment paused (ahead of their group's slowest partition): {}",
+            paused.join(", ")
         );
     }
     // Late records and a partition whose newest event time is far ahead of

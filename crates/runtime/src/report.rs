@@ -126,6 +126,7 @@ pub(crate) fn report_from(
             records_skipped: skipped,
             fields_nulled: nulled,
             future_records: future,
+            paused_ms: 0,
             final_watermark: lowwater_report::wm(split.watermark),
             idle: split.idle,
             last_event_time: split.max_event_time,

@@ -384,6 +384,16 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
             if let Some(ls) = t.late_data_sink {
                 let _ = writeln!(s, "  late rows go to: {}", plan.tables[ls].name);
             }
+            if let Some(a) = &t.alignment {
+                let _ = writeln!(
+                    s,
+                    "  watermark alignment: group '{}', a partition more than {} ahead of the \
+                     group's slowest is paused (taken again every {})",
+                    a.group,
+                    display_duration(a.max_drift),
+                    display_duration(a.update_interval)
+                );
+            }
             match t.max_future {
                 Some(m) => {
                     let _ = writeln!(

@@ -104,6 +104,16 @@ fn rejections_name_the_problem_and_the_fix() {
             "column 'lowwater_late_reason' holds why a row is late ('late' or 'future-timestamp') and must be STRING, not INT",
         ),
         (
+            job("INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id")
+                .replace("'format' = 'json');", "'format' = 'json', 'scan.watermark.alignment.update-interval' = '1 s');"),
+            "'scan.watermark.alignment.group' and 'scan.watermark.alignment.max-drift' must be set when configuring watermark alignment",
+        ),
+        (
+            job("INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id")
+                .replace("'format' = 'json');", "'format' = 'json', 'scan.watermark.alignment.group' = 'g', 'scan.watermark.alignment.max-drift' = '0 s');"),
+            "scan.watermark.alignment.max-drift '0 s' is not a positive duration",
+        ),
+        (
             SRC.replace("WATERMARK FOR ts AS ts - INTERVAL '5' SECOND", "WATERMARK FOR ts AS ts + INTERVAL '5' SECOND"),
             "unsupported watermark expression",
         ),

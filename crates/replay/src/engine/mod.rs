@@ -58,6 +58,8 @@ struct Pipe {
     late_map: Option<LateRow>,
     /// Records since the open states were last counted.
     since_check: u32,
+    /// The most open states at a tick so far.
+    peak_open: u64,
 }
 
 /// Rows a sink table received.
@@ -106,8 +108,22 @@ pub struct Engine<'p> {
     /// The first row a sink could not write (an Avro value that does not
     /// fit its schema, a registry that refuses it): the replay fails.
     sink_error: Option<String>,
+    /// Watermark alignment groups, and what they did.
+    groups: align::Groups,
+    align: align::AlignState,
 }
 
+/// A record that could not be processed, and which one (the driver's
+/// index): with watermark alignment a record may be read after later ones.
+#[derive(Debug)]
+pub struct Failed {
+    /// The driver's index of the record.
+    pub origin: usize,
+    /// Why.
+    pub error: RecordError,
+}
+
+mod align;
 mod output;
 mod snapshot;
 
@@ -162,6 +178,7 @@ impl<'p> Engine<'p> {
                 filtered: 0,
                 late_map,
                 since_check: 0,
+                peak_open: 0,
             });
         }
         // After this long without a record, every periodic tick is a no-op
@@ -196,6 +213,7 @@ impl<'p> Engine<'p> {
                 subtask,
             });
         }
+        let groups = align::Groups::new(plan, &splits);
         Ok(Engine {
             plan,
             splits,
@@ -217,6 +235,8 @@ impl<'p> Engine<'p> {
             buf: Vec::new(),
             sink_error: None,
             row: Vec::new(),
+            align: align::AlignState::new(&groups, t0),
+            groups,
         })
     }
 
@@ -240,14 +260,35 @@ impl<'p> Engine<'p> {
             .copied()
     }
 
-    /// Processes one record of split `id` of `table`, arriving at its `ts`.
+    /// Processes record `origin` (the driver's index), of split `id` of
+    /// `table`, arriving at its `ts`. With watermark alignment it may wait
+    /// (its split is paused) and be processed later: an error names the
+    /// record that failed.
     pub fn process(
+        &mut self,
+        origin: usize,
+        table: usize,
+        id: SplitId,
+        rec: RecordRef<'_>,
+    ) -> Result<(), Failed> {
+        self.run_ticks(rec.ts, false)?;
+        self.now = self.now.max(rec.ts);
+        if self.defer(origin, table, id, rec) {
+            return Ok(());
+        }
+        self.process_now(table, id, rec)
+            .map_err(|error| Failed { origin, error })?;
+        self.check_pause(id);
+        Ok(())
+    }
+
+    /// Processes one record now.
+    fn process_now(
         &mut self,
         table: usize,
         id: SplitId,
         rec: RecordRef<'_>,
     ) -> Result<(), RecordError> {
-        self.run_ticks(rec.ts, false);
         self.now = self.now.max(rec.ts);
         self.records_in += 1;
         let Some(si) = self.source_of.get(table).copied().flatten() else {
@@ -448,16 +489,16 @@ impl<'p> Engine<'p> {
         }
     }
 
-    fn run_ticks(&mut self, t: Timestamp, inclusive: bool) {
+    fn run_ticks(&mut self, t: Timestamp, inclusive: bool) -> Result<(), Failed> {
         if self.interval <= 0 {
-            return;
+            return Ok(());
         }
         let limit = if inclusive { t } else { t.saturating_sub(1) };
         while let Some(mut next) = self.last_tick.checked_add(self.interval) {
             if next > limit {
                 break;
             }
-            if next > self.last_record.saturating_add(self.horizon) {
+            if next > self.last_record.saturating_add(self.horizon) && !self.align.any_held() {
                 // Nothing can change until the next record: jump to the last
                 // tick before `limit` and run only that one (it refreshes the
                 // stall explanations at the right time).
@@ -466,11 +507,16 @@ impl<'p> Engine<'p> {
             }
             self.last_tick = next;
             self.now = self.now.max(next);
+            self.keep_paused_active();
             for si in 0..self.sources.len() {
                 for s in 0..self.sources[si].subtasks.len() {
                     let p = self.sources[si].subtasks[s].on_periodic_emit(next);
                     self.forward(si, s, p);
                 }
+            }
+            self.update_alignment(next)?;
+            for p in &mut self.pipes {
+                p.peak_open = p.peak_open.max(p.op.pending() as u64);
             }
             for pi in 0..self.pipes.len() {
                 if self.pipes[pi].detector.current().is_some() {
@@ -479,14 +525,18 @@ impl<'p> Engine<'p> {
                 }
             }
         }
+        Ok(())
     }
 
     /// Ends the replay: runs the ticks up to the last record's time, then,
     /// with `drain`, ends every source (MAX: every window fires), and closes
     /// open stalls.
-    pub fn finish(&mut self, drain: bool) {
+    pub fn finish(&mut self, drain: bool) -> Result<(), Failed> {
         let end = self.now;
-        self.run_ticks(end, true);
+        self.run_ticks(end, true)?;
+        if drain {
+            self.end_alignment()?;
+        }
         // Stalls still open end with the input: the drain's MAX is not the
         // watermark advancing, so it must not close them as resolved.
         for p in &mut self.pipes {
@@ -502,6 +552,12 @@ impl<'p> Engine<'p> {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The most (window, key) states pipeline `pi` held at a tick.
+    pub fn peak_open(&self, pi: usize) -> u64 {
+        self.pipes[pi].peak_open
     }
 
     /// The state of split `id` and its late counters.

@@ -28,6 +28,7 @@ pub struct EngineSnapshot {
     last_tick: Timestamp,
     now: Timestamp,
     records_in: u64,
+    align: super::align::AlignState,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -37,6 +38,7 @@ struct PipeSnapshot {
     detector: StallDetector,
     stalls: Vec<Stall>,
     filtered: u64,
+    peak_open: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -61,6 +63,7 @@ impl Engine<'_> {
                     detector: p.detector.clone(),
                     stalls: p.stalls.clone(),
                     filtered: p.filtered,
+                    peak_open: p.peak_open,
                 })
                 .collect(),
             sinks: self
@@ -84,6 +87,7 @@ impl Engine<'_> {
             last_tick: self.last_tick,
             now: self.now,
             records_in: self.records_in,
+            align: self.align.clone(),
         }
     }
 
@@ -114,6 +118,7 @@ impl Engine<'_> {
             pipe.detector = p.detector;
             pipe.stalls = p.stalls;
             pipe.filtered = p.filtered;
+            pipe.peak_open = p.peak_open;
         }
         for (t, c) in snap.sinks {
             if let Some(s) = self.sinks.get_mut(&t) {
@@ -130,6 +135,7 @@ impl Engine<'_> {
         self.last_tick = snap.last_tick;
         self.now = snap.now;
         self.records_in = snap.records_in;
+        self.align = snap.align;
         Ok(())
     }
 }

@@ -175,6 +175,19 @@ def main():
                                  + [(t, 0, t, "a", 1) for t in range(31000, 60000, 1000)] + [(60500, 0, 5000, "old", 1)])},
          std_args + " --output late=late.jsonl")
 
+    # Watermark alignment: partition 0 catches up from 400 s behind at
+    # six times real speed while partitions 1-3 are live. Unaligned, their
+    # records wait in open windows until partition 0 passes them; aligned
+    # (drift 30 s), partitions 1-3 are paused and their records wait unread.
+    # The rows are the same (tests/alignment.rs compares them).
+    catch_up = sorted([(t, 0, -400000 + t * 6, "a", 1) for t in range(0, 120000, 500)]
+                      + [(t, p, t, "b", 1) for t in range(0, 120000, 1000) for p in (1, 2, 3)])
+    for name, opts in [("alignment_off", ""),
+                       ("alignment_catch_up", ", 'scan.watermark.alignment.group' = 'g', "
+                        "'scan.watermark.alignment.max-drift' = '30 s', 'scan.watermark.alignment.update-interval' = '1 s'")]:
+        case(name, source(extra=opts) + COUNT_SINK + COUNT_BY_USER.format(tvf=tvf("TUMBLE", "INTERVAL '10' SECOND")),
+             {"events.jsonl": events(catch_up)}, std_args + " --partitions events=4")
+
     # FLIP-296 emission: on-event, the watermark follows each record at once
     # (row 3 is late); periodically (or on-event every 3 rows) the last row's
     # watermark is emitted later and row 3 counts.

@@ -184,6 +184,8 @@ pub struct TableDef {
     pub idle_timeout: Option<Millis>,
     /// `scan.watermark.emit.strategy` (and its on-event gap).
     pub emit: EmitStrategy,
+    /// Watermark alignment (`scan.watermark.alignment.*`), if set.
+    pub alignment: Option<AlignmentDef>,
     /// `lowwater.watermark.max-future`: a record whose event time is more
     /// than this ahead of its arrival is kept out of the watermark and the
     /// windows (counted, and warned about with its place).
@@ -733,12 +735,14 @@ impl JobPlan {
     }
 }
 
+mod alignment;
 mod late;
 mod pipeline;
 mod project;
 pub mod rank;
 mod table;
 
+pub use alignment::AlignmentDef;
 use late::check_late_sink;
 pub use late::{LateReason, LateRow, REASON_COLUMN};
 use pipeline::pipeline;

@@ -156,6 +156,7 @@ pub(super) fn table(
         ));
     }
     let emit = emit_strategy(ct, &opts.raw)?;
+    let alignment = super::alignment::alignment(ct, &opts.raw)?;
     let max_future = match opts.raw.get("lowwater.watermark.max-future") {
         Some(v) => Some(parse_duration(v).ok().filter(|d| *d > 0).ok_or_else(|| {
             SqlError::new(
@@ -262,6 +263,7 @@ pub(super) fn table(
             format: opts.format,
             idle_timeout,
             emit,
+            alignment,
             max_future,
             proctime,
             caught_up: opts.lowwater.caught_up,
@@ -279,7 +281,7 @@ pub(super) fn table(
 
 /// Where option `key` is written in the table's WITH clause (the table's
 /// place if it is not).
-fn option_loc(ct: &CreateTable, key: &str) -> Loc {
+pub(super) fn option_loc(ct: &CreateTable, key: &str) -> Loc {
     ct.options
         .iter()
         .find(|(o, _, _)| o == key)
