@@ -17,8 +17,9 @@ use lowwater_sql::options::Connector;
 use lowwater_sql::plan::JobPlan;
 
 use crate::checkpoint::{JobSnapshot, SplitKey};
+use crate::exchange::PipeOut;
 use crate::job::{RunArgs, RunError, Shared, SplitMeta};
-use crate::source::{Envelope, Input, PipeOut, SourceTask};
+use crate::source::{Envelope, Input, SourceTask};
 
 /// Each source's inputs, per source subtask: (split id, reader).
 pub(crate) type Inputs = Vec<Vec<Vec<(SplitId, Input)>>>;

@@ -25,6 +25,7 @@ mod checkpoint;
 pub mod clock;
 mod coordinator;
 mod discovery;
+mod exchange;
 mod fs_sink;
 mod inputs;
 pub mod job;

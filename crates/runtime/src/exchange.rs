@@ -1,0 +1,168 @@
+//! What a source subtask sends to the window subtasks of each INSERT
+//! reading it: records keyed to their subtask in batches, watermarks and
+//! statuses to all, and rows for the late-data sink.
+
+use std::hash::BuildHasher;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::SyncSender;
+
+use lowwater_connectors::row::RecordError;
+use lowwater_core::source::SplitId;
+use lowwater_core::watermark::Progress;
+use lowwater_core::window::operator::WindowInput;
+use lowwater_core::{Row, Timestamp, Value};
+use lowwater_sql::expr::truth;
+use lowwater_sql::plan::{JobPlan, LateRow};
+
+use crate::job::RunError;
+use crate::source::{Envelope, Msg, SourceTask};
+
+/// One pipeline reading this source: its exchange.
+pub(crate) struct PipeOut {
+    pub(crate) pipeline: usize,
+    pub(crate) senders: Vec<SyncSender<Envelope>>,
+    pub(crate) batches: Vec<Vec<WindowInput>>,
+    pub(crate) late: Option<LateRow>,
+}
+
+impl PipeOut {
+    pub fn new(plan: &JobPlan, pipeline: usize, senders: Vec<SyncSender<Envelope>>) -> Self {
+        let pl = &plan.pipelines[pipeline];
+        // Late rows need the source columns of the late-data sink; they
+        // travel after the aggregate arguments, which aggregates ignore.
+        let late = plan.late_row(pl.source);
+        PipeOut {
+            pipeline,
+            batches: senders.iter().map(|_| Vec::new()).collect(),
+            senders,
+            late,
+        }
+    }
+}
+
+impl SourceTask {
+    pub(crate) fn route(
+        &mut self,
+        k: usize,
+        id: SplitId,
+        ts: Timestamp,
+        row: &Row,
+    ) -> Result<(), RecordError> {
+        let pl = &self.plan.pipelines[self.outs[k].pipeline];
+        if let Some(f) = &pl.filter {
+            let keep = truth(
+                &f.eval(row)
+                    .map_err(|m| RecordError::other(format!("WHERE: {m}")))?,
+            );
+            if keep != Some(true) {
+                self.shared.sources[self.source]
+                    .filtered
+                    .fetch_add(1, Ordering::Relaxed);
+                self.filtered_count += 1;
+                return Ok(());
+            }
+        }
+        let key = pl
+            .keys
+            .iter()
+            .map(|e| e.eval(row))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|m| RecordError::other(format!("GROUP BY: {m}")))?;
+        let mut args = pl
+            .agg_args
+            .iter()
+            .map(|e| e.eval(row))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|m| RecordError::other(format!("aggregate argument: {m}")))?;
+        let out = &mut self.outs[k];
+        if let Some(late) = &out.late {
+            args.extend(late.carried(row));
+        }
+        let n = out.senders.len() as u64;
+        let w = match &pl.rank {
+            // Window Top-N: a rank partition's rows fire in one subtask.
+            Some(rank) if rank.partition.is_empty() => 0,
+            Some(rank) => (self.shared.route.hash_one(rank.route_key(&key)) % n) as usize,
+            None if key.is_empty() => 0,
+            None => (self.shared.route.hash_one(&key) % n) as usize,
+        };
+        out.batches[w].push(WindowInput {
+            ts,
+            split: id,
+            key,
+            row: args,
+        });
+        if out.batches[w].len() >= self.batch {
+            let batch = std::mem::replace(&mut out.batches[w], Vec::with_capacity(self.batch));
+            if out.senders[w]
+                .send(Envelope {
+                    from: self.subtask,
+                    msg: Msg::Records(batch),
+                })
+                .is_err()
+            {
+                self.shared.fail(RunError::Usage(
+                    "a window subtask ended unexpectedly".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends a row for the late-data sink to a window subtask of the
+    /// source's first INSERT, which writes it (in order with the records,
+    /// so a checkpoint holds it exactly when it holds the record's offset).
+    pub(crate) fn send_late(&mut self, id: SplitId, values: Vec<Value>) {
+        let Some(out) = self.outs.first() else {
+            return;
+        };
+        let w = id as usize % out.senders.len().max(1);
+        let sent = out.senders.get(w).map(|s| {
+            s.send(Envelope {
+                from: self.subtask,
+                msg: Msg::Late(values),
+            })
+        });
+        if matches!(sent, Some(Err(_))) {
+            self.shared.fail(RunError::Usage(
+                "a window subtask ended unexpectedly".into(),
+            ));
+        }
+    }
+
+    pub(crate) fn flush_all(&mut self) {
+        let capacity = self.batch;
+        for out in &mut self.outs {
+            for (w, b) in out.batches.iter_mut().enumerate() {
+                if !b.is_empty() {
+                    let batch = std::mem::replace(b, Vec::with_capacity(capacity));
+                    let sent = out.senders[w].send(Envelope {
+                        from: self.subtask,
+                        msg: Msg::Records(batch),
+                    });
+                    if sent.is_err() {
+                        self.shared.fail(RunError::Usage(
+                            "a window subtask ended unexpectedly".into(),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sends a watermark/status change to every window subtask, after the
+    /// records before it (callers flush first).
+    pub(crate) fn broadcast(&self, p: Progress) {
+        if p.is_empty() {
+            return;
+        }
+        for out in &self.outs {
+            for tx in &out.senders {
+                let _ = tx.send(Envelope {
+                    from: self.subtask,
+                    msg: Msg::Progress(p),
+                });
+            }
+        }
+    }
+}
