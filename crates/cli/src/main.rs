@@ -281,13 +281,6 @@ fn run_job(o: RunOpts) -> Result<()> {
     for n in &plan.flink_notes {
         tracing::warn!("Flink would refuse this job: {n}");
     }
-    for t in plan.tables.iter().filter(|t| t.alignment.is_some()) {
-        tracing::warn!(
-            "table {}: watermark alignment is applied by `lowwater replay` but not yet by `run`: \
-             its partitions are read without pauses",
-            t.name
-        );
-    }
     tracing::info!(
         "running {} ({} INSERT(s), parallelism {})",
         job.display(),

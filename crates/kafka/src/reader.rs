@@ -219,6 +219,21 @@ impl PartitionReader {
             .map_err(|e| format!("cannot assign new partitions {partitions:?}: {e}"))
     }
 
+    /// Stops fetching `partitions` (watermark alignment: they run ahead);
+    /// records librdkafka already fetched may still be handed out.
+    pub fn pause(&self, partitions: &[(String, i32)]) -> Result<(), String> {
+        self.consumer
+            .pause(&list(partitions))
+            .map_err(|e| format!("cannot pause partitions {partitions:?}: {e}"))
+    }
+
+    /// Fetches `partitions` again, from where they were paused.
+    pub fn resume(&self, partitions: &[(String, i32)]) -> Result<(), String> {
+        self.consumer
+            .resume(&list(partitions))
+            .map_err(|e| format!("cannot resume partitions {partitions:?}: {e}"))
+    }
+
     /// Whether a bounded reader has read `topic`/`partition` up to its end
     /// (always `false` for an unbounded one).
     pub fn finished(&self, topic: &str, partition: i32) -> bool {
@@ -390,6 +405,15 @@ impl PartitionReader {
             .commit(&tpl, CommitMode::Async)
             .map_err(|e| format!("committing offsets failed: {e}"))
     }
+}
+
+/// `partitions` as a list for librdkafka.
+fn list(partitions: &[(String, i32)]) -> TopicPartitionList {
+    let mut tpl = TopicPartitionList::new();
+    for (topic, p) in partitions {
+        tpl.add_partition(topic, *p);
+    }
+    tpl
 }
 
 /// The consumer behind a reader: no automatic commits, no rebalancing

@@ -163,6 +163,8 @@ impl SourceBuild<'_> {
             .filter(|(_, pl)| pl.source == t)
             .map(|(pi, _)| PipeOut::new(plan, pi, self.senders[pi].clone()))
             .collect();
+        let align =
+            crate::align::SourceAlign::new(plan, &shared.alignment, t, inputs.len(), shared.start);
         Ok(SourceTask {
             source: si,
             subtask: s,
@@ -197,6 +199,7 @@ impl SourceBuild<'_> {
                 .max()
                 .unwrap_or(i64::MAX),
             mark: 1,
+            align,
         })
     }
 

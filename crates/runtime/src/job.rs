@@ -94,6 +94,10 @@ pub struct RunOutcome {
     pub report: Report,
     /// Whether the job ended because its bounded inputs ended (else stopped).
     pub completed: bool,
+    /// Per INSERT (by sink table name), the most (window, key) states its
+    /// window subtasks held at once (each subtask's most, summed), as
+    /// counted every second or few thousand records.
+    pub peak_open_windows: BTreeMap<String, u64>,
 }
 
 /// A split's identity.
@@ -118,6 +122,9 @@ pub(crate) struct SubtaskView {
     pub future: BTreeMap<SplitId, u64>,
     /// How far each Kafka partition's reader is from the partition's end.
     pub backlog: BTreeMap<SplitId, lowwater_kafka::Backlog>,
+    /// Watermark alignment: per partition whether it is paused now and the
+    /// time it spent paused.
+    pub paused: BTreeMap<SplitId, (bool, lowwater_core::Millis)>,
 }
 
 /// One source table's shared counters.
@@ -153,10 +160,12 @@ pub(crate) struct Shared {
     pub marks: Vec<Vec<Vec<AtomicU64>>>,
     /// Late counters per pipeline and window subtask, published live.
     pub late: Vec<Vec<Mutex<LateCounters>>>,
-    /// Open (window, key) states and their estimated bytes per pipeline
-    /// and window subtask, published every few thousand records and after
-    /// windows fire.
-    pub open: Vec<Vec<[AtomicU64; 2]>>,
+    /// Open (window, key) states, their estimated bytes and the most
+    /// states open at once, per pipeline and window subtask, published
+    /// every second or few thousand records and after windows fire.
+    pub open: Vec<Vec<[AtomicU64; 3]>>,
+    /// Watermark alignment groups.
+    pub alignment: crate::align::Groups,
     /// What the monitor knows (stalls, history), for the HTTP endpoints.
     pub live: Mutex<crate::observe::LiveState>,
     /// The emission lag histograms of the sinks, by sink table name.
@@ -234,10 +243,11 @@ impl Shared {
                 .iter()
                 .map(|_| {
                     (0..p)
-                        .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
+                        .map(|_| [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)])
                         .collect()
                 })
                 .collect(),
+            alignment: crate::align::Groups::new(plan),
             live: Mutex::new(crate::observe::LiveState::new(plan.pipelines.len())),
             lag_histograms,
             sink_counters: sinks
@@ -362,7 +372,23 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         return Err(e);
     }
     let report = report(&plan, &shared, monitor.stalls(), threshold, completed);
-    Ok(RunOutcome { report, completed })
+    let peak_open_windows = plan
+        .pipelines
+        .iter()
+        .enumerate()
+        .map(|(pi, pl)| {
+            let peak = shared.open[pi]
+                .iter()
+                .map(|[.., p]| p.load(Ordering::Relaxed))
+                .sum();
+            (plan.tables[pl.sink].name.clone(), peak)
+        })
+        .collect();
+    Ok(RunOutcome {
+        report,
+        completed,
+        peak_open_windows,
+    })
 }
 
 /// `--input` dumps by source table.

@@ -21,6 +21,7 @@
 //! The semantics are the core's, exactly as in replay; only the clock differs
 //! (the system clock here, read only through [`clock::SystemClock`]).
 
+mod align;
 mod checkpoint;
 pub mod clock;
 mod coordinator;

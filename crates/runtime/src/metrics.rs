@@ -82,6 +82,18 @@ pub(crate) fn metrics(live: &Live, plan: &JobPlan, shared: &Shared) -> String {
     );
     gauge(
         &mut r,
+        "lowwater_partition_paused",
+        "1 while watermark alignment pauses the partition (it runs ahead of its group's slowest partition)",
+        each(&|p| Some(f64::from(u8::from(p.paused)))),
+    );
+    gauge(
+        &mut r,
+        "lowwater_partition_paused_seconds",
+        "Time watermark alignment has paused the partition so far",
+        each(&|p| Some(p.report.paused_ms as f64 / 1000.0)),
+    );
+    gauge(
+        &mut r,
         "lowwater_partition_holding",
         "1 for the partition holding its INSERT's watermark",
         each(&|p| Some(f64::from(u8::from(p.holding)))),

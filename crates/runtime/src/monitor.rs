@@ -94,7 +94,7 @@ impl Monitor {
             .read()
             .map(|s| s.clone())
             .unwrap_or_default();
-        build_stall_report(
+        let mut r = build_stall_report(
             &self.plan,
             pi,
             s,
@@ -105,7 +105,31 @@ impl Monitor {
                 let m = splits.get(id as usize)?;
                 Some((m.topic.clone(), m.partition))
             },
-        )
+        );
+        // Watermark alignment: partitions that wait for the holder.
+        let views = crate::report::views(&self.shared);
+        let paused: Vec<String> = views[self.source_index(pi)]
+            .iter()
+            .flat_map(|v| v.paused.iter())
+            .filter(|(_, p)| p.0)
+            .filter_map(|(id, _)| splits.get(*id as usize))
+            .map(|m| format!("{}/{}", m.topic, m.partition))
+            .collect();
+        if !paused.is_empty() && s.to.is_none() {
+            let waits = match &r.held_by {
+                Some(h) if h.partition.is_some() => format!(
+                    "partition {} of {}",
+                    h.partition.unwrap_or_default(),
+                    h.topic.as_deref().unwrap_or_default()
+                ),
+                _ => "the slowest partition".to_string(),
+            };
+            r.reason.push_str(&format!(
+                "; watermark alignment pauses {} (ahead of their group), waiting for {waits}",
+                paused.join(", ")
+            ));
+        }
+        r
     }
 
     pub fn tick(&mut self, now: Timestamp) {

@@ -96,6 +96,9 @@ pub struct LivePartition {
     pub consumer_lag: Option<i64>,
     /// Whether it holds its INSERT's watermark now.
     pub holding: bool,
+    /// Whether watermark alignment pauses it now (it runs ahead of its
+    /// group's slowest partition).
+    pub paused: bool,
 }
 
 /// A sink, live.
@@ -223,11 +226,13 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
     let mut live_parts = Vec::with_capacity(partitions.len());
     for (p, id) in partitions.into_iter().zip(ids) {
         let meta = &splits[id as usize];
-        let backlog = shared
+        let view = shared
             .sources
             .iter()
             .position(|s| s.table == meta.table)
-            .and_then(|si| views[si].get(meta.subtask)?.backlog.get(&id).copied());
+            .and_then(|si| views[si].get(meta.subtask));
+        let backlog = view.and_then(|v| v.backlog.get(&id).copied());
+        let paused = view.and_then(|v| v.paused.get(&id)).is_some_and(|p| p.0);
         let holding = plan
             .pipelines
             .iter()
@@ -242,6 +247,7 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
                 lowwater_kafka::Backlog::Behind(n) => Some(n),
             }),
             holding,
+            paused,
             report: p,
         });
     }
@@ -276,11 +282,11 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
             stall: current.get(pi).cloned().flatten(),
             open_windows: shared.open[pi]
                 .iter()
-                .map(|[n, _]| n.load(Ordering::Relaxed))
+                .map(|[n, ..]| n.load(Ordering::Relaxed))
                 .sum(),
             state_bytes: shared.open[pi]
                 .iter()
-                .map(|[_, b]| b.load(Ordering::Relaxed))
+                .map(|[_, b, _]| b.load(Ordering::Relaxed))
                 .sum(),
         })
         .collect();

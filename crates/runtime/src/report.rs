@@ -110,6 +110,7 @@ pub(crate) fn report_from(
         let skipped = view.skipped.get(&id).copied().unwrap_or(0);
         let nulled = view.nulled.get(&id).copied().unwrap_or(0);
         let future = view.future.get(&id).copied().unwrap_or(0);
+        let paused_ms = view.paused.get(&id).map_or(0, |p| p.1 as u64);
         totals.future_records += future;
         totals.late_records_dropped += dropped;
         totals.late_records_routed += routed;
@@ -126,7 +127,7 @@ pub(crate) fn report_from(
             records_skipped: skipped,
             fields_nulled: nulled,
             future_records: future,
-            paused_ms: 0,
+            paused_ms,
             final_watermark: lowwater_report::wm(split.watermark),
             idle: split.idle,
             last_event_time: split.max_event_time,

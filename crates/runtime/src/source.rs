@@ -130,6 +130,8 @@ pub(crate) struct SourceTask {
     pub placeable_above: Timestamp,
     /// The next in-band mark this subtask sends (without checkpoints).
     pub mark: u64,
+    /// Watermark alignment, when the table aligns.
+    pub align: Option<crate::align::SourceAlign>,
 }
 
 enum Read {
@@ -162,8 +164,10 @@ impl SourceTask {
                 self.flush_all();
                 self.take_discovered(&mut exhausted);
                 self.check_backlog();
+                self.keep_paused_active();
                 let p = self.sub.on_periodic_emit(now);
                 self.broadcast(p);
+                self.align(now, &exhausted);
                 self.publish();
                 self.commit_offsets();
                 if let Some(k) = &mut self.kafka {
@@ -220,7 +224,7 @@ impl SourceTask {
                 }
             }
             for (i, done) in exhausted.iter_mut().enumerate() {
-                if *done {
+                if *done || self.is_paused(i) {
                     continue;
                 }
                 for _ in 0..64 {
@@ -257,6 +261,7 @@ impl SourceTask {
             }
         };
         self.flush_all();
+        self.leave_alignment();
         if !self.inputs.is_empty() {
             self.shared.sources[self.source]
                 .reading
@@ -637,6 +642,12 @@ impl SourceTask {
             v.watermark = self.sub.watermark();
             v.idle = self.sub.is_idle();
             v.splits = self.sub.splits().collect();
+            if let Some(a) = &self.align {
+                let now = self.shared.clock.now();
+                for (i, (id, _)) in self.inputs.iter().enumerate() {
+                    v.paused.insert(*id, (a.paused(i), a.paused_ms(i, now)));
+                }
+            }
         }
     }
 }

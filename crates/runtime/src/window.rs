@@ -303,8 +303,9 @@ impl WindowTask {
     /// (for `/metrics`); returns the states.
     fn publish_open(&self) -> u64 {
         let open = self.op.pending() as u64;
-        let [states, bytes] = &self.shared.open[self.pipeline][self.subtask];
+        let [states, bytes, peak] = &self.shared.open[self.pipeline][self.subtask];
         states.store(open, Ordering::Relaxed);
+        peak.fetch_max(open, Ordering::Relaxed);
         bytes.store(self.op.state_bytes() as u64, Ordering::Relaxed);
         open
     }
