@@ -77,11 +77,21 @@ impl SourceAlign {
         start: Timestamp,
     ) -> Option<Self> {
         let a = plan.tables[t].alignment.as_ref()?;
+        // The group is updated at its tables' shortest interval (as replay).
+        let interval = plan
+            .tables
+            .iter()
+            .filter_map(|t| t.alignment.as_ref())
+            .filter(|o| o.group == a.group)
+            .map(|o| o.update_interval)
+            .min()
+            .unwrap_or(a.update_interval)
+            .max(1);
         Some(SourceAlign {
             group: groups.index(&a.group)?,
             drift: a.max_drift,
-            interval: a.update_interval.max(1),
-            next_update: start.saturating_add(a.update_interval),
+            interval,
+            next_update: start.saturating_add(interval),
             slowest: MAX_WATERMARK,
             paused_since: vec![None; inputs],
             paused_ms: vec![0; inputs],
@@ -103,6 +113,16 @@ impl SourceAlign {
             .map_or(0, |s| now.saturating_sub(s));
         self.paused_ms.get(i).copied().unwrap_or(0) + open
     }
+}
+
+/// Split `id`'s watermark for alignment: what its generator would emit
+/// now, but never below what it emitted (the SQL form follows the last row
+/// and can go down), and whether it is idle.
+fn watermark(sub: &lowwater_core::source::SourceSubtask, id: SplitId) -> (Timestamp, bool) {
+    let view = sub.split(id);
+    let emitted = view.map_or(MIN_WATERMARK, |v| v.watermark);
+    let due = sub.due_watermark(id).unwrap_or(MIN_WATERMARK).max(emitted);
+    (due, view.is_none_or(|v| v.idle))
 }
 
 impl SourceTask {
@@ -128,18 +148,23 @@ impl SourceTask {
         let Some(a) = &mut self.align else {
             return;
         };
+        // Partitions discovered while running join the group.
+        a.paused_since.resize(self.inputs.len(), None);
+        a.paused_ms.resize(self.inputs.len(), 0);
+        // A dump-fed table's partitions run out only with the whole input
+        // (as in replay); others are finished when read to their end.
+        let finished =
+            |i: usize| !self.waits_for_siblings && exhausted.get(i).copied().unwrap_or(false);
         let update = now >= a.next_update;
         if update {
             a.next_update = now.saturating_add(a.interval);
             if let Some(Ok(mut g)) = self.shared.alignment.groups.get(a.group).map(|g| g.lock()) {
                 for (i, (id, _)) in self.inputs.iter().enumerate() {
-                    let idle = self.sub.split(*id).is_none_or(|v| v.idle);
-                    match self.sub.due_watermark(*id) {
-                        _ if idle || exhausted.get(i).copied().unwrap_or(false) => {
-                            g.report_idle(*id)
-                        }
-                        None | Some(MIN_WATERMARK) => {}
-                        Some(wm) => g.report(*id, wm),
+                    match watermark(&self.sub, *id) {
+                        _ if finished(i) => g.report_idle(*id),
+                        (_, true) => g.report_idle(*id),
+                        (MIN_WATERMARK, false) => {}
+                        (wm, false) => g.report(*id, wm),
                     }
                 }
                 a.slowest = g.max_allowed();
@@ -149,9 +174,8 @@ impl SourceTask {
         let mut pause = Vec::new();
         let mut resume = Vec::new();
         for (i, (id, _)) in self.inputs.iter().enumerate() {
-            let idle = self.sub.split(*id).is_none_or(|v| v.idle);
-            let wm = self.sub.due_watermark(*id).unwrap_or(MIN_WATERMARK);
-            let ahead = !idle && !exhausted.get(i).copied().unwrap_or(false) && wm > limit;
+            let (wm, idle) = watermark(&self.sub, *id);
+            let ahead = !idle && !finished(i) && wm > limit;
             match (a.paused_since[i], ahead) {
                 (None, true) => {
                     a.paused_since[i] = Some(now);

@@ -240,7 +240,9 @@ impl WindowTask {
                             advanced = Some(wm);
                         }
                     }
-                    if !out.is_empty() {
+                    let now = self.shared.clock.now();
+                    if !out.is_empty() && now >= next_publish {
+                        next_publish = now.saturating_add(1_000);
                         self.publish_open();
                     }
                 }

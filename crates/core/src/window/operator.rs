@@ -198,6 +198,12 @@ impl WindowOperator {
             })
             .sum::<usize>()
             + self.windows.len() * std::mem::size_of::<(Window, HashMap<Key, KeyState>)>()
+            + self.sessions.capacity() * (std::mem::size_of::<(Key, Vec<Window>)>() + 1)
+            + self
+                .sessions
+                .values()
+                .map(|w| w.capacity() * std::mem::size_of::<Window>())
+                .sum::<usize>()
     }
 
     /// The definition this operator runs.

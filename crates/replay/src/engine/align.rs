@@ -159,8 +159,15 @@ impl Engine<'_> {
             return (MIN_WATERMARK, true);
         };
         let sub = &self.sources[si].subtasks[meta.subtask];
-        let idle = sub.split(id).is_some_and(|v| v.idle);
-        (sub.due_watermark(id).unwrap_or(MIN_WATERMARK), idle)
+        let view = sub.split(id);
+        let idle = view.is_some_and(|v| v.idle);
+        // The generator's value can go down (the SQL form follows the last
+        // row); the split's watermark never does.
+        let emitted = view.map_or(MIN_WATERMARK, |v| v.watermark);
+        (
+            sub.due_watermark(id).unwrap_or(MIN_WATERMARK).max(emitted),
+            idle,
+        )
     }
 
     /// The highest watermark split `id` may have and keep reading.
@@ -215,9 +222,9 @@ impl Engine<'_> {
                 continue;
             }
             let interval = self.groups.interval[g].max(1);
-            while self.align.next_update[g] <= t {
-                self.align.next_update[g] = self.align.next_update[g].saturating_add(interval);
-            }
+            let behind = (t - self.align.next_update[g]) / interval + 1;
+            self.align.next_update[g] =
+                self.align.next_update[g].saturating_add(behind.saturating_mul(interval));
             let mut group = AlignmentGroup::new(0);
             for &id in &self.groups.members[g] {
                 match self.due(id) {

@@ -294,7 +294,9 @@ impl<'p> Engine<'p> {
         let Some(si) = self.source_of.get(table).copied().flatten() else {
             return Ok(());
         };
-        self.last_record = rec.ts;
+        // The time it is read (a record that waited for alignment is read
+        // after its arrival): ticks are skipped only after quiet time.
+        self.last_record = self.now;
         let Some(ts) = self.decode(si, id, rec)? else {
             *self.skipped.entry(id).or_insert(0) += 1;
             return Ok(());
