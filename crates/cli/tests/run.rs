@@ -68,6 +68,7 @@ const TIMING_FREE: &[&str] = &[
     "window_top_n_partitioned",
     "window_rows_hop_late_included",
     "future_timestamp_guarded",
+    "future_timestamp_lull_guarded",
 ];
 
 #[test]

@@ -61,24 +61,35 @@ fn a_huge_partition_number_costs_no_memory() {
 
 #[test]
 fn late_records_after_a_future_timestamp_are_blamed_on_it() {
-    let case = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden/cases/future_timestamp_unguarded");
-    let sql = std::fs::read_to_string(case.join("job.sql")).expect("job");
-    let plan = JobPlan::from_sql(&sql).expect("plans");
-    let out = replay(
-        &plan,
-        &ReplayArgs {
-            inputs: vec![("events".into(), case.join("events.jsonl"))],
-            ..ReplayArgs::default()
-        },
-    )
-    .expect("replays");
-    let summary = lowwater_replay::report::summary(&out.report);
-    assert!(
-        summary.contains("partition 0 of events has a record dated 9999-01-01")
-            && summary.contains("'lowwater.watermark.max-future' = '10 min' on table events"),
-        "{summary}"
-    );
+    // One partition; and four with a 1 min idle timeout and a 3 min lull,
+    // after which the poisoned partition's watermark passes.
+    for (name, partitions, blamed) in [
+        ("future_timestamp_unguarded", 1, 0),
+        ("future_timestamp_lull_unguarded", 4, 2),
+    ] {
+        let case = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/golden/cases")
+            .join(name);
+        let sql = std::fs::read_to_string(case.join("job.sql")).expect("job");
+        let plan = JobPlan::from_sql(&sql).expect("plans");
+        let out = replay(
+            &plan,
+            &ReplayArgs {
+                inputs: vec![("events".into(), case.join("events.jsonl"))],
+                partitions: vec![("events".into(), partitions)],
+                ..ReplayArgs::default()
+            },
+        )
+        .expect("replays");
+        assert!(out.report.totals.late_records_dropped > 0, "{name}");
+        let summary = lowwater_replay::report::summary(&out.report);
+        assert!(
+            summary.contains(&format!(
+                "partition {blamed} of events has a record dated 9999-01-01"
+            )) && summary.contains("'lowwater.watermark.max-future' = '10 min' on table events"),
+            "{name}: {summary}"
+        );
+    }
 }
 
 #[test]

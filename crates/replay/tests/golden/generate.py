@@ -166,6 +166,19 @@ def main():
                        ("future_timestamp_guarded", ", 'lowwater.watermark.max-future' = '10 min'")]:
         case(name, source(extra=opts) + COUNT_SINK + COUNT_BY_USER.format(tvf=tvf("TUMBLE", "INTERVAL '10' SECOND")),
              {"events.jsonl": skewed}, std_args)
+    # Four partitions with a 1 min idle timeout: the year-9999 record on
+    # partition 2, then a 3 min lull on all of them. Unguarded, partition 2
+    # is the last to wake and its watermark (9999) passes: every later
+    # record is late. Guarded, none is.
+    lull = sorted([(t, p, t, "u%d" % p, 1) for t in range(0, 60000, 1000) for p in range(4)]
+                  + [(30500, 2, far, "bad", 1)]
+                  + [(t, p, t, "u%d" % p, 1) for t in range(240000, 300000, 1000) for p in range(4)])
+    for name, opts in [("future_timestamp_lull_unguarded", ", 'scan.watermark.idle-timeout' = '1 min'"),
+                       ("future_timestamp_lull_guarded", ", 'scan.watermark.idle-timeout' = '1 min', "
+                        "'lowwater.watermark.max-future' = '10 min'")]:
+        case(name, source(extra=opts) + COUNT_SINK + COUNT_BY_USER.format(tvf=tvf("TUMBLE", "INTERVAL '10' SECOND")),
+             {"events.jsonl": events(lull)}, std_args + " --partitions events=4")
+
     # The guarded record and a late one in the late-data sink, each with why.
     case("future_timestamp_to_late_sink",
          source(extra=", 'lowwater.watermark.max-future' = '10 min', 'late-data.sink' = 'late'") + COUNT_SINK
