@@ -199,15 +199,18 @@ fn with_an_idle_timeout_the_idle_flag_flips_and_windows_are_emitted() {
         Some(0.0),
         "partition 3 starts active"
     );
+    // Rows are written before each window subtask publishes the watermark
+    // that fired them (and the job watermark is the minimum over the
+    // subtasks): wait for both, not for a scrape between the two.
     let later = scrape_until(&job, |s| {
         of_partition(s, "lowwater_partition_idle", 3) == Some(1.0)
             && of_sink(s, "lowwater_sink_rows_total").is_some_and(|v| v > 0.0)
+            && of_sink(s, "lowwater_job_watermark_milliseconds").is_some()
     });
     assert_eq!(
         of_partition(&later, "lowwater_partition_holding", 3),
         Some(0.0)
     );
-    assert!(of_sink(&later, "lowwater_job_watermark_milliseconds").is_some());
     // Window rows were observed in the emission-lag histogram, under the SLO.
     let count = later
         .samples
