@@ -58,6 +58,7 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
             window_rows: s.window_rows,
             late_rows: s.late_rows,
             max_emission_lag_ms: s.max_emission_lag,
+            early_rows: s.early_rows,
         })
         .collect();
     totals.records_out = sinks.iter().map(|s| s.rows).sum();

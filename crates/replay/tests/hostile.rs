@@ -139,6 +139,51 @@ fn open_windows_are_bounded_and_the_stall_holding_them_is_named() {
         "{e}"
     );
     replay(&job(""), &args).expect("within the default limit");
+
+    // 'fire-oldest': the oldest windows fire early instead, their rows
+    // marked in the sink's lowwater_incomplete column; nothing is lost.
+    let plan = JobPlan::from_sql(
+        "SET 'lowwater.state.max-open-windows' = '5000';
+         SET 'lowwater.state.on-limit' = 'fire-oldest';
+         CREATE TABLE events (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+           WITH ('connector' = 'kafka', 'topic' = 'events', 'properties.bootstrap.servers' = 'b:9092', 'format' = 'json');
+         CREATE TABLE sink (window_start TIMESTAMP(3), user_id STRING, n BIGINT, lowwater_incomplete BOOLEAN)
+           WITH ('connector' = 'kafka', 'topic' = 'sink', 'properties.bootstrap.servers' = 'b:9092', 'format' = 'json');
+         INSERT INTO sink (window_start, user_id, n) SELECT window_start, user_id, COUNT(*)
+         FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id;",
+    )
+    .expect("plans");
+    let out = replay(&plan, &args).expect("fires early instead of failing");
+    let rows: Vec<String> = out.outputs["sink"]
+        .iter()
+        .map(|r| String::from_utf8_lossy(r.payload.as_deref().unwrap_or_default()).into_owned())
+        .collect();
+    let early = rows
+        .iter()
+        .filter(|r| r.contains(r#""lowwater_incomplete":true"#))
+        .count();
+    let complete = rows
+        .iter()
+        .filter(|r| r.contains(r#""lowwater_incomplete":false"#))
+        .count();
+    assert_eq!(rows.len(), 20_001, "one row per user (each in one window)");
+    assert_eq!(early + complete, rows.len());
+    assert!(
+        early > 10_000 && complete > 0,
+        "{early} early, {complete} at the end"
+    );
+    assert_eq!(out.report.sinks[0].early_rows, early as u64);
+    assert_eq!(out.report.totals.late_records_dropped, 0);
+    assert!(
+        out.peak_open_windows["sink"] <= 5_000 + 4_096,
+        "{:?}",
+        out.peak_open_windows
+    );
+    let summary = lowwater_replay::report::summary(&out.report);
+    assert!(
+        summary.contains("row(s) fired early, incomplete"),
+        "{summary}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

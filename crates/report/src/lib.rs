@@ -119,6 +119,10 @@ pub struct SinkReport {
     pub late_rows: u64,
     /// Largest emit time minus window end (`null` without window results).
     pub max_emission_lag_ms: Option<Millis>,
+    /// Window rows fired early to bound the open state
+    /// (`lowwater.state.on-limit` = 'fire-oldest'; absent when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub early_rows: u64,
 }
 
 /// Who held the watermark during a stall.
@@ -253,6 +257,14 @@ pub fn summary_for(what: &str, r: &Report) -> String {
             "  {} record(s) dated beyond lowwater.watermark.max-future were kept out of the \
              watermark and the windows",
             t.future_records
+        );
+    }
+    for k in r.sinks.iter().filter(|k| k.early_rows > 0) {
+        let _ = writeln!(
+            s,
+            "  sink {}: {} row(s) fired early, incomplete, because lowwater.state.max-open-windows \
+             was reached (lowwater.state.on-limit = 'fire-oldest')",
+            k.table, k.early_rows
         );
     }
     let paused: Vec<String> = r

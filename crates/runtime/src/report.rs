@@ -146,6 +146,7 @@ pub(crate) fn report_from(
                 window_rows: w.window_rows,
                 late_rows: w.late_rows,
                 max_emission_lag_ms: w.max_lag,
+                early_rows: w.early_rows,
             })
         })
         .collect();

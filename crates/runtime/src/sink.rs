@@ -29,6 +29,8 @@ pub(crate) struct SinkCounters {
     pub last_lag: Option<Millis>,
     /// Window rows later than `lowwater.sink.max-emission-lag`.
     pub lag_breaches: u64,
+    /// Window rows fired early (`lowwater.state.on-limit` = 'fire-oldest').
+    pub early_rows: u64,
 }
 
 /// A sink table's writer, shared by the window subtasks writing to it.

@@ -17,7 +17,7 @@ use lowwater_core::{Millis, Timestamp, Value};
 /// How often (in records) the open (window, key) states are counted
 /// against `lowwater.state.max-open-windows`.
 const OPEN_CHECK_EVERY: u32 = 4_096;
-use lowwater_sql::plan::{JobPlan, LateReason};
+use lowwater_sql::plan::{JobPlan, LateReason, OnOpenLimit};
 
 use crate::checkpoint::WindowPart;
 use crate::job::{RunError, Shared};
@@ -179,6 +179,7 @@ impl WindowTask {
         let mut marked = None;
         let (mut since_check, mut warned) = (0u32, false);
         let mut next_publish: Timestamp = 0;
+        let mut fired_warned: Option<Timestamp> = None;
         while ended < self.senders {
             let Some(env) = self.next() else {
                 break;
@@ -211,7 +212,24 @@ impl WindowTask {
                         let open = self.publish_open();
                         let limit = self.plan.settings.max_open_windows;
                         let sink = &self.plan.tables[self.plan.pipelines[self.pipeline].sink].name;
-                        if open > limit {
+                        let fire = self.plan.settings.on_open_limit == OnOpenLimit::FireOldest;
+                        if open > limit && fire {
+                            // The oldest windows fire early until 80% of
+                            // the limit is left; their later records are late.
+                            let fired = self.op.fire_oldest((limit / 5 * 4) as usize, &mut out);
+                            if fired_warned.is_none_or(|t| now - t >= 60_000) {
+                                fired_warned = Some(now);
+                                tracing::warn!(
+                                    "INSERT INTO {sink} (window subtask {}): {open} (window, key) \
+                                     states are open, more than lowwater.state.max-open-windows \
+                                     ({limit}): the oldest windows fired early ({fired} rows, \
+                                     incomplete: lowwater_incomplete is true); their later records \
+                                     are late. The watermark does not advance: the stall WARN \
+                                     names the partition holding it",
+                                    self.subtask
+                                );
+                            }
+                        } else if open > limit {
                             self.shared.fail(RunError::Usage(format!(
                                 "INSERT INTO {sink} (window subtask {}): {open} (window, key) \
                                  states are open, more than lowwater.state.max-open-windows \
@@ -227,8 +245,13 @@ impl WindowTask {
                             tracing::warn!(
                                 "INSERT INTO {sink} (window subtask {}): {open} (window, key) \
                                  states are open, 80% of lowwater.state.max-open-windows \
-                                 ({limit}); the job stops at the limit",
-                                self.subtask
+                                 ({limit}); at the limit {}",
+                                self.subtask,
+                                if fire {
+                                    "the oldest windows fire early"
+                                } else {
+                                    "the job stops"
+                                }
                             );
                         }
                     }
@@ -337,12 +360,13 @@ impl WindowTask {
             }
         };
         for (i, o) in out.drain(..).enumerate() {
-            let (table, values, lag) = match o {
+            let (table, values, lag, early) = match o {
                 WindowOutput::Fired(r) => {
                     let rank = ranks.get(i).map_or(&[][..], Vec::as_slice);
                     match pl.sink_values(&r, rank, self.plan.tables[pl.sink].columns.len()) {
                         Ok(Some(values)) => {
-                            (pl.sink, values, Some(now.saturating_sub(r.window.end)))
+                            let lag = now.saturating_sub(r.window.end);
+                            (pl.sink, values, Some(lag), r.early)
                         }
                         // HAVING filtered the window's row out.
                         Ok(None) => continue,
@@ -367,11 +391,17 @@ impl WindowTask {
                             LateReason::Late,
                         ),
                         None,
+                        false,
                     ),
                     None => continue,
                 },
             };
             self.write_row(table, &values, lag, &mut touched);
+            if early {
+                if let Some(Ok(mut c)) = self.shared.sink_counters.get(&table).map(|c| c.lock()) {
+                    c.early_rows += 1;
+                }
+            }
         }
         self.flush(touched);
     }

@@ -95,6 +95,10 @@ fn rejections_name_the_problem_and_the_fix() {
         ),
         (job("INSERT INTO out SELECT 1"), "found the end of the file"),
         (
+            job("SET 'lowwater.state.on-limit' = 'drop'; INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id"),
+            "lowwater.state.on-limit 'drop' is not known; use 'fail'",
+        ),
+        (
             SRC.replace("'format' = 'json');\nCREATE TABLE out", "'format' = 'json', 'late-data.sink' = 'nowhere');\nCREATE TABLE out"),
             "late-data.sink 'nowhere' is not a table of this job",
         ),

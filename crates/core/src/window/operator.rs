@@ -87,6 +87,9 @@ pub struct WindowResult {
     /// Whether this (window, key) had fired before: a late record within the
     /// allowed lateness fired it again with its full contents (never in SQL).
     pub refired: bool,
+    /// Whether it fired before the watermark reached its end, to bound the
+    /// open state ([`WindowOperator::fire_oldest`]): its records so far only.
+    pub early: bool,
 }
 
 /// Something the operator emits.
@@ -204,6 +207,34 @@ impl WindowOperator {
                 .values()
                 .map(|w| w.capacity() * std::mem::size_of::<Window>())
                 .sum::<usize>()
+    }
+
+    /// Fires the windows that end first, as if the watermark had reached
+    /// their end, until at most `keep` (window, key) states are open; their
+    /// results are marked `early`. The operator's watermark is then past
+    /// them, so their later records are late (counted, or routed). Returns
+    /// the number of results fired.
+    pub fn fire_oldest(&mut self, keep: usize, out: &mut Vec<WindowOutput>) -> usize {
+        let from = out.len();
+        while self.pending() > keep {
+            let Some(first) = self.windows.keys().next().copied() else {
+                break;
+            };
+            let before = self.pending();
+            self.on_watermark(
+                first.max_timestamp().max(self.watermark.saturating_add(1)),
+                out,
+            );
+            if self.pending() >= before {
+                break;
+            }
+        }
+        for o in &mut out[from..] {
+            if let WindowOutput::Fired(r) = o {
+                r.early = true;
+            }
+        }
+        out.len() - from
     }
 
     /// The definition this operator runs.
@@ -408,5 +439,6 @@ fn result(
             .map(|(s, a)| s.finish(a))
             .collect(),
         refired,
+        early: false,
     }
 }

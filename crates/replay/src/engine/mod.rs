@@ -22,7 +22,7 @@ use lowwater_core::watermark::Progress;
 use lowwater_core::window::operator::{WindowInput, WindowOperator, WindowOutput};
 use lowwater_core::{Millis, Row, Timestamp, MIN_WATERMARK};
 use lowwater_sql::expr::truth;
-use lowwater_sql::plan::{JobPlan, LateReason, LateRow};
+use lowwater_sql::plan::{JobPlan, LateReason, LateRow, OnOpenLimit};
 
 /// A split of the job: one partition of one topic of one source table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,6 +75,8 @@ pub struct SinkOutput {
     pub late_rows: u64,
     /// Largest emission time minus window end over window results.
     pub max_emission_lag: Option<Millis>,
+    /// Window rows fired early (`lowwater.state.on-limit` = 'fire-oldest').
+    pub early_rows: u64,
 }
 
 struct Sink {
@@ -419,6 +421,16 @@ impl<'p> Engine<'p> {
         let open = pipe.op.pending() as u64;
         let limit = self.plan.settings.max_open_windows;
         if open <= limit {
+            return Ok(());
+        }
+        if self.plan.settings.on_open_limit == OnOpenLimit::FireOldest {
+            // The oldest windows fire early until 80% of the limit is left.
+            let keep = (limit / 5 * 4) as usize;
+            let mut buf = std::mem::take(&mut self.buf);
+            self.pipes[pi].op.fire_oldest(keep, &mut buf);
+            self.buf = buf;
+            let now = self.now;
+            self.emit(pi, now, false);
             return Ok(());
         }
         let held = match self.holder(pi) {

@@ -49,6 +49,7 @@ impl Engine<'_> {
                             self.sink_error.get_or_insert(e);
                         }
                         s.out.window_rows += 1;
+                        s.out.early_rows += u64::from(r.early);
                         s.out.max_emission_lag =
                             Some(s.out.max_emission_lag.map_or(lag, |m| m.max(lag)));
                     }

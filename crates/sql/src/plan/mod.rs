@@ -40,9 +40,11 @@ pub struct Settings {
     /// Checkpointing (`execution.checkpointing.*`, `state.checkpoints.*`).
     pub checkpoints: CheckpointSettings,
     /// `lowwater.state.max-open-windows` (default 5,000,000): the most
-    /// (window, key) states an INSERT may hold (about 264 bytes each)
+    /// (window, key) states an INSERT may hold (188 bytes each measured)
     /// before the job stops, naming the stall that keeps them open.
     pub max_open_windows: u64,
+    /// `lowwater.state.on-limit`: what happens past `max_open_windows`.
+    pub on_open_limit: OnOpenLimit,
     /// `lowwater.window.max-windows-per-record` (default 10,000): the most
     /// windows a HOP or CUMULATE may put one record in, checked when the
     /// job is planned (a 1 ms step over a day would be 86.4M per record).
@@ -51,6 +53,20 @@ pub struct Settings {
 
 /// The most INSERT statements one job file may hold.
 pub const MAX_INSERTS: usize = 200;
+
+/// What an INSERT does when its open (window, key) states pass
+/// `lowwater.state.max-open-windows`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnOpenLimit {
+    /// `'fail'` (the default): the job stops, naming the stall.
+    #[default]
+    Fail,
+    /// `'fire-oldest'`: the windows that end first fire early, until 80% of
+    /// the limit is left; their rows are incomplete (a sink column
+    /// `lowwater_incomplete BOOLEAN` says which), and their later records
+    /// are late.
+    FireOldest,
+}
 
 /// The default of [`Settings::max_open_windows`].
 pub const MAX_OPEN_WINDOWS: u64 = 5_000_000;
@@ -98,6 +114,7 @@ impl Default for Settings {
             checkpoints: CheckpointSettings::default(),
             max_windows_per_record: MAX_WINDOWS_PER_RECORD,
             max_open_windows: MAX_OPEN_WINDOWS,
+            on_open_limit: OnOpenLimit::Fail,
         }
     }
 }
@@ -345,6 +362,10 @@ pub struct Pipeline {
     /// A window function without GROUP BY: rows are written at once, one
     /// per window ([`Pipeline::project`]), instead of being aggregated.
     pub project: bool,
+    /// The sink's `lowwater_incomplete` BOOLEAN column, when the INSERT
+    /// does not write it: true on rows fired early (`lowwater.state.on-limit`
+    /// = 'fire-oldest'), false on the others.
+    pub incomplete: Option<usize>,
 }
 
 /// A planned job.
@@ -494,6 +515,22 @@ fn settings(stmts: &[Statement]) -> Result<Settings> {
                 s.max_windows_per_record = count("windows")?
             }
             "lowwater.state.max-open-windows" => s.max_open_windows = count("windows")?,
+            "lowwater.state.on-limit" => {
+                s.on_open_limit = match value.trim().to_ascii_lowercase().as_str() {
+                    "fail" => OnOpenLimit::Fail,
+                    "fire-oldest" => OnOpenLimit::FireOldest,
+                    other => {
+                        return Err(SqlError::new(
+                            *loc,
+                            format!(
+                                "lowwater.state.on-limit '{other}' is not known; use 'fail' (stop \
+                                 the job, the default) or 'fire-oldest' (fire the oldest windows \
+                                 early, their rows marked in a lowwater_incomplete column)"
+                            ),
+                        ))
+                    }
+                }
+            }
             k if INERT.contains(&k) => s.inert.push((key.clone(), value.clone())),
             _ => {
                 return Err(SqlError::new(
@@ -505,7 +542,7 @@ fn settings(stmts: &[Statement]) -> Result<Settings> {
                          execution.checkpointing.dir (or state.checkpoints.dir), \
                          execution.checkpointing.timeout, state.checkpoints.num-retained, \
                          execution.state-recovery.path, lowwater.window.max-windows-per-record, \
-                         lowwater.state.max-open-windows, \
+                         lowwater.state.max-open-windows, lowwater.state.on-limit, \
                          and (recorded, no effect yet) {}",
                         INERT.join(", ")
                     ),
@@ -717,6 +754,9 @@ impl Pipeline {
                 }
                 (_, v) => v,
             };
+        }
+        if let Some(c) = self.incomplete {
+            values[c] = Value::Bool(r.early);
         }
         Ok(Some(values))
     }

@@ -221,6 +221,7 @@ pub(super) fn pipeline(
             rank: None,
             qualify: None,
             project: true,
+            incomplete: None,
         });
     }
     // GROUP BY: window_start and window_end, then keys.
@@ -361,6 +362,11 @@ pub(super) fn pipeline(
     }
     let sink_columns = sink_mapping(ins, &tables[sink], &outputs)?;
     let sink_types = tables[sink].columns.iter().map(|c| c.ty).collect();
+    let incomplete = tables[sink]
+        .columns
+        .iter()
+        .position(|c| c.name == INCOMPLETE_COLUMN && c.ty == SqlType::Boolean)
+        .filter(|c| !sink_columns.contains(c));
     Ok(Pipeline {
         loc: ins.loc,
         source,
@@ -381,8 +387,13 @@ pub(super) fn pipeline(
         rank,
         qualify,
         project: false,
+        incomplete,
     })
 }
+
+/// A sink's BOOLEAN column of this name, not written by its INSERT, says
+/// which rows fired early (`lowwater.state.on-limit` = 'fire-oldest').
+pub const INCOMPLETE_COLUMN: &str = "lowwater_incomplete";
 
 /// The scope of `HAVING` and of select-list expressions: a window's result
 /// row (window_start, window_end, window_time, the GROUP BY keys, then the

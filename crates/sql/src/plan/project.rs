@@ -155,6 +155,7 @@ impl Pipeline {
                 window: w,
                 values: Vec::new(),
                 refired: false,
+                early: false,
             }));
         }
         Ok(())
