@@ -6,8 +6,10 @@
 //! - `lowwater dump TOPIC --bootstrap HOST:PORT [--from T] [--to T] [--output FILE]`
 //! - `lowwater status --url http://HOST:PORT` (a job run with `--http`)
 //!
-//! Exit codes: 0 success, 1 a failure reading or writing files, 2 a problem
-//! with the job, its inputs or the command line (the message says where).
+//! Exit codes: 0 success, 1 a failure while running (reading or writing
+//! files, a broker), 2 a problem with the job, its inputs or the command
+//! line (the message says where). `status`: 0 healthy, 1 stalled, 2
+//! unreachable. A closed pipe (`| head`) ends the command quietly.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -19,8 +21,9 @@ use clap::{Parser, Subcommand};
 use lowwater_connectors::dump::write_records;
 use lowwater_replay::{replay, report, ReplayArgs, ReplayError};
 use lowwater_sql::plan::JobPlan;
-use lowwater_sql::types::parse_duration;
 
+mod args;
+mod logging;
 mod status;
 
 #[derive(Parser)]
@@ -32,6 +35,18 @@ mod status;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// More log detail (-v DEBUG, -vv TRACE); RUST_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    /// Less log detail (-q WARN, -qq ERROR); RUST_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    quiet: u8,
+    /// Colour the logs: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, value_enum, default_value = "auto", global = true)]
+    color: logging::Color,
+    /// Log lines as text or as JSON objects (for log shippers).
+    #[arg(long, value_enum, default_value = "text", global = true)]
+    log_format: logging::LogFormat,
 }
 
 #[derive(Subcommand)]
@@ -74,13 +89,20 @@ enum Command {
         reset_state: bool,
     },
     /// Show a running job's partitions and watermarks (from its --http address).
+    /// Exit code: 0 healthy, 1 stalled, 2 unreachable.
     Status {
-        /// The job's HTTP address, e.g. http://127.0.0.1:9249.
+        /// The job's HTTP address, e.g. http://127.0.0.1:9249 (`http://` may be left out).
         #[arg(long)]
         url: String,
         /// How long to wait for the answer (`5 s`, `500 ms`).
         #[arg(long, default_value = "5 s")]
         timeout: String,
+        /// Print the job's /api/v1/watermarks JSON instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Print again every interval (e.g. `2 s`) until interrupted.
+        #[arg(long, value_name = "INTERVAL", num_args = 0..=1, default_missing_value = "2 s")]
+        watch: Option<String>,
     },
     /// Replay a job over topic dumps (kcat -J lines) in virtual processing time.
     Replay {
@@ -115,6 +137,9 @@ enum Command {
         /// Where to write the dump (default: standard output).
         #[arg(long)]
         output: Option<PathBuf>,
+        /// A librdkafka property, as kcat's -X (repeatable): `-X security.protocol=SASL_SSL`.
+        #[arg(short = 'X', value_name = "KEY=VALUE")]
+        properties: Vec<String>,
         /// Start at this record time: epoch milliseconds or 'yyyy-MM-dd HH:mm:ss' (UTC); default the beginning.
         #[arg(long)]
         from: Option<String>,
@@ -174,18 +199,26 @@ fn load_plan(job: &Path) -> Result<JobPlan> {
 
 fn duration_arg(flag: &str, v: Option<String>) -> Result<Option<i64>> {
     match v {
-        Some(s) => Ok(Some(
-            parse_duration(&s).map_err(|m| UserError(format!("{flag}: {m}")))?,
-        )),
+        Some(s) => Ok(Some(args::duration(flag, &s)?)),
         None => Ok(None),
     }
+}
+
+/// Writes `bytes` to `path`, or to standard output for `-`.
+fn write_out(path: &Path, bytes: &[u8]) -> Result<()> {
+    if path == Path::new("-") {
+        let mut out = std::io::stdout().lock();
+        out.write_all(bytes).context("writing to standard output")?;
+        return out.flush().context("writing to standard output");
+    }
+    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
 }
 
 fn write_report(path: &Option<PathBuf>, report: &lowwater_replay::Report) -> Result<()> {
     if let Some(path) = path {
         let mut json = sonic_rs::to_string_pretty(report).context("serializing the report")?;
         json.push('\n');
-        std::fs::write(path, json).with_context(|| format!("writing {}", path.display()))?;
+        write_out(path, json.as_bytes())?;
     }
     Ok(())
 }
@@ -240,11 +273,6 @@ fn run_job(o: RunOpts) -> Result<()> {
         reset_state,
     } = o;
     let (job, inputs, outputs, report_path) = (&job, &inputs, &outputs, &report_path);
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .with_max_level(tracing::Level::INFO)
-        .init();
     let mut plan = load_plan(job)?;
     if let Some(p) = parallelism {
         if !(1..=1024).contains(&p) {
@@ -269,7 +297,7 @@ fn run_job(o: RunOpts) -> Result<()> {
             .map(|ms| std::time::Duration::from_millis(ms.max(0) as u64)),
         stall_threshold: duration_arg("--stall-threshold", stall_threshold)?,
         stop,
-        http,
+        http: http.as_deref().map(args::http_addr),
         job_name: job_name(&plan, job),
         from_checkpoint,
         reset_state,
@@ -300,7 +328,7 @@ fn run_job(o: RunOpts) -> Result<()> {
             "stopped: emitted rows are flushed, windows still open were not fired"
         }
     );
-    eprint!("{}", report::summary_for("run", &outcome.report));
+    logging::summary(&report::summary_for("run", &outcome.report));
     Ok(())
 }
 
@@ -325,17 +353,19 @@ fn dump(
     topic: &str,
     bootstrap: &str,
     output: &Option<PathBuf>,
-    from: Option<String>,
-    to: Option<String>,
+    (from, to): (Option<String>, Option<String>),
+    properties: &[String],
 ) -> Result<()> {
     let (from, to) = (time_arg("--from", from)?, time_arg("--to", to)?);
+    let properties = pairs(properties, "-X")?;
     let mut out: Box<dyn Write> = match output {
         Some(p) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
         )),
         None => Box::new(std::io::BufWriter::new(std::io::stdout())),
     };
-    let n = lowwater_kafka::dump_topic(bootstrap, topic, from, to, |r| {
+    let mut closed = false;
+    let n = lowwater_kafka::dump_topic(bootstrap, topic, from, to, &properties, |r| {
         // Bytes that are not UTF-8 (Avro) go to the dump as base64.
         let rec = lowwater_connectors::dump::DumpRecord {
             topic: r.topic,
@@ -345,16 +375,23 @@ fn dump(
             key: r.key,
             payload: r.payload,
         };
-        writeln!(out, "{}", lowwater_connectors::dump::format_record(&rec))
-            .map_err(|e| e.to_string())
-    })
-    .map_err(UserError)?;
+        writeln!(out, "{}", lowwater_connectors::dump::format_record(&rec)).map_err(|e| {
+            closed = e.kind() == std::io::ErrorKind::BrokenPipe;
+            e.to_string()
+        })
+    });
+    if closed {
+        // The reader went away (`| head`): nothing more to say.
+        return Ok(());
+    }
+    let n = n.map_err(UserError)?;
     out.flush().context("writing the dump")?;
     eprintln!("dump: {n} records of {topic}");
     Ok(())
 }
 
-fn run(cli: Cli) -> Result<()> {
+fn run(cli: Cli) -> Result<ExitCode> {
+    logging::init(cli.verbose, cli.quiet, cli.color, cli.log_format);
     match cli.command {
         Command::Dump {
             topic,
@@ -362,7 +399,8 @@ fn run(cli: Cli) -> Result<()> {
             output,
             from,
             to,
-        } => dump(&topic, &bootstrap, &output, from, to),
+            properties,
+        } => dump(&topic, &bootstrap, &output, (from, to), &properties).map(|()| ExitCode::SUCCESS),
         Command::Run {
             job,
             inputs,
@@ -385,17 +423,29 @@ fn run(cli: Cli) -> Result<()> {
             http,
             from_checkpoint,
             reset_state,
-        }),
-        Command::Status { url, timeout } => {
-            let ms = lowwater_sql::types::parse_duration(&timeout)
-                .ok()
-                .filter(|ms| *ms > 0)
-                .ok_or_else(|| {
-                    UserError(format!(
-                        "--timeout '{timeout}' is not a duration; write e.g. '5 s' or '500 ms'"
-                    ))
-                })?;
-            status::status(&url, std::time::Duration::from_millis(ms as u64))
+        })
+        .map(|()| ExitCode::SUCCESS),
+        Command::Status {
+            url,
+            timeout,
+            json,
+            watch,
+        } => {
+            let ms = args::duration("--timeout", &timeout)?.max(1);
+            let timeout = std::time::Duration::from_millis(ms as u64);
+            let Some(every) = watch else {
+                let stalled = status::status(&url, timeout, json)?;
+                return Ok(ExitCode::from(u8::from(stalled)));
+            };
+            let every = std::time::Duration::from_millis(
+                args::duration("--watch", &every)?.max(100) as u64,
+            );
+            loop {
+                if let Err(e) = status::status(&url, timeout, json) {
+                    eprintln!("error: {e:#}");
+                }
+                std::thread::sleep(every);
+            }
         }
         Command::Explain { job, partitions } => {
             let plan = load_plan(&job)?;
@@ -410,8 +460,9 @@ fn run(cli: Cli) -> Result<()> {
                     )));
                 }
             }
-            print!("{}", lowwater_sql::explain::explain(&plan, &counts));
-            Ok(())
+            let text = lowwater_sql::explain::explain(&plan, &counts);
+            write_out(Path::new("-"), text.as_bytes())?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Replay {
             job,
@@ -423,12 +474,7 @@ fn run(cli: Cli) -> Result<()> {
             stall_threshold,
         } => {
             let plan = load_plan(&job)?;
-            let stall_threshold = match stall_threshold {
-                Some(s) => Some(
-                    parse_duration(&s).map_err(|m| UserError(format!("--stall-threshold: {m}")))?,
-                ),
-                None => None,
-            };
+            let stall_threshold = duration_arg("--stall-threshold", stall_threshold)?;
             let args = ReplayArgs {
                 inputs: pairs(&inputs, "--input")?
                     .into_iter()
@@ -466,22 +512,50 @@ fn run(cli: Cli) -> Result<()> {
                 else {
                     bail!(UserError(format!("--output {t}: table '{t}' receives no rows in this job (it is not a sink of any INSERT)")));
                 };
-                let mut f = std::io::BufWriter::new(
-                    std::fs::File::create(path).with_context(|| format!("creating {path}"))?,
-                );
-                write_records(&mut f, records).with_context(|| format!("writing {path}"))?;
-                f.flush().with_context(|| format!("writing {path}"))?;
+                let mut bytes = Vec::new();
+                write_records(&mut bytes, records).context("rendering the rows")?;
+                write_out(Path::new(path), &bytes)?;
+            }
+            // Print sinks not sent elsewhere print their rows, as in `run`.
+            for t in plan.tables.iter().filter(|t| {
+                matches!(t.connector, lowwater_sql::options::Connector::Print)
+                    && !outs.iter().any(|(o, _)| o.eq_ignore_ascii_case(&t.name))
+            }) {
+                let Some(records) = outcome.outputs.get(&t.name) else {
+                    continue;
+                };
+                let mut text = Vec::new();
+                for r in records {
+                    text.extend_from_slice(r.payload.as_deref().unwrap_or_default());
+                    text.push(b'\n');
+                }
+                if t.options.get("standard-error").is_some_and(|v| v == "true") {
+                    std::io::stderr()
+                        .write_all(&text)
+                        .context("writing to standard error")?;
+                } else {
+                    write_out(Path::new("-"), &text)?;
+                }
             }
             write_report(&report_path, &outcome.report)?;
-            eprint!("{}", report::summary(&outcome.report));
-            Ok(())
+            logging::summary(&report::summary(&outcome.report));
+            Ok(ExitCode::SUCCESS)
         }
     }
 }
 
 fn main() -> ExitCode {
     match run(Cli::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
+        // The reader of our output went away (`| head`): end quietly.
+        Err(e)
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             if e.downcast_ref::<UserError>().is_some() {

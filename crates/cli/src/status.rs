@@ -29,10 +29,12 @@ fn text(v: &Value) -> String {
         .map_or_else(|| "-".to_string(), |n| n.to_string())
 }
 
-/// Fetches `url`'s live watermarks and prints them, waiting at most
-/// `timeout` for the answer (a server that never answers is an error, not
-/// a hang).
-pub fn status(url: &str, timeout: std::time::Duration) -> Result<()> {
+/// Fetches `url`'s live watermarks and prints them (the table, or the JSON
+/// as served), waiting at most `timeout` for the answer (a server that
+/// never answers is an error, not a hang). Returns whether an INSERT is
+/// stalled now.
+pub fn status(url: &str, timeout: std::time::Duration, json: bool) -> Result<bool> {
+    let url = crate::args::url(url);
     let api = format!("{}/api/v1/watermarks", url.trim_end_matches('/'));
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(timeout))
@@ -52,8 +54,16 @@ pub fn status(url: &str, timeout: std::time::Duration) -> Result<()> {
         .with_context(|| format!("reading the answer of {api}"))?;
     let live: Value = sonic_rs::from_str(&body)
         .map_err(|e| UserError(format!("{api} did not answer lowwater's JSON ({e})")))?;
-    print!("{}", render(&live));
-    Ok(())
+    let text = if json {
+        format!("{}\n", body.trim_end())
+    } else {
+        render(&live)
+    };
+    crate::write_out(std::path::Path::new("-"), text.as_bytes())?;
+    let stalled = live["inserts"]
+        .as_array()
+        .is_some_and(|a| a.iter().any(|i| !i["stall"].is_null()));
+    Ok(stalled)
 }
 
 /// The terminal table of a `/api/v1/watermarks` answer.

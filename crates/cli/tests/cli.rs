@@ -7,6 +7,7 @@ use std::process::{Command, Output};
 
 mod common;
 use common::hostile_payloads;
+use sonic_rs::JsonValueTrait;
 
 fn lowwater(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_lowwater"))
@@ -152,7 +153,11 @@ fn unknown_with_option_is_an_error_like_in_flink() {
     );
     expect_user_error(
         &["explain", s(&job)],
-        &["line 3, column", "'scan.startup.mdoe'", "supported options"],
+        &[
+            "line 3, column",
+            "'scan.startup.mdoe'",
+            "did you mean 'scan.startup.mode'?",
+        ],
     );
 }
 
@@ -334,4 +339,179 @@ fn status_against_a_server_that_never_answers_times_out() {
         stderr(&o)
     );
     held.join().expect("listener thread");
+}
+
+fn golden(case: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../replay/tests/golden/cases")
+        .join(case)
+}
+
+#[test]
+fn dash_is_standard_output_and_print_sinks_print_in_replay() {
+    let case = golden("print_sink");
+    let input = format!("events={}", s(&case.join("events.jsonl")));
+    let want = std::fs::read_to_string(case.join("expected/out.jsonl")).expect("expected");
+    // --output TABLE=- writes the dump to standard output.
+    let o = lowwater(&[
+        "replay",
+        s(&case.join("job.sql")),
+        "--input",
+        &input,
+        "--output",
+        "out=-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), want);
+    // Without --output, a print sink's rows go to standard output, as in `run`.
+    let o = lowwater(&[
+        "replay",
+        s(&case.join("job.sql")),
+        "--input",
+        &input,
+        "--report",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.starts_with("+I[2025-09-14T12:00, 2025-09-14T12:00:10, a, 10]\n"),
+        "{out}"
+    );
+    // ... followed by the report (--report -).
+    let json = &out[out.find('{').expect("the report")..];
+    let report: sonic_rs::Value = sonic_rs::from_str(json).expect("report JSON");
+    assert!(report["totals"]["records_in"]
+        .as_u64()
+        .is_some_and(|n| n > 0));
+}
+
+#[test]
+fn a_closed_pipe_ends_the_command_quietly() {
+    // Every click as a row (a window function without GROUP BY): more
+    // output than a pipe holds, read one line at a time by a reader that
+    // stops after the first.
+    let job = write(
+        "pipe.sql",
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/seed000_heartbeat/job.sql"),
+        )
+        .expect("example job")
+        .replace("clicks       BIGINT", "url STRING")
+        .replace(
+            "SELECT window_start, window_end, COUNT(*) AS clicks",
+            "SELECT window_start, window_end, url",
+        )
+        .replace("GROUP BY window_start, window_end;", ";"),
+    );
+    let input = format!(
+        "clickstream={}",
+        s(&Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/seed000_heartbeat/clickstream.jsonl"))
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args([
+            "replay",
+            s(&job),
+            "--input",
+            &input,
+            "--output",
+            "dashboard=-",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut first = String::new();
+    {
+        use std::io::BufRead;
+        let mut r = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        r.read_line(&mut first).expect("a line");
+    }
+    let o = child.wait_with_output().expect("wait");
+    assert!(first.starts_with("{\"topic\":\"dashboard\""), "{first}");
+    assert!(
+        o.status.success(),
+        "exit {:?}: {}",
+        o.status.code(),
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("Broken pipe"), "{}", stderr(&o));
+}
+
+#[test]
+fn durations_on_the_command_line_take_what_lowwater_prints() {
+    let job = golden("tumble_keyed").join("job.sql");
+    let o = lowwater(&["run", s(&job), "--duration", "5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--duration '5': give a unit; did you mean '5 s'?"),
+        "{}",
+        stderr(&o)
+    );
+    let input = format!("events={}", s(&golden("tumble_keyed").join("events.jsonl")));
+    for d in ["3m 0s", "1h30m", "1.5s"] {
+        let o = lowwater(&["replay", s(&job), "--input", &input, "--stall-threshold", d]);
+        assert!(o.status.success(), "{d}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn logs_follow_rust_log_and_are_json_or_plain_as_asked() {
+    let case = golden("tumble_keyed");
+    let input = format!("events={}", s(&case.join("events.jsonl")));
+    let out = tmp("logs-out.jsonl");
+    let run = |extra: &[&str], rust_log: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_lowwater"));
+        c.args(["run", s(&case.join("job.sql")), "--input", &input])
+            .args(["--output", &format!("out={}", s(&out))])
+            .args(extra);
+        match rust_log {
+            Some(v) => c.env("RUST_LOG", v),
+            None => c.env_remove("RUST_LOG"),
+        };
+        let o = c.output().expect("run");
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o)
+    };
+    // Piped, the logs have no colour codes by default.
+    let plain = run(&[], None);
+    assert!(
+        plain.contains("INFO") && !plain.contains('\u{1b}'),
+        "{plain}"
+    );
+    assert!(run(&["--color", "always"], None).contains('\u{1b}'));
+    // RUST_LOG and -q raise the level.
+    assert!(!run(&[], Some("warn")).contains("INFO"));
+    assert!(!run(&["-q"], None).contains("INFO"));
+    // JSON: every line of standard error is a JSON object, the summary too.
+    let json = run(&["--log-format", "json"], None);
+    let mut summary = false;
+    for line in json.lines() {
+        let v: sonic_rs::Value = sonic_rs::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        summary |= v["fields"]["summary"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("run:"));
+    }
+    assert!(summary, "{json}");
+}
+
+#[test]
+fn dump_passes_librdkafka_properties_like_kcat() {
+    let o = lowwater(&[
+        "dump",
+        "t",
+        "--bootstrap",
+        "127.0.0.1:1",
+        "-X",
+        "bogus.property=1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bogus.property"), "{}", stderr(&o));
+    let o = lowwater(&["dump", "t", "--bootstrap", "127.0.0.1:1", "-X", "novalue"]);
+    assert!(
+        stderr(&o).contains("-X novalue: expected"),
+        "{}",
+        stderr(&o)
+    );
 }

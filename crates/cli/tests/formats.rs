@@ -420,7 +420,7 @@ fn csv_in_and_out_with_flinks_conversions_and_quoting() {
     let o = run(&dir, "csv", &sql);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let mut got = Vec::new();
-    lowwater_kafka::dump_topic(BOOTSTRAP, &output, None, None, |r| {
+    lowwater_kafka::dump_topic(BOOTSTRAP, &output, None, None, &[], |r| {
         got.push(String::from_utf8(r.payload.unwrap_or_default()).map_err(|e| e.to_string())?);
         Ok(())
     })

@@ -160,13 +160,34 @@ fn metrics_api_and_status_name_the_partition_holding_the_watermark() {
     );
     assert_eq!(api["sinks"][0]["stale"].as_bool(), Some(true));
 
-    // `lowwater status` prints the table with the holder marked.
+    // `lowwater status` prints the table with the holder marked, and exits
+    // 1: the job is stalled (a health check).
     let o = Command::new(env!("CARGO_BIN_EXE_lowwater"))
         .args(["status", "--url", &job.url])
         .output()
         .expect("status");
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // --json prints the API's answer; the scheme may be left out.
+    let bare = job.url.trim_start_matches("http://");
+    let j = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args(["status", "--json", "--url", bare])
+        .output()
+        .expect("status --json");
+    assert_eq!(
+        j.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&j.stderr)
+    );
+    let parsed: sonic_rs::Value =
+        sonic_rs::from_slice(&j.stdout).expect("status --json prints JSON");
+    assert!(parsed["inserts"][0]["stall"].is_object(), "{parsed:?}");
     let row3 = out
         .lines()
         .find(|l| l.starts_with("clicks  clicks  3"))

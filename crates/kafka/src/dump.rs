@@ -20,9 +20,10 @@ pub fn dump_topic(
     topic: &str,
     from: Option<i64>,
     to: Option<i64>,
+    properties: &[(String, String)],
     mut emit: impl FnMut(KafkaRecord) -> Result<(), String>,
 ) -> Result<u64, String> {
-    let mut props = BTreeMap::new();
+    let mut props: BTreeMap<String, String> = properties.iter().cloned().collect();
     props.insert("bootstrap.servers".to_string(), bootstrap.to_string());
     let parts = partitions(&props, topic)?;
     let consumer: BaseConsumer = config(&props)

@@ -168,6 +168,10 @@ pub(crate) fn sink_writer(
     let format = SinkFormat::new(table, lowwater_connectors::avro::Registration::Register)
         .map_err(RunError::Usage)?;
     let file = |p: &PathBuf| -> Result<Box<dyn Write + Send>, RunError> {
+        // `--output TABLE=-`: the dump goes to standard output.
+        if p.as_os_str() == "-" {
+            return Ok(Box::new(std::io::stdout()));
+        }
         let f =
             std::fs::File::create(p).map_err(|e| RunError::Io(format!("{}: {e}", p.display())))?;
         Ok(Box::new(Named {

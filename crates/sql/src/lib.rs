@@ -25,6 +25,7 @@ pub mod plan;
 pub mod portability;
 pub mod query;
 pub mod regex_fns;
+pub mod suggest;
 pub mod temporal;
 pub mod types;
 pub mod values;

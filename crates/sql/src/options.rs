@@ -331,19 +331,22 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
         if name == "kafka" {
             supported.push("properties.*");
         }
-        return Err(SqlError::new(
-            at(first),
-            format!(
-                "unsupported option{} for connector '{name}': {}; supported options: {}",
-                if unknown.len() > 1 { "s" } else { "" },
-                unknown
-                    .iter()
-                    .map(|k| format!("'{k}'"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+        let listed = unknown
+            .iter()
+            .map(|k| format!("'{k}'"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let plural = if unknown.len() > 1 { "s" } else { "" };
+        let message = match crate::suggest::closest(first, supported.iter().copied()) {
+            Some(near) => format!(
+                "unsupported option{plural} for connector '{name}': {listed}; did you mean '{near}'?"
+            ),
+            None => format!(
+                "unsupported option{plural} for connector '{name}': {listed}; supported options: {}",
                 supported.join(", ")
             ),
-        ));
+        };
+        return Err(SqlError::new(at(first), message));
     }
     let require = |k: &str| -> Result<String> {
         raw.get(k).cloned().ok_or_else(|| {

@@ -365,3 +365,45 @@ fn checkpoint_settings_are_planned_checked_and_explained() {
     let text = lowwater_sql::explain::explain(&off, &Default::default());
     assert!(text.contains("checkpoints: off"), "{text}");
 }
+
+#[test]
+fn mistyped_settings_and_options_get_a_did_you_mean() {
+    let e = err(&job(
+        "SET 'pipeline.auto-watermark-intervall' = '1 s'; INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id",
+    ));
+    assert!(
+        e.contains("unknown setting 'pipeline.auto-watermark-intervall'; did you mean 'pipeline.auto-watermark-interval'?"),
+        "{e}"
+    );
+    let e = err(&SRC.replace(
+        "'format' = 'json');\nCREATE TABLE out",
+        "'format' = 'json', 'scan.startup.mod' = 'earliest-offset');\nCREATE TABLE out",
+    ));
+    assert!(
+        e.contains("did you mean 'scan.startup.mode'?") && !e.contains("supported options"),
+        "{e}"
+    );
+    // Every setting lowwater names as known is accepted by name (a wrong
+    // value is another error).
+    for key in [
+        "table.exec.source.idle-timeout",
+        "pipeline.auto-watermark-interval",
+        "parallelism.default",
+        "table.local-time-zone",
+        "execution.checkpointing.interval",
+        "execution.checkpointing.dir",
+        "state.checkpoints.dir",
+        "execution.checkpointing.timeout",
+        "state.checkpoints.num-retained",
+        "execution.state-recovery.path",
+        "lowwater.window.max-windows-per-record",
+        "lowwater.state.max-open-windows",
+        "lowwater.state.on-limit",
+    ] {
+        let r = JobPlan::from_sql(&job(&format!(
+            "SET '{key}' = 'x'; INSERT INTO out SELECT 1"
+        )));
+        let e = r.map(|_| String::new()).unwrap_or_else(|e| e.to_string());
+        assert!(!e.contains("unknown setting"), "{key}: {e}");
+    }
+}

@@ -439,6 +439,23 @@ impl JobPlan {
     }
 }
 
+/// The settings lowwater applies.
+const KNOWN_SETTINGS: &[&str] = &[
+    "table.exec.source.idle-timeout",
+    "pipeline.auto-watermark-interval",
+    "parallelism.default",
+    "table.local-time-zone",
+    "execution.checkpointing.interval",
+    "execution.checkpointing.dir",
+    "state.checkpoints.dir",
+    "execution.checkpointing.timeout",
+    "state.checkpoints.num-retained",
+    "execution.state-recovery.path",
+    "lowwater.window.max-windows-per-record",
+    "lowwater.state.max-open-windows",
+    "lowwater.state.on-limit",
+];
+
 const INERT: &[&str] = &[
     "execution.checkpointing.mode",
     "pipeline.name",
@@ -533,20 +550,17 @@ fn settings(stmts: &[Statement]) -> Result<Settings> {
             }
             k if INERT.contains(&k) => s.inert.push((key.clone(), value.clone())),
             _ => {
-                return Err(SqlError::new(
-                    *loc,
-                    format!(
-                        "unknown setting '{key}'; supported: table.exec.source.idle-timeout, \
-                         pipeline.auto-watermark-interval, parallelism.default, \
-                         table.local-time-zone ('UTC'), execution.checkpointing.interval, \
-                         execution.checkpointing.dir (or state.checkpoints.dir), \
-                         execution.checkpointing.timeout, state.checkpoints.num-retained, \
-                         execution.state-recovery.path, lowwater.window.max-windows-per-record, \
-                         lowwater.state.max-open-windows, lowwater.state.on-limit, \
-                         and (recorded, no effect yet) {}",
+                let message =
+                    match crate::suggest::closest(key, KNOWN_SETTINGS.iter().chain(INERT).copied())
+                    {
+                        Some(near) => format!("unknown setting '{key}'; did you mean '{near}'?"),
+                        None => format!(
+                        "unknown setting '{key}'; supported: {}, and (recorded, no effect yet) {}",
+                        KNOWN_SETTINGS.join(", "),
                         INERT.join(", ")
                     ),
-                ))
+                    };
+                return Err(SqlError::new(*loc, message));
             }
         }
     }
