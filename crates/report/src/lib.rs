@@ -327,18 +327,78 @@ pub fn summary_for(what: &str, r: &Report) -> String {
             display_duration(r.replay.stall_threshold_ms)
         );
     }
+    // Stalls of one sink held by one partition are grouped when they
+    // repeat (a heartbeat partition stalls the job again and again).
+    let holder = |st: &StallReport| {
+        (
+            st.sink.clone(),
+            st.held_by
+                .as_ref()
+                .map(|h| (h.topic.clone(), h.partition, h.subtask)),
+        )
+    };
+    let mut groups: Vec<(_, Vec<&StallReport>)> = Vec::new();
+    for st in &r.stalls {
+        let k = holder(st);
+        match groups.iter_mut().find(|(g, _)| *g == k) {
+            Some((_, v)) => v.push(st),
+            None => groups.push((k, vec![st])),
+        }
+    }
+    let mut printed: Vec<usize> = Vec::new();
     for (i, st) in r.stalls.iter().enumerate() {
+        let g = groups
+            .iter()
+            .position(|(k, _)| *k == holder(st))
+            .unwrap_or_default();
+        let group = &groups[g].1;
+        if group.len() <= GROUP_STALLS_FROM {
+            let _ = writeln!(
+                s,
+                "  stall {}: {} -> {} ({}), {} watermark stuck at {}: {}",
+                i + 1,
+                when(st.from_ts),
+                when(st.to_ts),
+                display_duration(st.duration_ms),
+                st.sink,
+                st.watermark.map_or("MIN".to_string(), when),
+                st.reason
+            );
+            continue;
+        }
+        if printed.contains(&g) {
+            continue;
+        }
+        printed.push(g);
+        let longest = group
+            .iter()
+            .max_by_key(|st| st.duration_ms)
+            .copied()
+            .unwrap_or(st);
+        let held = match &longest.held_by {
+            Some(HeldBy {
+                topic: Some(t),
+                partition: Some(p),
+                ..
+            }) => format!("partition {p} of {t}"),
+            Some(h) => format!("subtask {}", h.subtask),
+            None => "no single input".to_string(),
+        };
         let _ = writeln!(
             s,
-            "  stall {}: {} -> {} ({}), {} watermark stuck at {}: {}",
-            i + 1,
-            when(st.from_ts),
-            when(st.to_ts),
-            display_duration(st.duration_ms),
-            st.sink,
-            st.watermark.map_or("MIN".to_string(), when),
-            st.reason
+            "  {} stalls of {} held by {held}, {} -> {}, longest {} (from {}): {}",
+            group.len(),
+            longest.sink,
+            when(group[0].from_ts),
+            when(group[group.len() - 1].to_ts),
+            display_duration(longest.duration_ms),
+            when(longest.from_ts),
+            longest.reason
         );
     }
     s
 }
+
+/// Stalls of one sink and holder are printed one by one up to this many,
+/// and as one line beyond.
+const GROUP_STALLS_FROM: usize = 3;
