@@ -137,6 +137,30 @@ fn metrics_api_and_status_name_the_partition_holding_the_watermark() {
         None,
         "the job watermark is MIN"
     );
+    // A health check says why it fails; the job is still ready.
+    let (code, body) = job.get_status("/healthz");
+    assert_eq!(code, 503, "{body}");
+    assert!(
+        body.starts_with("stalled: INSERT INTO counts for ")
+            && body.contains("partition 3 of clicks"),
+        "{body}"
+    );
+    assert_eq!(job.get_status("/ready"), (200, "ready\n".to_string()));
+    // Samples come in partition order; the build is labelled.
+    let text = job.get("/metrics");
+    let order: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("lowwater_partition_records_total{"))
+        .filter_map(|l| l.split("partition=\"").nth(1)?.split('"').next())
+        .collect();
+    assert_eq!(order, ["0", "1", "2", "3"], "{text}");
+    assert!(
+        text.contains(&format!(
+            "lowwater_build_info{{version=\"{}\"}} 1",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{text}"
+    );
     // The sink's staleness SLO breaks after 3 s without a row.
     scrape_until(&job, |s| of_sink(s, "lowwater_sink_stale") == Some(1.0));
 
@@ -255,6 +279,8 @@ fn with_an_idle_timeout_the_idle_flag_flips_and_windows_are_emitted() {
         of_sink(&later, "lowwater_sink_emission_lag_breaches_total").is_some_and(|b| b > 0.0),
         "window rows later than the 100 ms SLO are counted"
     );
+    // Healthy: the idle partition holds nothing, no stall.
+    assert_eq!(job.get_status("/healthz"), (200, "ok\n".to_string()));
     let log = job.stop();
     assert!(
         log.contains("window rows emitted more than 100ms after their window ended"),
@@ -333,6 +359,18 @@ fn the_web_page_shows_every_partition_and_highlights_the_holder_in_chromium() {
         1,
         "exactly one partition holds the watermark"
     );
+    // The watermark is MIN (partition 3 never had a record): the chart
+    // still shows the stall, as the time since the job started.
+    let points: u64 = html
+        .split("data-points=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(
+        points >= 2,
+        "the chart plots the MIN stall: {points} points"
+    );
     // It updates: more than one successful refresh within the page's time.
     let refreshes: u64 = html
         .split("id=\"refreshes\">")
@@ -358,6 +396,47 @@ fn the_web_page_shows_every_partition_and_highlights_the_holder_in_chromium() {
         shot.exists(),
         "screenshot written: {}",
         String::from_utf8_lossy(&o.stderr)
+    );
+    job.stop();
+}
+
+#[test]
+fn a_healthy_job_shows_its_holder_without_alarm_in_chromium() {
+    let browser = chromium();
+    let d = dir("page-healthy");
+    let job = start(&job(
+        &d,
+        "page-healthy",
+        ", 'scan.watermark.idle-timeout' = '1 s'",
+        "1 min",
+    ));
+    scrape_until(&job, |s| {
+        of_partition(s, "lowwater_partition_idle", 3) == Some(1.0)
+            && of_sink(s, "lowwater_sink_rows_total").is_some_and(|v| v > 0.0)
+            && of_sink(s, "lowwater_stall_active") == Some(0.0)
+    });
+    let dom = headless(
+        &browser,
+        &d.join("chromium-profile"),
+        &[
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+            &format!("{}/", job.url),
+        ],
+    );
+    let html = String::from_utf8_lossy(&dom.stdout).into_owned();
+    assert!(html.contains("data-loaded=\"1\""), "{html}");
+    assert!(
+        html.contains("No stall: every watermark is moving."),
+        "{html}"
+    );
+    assert!(
+        !html.contains("class=\"holding"),
+        "no row is highlighted while healthy: {html}"
+    );
+    assert!(
+        html.split("<tr").any(|r| r.contains("class=\"holder")),
+        "the slowest partition is marked, neutrally: {html}"
     );
     job.stop();
 }

@@ -354,10 +354,81 @@ pub(crate) fn metrics(live: &Live, plan: &JobPlan, shared: &Shared) -> String {
             .collect(),
     );
     checkpoint_metrics(&mut r, live);
+    gauge(
+        &mut r,
+        "lowwater_build_info",
+        "1, labelled with the running lowwater's version",
+        vec![(
+            vec![("version".into(), env!("CARGO_PKG_VERSION").to_string())],
+            1.0,
+        )],
+    );
     let mut out = String::new();
     // Writing to a String cannot fail.
     let _ = prometheus_client::encoding::text::encode(&mut out, &r);
+    sorted(&out)
+}
+
+/// The samples of each family in label order, numbers compared as numbers
+/// (partition 2 before 10), a histogram's lines of one label set kept
+/// together: the encoder writes them in hash order.
+fn sorted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut block: Vec<&str> = Vec::new();
+    let flush = |block: &mut Vec<&str>, out: &mut String| {
+        block.sort_by_cached_key(|l| natural(&labels_without_le(l)));
+        for l in block.drain(..) {
+            out.push_str(l);
+            out.push('\n');
+        }
+    };
+    for line in text.lines() {
+        if line.starts_with('#') {
+            flush(&mut block, &mut out);
+            out.push_str(line);
+            out.push('\n');
+        } else {
+            block.push(line);
+        }
+    }
+    flush(&mut block, &mut out);
     out
+}
+
+/// A sample line's labels without a histogram bucket's `le`.
+fn labels_without_le(line: &str) -> String {
+    let Some((_, rest)) = line.split_once('{') else {
+        return String::new();
+    };
+    let labels = rest.split_once('}').map_or(rest, |(l, _)| l);
+    labels
+        .split(',')
+        .filter(|kv| !kv.starts_with("le="))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A sort key comparing runs of digits as numbers.
+fn natural(s: &str) -> Vec<(String, u128)> {
+    let mut key = Vec::new();
+    let mut text = String::new();
+    let mut digits = String::new();
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+        } else {
+            if !digits.is_empty() {
+                key.push((
+                    std::mem::take(&mut text),
+                    digits.parse().unwrap_or(u128::MAX),
+                ));
+                digits.clear();
+            }
+            text.push(c);
+        }
+    }
+    key.push((text, digits.parse().unwrap_or(0)));
+    key
 }
 
 /// Checkpoints: counts, the last one's duration, size and age (absent

@@ -395,6 +395,40 @@ impl Server {
                 ),
             )
             .route(
+                "/healthz",
+                get(
+                    |axum::extract::State(c): axum::extract::State<Arc<Ctx>>| async move {
+                        let live = snapshot(&c.plan, &c.shared, c.threshold);
+                        let text = [(header::CONTENT_TYPE, "text/plain; charset=utf-8")];
+                        match live.inserts.iter().find_map(|i| i.stall.as_ref()) {
+                            None => (axum::http::StatusCode::OK, text, "ok\n".to_string()),
+                            Some(st) => (
+                                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                                text,
+                                format!(
+                                    "stalled: INSERT INTO {} for {}: {}\n",
+                                    st.sink,
+                                    lowwater_core::time::display_duration(st.duration_ms),
+                                    st.reason
+                                ),
+                            ),
+                        }
+                    },
+                ),
+            )
+            .route(
+                "/ready",
+                get(
+                    |axum::extract::State(c): axum::extract::State<Arc<Ctx>>| async move {
+                        if c.shared.stop.load(Ordering::Relaxed) || c.shared.failed() {
+                            (axum::http::StatusCode::SERVICE_UNAVAILABLE, "stopping\n")
+                        } else {
+                            (axum::http::StatusCode::OK, "ready\n")
+                        }
+                    },
+                ),
+            )
+            .route(
                 "/api/v1/watermarks",
                 get(
                     |axum::extract::State(c): axum::extract::State<Arc<Ctx>>| async move {

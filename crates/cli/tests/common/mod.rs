@@ -171,6 +171,20 @@ impl Running {
             .expect("body")
     }
 
+    /// `path`'s status code and body (error statuses included).
+    pub fn get_status(&self, path: &str) -> (u16, String) {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let mut r = agent
+            .get(&format!("{}{path}", self.url))
+            .call()
+            .expect("GET");
+        let status = r.status().as_u16();
+        (status, r.body_mut().read_to_string().expect("body"))
+    }
+
     /// `/metrics`, parsed with a Prometheus text parser.
     pub fn scrape(&self) -> prometheus_parse::Scrape {
         let text = self.get("/metrics");
