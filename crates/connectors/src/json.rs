@@ -399,10 +399,42 @@ fn convert(v: &LazyValue<'_>, ty: SqlType, std: TimestampStandard) -> Result<Val
         })),
         SqlType::Timestamp | SqlType::TimestampLtz => {
             let Some(s) = v.as_str() else {
-                return Err(format!("expected a timestamp string, found {}", text_of(v)));
+                let found = text_of(v);
+                return Err(if v.as_i64().is_some() {
+                    format!(
+                        "expected a timestamp string, found {found}; for epoch milliseconds \
+                         declare the column BIGINT and the time as a computed column, \
+                         `ts AS TO_TIMESTAMP_LTZ(col, 3)`"
+                    )
+                } else {
+                    format!("expected a timestamp string, found {found}")
+                });
             };
             parse_flink_timestamp(s, ty == SqlType::TimestampLtz, std).map(Value::Timestamp)
         }
+    }
+}
+
+/// The likely fix for timestamp text in another form than the column's.
+fn timestamp_fix(s: &str, ltz: bool, std: TimestampStandard) -> &'static str {
+    let sep = s.as_bytes().get(10).copied();
+    match (std, sep) {
+        _ if parse_timestamp(s).is_none() => "",
+        (TimestampStandard::Sql, Some(b'T')) => {
+            "; for ISO-8601 text set 'json.timestamp-format.standard' = 'ISO-8601' on the table"
+        }
+        (TimestampStandard::Iso8601, Some(b' ')) => {
+            "; for SQL text ('yyyy-MM-dd HH:mm:ss') remove 'json.timestamp-format.standard' \
+             (its default is 'SQL')"
+        }
+        _ if s.ends_with('Z') && !ltz => {
+            "; a time with 'Z' is an instant: declare the column TIMESTAMP_LTZ(3)"
+        }
+        _ if !s.ends_with('Z') && ltz => {
+            "; a TIMESTAMP_LTZ(3) column reads instants ending in 'Z': declare it TIMESTAMP(3) \
+             for local date-times"
+        }
+        _ => "",
     }
 }
 
@@ -420,12 +452,13 @@ pub(crate) fn parse_flink_timestamp(
     match parse_timestamp(s) {
         Some(t) if zone_ok && sep_ok => Ok(t),
         _ => Err(format!(
-            "'{s}' is not a timestamp in the {} form, like '{example}{}'",
+            "'{s}' is not a timestamp in the {} form, like '{example}{}'{}",
             match std {
                 TimestampStandard::Sql => "SQL",
                 TimestampStandard::Iso8601 => "ISO-8601",
             },
-            if ltz { "Z" } else { "" }
+            if ltz { "Z" } else { "" },
+            timestamp_fix(s, ltz, std)
         )),
     }
 }

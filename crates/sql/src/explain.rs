@@ -274,7 +274,7 @@ pub fn warnings(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> Vec<Strin
             continue;
         }
         seen.push(pl.source);
-        let n = partitions.get(&t.name.to_ascii_lowercase()).copied();
+        let n = partition_count(t, partitions);
         let total = n.map(|n| n.clamp(0, MAX_PARTITIONS) * t.topics().len() as i32);
         match (t.idle_timeout, total) {
             (None, Some(total)) if total > 1 => w.push(format!(
@@ -325,6 +325,18 @@ pub fn warnings(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> Vec<Strin
         }
     }
     w
+}
+
+/// A table's partitions per topic: as `--partitions` says, else a datagen
+/// table's own `lowwater.partitions`.
+fn partition_count(t: &TableDef, partitions: &BTreeMap<String, i32>) -> Option<i32> {
+    partitions
+        .get(&t.name.to_ascii_lowercase())
+        .copied()
+        .or(match &t.connector {
+            Connector::Datagen(d) => Some(d.partitions),
+            _ => None,
+        })
 }
 
 /// The whole explanation.
@@ -413,8 +425,8 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
                 }
                 None => {}
             }
-            match partitions.get(&t.name.to_ascii_lowercase()) {
-                Some(&n) => {
+            match partition_count(t, partitions) {
+                Some(n) => {
                     let _ = writeln!(
                         s,
                         "  partitions -> subtasks ({n} per topic, parallelism {}):",

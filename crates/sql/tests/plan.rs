@@ -407,3 +407,22 @@ fn mistyped_settings_and_options_get_a_did_you_mean() {
         assert!(!e.contains("unknown setting"), "{key}: {e}");
     }
 }
+
+#[test]
+fn explain_reads_a_datagen_tables_own_partition_count() {
+    let plan = JobPlan::from_sql(
+        "CREATE TABLE clicks (user_id INT, event_time TIMESTAMP(3), WATERMARK FOR event_time AS event_time)
+         WITH ('connector' = 'datagen', 'lowwater.partitions' = '4');
+         CREATE TABLE out (n BIGINT) WITH ('connector' = 'blackhole');
+         INSERT INTO out SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(event_time), INTERVAL '1' SECOND))
+         GROUP BY window_start, window_end;",
+    )
+    .expect("plans");
+    let text = lowwater_sql::explain::explain(&plan, &Default::default());
+    assert!(
+        text.contains("partitions -> subtasks (4 per topic") && !text.contains("pass --partitions"),
+        "{text}"
+    );
+    let w = warnings(&plan, &Default::default()).join("\n");
+    assert!(w.contains("it has 4 partitions"), "{w}");
+}

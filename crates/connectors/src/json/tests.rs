@@ -261,3 +261,40 @@ fn decimals_are_read_from_the_numbers_exact_text() {
     assert_eq!(row[1], Value::decimal(1_234_567_890_123_456_789, 2));
     assert_eq!(row[2], Value::decimal(101, 2), "HALF_UP to the scale");
 }
+
+#[test]
+fn timestamps_in_another_form_get_the_fix_that_reads_them() {
+    let t = table("id INT, ts TIMESTAMP(3)", "");
+    let mut dec = JsonDecoder::new(&t);
+    let mut row = Vec::new();
+    let err = |dec: &mut JsonDecoder, row: &mut Row, payload: &str| {
+        dec.decode(payload, row).expect_err("does not read").0
+    };
+    let e = err(
+        &mut dec,
+        &mut row,
+        r#"{"id":1,"ts":"2025-09-14T12:00:00.000"}"#,
+    );
+    assert!(
+        e.contains("set 'json.timestamp-format.standard' = 'ISO-8601'"),
+        "{e}"
+    );
+    let e = err(&mut dec, &mut row, r#"{"id":1,"ts":1757851200000}"#);
+    assert!(
+        e.contains("declare the column BIGINT") && e.contains("TO_TIMESTAMP_LTZ(col, 3)"),
+        "{e}"
+    );
+    let e = err(
+        &mut dec,
+        &mut row,
+        r#"{"id":1,"ts":"2025-09-14 12:00:00Z"}"#,
+    );
+    assert!(e.contains("declare the column TIMESTAMP_LTZ(3)"), "{e}");
+    let iso = table(
+        "id INT, ts TIMESTAMP(3)",
+        ", 'json.timestamp-format.standard' = 'ISO-8601'",
+    );
+    let mut dec = JsonDecoder::new(&iso);
+    let e = err(&mut dec, &mut row, r#"{"id":1,"ts":"2025-09-14 12:00:00"}"#);
+    assert!(e.contains("remove 'json.timestamp-format.standard'"), "{e}");
+}
