@@ -316,8 +316,13 @@ pub fn summary_for(what: &str, r: &Report) -> String {
             "  sink {}: {} rows, max emission lag {}",
             k.table,
             k.rows,
-            k.max_emission_lag_ms
-                .map_or("-".to_string(), display_duration)
+            match k.max_emission_lag_ms {
+                None => "-".to_string(),
+                // Every window fired by the end of input, before it ended.
+                Some(ms) if ms < 0 =>
+                    "- (windows fired at the end of input, before their end)".into(),
+                Some(ms) => display_duration(ms),
+            }
         );
     }
     if r.stalls.is_empty() {

@@ -63,3 +63,42 @@ fn repeated_stalls_of_one_holder_are_one_line() {
     );
     assert!(lines[1].starts_with("  stall 5: "), "{text}");
 }
+
+#[test]
+fn a_negative_emission_lag_is_explained_not_printed() {
+    let r = Report {
+        totals: Totals {
+            records_in: 1,
+            records_out: 1,
+            late_records_dropped: 0,
+            late_records_routed: 0,
+            records_skipped: 0,
+            fields_nulled: 0,
+            records_filtered: 0,
+            future_records: 0,
+        },
+        partitions: Vec::new(),
+        sinks: vec![lowwater_report::SinkReport {
+            table: "out".into(),
+            rows: 1,
+            window_rows: 1,
+            late_rows: 0,
+            max_emission_lag_ms: Some(-60_000),
+            early_rows: 0,
+        }],
+        stalls: Vec::new(),
+        replay: ReplayInfo {
+            start_ts: 0,
+            end_ts: 1,
+            emit_interval_ms: 200,
+            parallelism: 1,
+            stall_threshold_ms: 3_000,
+            drained: true,
+        },
+    };
+    let text = summary(&r);
+    assert!(
+        !text.contains("-1m") && text.contains("fired at the end of input"),
+        "{text}"
+    );
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The test command of README's Quick start. On a fresh machine of the
+# Debian kind it sets up what the tests use, then runs every test:
+#   - OpenSSL's headers and pkg-config (librdkafka is built with TLS),
+#   - Chromium (the web page is tested in a real headless browser),
+#   - a real Apache Kafka broker (scripts/kafka.sh: Java 17 and Maven),
+#   - the Python clients of the format tests (scripts/pyenv.sh, pip).
+# Each step is skipped when its part is already there. Extra arguments go
+# to `cargo test` (e.g. `scripts/test.sh -p lowwater-replay`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+apt_install() {
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "test.sh: $* is needed and this machine has no apt-get; install it and run again" >&2
+    exit 1
+  fi
+  local sudo_cmd=""
+  if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then sudo_cmd="sudo"; fi
+  echo "== test.sh: installing $* (Debian packages)" >&2
+  $sudo_cmd apt-get update -qq >/dev/null 2>&1 || true
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "$@" >/dev/null
+}
+
+command -v cargo >/dev/null 2>&1 || { echo "test.sh: cargo (Rust 1.88 or newer) is needed" >&2; exit 1; }
+pkg-config --exists openssl 2>/dev/null || apt_install libssl-dev pkg-config
+command -v chromium >/dev/null 2>&1 || apt_install chromium
+for tool in java mvn python3; do
+  command -v "$tool" >/dev/null 2>&1 || {
+    echo "test.sh: $tool is needed (Java 17 and Maven run the Kafka broker; Python makes the format tests' clients)" >&2
+    exit 1
+  }
+done
+bash scripts/kafka.sh start >&2
+bash scripts/pyenv.sh >/dev/null
+exec cargo test --workspace --locked "$@"
