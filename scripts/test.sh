@@ -3,6 +3,7 @@
 # Debian kind it sets up what the tests use, then runs every test:
 #   - OpenSSL's headers and pkg-config (librdkafka is built with TLS),
 #   - Chromium (the web page is tested in a real headless browser),
+#   - Prometheus (the alerting rules and dashboard queries run on a real one),
 #   - a real Apache Kafka broker (scripts/kafka.sh: Java 17 and Maven),
 #   - the Python clients of the format tests (scripts/pyenv.sh, pip).
 # Each step is skipped when its part is already there. Extra arguments go
@@ -22,9 +23,10 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "$@" >/dev/null
 }
 
-command -v cargo >/dev/null 2>&1 || { echo "test.sh: cargo (Rust 1.88 or newer) is needed" >&2; exit 1; }
+command -v cargo >/dev/null 2>&1 || { echo "test.sh: cargo (Rust 1.89 or newer) is needed" >&2; exit 1; }
 pkg-config --exists openssl 2>/dev/null || apt_install libssl-dev pkg-config
 command -v chromium >/dev/null 2>&1 || apt_install chromium
+command -v promtool >/dev/null 2>&1 || apt_install prometheus
 for tool in java mvn python3; do
   command -v "$tool" >/dev/null 2>&1 || {
     echo "test.sh: $tool is needed (Java 17 and Maven run the Kafka broker; Python makes the format tests' clients)" >&2
