@@ -3,8 +3,10 @@
 # 127.0.0.1 for lowwater's Kafka tests and for trying lowwater locally.
 #
 #   scripts/kafka.sh start    fetch the jars with Maven (cached), format, start, wait until it answers
+#                             (a broker already answering on the port is used as it is)
 #   scripts/kafka.sh stop     stop the broker started here (by its PID)
-#   scripts/kafka.sh restart  stop, then start again with the same data (a broker restart)
+#   scripts/kafka.sh restart  stop, then start again with the same data (a broker restart);
+#                             never one this script did not start
 #   scripts/kafka.sh status   say whether it runs
 #
 # Environment: KAFKA_PORT (default 19092; the controller uses +1, a SASL_SSL
@@ -71,6 +73,10 @@ scram_users() {
 
 start() {
   if running; then echo "kafka.sh: already running on 127.0.0.1:$port (pid $(cat "$pidfile"))"; return; fi
+  if answers; then
+    echo "kafka.sh: something this script did not start already answers on 127.0.0.1:$port; using it as it is (set KAFKA_PORT to start a broker on another port)"
+    return
+  fi
   command -v java >/dev/null || { echo "kafka.sh: Java 17+ is needed to run Apache Kafka" >&2; exit 1; }
   fetch
   certificates
@@ -143,7 +149,12 @@ stop() {
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
-  restart) stop; start ;;
+  restart)
+    if ! running && answers; then
+      echo "kafka.sh: the broker on 127.0.0.1:$port was not started by this script; not restarting it" >&2
+      exit 1
+    fi
+    stop; start ;;
   status) if running && answers; then echo "running on 127.0.0.1:$port"; else echo "not running"; exit 1; fi ;;
   *) echo "usage: scripts/kafka.sh start|stop|restart|status" >&2; exit 2 ;;
 esac

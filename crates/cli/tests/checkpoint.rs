@@ -327,8 +327,8 @@ fn kafka_scratch(name: &str, partitions: i32) -> (PathBuf, u32, String, String) 
     let dir = scratch(name);
     let id = std::process::id();
     let (input, output) = (format!("{name}-in-{id}"), format!("{name}-out-{id}"));
-    lowwater_kafka::create_topic(BOOTSTRAP, &input, partitions).expect("topic");
-    lowwater_kafka::create_topic(BOOTSTRAP, &output, 1).expect("topic");
+    lowwater_kafka::create_topic(&BOOTSTRAP, &input, partitions).expect("topic");
+    lowwater_kafka::create_topic(&BOOTSTRAP, &output, 1).expect("topic");
     (dir, id, input, output)
 }
 

@@ -85,7 +85,7 @@ fn client(args: &[&str], input: &str) -> Output {
     let mut child = Command::new(python())
         .arg(scripts().join("avro_client.py"))
         .args(args)
-        .args(["--bootstrap", BOOTSTRAP])
+        .args(["--bootstrap", &BOOTSTRAP])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -237,7 +237,7 @@ fn a_window_job_reads_two_schema_versions_and_writes_confluent_avro() {
     let lw = env!("CARGO_BIN_EXE_lowwater");
     let dump = dir.join("clicks.jsonl");
     let o = Command::new(lw)
-        .args(["dump", &input, "--bootstrap", BOOTSTRAP, "--output"])
+        .args(["dump", &input, "--bootstrap", &BOOTSTRAP, "--output"])
         .arg(&dump)
         .output()
         .expect("dump");
@@ -420,7 +420,7 @@ fn csv_in_and_out_with_flinks_conversions_and_quoting() {
     let o = run(&dir, "csv", &sql);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let mut got = Vec::new();
-    lowwater_kafka::dump_topic(BOOTSTRAP, &output, None, None, &[], |r| {
+    lowwater_kafka::dump_topic(&BOOTSTRAP, &output, None, None, &[], |r| {
         got.push(String::from_utf8(r.payload.unwrap_or_default()).map_err(|e| e.to_string())?);
         Ok(())
     })

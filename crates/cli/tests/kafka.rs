@@ -1,5 +1,5 @@
 //! `lowwater run` against a real Apache Kafka broker (started by
-//! `scripts/kafka.sh`, a single KRaft node on 127.0.0.1:19092): a topic with
+//! `scripts/kafka.sh`, a single KRaft node on 127.0.0.1 and `KAFKA_PORT`, default 19092): a topic with
 //! one silent partition stalls every window and the warning names it; with
 //! an idle timeout the windows reach the output topic, and every row there is
 //! a row `lowwater replay` computes from the same records.
@@ -168,7 +168,7 @@ fn dump_and_replay(
             "dump",
             input,
             "--bootstrap",
-            BOOTSTRAP,
+            &BOOTSTRAP,
             "--output",
             dump_path.to_str().unwrap_or_default(),
         ])
@@ -528,7 +528,7 @@ fn unreachable_brokers_and_missing_topics_are_clear_errors() {
         err.contains("cannot reach the Kafka brokers at 127.0.0.1:1"),
         "{err}"
     );
-    let o = job(BOOTSTRAP, "no-such-topic-here");
+    let o = job(&BOOTSTRAP, "no-such-topic-here");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
@@ -745,7 +745,7 @@ fn partitions_added_while_running_are_read() {
             };
             match &grown_at {
                 None => {
-                    lowwater_kafka::add_topic_partitions(BOOTSTRAP, &input, 3)
+                    lowwater_kafka::add_topic_partitions(&BOOTSTRAP, &input, 3)
                         .expect("grow the topic");
                     // The new partition is in the metadata before the
                     // producer sends to it.
@@ -908,14 +908,13 @@ fn consumer_lag_is_served_per_kafka_partition() {
         "--duration",
         "60 s",
     ]);
-    let caught_up = job.scrape_until(|s| {
-        of_partition(s, "lowwater_partition_consumer_lag_records", 0) == Some(0.0)
-            && of_partition(s, "lowwater_partition_consumer_lag_records", 1) == Some(0.0)
-            && of_partition(s, "lowwater_partition_records_total", 0) == Some(500.0)
-    });
-    job.stop();
-    assert!(
-        caught_up.is_some(),
-        "both partitions show a consumer lag of 0 once the 500 records are read"
+    job.scrape_until(
+        "both partitions to show a consumer lag of 0 once the 500 records are read",
+        |s| {
+            of_partition(s, "lowwater_partition_consumer_lag_records", 0) == Some(0.0)
+                && of_partition(s, "lowwater_partition_consumer_lag_records", 1) == Some(0.0)
+                && of_partition(s, "lowwater_partition_records_total", 0) == Some(500.0)
+        },
     );
+    job.stop();
 }

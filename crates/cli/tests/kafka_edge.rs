@@ -282,7 +282,7 @@ fn key_fields_of_a_source_are_read_from_the_kafka_key() {
     // The same from a dump of the topic, through replay.
     let dump = dir.join("keys.jsonl");
     let d = Command::new(env!("CARGO_BIN_EXE_lowwater"))
-        .args(["dump", &topic, "--bootstrap", BOOTSTRAP, "--output"])
+        .args(["dump", &topic, "--bootstrap", &BOOTSTRAP, "--output"])
         .arg(&dump)
         .output()
         .expect("dump");

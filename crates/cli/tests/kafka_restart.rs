@@ -1,7 +1,9 @@
 //! A broker restart while `lowwater run` reads and writes Kafka: the job
 //! keeps running (librdkafka reconnects; the job warns) and windows keep
-//! coming after the broker is back. Its own test binary, because it restarts
-//! the shared test broker, which no other test may use meanwhile.
+//! coming after the broker is back. The test starts a broker of its own
+//! (`scripts/kafka.sh` on `KAFKA_PORT` + 100), restarts that one and stops
+//! it at the end: the shared test broker, and any broker it did not start,
+//! is never restarted.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -10,28 +12,78 @@ use std::time::Duration;
 use rdkafka::config::ClientConfig;
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 
-const BOOTSTRAP: &str = "127.0.0.1:19092";
+#[allow(dead_code)] // the shared listeners; this test uses only the port
+#[path = "../../kafka/tests/common/address.rs"]
+mod address;
 
-fn kafka_sh(cmd: &str) {
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/kafka.sh");
-    let o = Command::new("bash")
-        .arg(script)
-        .arg(cmd)
-        .output()
-        .expect("scripts/kafka.sh");
-    assert!(
-        o.status.success(),
-        "kafka.sh {cmd}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+/// This test's own broker, stopped when dropped.
+struct OwnBroker {
+    port: u16,
+}
+
+impl OwnBroker {
+    fn start() -> Self {
+        let b = OwnBroker {
+            port: address::kafka_port() + 100,
+        };
+        b.kafka_sh("start");
+        let home = std::env::var("LOWWATER_KAFKA_HOME").map_or_else(
+            |_| {
+                std::path::PathBuf::from(std::env::var("HOME").unwrap_or_default())
+                    .join(".cache/lowwater/kafka")
+            },
+            std::path::PathBuf::from,
+        );
+        assert!(
+            home.join(format!("broker-{}.pid", b.port)).exists(),
+            "something else answers on 127.0.0.1:{}; this test restarts a broker of its own there",
+            b.port
+        );
+        b
+    }
+
+    fn bootstrap(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    fn kafka_sh(&self, cmd: &str) {
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/kafka.sh");
+        let o = Command::new("bash")
+            .arg(script)
+            .arg(cmd)
+            .env("KAFKA_PORT", self.port.to_string())
+            .output()
+            .expect("scripts/kafka.sh");
+        assert!(
+            o.status.success(),
+            "KAFKA_PORT={} kafka.sh {cmd}: {}",
+            self.port,
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+impl Drop for OwnBroker {
+    fn drop(&mut self) {
+        // No assertion here: a panic while a failed test unwinds aborts.
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/kafka.sh");
+        let _ = Command::new("bash")
+            .arg(script)
+            .arg("stop")
+            .env("KAFKA_PORT", self.port.to_string())
+            .output();
+    }
 }
 
 #[test]
 fn a_broker_restart_does_not_stop_the_job() {
-    kafka_sh("start");
+    let broker = OwnBroker::start();
+    let bootstrap = broker.bootstrap();
     let id = std::process::id();
     let topic = format!("restart-{id}");
-    lowwater_kafka::create_topic(BOOTSTRAP, &topic, 2).expect("topic");
+    lowwater_kafka::create_topic(&bootstrap, &topic, 2).expect("topic");
     let dir = std::env::temp_dir().join(format!("lowwater-restart-{id}"));
     std::fs::create_dir_all(&dir).expect("dir");
     let job = dir.join("job.sql");
@@ -40,7 +92,7 @@ fn a_broker_restart_does_not_stop_the_job() {
         format!(
             "SET 'table.exec.source.idle-timeout' = '1 s';
 CREATE TABLE clicks (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '200' MILLISECOND)
-WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
+WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{bootstrap}',
       'scan.startup.mode' = 'earliest-offset', 'format' = 'json');
 CREATE TABLE out (window_start TIMESTAMP(3), n BIGINT) WITH ('connector' = 'print');
 INSERT INTO out SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND))
@@ -53,7 +105,7 @@ GROUP BY window_start, window_end;"
         // Live traffic for the whole test (the producer buffers while the broker is down).
         s.spawn(|| {
             let p: BaseProducer = ClientConfig::new()
-                .set("bootstrap.servers", BOOTSTRAP)
+                .set("bootstrap.servers", &bootstrap)
                 .create()
                 .expect("producer");
             let mut k = 0i64;
@@ -98,7 +150,7 @@ GROUP BY window_start, window_end;"
             first.starts_with("+I["),
             "a window before the restart: {first}"
         );
-        kafka_sh("restart");
+        broker.kafka_sh("restart");
         // Windows of event time after the restart still come.
         let after = lines.by_ref().map_while(Result::ok).take(3).count();
         let _ = Command::new("kill")

@@ -1,5 +1,5 @@
 //! Secured Kafka, as managed clusters run it: the local broker's SASL_SSL
-//! listener (`scripts/kafka.sh`: 127.0.0.1:19094, a self-signed certificate
+//! listener (`scripts/kafka.sh`: 127.0.0.1, `KAFKA_PORT` + 2, a self-signed certificate
 //! whose PEM the client trusts, SASL/PLAIN user alice and SCRAM user bob).
 //! Jobs use the properties exactly as a Flink job writes them (the JAAS
 //! login string, the truststore options): a window job writes through
@@ -11,9 +11,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{create_topic, kafka_scratch, run_sql as run};
-
-const SECURE: &str = "127.0.0.1:19094";
+use common::{create_topic, kafka_scratch, run_sql as run, SECURE};
 
 fn ca() -> PathBuf {
     let home = std::env::var("LOWWATER_KAFKA_HOME").map_or_else(

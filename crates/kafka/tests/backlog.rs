@@ -1,5 +1,5 @@
 //! `PartitionReader::backlog` against the real broker (`scripts/kafka.sh`,
-//! 127.0.0.1:19092): the figure lag-aware idleness decides on. A partition
+//! 127.0.0.1 and `KAFKA_PORT`, default 19092): the figure lag-aware idleness decides on. A partition
 //! with records not handed out yet is behind by exactly that many offsets;
 //! one read to its end, or empty, is caught up; before the broker has
 //! answered it is unknown (which counts as behind).
@@ -42,7 +42,7 @@ fn poll_until(
 fn backlog_is_what_the_broker_has_and_the_reader_has_not_handed_out() {
     broker();
     let topic = format!("backlog-reader-{}", std::process::id());
-    lowwater_kafka::create_topic(BOOTSTRAP, &topic, 2).expect("topic");
+    lowwater_kafka::create_topic(&BOOTSTRAP, &topic, 2).expect("topic");
     // Small batches, fetched one or two at a time (below).
     let p: BaseProducer = ClientConfig::new()
         .set("bootstrap.servers", BOOTSTRAP)

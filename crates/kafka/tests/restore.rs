@@ -1,5 +1,5 @@
 //! Restoring a `PartitionReader` from a checkpoint, against the real broker
-//! (`scripts/kafka.sh`, 127.0.0.1:19092): the position a checkpoint stores
+//! (`scripts/kafka.sh`, 127.0.0.1 and `KAFKA_PORT`, default 19092): the position a checkpoint stores
 //! is the offset of the next record to hand out, a reader restored from it
 //! hands out exactly the records from there, a partition the checkpoint
 //! does not name is read from its earliest offset, symbolic starts are
@@ -58,7 +58,7 @@ fn expected(partition: i32, offsets: std::ops::Range<i64>) -> Vec<(i64, String)>
 fn a_restored_reader_hands_out_exactly_the_records_from_the_position() {
     broker();
     let topic = fresh("restore-position");
-    lowwater_kafka::create_topic(BOOTSTRAP, &topic, 2).expect("topic");
+    lowwater_kafka::create_topic(&BOOTSTRAP, &topic, 2).expect("topic");
     produce(&topic, 0, 20, "p0", TS0);
     produce(&topic, 1, 5, "p1", TS0);
     let p = props(&[]);
@@ -115,7 +115,7 @@ fn start(topic: &str, p: &BTreeMap<String, String>, opts: &[(&str, &str)]) -> Op
 fn before_the_first_record_the_position_is_the_resolved_start() {
     broker();
     let topic = fresh("restore-start");
-    lowwater_kafka::create_topic(BOOTSTRAP, &topic, 1).expect("topic");
+    lowwater_kafka::create_topic(&BOOTSTRAP, &topic, 1).expect("topic");
     produce(&topic, 0, 10, "p0", TS0);
     delete_before(&topic, 0, 3);
     let p = props(&[]);
@@ -175,7 +175,7 @@ fn before_the_first_record_the_position_is_the_resolved_start() {
 fn the_first_record_handed_out_is_at_the_resolved_start() {
     broker();
     let topic = fresh("restore-start-read");
-    lowwater_kafka::create_topic(BOOTSTRAP, &topic, 1).expect("topic");
+    lowwater_kafka::create_topic(&BOOTSTRAP, &topic, 1).expect("topic");
     produce(&topic, 0, 10, "p0", TS0);
     delete_before(&topic, 0, 3);
     let p = props(&[]);
@@ -189,7 +189,7 @@ fn the_first_record_handed_out_is_at_the_resolved_start() {
 fn a_bounded_reader_restored_at_the_end_is_finished_without_a_record() {
     broker();
     let topic = fresh("restore-bounded");
-    lowwater_kafka::create_topic(BOOTSTRAP, &topic, 1).expect("topic");
+    lowwater_kafka::create_topic(&BOOTSTRAP, &topic, 1).expect("topic");
     produce(&topic, 0, 4, "p0", TS0);
     let bounded = options(&[("scan.bounded.mode", "latest-offset")]);
     let parts = [(topic.clone(), 0)];
@@ -210,7 +210,7 @@ fn a_bounded_reader_restored_at_the_end_is_finished_without_a_record() {
 fn committed_offsets_are_where_group_offsets_start() {
     broker();
     let topic = fresh("restore-commit");
-    lowwater_kafka::create_topic(BOOTSTRAP, &topic, 1).expect("topic");
+    lowwater_kafka::create_topic(&BOOTSTRAP, &topic, 1).expect("topic");
     produce(&topic, 0, 10, "p0", TS0);
     let group = fresh("restore-commit-group");
     let grouped = props(&[("group.id", &group)]);

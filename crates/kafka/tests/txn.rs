@@ -1,5 +1,5 @@
 //! The transactional producer of exactly-once sinks against the real broker
-//! (`scripts/kafka.sh`, 127.0.0.1:19092): committed rows are visible to
+//! (`scripts/kafka.sh`, 127.0.0.1 and `KAFKA_PORT`, default 19092): committed rows are visible to
 //! `read_committed` consumers with their commit marker, aborted rows and
 //! rows of a producer that stopped before its commit are not (though
 //! `read_uncommitted` consumers see them); a second producer with the same
@@ -30,7 +30,7 @@ const INTERVAL_MS: i64 = 1_000;
 /// A topic with one partition for sink rows.
 fn out_topic(name: &str) -> String {
     let topic = fresh(name);
-    lowwater_kafka::create_topic(BOOTSTRAP, &topic, 1).expect("topic");
+    lowwater_kafka::create_topic(&BOOTSTRAP, &topic, 1).expect("topic");
     topic
 }
 

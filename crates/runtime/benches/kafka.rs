@@ -38,7 +38,13 @@ use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
-const BOOTSTRAP: &str = "127.0.0.1:19092";
+/// The broker of `scripts/kafka.sh`: 127.0.0.1 and `KAFKA_PORT` (default 19092).
+fn bootstrap() -> String {
+    format!(
+        "127.0.0.1:{}",
+        std::env::var("KAFKA_PORT").unwrap_or_else(|_| "19092".into())
+    )
+}
 
 /// The `i`-th clickstream record's fields: user, url, event time (ms), and
 /// its Kafka timestamp.
@@ -73,9 +79,9 @@ fn encode(format: &str, i: usize, avro: &mut lowwater_connectors::avro::AvroWrit
 }
 
 fn fill(topic: &str, n: usize, format: &str) {
-    lowwater_kafka::create_topic(BOOTSTRAP, topic, 16).expect("topic");
+    lowwater_kafka::create_topic(&bootstrap(), topic, 16).expect("topic");
     let p: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", BOOTSTRAP)
+        .set("bootstrap.servers", bootstrap())
         .set("linger.ms", "20")
         .set("queue.buffering.max.messages", "1000000")
         .create()
@@ -131,7 +137,7 @@ fn fill(topic: &str, n: usize, format: &str) {
 /// "no topic", which would fill the topic a second time.
 fn stored(topic: &str) -> i64 {
     let c: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", BOOTSTRAP)
+        .set("bootstrap.servers", bootstrap())
         .create()
         .expect("consumer");
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -175,7 +181,7 @@ fn stored_once(c: &BaseConsumer, topic: &str) -> Result<i64, String> {
 
 fn raw_consume(topic: &str, n: usize) -> f64 {
     let c: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", BOOTSTRAP)
+        .set("bootstrap.servers", bootstrap())
         .set("group.id", "raw-bench")
         .set("enable.auto.commit", "false")
         .create()
@@ -253,11 +259,12 @@ fn prepare(topic: &str, n: usize, format: &str) {
 /// The seed 000 job over `topic` in `format` at parallelism `p`: its wall
 /// time and the windows it wrote.
 fn read_job(topic: &str, format: &str, p: usize, n: usize) -> (f64, u64) {
+    let bs = bootstrap();
     let sql = format!(
         "SET 'parallelism.default' = '{p}';
          CREATE TABLE clickstream (user_id STRING, url STRING, event_time TIMESTAMP(3),
            WATERMARK FOR event_time AS event_time - INTERVAL '5' SECOND)
-         WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
+         WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{bs}',
                'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = '{format}');
          CREATE TABLE dashboard (window_start TIMESTAMP(3), window_end TIMESTAMP(3), clicks BIGINT) WITH ('connector' = 'blackhole');
          INSERT INTO dashboard SELECT window_start, window_end, COUNT(*) FROM TABLE(TUMBLE(TABLE clickstream, DESCRIPTOR(event_time), INTERVAL '1' MINUTE))
@@ -322,16 +329,17 @@ fn formats(n: usize) {
 /// `sink`, with `guarantee` (extra sink options), checkpoints every second
 /// in `dir`.
 fn sink_job(topic: &str, sink: &str, guarantee: &str, dir: &std::path::Path, p: usize) -> JobPlan {
+    let bs = bootstrap();
     let sql = format!(
         "SET 'parallelism.default' = '{p}';
          SET 'execution.checkpointing.interval' = '1 s';
          SET 'execution.checkpointing.dir' = 'file://{}';
          CREATE TABLE clickstream (user_id STRING, url STRING, event_time TIMESTAMP(3),
            WATERMARK FOR event_time AS event_time - INTERVAL '5' SECOND)
-         WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
+         WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{bs}',
                'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
          CREATE TABLE per_user (window_start TIMESTAMP(3), window_end TIMESTAMP(3), user_id STRING, clicks BIGINT)
-         WITH ('connector' = 'kafka', 'topic' = '{sink}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
+         WITH ('connector' = 'kafka', 'topic' = '{sink}', 'properties.bootstrap.servers' = '{bs}',
                'format' = 'json'{guarantee});
          INSERT INTO per_user SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE clickstream, DESCRIPTOR(event_time), INTERVAL '1' SECOND))
          GROUP BY window_start, window_end, user_id;",
@@ -379,7 +387,7 @@ fn sink_guarantees(topic: &str, p: usize, n: usize) {
         rows[0], rows[1]
     );
     let names: Vec<&str> = topics.iter().map(String::as_str).collect();
-    lowwater_kafka::delete_topics(BOOTSTRAP, &names).expect("delete the bench's topics");
+    lowwater_kafka::delete_topics(&bootstrap(), &names).expect("delete the bench's topics");
 }
 
 /// One run of the sink job into a new topic `name` (also its job name and,
@@ -398,7 +406,7 @@ fn sink_run(
     } else {
         ", 'sink.delivery-guarantee' = 'at-least-once'".to_string()
     };
-    lowwater_kafka::create_topic(BOOTSTRAP, name, 4).expect("sink topic");
+    lowwater_kafka::create_topic(&bootstrap(), name, 4).expect("sink topic");
     let plan = sink_job(topic, name, &guarantee, dir, p);
     let args = RunArgs {
         job_name: name.to_string(),
@@ -424,7 +432,7 @@ fn sink_run(
 /// transaction markers skipped), read from the beginning to each partition's end.
 fn committed_rows(topic: &str) -> u64 {
     let c: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", BOOTSTRAP)
+        .set("bootstrap.servers", bootstrap())
         .set("group.id", "bench-count")
         .set("isolation.level", "read_committed")
         .set("enable.auto.commit", "false")

@@ -98,7 +98,7 @@ fn rows(dir: &std::path::Path) -> Vec<String> {
 fn aligned_partitions_wait_in_kafka_while_a_backlog_is_read() {
     broker();
     let topic = fresh("alignment");
-    lowwater_kafka::create_topic(BOOTSTRAP, &topic, 4).expect("topic");
+    lowwater_kafka::create_topic(&BOOTSTRAP, &topic, 4).expect("topic");
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)

@@ -9,8 +9,11 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The local test broker (`scripts/kafka.sh`).
-pub const BOOTSTRAP: &str = "127.0.0.1:19092";
+#[path = "../../../kafka/tests/common/address.rs"]
+mod address;
+/// The local test broker (`scripts/kafka.sh`, 127.0.0.1 and `KAFKA_PORT`).
+#[allow(unused_imports)] // each test binary uses its own part
+pub use address::{kafka_port, BOOTSTRAP, SECURE};
 
 /// Starts the broker (once) and makes the scratch directory
 /// `lowwater-{name}-{pid}`; returns it with this process's id, which names
@@ -25,7 +28,7 @@ pub fn kafka_scratch(name: &str) -> (std::path::PathBuf, u32) {
 
 /// Creates topic `name` with `partitions` partitions on the local broker.
 pub fn create_topic(name: &str, partitions: i32) {
-    lowwater_kafka::create_topic(BOOTSTRAP, name, partitions).expect("topic created");
+    lowwater_kafka::create_topic(&BOOTSTRAP, name, partitions).expect("topic created");
 }
 
 /// `ms` as a SQL timestamp literal's text (`2025-09-14 00:00:00.000`).
@@ -57,7 +60,7 @@ pub fn hostile_payloads() -> [String; 4] {
     ]
 }
 
-/// Starts the local broker (`scripts/kafka.sh`, 127.0.0.1:19092) once per
+/// Starts the local broker (`scripts/kafka.sh`, `BOOTSTRAP`) once per
 /// test binary.
 pub fn broker() {
     static BROKER: std::sync::Once = std::sync::Once::new();
@@ -88,7 +91,7 @@ pub fn throttle(client_id: &str, bytes_per_second: u64) {
             &format!("{home}/.cache/lowwater/kafka/libs/*"),
             "org.apache.kafka.tools.ConfigCommand",
             "--bootstrap-server",
-            BOOTSTRAP,
+            &BOOTSTRAP,
             "--alter",
             "--add-config",
             &format!("consumer_byte_rate={bytes_per_second}"),
@@ -193,19 +196,30 @@ impl Running {
     }
 
     /// Scrapes until `done` holds (each scrape is a real request; the job's
-    /// own time passes between them); `None` after 30 s.
+    /// own time passes between them). After 30 s it panics, naming `what`
+    /// it waited for and showing the last scrape's lowwater samples.
     pub fn scrape_until(
         &self,
+        what: &str,
         mut done: impl FnMut(&prometheus_parse::Scrape) -> bool,
-    ) -> Option<prometheus_parse::Scrape> {
+    ) -> prometheus_parse::Scrape {
         let started = Instant::now();
         loop {
             let s = self.scrape();
             if done(&s) {
-                return Some(s);
+                return s;
             }
             if started.elapsed() > Duration::from_secs(30) {
-                return None;
+                let last: Vec<String> = s
+                    .samples
+                    .iter()
+                    .filter(|x| !x.metric.contains("_bucket") && !x.metric.contains("build_info"))
+                    .map(|x| format!("{} {:?} {:?}", x.metric, x.labels, x.value))
+                    .collect();
+                panic!(
+                    "waited 30 s for {what}; the last scrape had:\n{}",
+                    last.join("\n")
+                );
             }
             // Paces the polling (a scrape every 100 ms, as a fast Prometheus
             // would) so that the job under test keeps its CPU.

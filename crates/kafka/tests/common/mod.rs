@@ -1,5 +1,5 @@
 //! What the Kafka tests share: the real broker (`scripts/kafka.sh`,
-//! 127.0.0.1:19092), fresh topic names, a plain producer for fixtures and
+//! 127.0.0.1 and `KAFKA_PORT`, default 19092), fresh topic names, a plain producer for fixtures and
 //! a way to wait for one of rdkafka's admin futures without sleeping.
 
 #![allow(dead_code)]
@@ -16,8 +16,9 @@ use std::time::Duration;
 use rdkafka::config::ClientConfig;
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 
-/// Where `scripts/kafka.sh` serves the broker.
-pub const BOOTSTRAP: &str = "127.0.0.1:19092";
+mod address;
+#[allow(unused_imports)] // each test binary uses its own part
+pub use address::{kafka_port, BOOTSTRAP, SECURE};
 
 /// Starts the broker unless it runs.
 pub fn broker() {
