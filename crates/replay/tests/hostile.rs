@@ -197,3 +197,59 @@ fn a_dump_line_nested_50000_deep_is_an_error_with_its_line() {
     let e = lowwater_connectors::dump::parse_line(&deep).expect_err("too deep");
     assert!(e.to_string().contains("deeper than"), "{e}");
 }
+
+/// Found by the fuzz target: with watermark alignment holding records of a
+/// paused partition back, an arrival time centuries ahead made the replay
+/// run one periodic tick per 200 ms up to it (10^16 ticks). Once a quiet
+/// tick leaves alignment as it was, the replay jumps as it does without
+/// alignment.
+#[test]
+fn an_arrival_time_far_ahead_while_alignment_holds_records_is_one_jump() {
+    let dir = std::env::temp_dir().join(format!("lowwater-hostile-align-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let dump = dir.join("events.jsonl");
+    let line = |p: i64, offset: i64, arrival: i64, event: &str| {
+        format!(
+            r#"{{"topic":"events","partition":{p},"offset":{offset},"tstype":"create","ts":{arrival},"key":null,"payload":"{{\"user_id\":\"u\",\"ts\":\"{event}\"}}"}}"#
+        )
+    };
+    let t = 1_757_851_200_000i64;
+    std::fs::write(
+        &dump,
+        [
+            line(1, 0, t, "2025-09-14 12:00:00"),
+            // Partition 0 runs two minutes ahead (drift 30 s): paused.
+            line(0, 0, t + 10, "2025-09-14 12:02:00"),
+            line(0, 1, t + 3_000, "2025-09-14 12:02:01"),
+            line(0, 2, t + 3_100, "2025-09-14 12:02:02"),
+            line(1, 1, 4_611_687_776_278_612_903, "2025-09-14 12:00:01"),
+        ]
+        .join("\n"),
+    )
+    .expect("write");
+    let plan = JobPlan::from_sql(
+        "CREATE TABLE events (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
+           WITH ('connector' = 'kafka', 'topic' = 'events', 'properties.bootstrap.servers' = 'b:9092', 'format' = 'json',
+                 'scan.watermark.alignment.group' = 'g', 'scan.watermark.alignment.max-drift' = '30 s',
+                 'scan.watermark.alignment.update-interval' = '1 s');
+         CREATE TABLE sink (window_start TIMESTAMP(3), n BIGINT) WITH ('connector' = 'blackhole');
+         INSERT INTO sink SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts),
+           INTERVAL '10' SECOND)) GROUP BY window_start, window_end;",
+    )
+    .expect("plans");
+    let out = replay(
+        &plan,
+        &ReplayArgs {
+            inputs: vec![("events".into(), dump)],
+            ..ReplayArgs::default()
+        },
+    )
+    .expect("replays");
+    assert_eq!(out.report.totals.records_in, 5);
+    let paused: Vec<u64> = out.report.partitions.iter().map(|p| p.paused_ms).collect();
+    assert!(
+        paused.iter().any(|&ms| ms > 0),
+        "partition 0 was paused: {paused:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

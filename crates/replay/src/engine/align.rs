@@ -120,6 +120,15 @@ impl AlignState {
     pub(super) fn any_held(&self) -> bool {
         !self.paused_since.is_empty() || self.deferred.values().any(|d| !d.is_empty())
     }
+
+    /// What a tick can change of alignment: the paused splits and how many
+    /// records wait.
+    pub(super) fn signature(&self) -> (Vec<SplitId>, usize) {
+        (
+            self.paused_since.keys().copied().collect(),
+            self.deferred.values().map(VecDeque::len).sum(),
+        )
+    }
 }
 
 impl Engine<'_> {

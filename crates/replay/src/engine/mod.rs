@@ -508,17 +508,25 @@ impl<'p> Engine<'p> {
             return Ok(());
         }
         let limit = if inclusive { t } else { t.saturating_sub(1) };
+        // Whether the last tick was past the quiet horizon and alignment
+        // neither paused, resumed nor read anything in it.
+        let mut settled = false;
         while let Some(mut next) = self.last_tick.checked_add(self.interval) {
             if next > limit {
                 break;
             }
-            if next > self.last_record.saturating_add(self.horizon) && !self.align.any_held() {
+            let quiet = next > self.last_record.saturating_add(self.horizon);
+            if quiet && (settled || !self.align.any_held()) {
                 // Nothing can change until the next record: jump to the last
                 // tick before `limit` and run only that one (it refreshes the
-                // stall explanations at the right time).
+                // stall explanations at the right time). Records alignment
+                // holds back change nothing either once a quiet tick left
+                // them as they were (an arrival time years ahead must not
+                // cost a tick per interval).
                 let k = (limit - self.last_tick) / self.interval;
                 next = self.last_tick + k * self.interval;
             }
+            let before = self.align.signature();
             self.last_tick = next;
             self.now = self.now.max(next);
             self.keep_paused_active();
@@ -529,6 +537,7 @@ impl<'p> Engine<'p> {
                 }
             }
             self.update_alignment(next)?;
+            settled = quiet && self.align.signature() == before;
             for p in &mut self.pipes {
                 p.peak_open = p.peak_open.max(p.op.pending() as u64);
             }
