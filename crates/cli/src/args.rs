@@ -68,6 +68,33 @@ pub fn url(u: &str) -> String {
     }
 }
 
+/// A memory size on the command line: `64MB`, `256 MiB`, `1 GB`, `512kb`
+/// (units of 1024, as Flink's memory sizes are) or a number of bytes.
+pub fn memory_size(flag: &str, text: &str) -> Result<usize, UserError> {
+    let t = text.trim();
+    let bad = || {
+        UserError(format!(
+            "{flag} '{text}' is not a memory size; write e.g. '64 MB', '256 MiB' or '1 GB'"
+        ))
+    };
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let n: f64 = t[..split].parse().map_err(|_| bad())?;
+    let factor: f64 = match t[split..].trim().to_ascii_lowercase().as_str() {
+        "" | "b" | "bytes" => 1.0,
+        "k" | "kb" | "kib" => 1024.0,
+        "m" | "mb" | "mib" => 1024.0 * 1024.0,
+        "g" | "gb" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(bad()),
+    };
+    let bytes = n * factor;
+    if !bytes.is_finite() || bytes < 1.0 || bytes > usize::MAX as f64 {
+        return Err(bad());
+    }
+    Ok(bytes as usize)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,5 +134,17 @@ mod tests {
         assert_eq!(url("127.0.0.1:9251"), "http://127.0.0.1:9251");
         assert_eq!(url(":9251"), "http://127.0.0.1:9251");
         assert_eq!(url("https://h:1/x"), "https://h:1/x");
+    }
+
+    #[test]
+    fn memory_sizes_take_flinks_units() {
+        assert_eq!(memory_size("--sort-buffer", "64MB").ok(), Some(64 << 20));
+        assert_eq!(memory_size("--sort-buffer", "1 GiB").ok(), Some(1 << 30));
+        assert_eq!(memory_size("--sort-buffer", "512kb").ok(), Some(512 << 10));
+        assert_eq!(memory_size("--sort-buffer", "4096").ok(), Some(4096));
+        for bad in ["", "MB", "-1 MB", "0", "12 parsecs"] {
+            let e = memory_size("--sort-buffer", bad).expect_err(bad);
+            assert!(e.0.contains("not a memory size"), "{bad}: {}", e.0);
+        }
     }
 }

@@ -19,11 +19,12 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use lowwater_connectors::dump::write_records;
-use lowwater_replay::{replay, report, ReplayArgs, ReplayError};
+use lowwater_replay::{replay_observed, report, ReplayArgs, ReplayError};
 use lowwater_sql::plan::JobPlan;
 
 mod args;
 mod logging;
+mod progress;
 mod status;
 
 #[derive(Parser)]
@@ -126,6 +127,10 @@ enum Command {
         /// Report stalls longer than this (e.g. '5 min'); default 3 x max(window, emit interval).
         #[arg(long, value_name = "DURATION")]
         stall_threshold: Option<String>,
+        /// Memory for ordering the dumps by arrival time (e.g. '256 MB'); larger dumps are
+        /// sorted in runs written to the temporary directory (TMPDIR) and merged.
+        #[arg(long, value_name = "SIZE", default_value = "32 MB")]
+        sort_buffer: String,
     },
     /// Write a Kafka topic as a topic dump (kcat -J lines) for `lowwater replay`.
     Dump {
@@ -392,6 +397,7 @@ fn dump(
 
 fn run(cli: Cli) -> Result<ExitCode> {
     logging::init(cli.verbose, cli.quiet, cli.color, cli.log_format);
+    let (quiet, json_logs) = (cli.quiet, cli.log_format == logging::LogFormat::Json);
     match cli.command {
         Command::Dump {
             topic,
@@ -472,6 +478,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             partitions,
             no_drain,
             stall_threshold,
+            sort_buffer,
         } => {
             let plan = load_plan(&job)?;
             let stall_threshold = duration_arg("--stall-threshold", stall_threshold)?;
@@ -484,6 +491,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 drain: !no_drain,
                 stall_threshold,
                 restarts: Vec::new(),
+                sort_buffer_bytes: args::memory_size("--sort-buffer", &sort_buffer)?,
+                spill_dir: std::env::temp_dir(),
             };
             let outs = pairs(&outputs, "--output")?;
             for (t, _) in &outs {
@@ -499,7 +508,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             for n in &plan.flink_notes {
                 eprintln!("warning: Flink would refuse this job: {n}");
             }
-            let outcome = replay(&plan, &args).map_err(|e| match e {
+            let mut bar = progress::Bar::new(quiet > 0, json_logs);
+            let outcome = replay_observed(&plan, &args, &mut |p| bar.update(p));
+            bar.finish();
+            let outcome = outcome.map_err(|e| match e {
                 ReplayError::Io { .. } => anyhow::Error::new(e),
                 other => UserError(other.to_string()).into(),
             })?;

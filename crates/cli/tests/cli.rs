@@ -515,3 +515,68 @@ fn dump_passes_librdkafka_properties_like_kcat() {
         stderr(&o)
     );
 }
+
+#[test]
+fn replay_shows_progress_on_a_terminal_only_and_sorts_in_any_buffer() {
+    let job = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/seed000_heartbeat");
+    let input = format!("clickstream={}", s(&job.join("clickstream.jsonl")));
+    let sql = job.join("job.sql");
+    let run = |buffer: &str| {
+        let o = lowwater(&[
+            "replay",
+            s(&sql),
+            "--input",
+            &input,
+            "--output",
+            "dashboard=-",
+            "--sort-buffer",
+            buffer,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        // Piped: no progress bar among the logs.
+        assert!(
+            !stderr(&o).contains("reading  ") && !stderr(&o).contains("replaying "),
+            "{}",
+            stderr(&o)
+        );
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    // 3,000 records in runs of a few dozen, spilled and merged: the same rows.
+    let rows = run("32 MB");
+    assert_eq!(rows.lines().count(), 200);
+    assert_eq!(run("4 KB"), rows);
+    expect_user_error(
+        &[
+            "replay",
+            s(&sql),
+            "--input",
+            &input,
+            "--sort-buffer",
+            "lots",
+        ],
+        &["--sort-buffer 'lots' is not a memory size", "'64 MB'"],
+    );
+    // On a terminal (a pseudo-terminal from util-linux's `script`), the bar
+    // is drawn on standard error.
+    let has_script = Command::new("sh")
+        .args(["-c", "command -v script"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(has_script, "util-linux's `script` is needed for this test");
+    let cmd = format!(
+        "{} replay {} --input {input} --output dashboard={}",
+        env!("CARGO_BIN_EXE_lowwater"),
+        s(&sql),
+        s(&tmp("progress-rows.jsonl"))
+    );
+    let o = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+        .expect("script runs");
+    let tty = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{tty}");
+    assert!(
+        tty.contains("reading  ") || tty.contains("replaying "),
+        "no progress bar on a terminal: {tty}"
+    );
+}

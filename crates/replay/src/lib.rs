@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use lowwater_connectors::dump::DumpRecord;
+use lowwater_connectors::input::sorted::SortOptions;
 use lowwater_core::{Millis, Timestamp};
 use lowwater_sql::options::Connector;
 use lowwater_sql::plan::JobPlan;
@@ -39,6 +40,11 @@ pub struct ReplayArgs {
     /// every record with `ts <= T`): the rows and the report must not change.
     /// A check of checkpoint and restore, for lowwater's tests and yours.
     pub restarts: Vec<Timestamp>,
+    /// Memory for ordering the inputs (records with their payloads); more
+    /// input is spilled to sorted runs in `spill_dir` and merged.
+    pub sort_buffer_bytes: usize,
+    /// Where the runs go (unnamed files, gone when the replay ends).
+    pub spill_dir: PathBuf,
 }
 
 impl Default for ReplayArgs {
@@ -49,8 +55,31 @@ impl Default for ReplayArgs {
             drain: true,
             stall_threshold: None,
             restarts: Vec::new(),
+            sort_buffer_bytes: SortOptions::default().buffer_bytes,
+            spill_dir: SortOptions::default().spill_dir,
         }
     }
+}
+
+/// How far a replay is, for a progress bar.
+#[derive(Debug, Clone, Copy)]
+pub enum Progress {
+    /// Reading and ordering the inputs: bytes read of all.
+    Reading {
+        /// Bytes read.
+        bytes: u64,
+        /// The inputs' size.
+        total: u64,
+    },
+    /// Replaying: records processed of all, and the virtual time reached.
+    Replaying {
+        /// Records processed.
+        records: u64,
+        /// Records in the inputs.
+        total: u64,
+        /// The replay's clock (the last record's arrival time).
+        now: Timestamp,
+    },
 }
 
 /// What a replay produced.
@@ -85,6 +114,42 @@ pub fn default_threshold(plan: &JobPlan) -> Millis {
 
 /// Replays `plan` over the inputs.
 pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError> {
+    replay_observed(plan, args, &mut |_| {})
+}
+
+/// Where a record came from, kept while alignment may read it later.
+#[derive(Debug, Clone, Copy)]
+struct Origin {
+    file: usize,
+    line: usize,
+    table: usize,
+    topic: u32,
+    partition: i32,
+    offset: Option<i64>,
+}
+
+impl Origin {
+    fn of(l: &input::Loaded) -> Self {
+        Origin {
+            file: l.file,
+            line: l.line,
+            table: l.table,
+            topic: l.topic,
+            partition: l.partition,
+            offset: l.offset,
+        }
+    }
+}
+
+/// Replays `plan` over the inputs, telling `observe` how far it is now
+/// and then (every 16,384 records). The inputs are read and ordered with
+/// memory bounded by `args.sort_buffer_bytes` (see
+/// `lowwater_connectors::input::sorted`), then streamed through the engine.
+pub fn replay_observed(
+    plan: &JobPlan,
+    args: &ReplayArgs,
+    observe: &mut dyn FnMut(Progress),
+) -> Result<Outcome, ReplayError> {
     let sources: Vec<usize> = plan.pipelines.iter().map(|p| p.source).collect();
     let mut inputs = Vec::new();
     for (name, path) in &args.inputs {
@@ -114,29 +179,29 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
             )));
         }
     }
-    let loaded = input::load(&inputs)?;
-    let (records, topic_names) = (&loaded.records, &loaded.topics);
+    let sort = SortOptions {
+        buffer_bytes: args.sort_buffer_bytes,
+        spill_dir: args.spill_dir.clone(),
+    };
+    let mut sorted = input::sorted::sort(&inputs, &sort, &mut |bytes, total| {
+        observe(Progress::Reading { bytes, total })
+    })?;
+    let topic_names = std::mem::take(&mut sorted.topics);
     let paths: Vec<PathBuf> = inputs.iter().map(|(_, p)| p.clone()).collect();
-    let mut distinct: BTreeMap<(usize, u32, i32), (usize, usize)> = BTreeMap::new();
-    for (i, l) in records.iter().enumerate() {
-        distinct
-            .entry((l.table, l.topic, l.partition))
-            .or_insert((i, l.file));
-    }
+    let distinct = std::mem::take(&mut sorted.partitions);
     let mut splits = Vec::new();
-    for (&(table, topic, partition), &(i, _)) in &distinct {
-        let l = &records[i];
+    for (&(table, topic, partition), first) in &distinct {
         let t = &plan.tables[table];
         let topic_name = &topic_names[topic as usize];
         if let Connector::Kafka { topics, .. } = &t.connector {
             if !topics.contains(topic_name) {
                 return Err(ReplayError::Record(Box::new(error::RecordFailure {
-                    path: paths[l.file].clone(),
-                    line: l.line,
+                    path: paths[first.file].clone(),
+                    line: first.line,
                     table: t.name.clone(),
                     topic: topic_name.clone(),
-                    partition: l.partition,
-                    offset: offset_text(l.offset),
+                    partition,
+                    offset: offset_text(first.offset),
                     message: format!(
                         "table {} reads topic(s) {}, not this record's topic",
                         t.name,
@@ -166,7 +231,7 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
             }
         }
     }
-    let t0 = records.first().map_or(0, |l| l.ts);
+    let t0 = sorted.first_ts.unwrap_or(0);
     let threshold = args
         .stall_threshold
         .unwrap_or_else(|| default_threshold(plan));
@@ -208,26 +273,47 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
     restarts.sort_unstable();
     restarts.reverse();
     let mut written: BTreeMap<usize, Vec<DumpRecord>> = BTreeMap::new();
-    let failure = |f: engine::Failed| {
-        let l = &records[f.origin];
-        ReplayError::Record(Box::new(error::RecordFailure {
-            path: paths[l.file].clone(),
-            line: l.line,
-            table: plan.tables[l.table].name.clone(),
-            topic: topic_names[l.topic as usize].clone(),
-            partition: l.partition,
-            offset: offset_text(l.offset),
-            message: f.error.message,
-            hint: plan.tables[l.table]
-                .value_format
-                .skip_option()
-                .filter(|_| f.error.decode),
-        }))
-    };
-    for (origin, l) in records.iter().enumerate() {
+    // Where records came from, by the driver's index: the current one, and
+    // with alignment those it may still hold back (pruned below the oldest
+    // it holds).
+    let mut held: BTreeMap<usize, Origin> = BTreeMap::new();
+    let mut current: Option<(usize, Origin)> = None;
+    let failure =
+        |f: engine::Failed, held: &BTreeMap<usize, Origin>, current: Option<(usize, Origin)>| {
+            let o = match current {
+                Some((i, o)) if i == f.origin => Some(o),
+                _ => held.get(&f.origin).copied(),
+            };
+            let Some(o) = o else {
+                return ReplayError::Usage(f.error.message);
+            };
+            ReplayError::Record(Box::new(error::RecordFailure {
+                path: paths[o.file].clone(),
+                line: o.line,
+                table: plan.tables[o.table].name.clone(),
+                topic: topic_names[o.topic as usize].clone(),
+                partition: o.partition,
+                offset: offset_text(o.offset),
+                message: f.error.message,
+                hint: plan.tables[o.table]
+                    .value_format
+                    .skip_option()
+                    .filter(|_| f.error.decode),
+            }))
+        };
+    let total = sorted.records;
+    let aligns = engine.aligns();
+    let mut pruned_at = 0usize;
+    for (origin, l) in sorted.by_ref().enumerate() {
+        let l = l?;
         while restarts.last().is_some_and(|t| *t < l.ts) {
             restarts.pop();
             engine = restart(plan, &splits, t0, threshold, engine, &mut written)?;
+        }
+        let here = Origin::of(&l);
+        current = Some((origin, here));
+        if aligns {
+            held.insert(origin, here);
         }
         let rec = engine::RecordRef {
             topic: &topic_names[l.topic as usize],
@@ -245,15 +331,34 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
                 ),
             })
             .and_then(|id| engine.process(origin, l.table, id, rec))
-            .map_err(failure)?;
+            .map_err(|f| failure(f, &held, current))?;
         if let Some(e) = engine.sink_error() {
             return Err(ReplayError::Usage(e.to_string()));
+        }
+        if aligns && held.len() >= 2 * pruned_at.max(4096) {
+            let oldest = engine.oldest_deferred().unwrap_or(origin + 1);
+            held = held.split_off(&oldest);
+            pruned_at = held.len();
+        }
+        if origin % 16_384 == 0 {
+            observe(Progress::Replaying {
+                records: origin as u64,
+                total,
+                now: engine.now(),
+            });
         }
     }
     if !restarts.is_empty() {
         engine = restart(plan, &splits, t0, threshold, engine, &mut written)?;
     }
-    engine.finish(args.drain).map_err(failure)?;
+    engine
+        .finish(args.drain)
+        .map_err(|f| failure(f, &held, current))?;
+    observe(Progress::Replaying {
+        records: total,
+        total,
+        now: engine.now(),
+    });
     if let Some(e) = engine.sink_error() {
         return Err(ReplayError::Usage(e.to_string()));
     }

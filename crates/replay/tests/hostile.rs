@@ -253,3 +253,58 @@ fn an_arrival_time_far_ahead_while_alignment_holds_records_is_one_jump() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A record alignment held back and read later still fails at its own
+/// place: the replay keeps where held records came from (the dump is
+/// streamed, not kept).
+#[test]
+fn a_held_back_record_that_fails_names_its_own_line() {
+    let dir = std::env::temp_dir().join(format!("lowwater-hostile-held-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let dump = dir.join("events.jsonl");
+    let line = |p: i64, offset: i64, arrival: i64, payload: &str| {
+        format!(
+            r#"{{"topic":"events","partition":{p},"offset":{offset},"tstype":"create","ts":{arrival},"key":null,"payload":"{payload}"}}"#
+        )
+    };
+    let ok = |event: &str| format!(r#"{{\"user_id\":\"u\",\"ts\":\"{event}\"}}"#);
+    let t = 1_757_851_200_000i64;
+    let mut lines = vec![
+        line(1, 0, t, &ok("2025-09-14 12:00:00")),
+        line(0, 0, t + 10, &ok("2025-09-14 12:02:00")),
+        // Held back (partition 0 is paused), then read when partition 1
+        // catches up: not JSON.
+        line(0, 1, t + 3_000, "not json"),
+    ];
+    for i in 0..200 {
+        lines.push(line(
+            1,
+            1 + i,
+            t + 3_100 + i * 100,
+            &ok(&format!("2025-09-14 12:0{}:{:02}", 1 + i / 60, i % 60)),
+        ));
+    }
+    std::fs::write(&dump, lines.join("\n")).expect("write");
+    let plan = JobPlan::from_sql(
+        "CREATE TABLE events (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
+           WITH ('connector' = 'kafka', 'topic' = 'events', 'properties.bootstrap.servers' = 'b:9092', 'format' = 'json',
+                 'scan.watermark.alignment.group' = 'g', 'scan.watermark.alignment.max-drift' = '30 s',
+                 'scan.watermark.alignment.update-interval' = '1 s');
+         CREATE TABLE sink (window_start TIMESTAMP(3), n BIGINT) WITH ('connector' = 'blackhole');
+         INSERT INTO sink SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts),
+           INTERVAL '10' SECOND)) GROUP BY window_start, window_end;",
+    )
+    .expect("plans");
+    let err = replay(
+        &plan,
+        &ReplayArgs {
+            inputs: vec![("events".into(), dump)],
+            ..ReplayArgs::default()
+        },
+    )
+    .expect_err("the bad record fails the replay")
+    .to_string();
+    assert!(err.contains("events.jsonl:3"), "{err}");
+    assert!(err.contains("partition 0 offset 1"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

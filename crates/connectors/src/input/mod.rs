@@ -4,9 +4,18 @@
 //! Records of all inputs are replayed in `ts` order; ties keep file order
 //! (inputs in command-line order, then line order), so the same inputs
 //! always replay identically. Topics are interned: a record keeps a small
-//! topic number, not a copy of the name.
+//! topic number, not a copy of the name. [`load`] holds every record in
+//! memory; [`sorted::sort`] gives the same order from a bounded buffer,
+//! spilling sorted runs to temporary files and merging them.
+
+mod disorder;
+mod lines;
+mod scan;
+pub mod sorted;
 
 use std::path::{Path, PathBuf};
+
+use lines::Lines;
 
 use crate::dump::parse_raw;
 
@@ -58,6 +67,16 @@ pub struct Loaded {
     pub key: Option<Vec<u8>>,
 }
 
+/// A record's place in replay order: arrival time, then file, then line.
+pub type Order = (i64, usize, usize);
+
+impl Loaded {
+    /// Its place in replay order.
+    pub fn order(&self) -> Order {
+        (self.ts, self.file, self.line)
+    }
+}
+
 /// All input records in replay order, with the interned topic names.
 #[derive(Debug, Clone, Default)]
 pub struct Inputs {
@@ -70,67 +89,84 @@ pub struct Inputs {
 /// Reads every input (table index, path), parses each non-blank line, and
 /// returns the records in replay order.
 pub fn load(inputs: &[(usize, PathBuf)]) -> Result<Inputs, InputError> {
-    let mut all = Inputs::default();
-    let mut ids: hashbrown::HashMap<String, u32> = hashbrown::HashMap::new();
+    let mut topics = Topics::default();
+    let mut records = Vec::new();
     for (file, (table, path)) in inputs.iter().enumerate() {
-        read_one(*table, file, path, &mut all, &mut ids)?;
+        let mut r = DumpReader::open(*table, file, path)?;
+        while let Some(rec) = r.next(&mut topics)? {
+            records.push(rec);
+        }
     }
-    all.records.sort_by_key(|l| l.ts);
-    Ok(all)
+    records.sort_by_key(|l| l.ts);
+    Ok(Inputs {
+        records,
+        topics: topics.names,
+    })
 }
 
-fn read_one(
+/// Topic names interned to numbers.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Topics {
+    pub(crate) names: Vec<String>,
+    ids: hashbrown::HashMap<String, u32>,
+}
+
+impl Topics {
+    pub(crate) fn id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(name.to_string());
+        self.ids.insert(name.to_string(), id);
+        id
+    }
+}
+
+/// One dump's records, read a line at a time.
+pub(crate) struct DumpReader {
     table: usize,
     file: usize,
-    path: &Path,
-    out: &mut Inputs,
-    ids: &mut hashbrown::HashMap<String, u32>,
-) -> Result<(), InputError> {
-    let text = std::fs::read_to_string(path).map_err(|source| InputError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let raw = parse_raw(line).map_err(|e| InputError::Dump {
-            path: path.to_path_buf(),
-            line: i + 1,
-            column: e.column,
-            message: e.message,
-        })?;
-        if raw.partition < 0 {
-            return Err(InputError::Dump {
-                path: path.to_path_buf(),
-                line: i + 1,
-                column: line.find("\"partition\"").map_or(1, |c| c + 1),
-                message: format!(
-                    "partition {} is negative; Kafka partitions start at 0",
-                    raw.partition
-                ),
-            });
-        }
-        let topic = match ids.get(raw.topic.as_ref()) {
-            Some(&id) => id,
-            None => {
-                let id = out.topics.len() as u32;
-                out.topics.push(raw.topic.to_string());
-                ids.insert(raw.topic.to_string(), id);
-                id
-            }
-        };
-        out.records.push(Loaded {
+    lines: Lines,
+}
+
+impl DumpReader {
+    pub(crate) fn open(table: usize, file: usize, path: &Path) -> Result<Self, InputError> {
+        Ok(DumpReader {
             table,
             file,
-            line: i + 1,
+            lines: Lines::open(path)?,
+        })
+    }
+
+    /// Bytes read so far.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.lines.bytes
+    }
+
+    /// The error for a record the first pass did not see this way.
+    pub(crate) fn changed(&self) -> InputError {
+        self.lines.error(1, sorted::CHANGED.to_string())
+    }
+
+    /// The next record (blank lines skipped), or `None` at the end.
+    pub(crate) fn next(&mut self, topics: &mut Topics) -> Result<Option<Loaded>, InputError> {
+        if !self.lines.advance()? {
+            return Ok(None);
+        }
+        let line = self.lines.current();
+        let raw = parse_raw(line).map_err(|e| self.lines.error(e.column, e.message))?;
+        scan::check_partition(&self.lines, line, raw.partition)?;
+        Ok(Some(Loaded {
+            table: self.table,
+            file: self.file,
+            line: self.lines.line,
             ts: raw.ts,
-            topic,
+            topic: topics.id(&raw.topic),
             partition: raw.partition,
             offset: raw.offset,
             payload: raw.payload.map(|p| p.into_owned()),
             key: raw.key.map(|k| k.into_owned()),
-        });
+        }))
     }
-    Ok(())
 }

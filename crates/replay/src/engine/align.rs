@@ -320,6 +320,21 @@ impl Engine<'_> {
         ended + open
     }
 
+    /// Whether the job aligns watermarks (a record may then be read after
+    /// later ones).
+    pub fn aligns(&self) -> bool {
+        !self.groups.is_empty()
+    }
+
+    /// The driver's index of the oldest record alignment holds back.
+    pub fn oldest_deferred(&self) -> Option<usize> {
+        self.align
+            .deferred
+            .values()
+            .filter_map(|d| d.front().map(|r| r.origin))
+            .min()
+    }
+
     /// Whether split `id` is paused by alignment now.
     pub fn is_paused(&self, id: SplitId) -> bool {
         self.align.paused_since.contains_key(&id)

@@ -1,0 +1,199 @@
+//! The first pass over a dump: each line's header (topic, partition,
+//! offset, arrival time) without its key and payload, which the JSON
+//! parser skips instead of copying and unescaping. What ordering needs:
+//! the partitions that exist, the earliest arrival, the record count and
+//! whether the dump is already in arrival order.
+//!
+//! A line whose header is not the plain case (a field missing, null or of
+//! another type, an escaped topic name, a line that does not parse) is
+//! parsed in full instead, so it fails with the error the second pass
+//! would give, or yields what the full parse reads. Every line is parsed
+//! in full in the second pass in any case.
+
+use sonic_rs::JsonValueTrait;
+
+use super::lines::Lines;
+use super::{InputError, Topics};
+use crate::dump::parse_raw;
+
+/// A record's header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Header {
+    pub(crate) topic: u32,
+    pub(crate) partition: i32,
+    pub(crate) offset: Option<i64>,
+    pub(crate) ts: i64,
+}
+
+/// The header of the line `lines` last returned (`line`), its topic
+/// interned in `topics`.
+pub(crate) fn header(lines: &Lines, line: &str, topics: &mut Topics) -> Result<Header, InputError> {
+    let h = match plain(line, topics).or_else(|| fast(line, topics)) {
+        Some(h) => h,
+        None => {
+            let raw = parse_raw(line).map_err(|e| lines.error(e.column, e.message))?;
+            Header {
+                topic: topics.id(&raw.topic),
+                partition: raw.partition,
+                offset: raw.offset,
+                ts: raw.ts,
+            }
+        }
+    };
+    check_partition(lines, line, h.partition)?;
+    Ok(h)
+}
+
+/// A negative partition is refused in both passes, with the same words.
+pub(crate) fn check_partition(lines: &Lines, line: &str, partition: i32) -> Result<(), InputError> {
+    if partition < 0 {
+        let column = line.find("\"partition\"").map_or(1, |c| c + 1);
+        return Err(lines.error(
+            column,
+            format!("partition {partition} is negative; Kafka partitions start at 0"),
+        ));
+    }
+    Ok(())
+}
+
+/// The header as kcat and `lowwater dump` write it, read by hand: an
+/// object whose first fields are `"name":value` pairs with plain values
+/// (a string without escapes, an integer, null), up to the four header
+/// fields. `None` at anything else, which the lazy parser then reads.
+fn plain(line: &str, topics: &mut Topics) -> Option<Header> {
+    let b = line.as_bytes();
+    let mut i = b.iter().position(|c| !c.is_ascii_whitespace())?;
+    if b[i] != b'{' {
+        return None;
+    }
+    i += 1;
+    let (mut topic, mut partition, mut offset, mut ts) = (None, None, None::<Option<i64>>, None);
+    loop {
+        // "name":
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let name_end = i + 1 + b[i + 1..].iter().position(|&c| c == b'"' || c == b'\\')?;
+        if b[name_end] != b'"' || b.get(name_end + 1) != Some(&b':') {
+            return None;
+        }
+        let name = &b[i + 1..name_end];
+        i = name_end + 2;
+        // A plain value, up to the next ',' or '}'.
+        let value_end = if b.get(i) == Some(&b'"') {
+            let close = i + 1 + b[i + 1..].iter().position(|&c| c == b'"' || c == b'\\')?;
+            if b[close] != b'"' {
+                return None;
+            }
+            close + 1
+        } else {
+            i + b[i..].iter().position(|&c| c == b',' || c == b'}')?
+        };
+        let value = &line[i..value_end];
+        match name {
+            b"topic" => topic = Some(value.strip_prefix('"')?.strip_suffix('"')?),
+            b"partition" => partition = Some(i32::try_from(value.parse::<i64>().ok()?).ok()?),
+            b"offset" if value == "null" => offset = Some(None),
+            b"offset" => offset = Some(Some(value.parse().ok()?)),
+            b"ts" => ts = Some(value.parse::<i64>().ok()?),
+            _ if value.starts_with('"') || value == "null" || value.parse::<i64>().is_ok() => {}
+            _ => return None,
+        }
+        if let (Some(t), Some(p), Some(o), Some(ts)) = (topic, partition, offset, ts) {
+            return Some(Header {
+                topic: topics.id(t),
+                partition: p,
+                offset: o,
+                ts,
+            });
+        }
+        i = value_end;
+        match b.get(i) {
+            Some(b',') => i += 1,
+            _ => return None,
+        }
+    }
+}
+
+/// A plain integer (digits, maybe a minus); anything else (`1e3`, `1.0`,
+/// null) is left to the full parse.
+fn int(v: &sonic_rs::LazyValue<'_>) -> Option<i64> {
+    v.as_raw_str().parse().ok()
+}
+
+/// The plain case, read lazily; `None` for anything else. Fields repeated
+/// take their last value, and null is absent, as in the full parse.
+fn fast(line: &str, topics: &mut Topics) -> Option<Header> {
+    let (mut topic, mut partition, mut offset, mut ts) = (None, None, None, None);
+    for item in sonic_rs::to_object_iter(line) {
+        let (k, v) = item.ok()?;
+        match &*k {
+            "topic" => topic = Some(v),
+            "partition" => partition = Some(i32::try_from(int(&v)?).ok()?),
+            "offset" if v.is_null() => offset = None,
+            "offset" => offset = Some(int(&v)?),
+            "ts" => ts = Some(int(&v)?),
+            _ => {}
+        }
+        // kcat and `lowwater dump` write the header before the key and
+        // payload: stop there rather than skip through them. (A field
+        // repeated after that point would be read differently by the full
+        // parse; a dump read in order checks what the full parse reads.)
+        if topic.is_some() && partition.is_some() && offset.is_some() && ts.is_some() {
+            break;
+        }
+    }
+    Some(Header {
+        topic: topics.id(topic?.as_str()?),
+        partition: partition?,
+        offset,
+        ts: ts?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hand_read_header_is_the_full_parse_or_nothing() {
+        let lines = [
+            r#"{"topic":"clicks","partition":3,"offset":17,"tstype":"create","ts":1757808000000,"broker":1,"key":null,"payload":"{\"a\":1}"}"#,
+            r#"{"topic":"clicks","partition":0,"offset":null,"ts":-5,"payload":"x"}"#,
+            r#"{"partition":2,"ts":9,"topic":"t","offset":1,"payload":null}"#,
+            r#"{"topic":"a\"b","partition":1,"offset":1,"ts":1}"#,
+            r#"{"topic": "spaced","partition":1,"offset":1,"ts":1}"#,
+            r#"{"topic":"t","partition":1,"ts":1,"payload":"no offset"}"#,
+            r#"{"topic":"t","partition":"1","offset":1,"ts":1}"#,
+            r#"{"topic":"t","extra":{"a":1,"b":2},"partition":1,"offset":1,"ts":1}"#,
+            r#"{"topic":"t","partition":1,"offset":1,"ts":1.5}"#,
+        ];
+        let mut plain_read = 0;
+        for line in lines {
+            let mut topics = Topics::default();
+            match plain(line, &mut topics) {
+                Some(h) => {
+                    plain_read += 1;
+                    let raw = parse_raw(line).expect("a valid line");
+                    assert_eq!(topics.names[h.topic as usize], raw.topic, "{line}");
+                    assert_eq!(
+                        (h.partition, h.offset, h.ts),
+                        (raw.partition, raw.offset, raw.ts),
+                        "{line}"
+                    );
+                }
+                None => {
+                    // The lazy parser or the full parse reads it instead.
+                    let mut t = Topics::default();
+                    let lazy = fast(line, &mut t);
+                    if let Ok(raw) = parse_raw(line) {
+                        if let Some(h) = lazy {
+                            assert_eq!((h.partition, h.ts), (raw.partition, raw.ts), "{line}");
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(plain_read, 3);
+    }
+}
