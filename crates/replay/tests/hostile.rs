@@ -308,3 +308,58 @@ fn a_held_back_record_that_fails_names_its_own_line() {
     assert!(err.contains("partition 0 offset 1"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The jump over quiet time while alignment holds records stops at the
+/// group's next update, which may resume the paused partition: here the
+/// update 20 s after the start, not the next record 60 s after it.
+#[test]
+fn a_jump_over_quiet_time_stops_at_the_next_alignment_update() {
+    let dir = std::env::temp_dir().join(format!("lowwater-hostile-jump-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let dump = dir.join("events.jsonl");
+    let line = |p: i64, offset: i64, arrival: i64, event: &str| {
+        format!(
+            r#"{{"topic":"events","partition":{p},"offset":{offset},"tstype":"create","ts":{arrival},"key":null,"payload":"{{\"user_id\":\"u\",\"ts\":\"{event}\"}}"}}"#
+        )
+    };
+    let t = 1_757_851_200_000i64;
+    std::fs::write(
+        &dump,
+        [
+            line(1, 0, t, "2025-09-14 12:00:00"),
+            // Two minutes ahead with a 30 s drift: paused by the first
+            // update, at t + 10 s.
+            line(0, 0, t + 10, "2025-09-14 12:02:00"),
+            line(0, 1, t + 12_000, "2025-09-14 12:02:01"),
+            // Partition 1 catches up: the update at t + 20 s resumes 0.
+            line(1, 1, t + 15_000, "2025-09-14 12:01:45"),
+            line(1, 2, t + 60_000, "2025-09-14 12:01:46"),
+        ]
+        .join("\n"),
+    )
+    .expect("write");
+    let plan = JobPlan::from_sql(
+        "CREATE TABLE events (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
+           WITH ('connector' = 'kafka', 'topic' = 'events', 'properties.bootstrap.servers' = 'b:9092', 'format' = 'json',
+                 'scan.watermark.alignment.group' = 'g', 'scan.watermark.alignment.max-drift' = '30 s',
+                 'scan.watermark.alignment.update-interval' = '10 s');
+         CREATE TABLE sink (window_start TIMESTAMP(3), n BIGINT) WITH ('connector' = 'blackhole');
+         INSERT INTO sink SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts),
+           INTERVAL '10' SECOND)) GROUP BY window_start, window_end;",
+    )
+    .expect("plans");
+    let out = replay(
+        &plan,
+        &ReplayArgs {
+            inputs: vec![("events".into(), dump)],
+            ..ReplayArgs::default()
+        },
+    )
+    .expect("replays");
+    // What ticking every 200 ms gives (partition 1 is paused too, from its
+    // catch-up record to that update); jumping past the update to the last
+    // record gave [48_000, 44_800].
+    let paused: Vec<u64> = out.report.partitions.iter().map(|p| p.paused_ms).collect();
+    assert_eq!(paused, vec![8_200, 5_000]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

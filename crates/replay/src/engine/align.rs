@@ -121,6 +121,21 @@ impl AlignState {
         !self.paused_since.is_empty() || self.deferred.values().any(|d| !d.is_empty())
     }
 
+    /// How many alignment groups there are.
+    pub(super) fn groups(&self) -> usize {
+        self.next_update.len()
+    }
+
+    /// When each group takes its slowest watermark next.
+    pub(super) fn updates(&self) -> Vec<Timestamp> {
+        self.next_update.clone()
+    }
+
+    /// When the next group takes its slowest watermark again.
+    pub(super) fn next_update(&self) -> Option<Timestamp> {
+        self.next_update.iter().copied().min()
+    }
+
     /// What a tick can change of alignment: the paused splits and how many
     /// records wait.
     pub(super) fn signature(&self) -> (Vec<SplitId>, usize) {

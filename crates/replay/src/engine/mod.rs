@@ -508,8 +508,11 @@ impl<'p> Engine<'p> {
             return Ok(());
         }
         let limit = if inclusive { t } else { t.saturating_sub(1) };
-        // Whether the last tick was past the quiet horizon and alignment
-        // neither paused, resumed nor read anything in it.
+        // Per alignment group, whether it took its slowest watermark again
+        // in a quiet tick (past the horizon) that neither paused, resumed
+        // nor read anything since the last that did: once all have, later
+        // ticks change nothing either.
+        let mut quiet_updates = vec![false; self.align.groups()];
         let mut settled = false;
         while let Some(mut next) = self.last_tick.checked_add(self.interval) {
             if next > limit {
@@ -523,10 +526,16 @@ impl<'p> Engine<'p> {
                 // holds back change nothing either once a quiet tick left
                 // them as they were (an arrival time years ahead must not
                 // cost a tick per interval).
-                let k = (limit - self.last_tick) / self.interval;
+                // With records held, no further than the next alignment
+                // update: it may resume a partition.
+                let target = match !settled && self.align.any_held() {
+                    true => self.align.next_update().map_or(limit, |u| u.min(limit)),
+                    false => limit,
+                };
+                let k = ((target - self.last_tick) / self.interval).max(1);
                 next = self.last_tick + k * self.interval;
             }
-            let before = self.align.signature();
+            let before = (self.align.signature(), self.align.updates());
             self.last_tick = next;
             self.now = self.now.max(next);
             self.keep_paused_active();
@@ -537,7 +546,15 @@ impl<'p> Engine<'p> {
                 }
             }
             self.update_alignment(next)?;
-            settled = quiet && self.align.signature() == before;
+            if quiet && self.align.signature() == before.0 {
+                let after = self.align.updates();
+                for (g, ran) in quiet_updates.iter_mut().enumerate() {
+                    *ran |= after[g] != before.1[g];
+                }
+            } else {
+                quiet_updates.iter_mut().for_each(|r| *r = false);
+            }
+            settled = quiet_updates.iter().all(|r| *r);
             for p in &mut self.pipes {
                 p.peak_open = p.peak_open.max(p.op.pending() as u64);
             }
