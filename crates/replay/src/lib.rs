@@ -188,7 +188,7 @@ pub fn replay_observed(
     })?;
     let topic_names = std::mem::take(&mut sorted.topics);
     let paths: Vec<PathBuf> = inputs.iter().map(|(_, p)| p.clone()).collect();
-    let distinct = std::mem::take(&mut sorted.partitions);
+    let distinct = sorted.partitions.clone();
     let mut splits = Vec::new();
     for (&(table, topic, partition), first) in &distinct {
         let t = &plan.tables[table];
@@ -304,17 +304,16 @@ pub fn replay_observed(
     let total = sorted.records;
     let aligns = engine.aligns();
     let mut pruned_at = 0usize;
+    let mut read = 0u64;
     for (origin, l) in sorted.by_ref().enumerate() {
         let l = l?;
+        read += 1;
         while restarts.last().is_some_and(|t| *t < l.ts) {
             restarts.pop();
             engine = restart(plan, &splits, t0, threshold, engine, &mut written)?;
         }
         let here = Origin::of(&l);
         current = Some((origin, here));
-        if aligns {
-            held.insert(origin, here);
-        }
         let rec = engine::RecordRef {
             topic: &topic_names[l.topic as usize],
             partition: l.partition,
@@ -323,22 +322,35 @@ pub fn replay_observed(
             payload: l.payload.as_deref(),
             key: l.key.as_deref(),
         };
-        split_of(l.table, l.topic, l.partition)
-            .ok_or_else(|| engine::Failed {
-                origin,
-                error: engine::RecordError::other(
-                    "the record's partition is not a split of this job",
-                ),
-            })
-            .and_then(|id| engine.process(origin, l.table, id, rec))
+        let id = split_of(l.table, l.topic, l.partition).ok_or_else(|| {
+            failure(
+                engine::Failed {
+                    origin,
+                    error: engine::RecordError::other(
+                        "the record's partition is not a split of this job",
+                    ),
+                },
+                &held,
+                current,
+            )
+        })?;
+        engine
+            .process(origin, l.table, id, rec)
             .map_err(|f| failure(f, &held, current))?;
         if let Some(e) = engine.sink_error() {
             return Err(ReplayError::Usage(e.to_string()));
         }
-        if aligns && held.len() >= 2 * pruned_at.max(4096) {
-            let oldest = engine.oldest_deferred().unwrap_or(origin + 1);
-            held = held.split_off(&oldest);
-            pruned_at = held.len();
+        // Kept while alignment holds it back; dropped once it holds none
+        // older (the held records' count bounds the map).
+        if aligns {
+            if engine.is_deferred(id, origin) {
+                held.insert(origin, here);
+            }
+            if held.len() >= 2 * pruned_at.max(1024) {
+                let oldest = engine.oldest_deferred().unwrap_or(origin + 1);
+                held = held.split_off(&oldest);
+                pruned_at = held.len();
+            }
         }
         if origin % 16_384 == 0 {
             observe(Progress::Replaying {
@@ -347,6 +359,12 @@ pub fn replay_observed(
                 now: engine.now(),
             });
         }
+    }
+    if read != total {
+        return Err(ReplayError::Usage(format!(
+            "the dumps held {total} records when first read and {read} when replayed: \
+             an input changed while it was replayed; replay a copy that is not being written"
+        )));
     }
     if !restarts.is_empty() {
         engine = restart(plan, &splits, t0, threshold, engine, &mut written)?;

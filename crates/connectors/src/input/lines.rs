@@ -21,13 +21,14 @@ pub(crate) struct Lines {
 }
 
 impl Lines {
-    pub(crate) fn open(path: &Path) -> Result<Self, InputError> {
-        let f = File::open(path).map_err(|source| InputError::Io {
-            path: path.to_path_buf(),
+    /// Reads `read`, naming `shown` in errors (a pipe's copy is read).
+    pub(crate) fn open_as(read: &Path, shown: &Path) -> Result<Self, InputError> {
+        let f = File::open(read).map_err(|source| InputError::Io {
+            path: shown.to_path_buf(),
             source,
         })?;
         Ok(Lines {
-            path: path.to_path_buf(),
+            path: shown.to_path_buf(),
             reader: BufReader::with_capacity(1 << 16, f),
             buf: String::new(),
             end: 0,

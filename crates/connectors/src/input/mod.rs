@@ -132,10 +132,20 @@ pub(crate) struct DumpReader {
 
 impl DumpReader {
     pub(crate) fn open(table: usize, file: usize, path: &Path) -> Result<Self, InputError> {
+        DumpReader::open_as(table, file, path, path)
+    }
+
+    /// Reads `read`, naming `shown` in errors.
+    pub(crate) fn open_as(
+        table: usize,
+        file: usize,
+        read: &Path,
+        shown: &Path,
+    ) -> Result<Self, InputError> {
         Ok(DumpReader {
             table,
             file,
-            lines: Lines::open(path)?,
+            lines: Lines::open_as(read, shown)?,
         })
     }
 

@@ -56,6 +56,29 @@ pub(crate) fn check_partition(lines: &Lines, line: &str, partition: i32) -> Resu
     Ok(())
 }
 
+/// Whether `rest` (what follows the fourth header field) names a header
+/// field again as a key: the full parse takes a repeated field's last
+/// value, so such a line is read in full. A key's opening quote is not
+/// escaped; in a string every quote is, so a match preceded by a backslash
+/// is text. (A string that only looks like a key costs a full read.)
+fn names_a_header_field(rest: &[u8]) -> bool {
+    static NAMES: std::sync::OnceLock<[memchr::memmem::Finder<'static>; 4]> =
+        std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        [
+            &b"\"topic\""[..],
+            b"\"partition\"",
+            b"\"offset\"",
+            b"\"ts\"",
+        ]
+        .map(memchr::memmem::Finder::new)
+    });
+    names.iter().any(|name| {
+        name.find_iter(rest)
+            .any(|at| at == 0 || rest[at - 1] != b'\\')
+    })
+}
+
 /// The header as kcat and `lowwater dump` write it, read by hand: an
 /// object whose first fields are `"name":value` pairs with plain values
 /// (a string without escapes, an integer, null), up to the four header
@@ -92,14 +115,17 @@ fn plain(line: &str, topics: &mut Topics) -> Option<Header> {
         let value = &line[i..value_end];
         match name {
             b"topic" => topic = Some(value.strip_prefix('"')?.strip_suffix('"')?),
-            b"partition" => partition = Some(i32::try_from(value.parse::<i64>().ok()?).ok()?),
+            b"partition" => partition = Some(i32::try_from(json_int(value)?).ok()?),
             b"offset" if value == "null" => offset = Some(None),
-            b"offset" => offset = Some(Some(value.parse().ok()?)),
-            b"ts" => ts = Some(value.parse::<i64>().ok()?),
-            _ if value.starts_with('"') || value == "null" || value.parse::<i64>().is_ok() => {}
+            b"offset" => offset = Some(Some(json_int(value)?)),
+            b"ts" => ts = Some(json_int(value)?),
+            _ if value.starts_with('"') || value == "null" || json_int(value).is_some() => {}
             _ => return None,
         }
         if let (Some(t), Some(p), Some(o), Some(ts)) = (topic, partition, offset, ts) {
+            if names_a_header_field(&b[value_end..]) {
+                return None;
+            }
             return Some(Header {
                 topic: topics.id(t),
                 partition: p,
@@ -118,7 +144,22 @@ fn plain(line: &str, topics: &mut Topics) -> Option<Header> {
 /// A plain integer (digits, maybe a minus); anything else (`1e3`, `1.0`,
 /// null) is left to the full parse.
 fn int(v: &sonic_rs::LazyValue<'_>) -> Option<i64> {
-    v.as_raw_str().parse().ok()
+    json_int(v.as_raw_str())
+}
+
+/// An integer as JSON writes one that the full parse reads as an integer:
+/// an optional minus and digits without leading zeros (not `+1`, `01` or
+/// `-0`, which Rust's parser would take).
+fn json_int(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    let plain = !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits == "0" || !digits.starts_with('0'))
+        && s != "-0";
+    if !plain {
+        return None;
+    }
+    s.parse().ok()
 }
 
 /// The plain case, read lazily; `None` for anything else. Fields repeated
@@ -135,13 +176,6 @@ fn fast(line: &str, topics: &mut Topics) -> Option<Header> {
             "ts" => ts = Some(int(&v)?),
             _ => {}
         }
-        // kcat and `lowwater dump` write the header before the key and
-        // payload: stop there rather than skip through them. (A field
-        // repeated after that point would be read differently by the full
-        // parse; a dump read in order checks what the full parse reads.)
-        if topic.is_some() && partition.is_some() && offset.is_some() && ts.is_some() {
-            break;
-        }
     }
     Some(Header {
         topic: topics.id(topic?.as_str()?),
@@ -153,6 +187,8 @@ fn fast(line: &str, topics: &mut Topics) -> Option<Header> {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
     #[test]
@@ -167,6 +203,9 @@ mod tests {
             r#"{"topic":"t","partition":"1","offset":1,"ts":1}"#,
             r#"{"topic":"t","extra":{"a":1,"b":2},"partition":1,"offset":1,"ts":1}"#,
             r#"{"topic":"t","partition":1,"offset":1,"ts":1.5}"#,
+            r#"{"topic":"t","partition":+1,"offset":1,"ts":1}"#,
+            r#"{"topic":"t","partition":1,"offset":01,"ts":1}"#,
+            r#"{"topic":"t","partition":1,"offset":1,"ts":-0}"#,
         ];
         let mut plain_read = 0;
         for line in lines {
@@ -195,5 +234,18 @@ mod tests {
             }
         }
         assert_eq!(plain_read, 3);
+        // A repeated header field: read in full, the last one wins.
+        let line = r#"{"topic":"t","partition":5,"offset":1,"ts":1,"payload":"{\"partition\":7}","partition":9}"#;
+        assert!(plain(line, &mut Topics::default()).is_none());
+        let lines_at = super::super::lines::Lines::open_as(Path::new("/dev/null"), Path::new("x"))
+            .expect("open");
+        let mut topics = Topics::default();
+        let h = header(&lines_at, line, &mut topics).expect("a valid line");
+        assert_eq!(h.partition, 9);
+        assert!(plain(
+            r#"{"topic":"t","partition":5,"offset":1,"ts":1,"payload":"{\"ts\":7,\"topic\":\"x\"}"}"#,
+            &mut Topics::default()
+        )
+        .is_some());
     }
 }

@@ -13,8 +13,8 @@
 //! - a dump further out of order (a partition after another, producer
 //!   timestamps all over the place) is read at once into a buffer of at
 //!   most [`SortOptions::buffer_bytes`]; each full buffer is sorted and
-//!   written as a run to an unnamed temporary file (at 64 runs, those so
-//!   far are merged into one), the last stays in memory.
+//!   written as a run to an unnamed temporary file (32 runs of one level
+//!   are merged into one of the next), the last stays in memory.
 //!
 //! All of them are merged with a heap on (arrival time, file, line), a
 //! total order, so the replay reads the same sequence either way. Memory
@@ -78,6 +78,10 @@ pub struct Sorted {
     /// How many runs went to disk (0: sorted in memory).
     pub runs_spilled: usize,
     merge: Merge,
+    /// The inputs' paths, for errors.
+    paths: Vec<PathBuf>,
+    /// Copies of inputs that can be read once (pipes), removed when dropped.
+    _copies: Vec<tempfile::NamedTempFile>,
 }
 
 /// Reads every input (table index, path) and orders its records, calling
@@ -94,16 +98,31 @@ pub fn sort(
     opts: &SortOptions,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Sorted, InputError> {
+    // A pipe or a device (`--input t=<(zcat dump.gz)`, /dev/stdin) can be
+    // read once: it is copied to an unnamed file first, and errors still
+    // name it.
+    let mut copies = Vec::new();
+    let mut read: Vec<(usize, PathBuf)> = Vec::with_capacity(inputs.len());
+    for (table, path) in inputs {
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            let copy = copy_of(path, &opts.spill_dir)?;
+            read.push((*table, copy.path().to_path_buf()));
+            copies.push(copy);
+        } else {
+            read.push((*table, path.clone()));
+        }
+    }
+    let shown = |file: usize| inputs[file].1.as_path();
     let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
-    let total: u64 = inputs.iter().map(|(_, p)| size(p)).sum();
+    let total: u64 = read.iter().map(|(_, p)| size(p)).sum();
     let mut topics = Topics::default();
     let mut partitions: BTreeMap<(usize, u32, i32), First> = BTreeMap::new();
     let (mut records, mut first_ts, mut done) = (0u64, None::<i64>, 0u64);
     // Per dump: the sliding window that orders it (in records, None: too
     // far out of order), and its records.
     let mut windows: Vec<(Option<usize>, u64)> = Vec::with_capacity(inputs.len());
-    for (file, (table, path)) in inputs.iter().enumerate() {
-        let mut lines = Lines::open(path)?;
+    for (file, (table, path)) in read.iter().enumerate() {
+        let mut lines = Lines::open_as(path, shown(file))?;
         let mut disorder = Disorder::new(opts.buffer_bytes / 64);
         let mut n = 0u64;
         while lines.advance()? {
@@ -156,7 +175,7 @@ pub fn sort(
     let unordered: Vec<usize> = (0..inputs.len()).filter(|f| slide[*f].is_none()).collect();
     if !unordered.is_empty() {
         let sub: u64 = unordered.iter().map(|f| size(&inputs[*f].1)).sum();
-        runs = spill_sort(inputs, &unordered, opts, &mut topics, &mut |b| {
+        runs = spill_sort(inputs, &read, &unordered, opts, &mut topics, &mut |b| {
             progress(b, sub)
         })?;
     }
@@ -164,21 +183,15 @@ pub fn sort(
         .iter()
         .filter(|r| matches!(r, Run::Disk { .. }))
         .count();
-    for (file, (table, path)) in inputs.iter().enumerate() {
+    for (file, (table, path)) in read.iter().enumerate() {
         if let Some(window) = slide[file] {
             runs.push(Run::Dump(Box::new(Sliding::new(
-                DumpReader::open(*table, file, path)?,
+                DumpReader::open_as(*table, file, path, shown(file))?,
                 topics.clone(),
                 known,
                 window,
             ))));
         }
-    }
-    if topics.names.len() != known {
-        return Err(InputError::Io {
-            path: inputs[unordered[0]].1.clone(),
-            source: std::io::Error::other(CHANGED),
-        });
     }
     Ok(Sorted {
         topics: topics.names,
@@ -187,7 +200,21 @@ pub fn sort(
         first_ts,
         runs_spilled,
         merge: Merge::new(runs)?,
+        paths: inputs.iter().map(|(_, p)| p.clone()).collect(),
+        _copies: copies,
     })
+}
+
+/// `path` (a pipe) copied to a file in `dir`.
+fn copy_of(path: &Path, dir: &Path) -> Result<tempfile::NamedTempFile, InputError> {
+    let io = |source| InputError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut copy = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    let mut from = File::open(path).map_err(io)?;
+    std::io::copy(&mut from, copy.as_file_mut()).map_err(io)?;
+    Ok(copy)
 }
 
 pub(crate) const CHANGED: &str =
@@ -199,31 +226,49 @@ pub(crate) const CHANGED: &str =
 /// each full buffer as a sorted run; the last buffer is a run in memory.
 fn spill_sort(
     inputs: &[(usize, PathBuf)],
+    read: &[(usize, PathBuf)],
     files: &[usize],
     opts: &SortOptions,
     topics: &mut Topics,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Vec<Run>, InputError> {
+    let known = topics.names.len();
     let mut buffer: Vec<Loaded> = Vec::new();
     let mut held = 0usize;
-    let mut runs: Vec<Run> = Vec::new();
+    // Runs on disk with their level: a level-0 run is one buffer; FAN runs
+    // of one level are merged into one of the next, so every record is
+    // written once per level (log_FAN of the runs), and at most FAN - 1
+    // runs per level stay open.
+    let mut runs: Vec<(u32, Run)> = Vec::new();
     let (mut n, mut done) = (0u64, 0u64);
     for &file in files {
-        let (table, path) = &inputs[file];
-        let mut reader = DumpReader::open(*table, file, path)?;
+        let (table, path) = &read[file];
+        let mut reader = DumpReader::open_as(*table, file, path, &inputs[file].1)?;
         while let Some(rec) = reader.next(topics)? {
+            if rec.topic as usize >= known {
+                return Err(reader.changed());
+            }
             held += weight(&rec);
             buffer.push(rec);
+            // The records' bytes and the buffer's slots (a fresh buffer per
+            // run: a spilled one's capacity is not kept).
             if held + buffer.capacity() * std::mem::size_of::<Loaded>() >= opts.buffer_bytes {
-                buffer.sort_unstable_by_key(Loaded::order);
-                let it = buffer.drain(..).map(Ok);
-                runs.push(write_run(it, &opts.spill_dir)?);
+                let mut full = std::mem::take(&mut buffer);
+                full.sort_unstable_by_key(Loaded::order);
+                runs.push((0, write_run(full.into_iter().map(Ok), &opts.spill_dir)?));
                 held = 0;
-                if runs.len() >= MAX_RUNS {
-                    // Bounded open files and read buffers: the runs so far
-                    // become one (an input of MAX_RUNS buffers or more).
-                    let merged = Merge::new(std::mem::take(&mut runs))?;
-                    runs.push(write_run(merged, &opts.spill_dir)?);
+                loop {
+                    let level = runs.last().map_or(0, |r| r.0);
+                    let same = runs.iter().rev().take_while(|r| r.0 == level).count();
+                    if same < FAN {
+                        break;
+                    }
+                    let merged: Vec<Run> = runs
+                        .split_off(runs.len() - same)
+                        .into_iter()
+                        .map(|r| r.1)
+                        .collect();
+                    runs.push((level + 1, write_run(Merge::new(merged)?, &opts.spill_dir)?));
                 }
             }
             n += 1;
@@ -235,8 +280,9 @@ fn spill_sort(
     }
     progress(done);
     buffer.sort_unstable_by_key(Loaded::order);
-    runs.push(Run::Memory(buffer.into_iter()));
-    Ok(runs)
+    let mut out: Vec<Run> = runs.into_iter().map(|r| r.1).collect();
+    out.push(Run::Memory(buffer.into_iter()));
+    Ok(out)
 }
 
 /// What a buffered record costs: the struct, its payload and key, and the
@@ -250,7 +296,22 @@ impl Iterator for Sorted {
     type Item = Result<Loaded, InputError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.merge.next()
+        Some(self.merge.next()?.and_then(|r| {
+            // What the first pass saw of it: its partition, and no earlier
+            // arrival than the first.
+            let seen = self
+                .partitions
+                .contains_key(&(r.table, r.topic, r.partition));
+            if !seen || self.first_ts.is_some_and(|t| r.ts < t) {
+                return Err(InputError::Dump {
+                    path: self.paths[r.file].clone(),
+                    line: r.line,
+                    column: 1,
+                    message: CHANGED.to_string(),
+                });
+            }
+            Ok(r)
+        }))
     }
 }
 
@@ -363,9 +424,16 @@ impl Sliding {
         self.held -= 1;
         match self.lanes[lane].front() {
             Some(f) => self.heads.push(Reverse((f.order(), lane))),
-            // An empty lane no partition writes to is free again.
-            None if self.owner[lane].is_none() => self.idle.push(lane),
-            None => {}
+            // An empty lane gives back what a long batch grew; one no
+            // partition writes to any more is free again.
+            None => {
+                if self.lanes[lane].capacity() > 1024 {
+                    self.lanes[lane].shrink_to(64);
+                }
+                if self.owner[lane].is_none() {
+                    self.idle.push(lane);
+                }
+            }
         }
         // The first pass measured the window on the headers; a record the
         // full parse reads differently may not fit it.
@@ -377,9 +445,9 @@ impl Sliding {
     }
 }
 
-/// Runs merged at once at most: their read buffers (64 KiB each) and open
-/// files are what the merge holds.
-const MAX_RUNS: usize = 64;
+/// Runs of one level merged at once (each holds an open file and a 64 KiB
+/// read buffer while it is merged).
+const FAN: usize = 32;
 
 /// Writes records already in order to an unnamed file in `dir`.
 fn write_run(
@@ -582,13 +650,13 @@ mod tests {
             merged.iter().map(key).collect::<Vec<_>>(),
             all.records.iter().map(key).collect::<Vec<_>>()
         );
-        // A run per record: runs are merged into one every MAX_RUNS.
+        // A run per record: 32 runs of a level merge into one of the next.
         let tiny = SortOptions {
             buffer_bytes: 1,
             spill_dir: dir.path().to_path_buf(),
         };
         let each = sort(&inputs, &tiny, &mut |_, _| {}).expect("sort");
-        assert!(each.runs_spilled < MAX_RUNS, "{} runs", each.runs_spilled);
+        assert!(each.runs_spilled < 2 * FAN, "{} runs", each.runs_spilled);
         let merged: Vec<Loaded> = each.map(|r| r.expect("record")).collect();
         assert_eq!(
             merged.iter().map(key).collect::<Vec<_>>(),
@@ -629,6 +697,40 @@ mod tests {
             merged.iter().map(key).collect::<Vec<_>>(),
             all.records.iter().map(key).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn small_records_far_out_of_order_spill_in_levels() {
+        let dir = tempfile::tempdir().expect("dir");
+        // 20,000 one-byte payloads in no order: a buffer of 64 KiB holds a
+        // few hundred, so about a hundred runs, merged 32 at a time.
+        let mut x = 1u64;
+        let lines: Vec<(i64, i32, &str)> = (0..20_000)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((x >> 40) as i64 % 100_000, 0, "1")
+            })
+            .collect();
+        let inputs = vec![(0, dump(dir.path(), "r.json", &lines))];
+        let all = super::super::load(&inputs).expect("load");
+        let opts = SortOptions {
+            buffer_bytes: 64 << 10,
+            spill_dir: dir.path().to_path_buf(),
+        };
+        let sorted = sort(&inputs, &opts, &mut |_, _| {}).expect("sort");
+        assert!(
+            (3..2 * FAN).contains(&sorted.runs_spilled),
+            "{} runs",
+            sorted.runs_spilled
+        );
+        let merged: Vec<(i64, usize)> = sorted
+            .map(|r| r.expect("record"))
+            .map(|l| (l.ts, l.line))
+            .collect();
+        let want: Vec<(i64, usize)> = all.records.iter().map(|l| (l.ts, l.line)).collect();
+        assert_eq!(merged, want);
     }
 
     #[test]

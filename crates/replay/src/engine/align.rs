@@ -341,6 +341,15 @@ impl Engine<'_> {
         !self.groups.is_empty()
     }
 
+    /// Whether record `origin` of split `id` was just held back.
+    pub fn is_deferred(&self, id: SplitId, origin: usize) -> bool {
+        self.align
+            .deferred
+            .get(&id)
+            .and_then(VecDeque::back)
+            .is_some_and(|r| r.origin == origin)
+    }
+
     /// The driver's index of the oldest record alignment holds back.
     pub fn oldest_deferred(&self) -> Option<usize> {
         self.align
