@@ -10,7 +10,9 @@
 
 mod disorder;
 mod lines;
+mod runs;
 mod scan;
+mod sliding;
 pub mod sorted;
 
 use std::path::{Path, PathBuf};
