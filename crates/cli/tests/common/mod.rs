@@ -5,6 +5,8 @@
 //! `kafka_edge.rs`).
 #![allow(dead_code)] // each test binary uses its own part
 
+pub mod kafka_jobs;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
