@@ -198,6 +198,54 @@ fn a_dump_line_nested_50000_deep_is_an_error_with_its_line() {
     assert!(e.to_string().contains("deeper than"), "{e}");
 }
 
+/// A dump line of topic `events` with `payload` as its (escaped) value.
+fn event_line(p: i64, offset: i64, arrival: i64, payload: &str) -> String {
+    format!(
+        r#"{{"topic":"events","partition":{p},"offset":{offset},"tstype":"create","ts":{arrival},"key":null,"payload":"{payload}"}}"#
+    )
+}
+
+/// An escaped JSON value of user `u` at event time `event`.
+fn user_at(event: &str) -> String {
+    format!(r#"{{\"user_id\":\"u\",\"ts\":\"{event}\"}}"#)
+}
+
+/// A 10 s count over `events`, whose partitions align with a 30 s drift,
+/// updated every `update_interval`.
+fn aligned_job(update_interval: &str) -> JobPlan {
+    JobPlan::from_sql(&format!(
+        "CREATE TABLE events (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
+           WITH ('connector' = 'kafka', 'topic' = 'events', 'properties.bootstrap.servers' = 'b:9092', 'format' = 'json',
+                 'scan.watermark.alignment.group' = 'g', 'scan.watermark.alignment.max-drift' = '30 s',
+                 'scan.watermark.alignment.update-interval' = '{update_interval}');
+         CREATE TABLE sink (window_start TIMESTAMP(3), n BIGINT) WITH ('connector' = 'blackhole');
+         INSERT INTO sink SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts),
+           INTERVAL '10' SECOND)) GROUP BY window_start, window_end;"
+    ))
+    .expect("plans")
+}
+
+/// Replays `plan` over a dump of `lines` written to a scratch directory.
+fn replay_lines(
+    name: &str,
+    plan: &JobPlan,
+    lines: &[String],
+) -> Result<lowwater_replay::Outcome, lowwater_replay::ReplayError> {
+    let dir = std::env::temp_dir().join(format!("lowwater-hostile-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let dump = dir.join("events.jsonl");
+    std::fs::write(&dump, lines.join("\n")).expect("write");
+    let out = replay(
+        plan,
+        &ReplayArgs {
+            inputs: vec![("events".into(), dump)],
+            ..ReplayArgs::default()
+        },
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    out
+}
+
 /// Found by the fuzz target: with watermark alignment holding records of a
 /// paused partition back, an arrival time centuries ahead made the replay
 /// run one periodic tick per 200 ms up to it (10^16 ticks). Once a quiet
@@ -205,53 +253,27 @@ fn a_dump_line_nested_50000_deep_is_an_error_with_its_line() {
 /// alignment.
 #[test]
 fn an_arrival_time_far_ahead_while_alignment_holds_records_is_one_jump() {
-    let dir = std::env::temp_dir().join(format!("lowwater-hostile-align-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let dump = dir.join("events.jsonl");
-    let line = |p: i64, offset: i64, arrival: i64, event: &str| {
-        format!(
-            r#"{{"topic":"events","partition":{p},"offset":{offset},"tstype":"create","ts":{arrival},"key":null,"payload":"{{\"user_id\":\"u\",\"ts\":\"{event}\"}}"}}"#
-        )
-    };
     let t = 1_757_851_200_000i64;
-    std::fs::write(
-        &dump,
-        [
-            line(1, 0, t, "2025-09-14 12:00:00"),
-            // Partition 0 runs two minutes ahead (drift 30 s): paused.
-            line(0, 0, t + 10, "2025-09-14 12:02:00"),
-            line(0, 1, t + 3_000, "2025-09-14 12:02:01"),
-            line(0, 2, t + 3_100, "2025-09-14 12:02:02"),
-            line(1, 1, 4_611_687_776_278_612_903, "2025-09-14 12:00:01"),
-        ]
-        .join("\n"),
-    )
-    .expect("write");
-    let plan = JobPlan::from_sql(
-        "CREATE TABLE events (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
-           WITH ('connector' = 'kafka', 'topic' = 'events', 'properties.bootstrap.servers' = 'b:9092', 'format' = 'json',
-                 'scan.watermark.alignment.group' = 'g', 'scan.watermark.alignment.max-drift' = '30 s',
-                 'scan.watermark.alignment.update-interval' = '1 s');
-         CREATE TABLE sink (window_start TIMESTAMP(3), n BIGINT) WITH ('connector' = 'blackhole');
-         INSERT INTO sink SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts),
-           INTERVAL '10' SECOND)) GROUP BY window_start, window_end;",
-    )
-    .expect("plans");
-    let out = replay(
-        &plan,
-        &ReplayArgs {
-            inputs: vec![("events".into(), dump)],
-            ..ReplayArgs::default()
-        },
-    )
-    .expect("replays");
+    let lines = [
+        event_line(1, 0, t, &user_at("2025-09-14 12:00:00")),
+        // Partition 0 runs two minutes ahead (drift 30 s): paused.
+        event_line(0, 0, t + 10, &user_at("2025-09-14 12:02:00")),
+        event_line(0, 1, t + 3_000, &user_at("2025-09-14 12:02:01")),
+        event_line(0, 2, t + 3_100, &user_at("2025-09-14 12:02:02")),
+        event_line(
+            1,
+            1,
+            4_611_687_776_278_612_903,
+            &user_at("2025-09-14 12:00:01"),
+        ),
+    ];
+    let out = replay_lines("far-ahead", &aligned_job("1 s"), &lines).expect("replays");
     assert_eq!(out.report.totals.records_in, 5);
     let paused: Vec<u64> = out.report.partitions.iter().map(|p| p.paused_ms).collect();
     assert!(
         paused.iter().any(|&ms| ms > 0),
         "partition 0 was paused: {paused:?}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A record alignment held back and read later still fails at its own
@@ -259,54 +281,23 @@ fn an_arrival_time_far_ahead_while_alignment_holds_records_is_one_jump() {
 /// streamed, not kept).
 #[test]
 fn a_held_back_record_that_fails_names_its_own_line() {
-    let dir = std::env::temp_dir().join(format!("lowwater-hostile-held-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let dump = dir.join("events.jsonl");
-    let line = |p: i64, offset: i64, arrival: i64, payload: &str| {
-        format!(
-            r#"{{"topic":"events","partition":{p},"offset":{offset},"tstype":"create","ts":{arrival},"key":null,"payload":"{payload}"}}"#
-        )
-    };
-    let ok = |event: &str| format!(r#"{{\"user_id\":\"u\",\"ts\":\"{event}\"}}"#);
     let t = 1_757_851_200_000i64;
     let mut lines = vec![
-        line(1, 0, t, &ok("2025-09-14 12:00:00")),
-        line(0, 0, t + 10, &ok("2025-09-14 12:02:00")),
+        event_line(1, 0, t, &user_at("2025-09-14 12:00:00")),
+        event_line(0, 0, t + 10, &user_at("2025-09-14 12:02:00")),
         // Held back (partition 0 is paused), then read when partition 1
         // catches up: not JSON.
-        line(0, 1, t + 3_000, "not json"),
+        event_line(0, 1, t + 3_000, "not json"),
     ];
     for i in 0..200 {
-        lines.push(line(
-            1,
-            1 + i,
-            t + 3_100 + i * 100,
-            &ok(&format!("2025-09-14 12:0{}:{:02}", 1 + i / 60, i % 60)),
-        ));
+        let event = format!("2025-09-14 12:0{}:{:02}", 1 + i / 60, i % 60);
+        lines.push(event_line(1, 1 + i, t + 3_100 + i * 100, &user_at(&event)));
     }
-    std::fs::write(&dump, lines.join("\n")).expect("write");
-    let plan = JobPlan::from_sql(
-        "CREATE TABLE events (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
-           WITH ('connector' = 'kafka', 'topic' = 'events', 'properties.bootstrap.servers' = 'b:9092', 'format' = 'json',
-                 'scan.watermark.alignment.group' = 'g', 'scan.watermark.alignment.max-drift' = '30 s',
-                 'scan.watermark.alignment.update-interval' = '1 s');
-         CREATE TABLE sink (window_start TIMESTAMP(3), n BIGINT) WITH ('connector' = 'blackhole');
-         INSERT INTO sink SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts),
-           INTERVAL '10' SECOND)) GROUP BY window_start, window_end;",
-    )
-    .expect("plans");
-    let err = replay(
-        &plan,
-        &ReplayArgs {
-            inputs: vec![("events".into(), dump)],
-            ..ReplayArgs::default()
-        },
-    )
-    .expect_err("the bad record fails the replay")
-    .to_string();
+    let err = replay_lines("held", &aligned_job("1 s"), &lines)
+        .expect_err("the bad record fails the replay")
+        .to_string();
     assert!(err.contains("events.jsonl:3"), "{err}");
     assert!(err.contains("partition 0 offset 1"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The jump over quiet time while alignment holds records stops at the
@@ -314,52 +305,21 @@ fn a_held_back_record_that_fails_names_its_own_line() {
 /// update 20 s after the start, not the next record 60 s after it.
 #[test]
 fn a_jump_over_quiet_time_stops_at_the_next_alignment_update() {
-    let dir = std::env::temp_dir().join(format!("lowwater-hostile-jump-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let dump = dir.join("events.jsonl");
-    let line = |p: i64, offset: i64, arrival: i64, event: &str| {
-        format!(
-            r#"{{"topic":"events","partition":{p},"offset":{offset},"tstype":"create","ts":{arrival},"key":null,"payload":"{{\"user_id\":\"u\",\"ts\":\"{event}\"}}"}}"#
-        )
-    };
     let t = 1_757_851_200_000i64;
-    std::fs::write(
-        &dump,
-        [
-            line(1, 0, t, "2025-09-14 12:00:00"),
-            // Two minutes ahead with a 30 s drift: paused by the first
-            // update, at t + 10 s.
-            line(0, 0, t + 10, "2025-09-14 12:02:00"),
-            line(0, 1, t + 12_000, "2025-09-14 12:02:01"),
-            // Partition 1 catches up: the update at t + 20 s resumes 0.
-            line(1, 1, t + 15_000, "2025-09-14 12:01:45"),
-            line(1, 2, t + 60_000, "2025-09-14 12:01:46"),
-        ]
-        .join("\n"),
-    )
-    .expect("write");
-    let plan = JobPlan::from_sql(
-        "CREATE TABLE events (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
-           WITH ('connector' = 'kafka', 'topic' = 'events', 'properties.bootstrap.servers' = 'b:9092', 'format' = 'json',
-                 'scan.watermark.alignment.group' = 'g', 'scan.watermark.alignment.max-drift' = '30 s',
-                 'scan.watermark.alignment.update-interval' = '10 s');
-         CREATE TABLE sink (window_start TIMESTAMP(3), n BIGINT) WITH ('connector' = 'blackhole');
-         INSERT INTO sink SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts),
-           INTERVAL '10' SECOND)) GROUP BY window_start, window_end;",
-    )
-    .expect("plans");
-    let out = replay(
-        &plan,
-        &ReplayArgs {
-            inputs: vec![("events".into(), dump)],
-            ..ReplayArgs::default()
-        },
-    )
-    .expect("replays");
+    let lines = [
+        event_line(1, 0, t, &user_at("2025-09-14 12:00:00")),
+        // Two minutes ahead with a 30 s drift: paused by the first
+        // update, at t + 10 s.
+        event_line(0, 0, t + 10, &user_at("2025-09-14 12:02:00")),
+        event_line(0, 1, t + 12_000, &user_at("2025-09-14 12:02:01")),
+        // Partition 1 catches up: the update at t + 20 s resumes 0.
+        event_line(1, 1, t + 15_000, &user_at("2025-09-14 12:01:45")),
+        event_line(1, 2, t + 60_000, &user_at("2025-09-14 12:01:46")),
+    ];
+    let out = replay_lines("jump", &aligned_job("10 s"), &lines).expect("replays");
     // What ticking every 200 ms gives (partition 1 is paused too, from its
     // catch-up record to that update); jumping past the update to the last
     // record gave [48_000, 44_800].
     let paused: Vec<u64> = out.report.partitions.iter().map(|p| p.paused_ms).collect();
     assert_eq!(paused, vec![8_200, 5_000]);
-    let _ = std::fs::remove_dir_all(&dir);
 }
