@@ -7,18 +7,18 @@
 //! report names every stall of the event-time watermark, the partition that
 //! held it and what releases it.
 
+mod driver;
 pub mod engine;
 pub mod error;
 pub mod input;
 pub mod report;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use lowwater_connectors::dump::DumpRecord;
 use lowwater_connectors::input::sorted::SortOptions;
 use lowwater_core::{Millis, Timestamp};
-use lowwater_sql::options::Connector;
 use lowwater_sql::plan::JobPlan;
 
 pub use error::ReplayError;
@@ -92,19 +92,49 @@ pub struct Outcome {
     /// Per INSERT (by sink table name), the most (window, key) states open
     /// at once, counted at every periodic tick: what state a job needs.
     pub peak_open_windows: BTreeMap<String, u64>,
+    /// Per sink table name, when its window results left.
+    pub lags: BTreeMap<String, SinkLags>,
 }
 
-fn table_index(plan: &JobPlan, name: &str, what: &str) -> Result<usize, ReplayError> {
-    plan.table(name).ok_or_else(|| {
-        ReplayError::Usage(format!(
-            "{what} names table '{name}', which the job does not define (tables: {})",
-            plan.tables
-                .iter()
-                .map(|t| t.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))
-    })
+/// When a sink's window results left: the emission lag (emission time
+/// minus window end) of each, and the windows not fired when the replay
+/// ended (without draining, those a stall still held).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SinkLags {
+    /// Window results counted by emission lag.
+    pub emitted: BTreeMap<Millis, u64>,
+    /// (window, key) states still open at the end.
+    pub open_at_end: u64,
+    /// The earliest end among the windows still open.
+    pub first_open_end: Option<Timestamp>,
+}
+
+impl SinkLags {
+    /// The emission lag at or under which `q` (0..=1) of the window
+    /// results left (nearest rank), `None` without results.
+    pub fn quantile(&self, q: f64) -> Option<Millis> {
+        let n: u64 = self.emitted.values().sum();
+        if n == 0 {
+            return None;
+        }
+        let rank = ((q.clamp(0.0, 1.0) * n as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (&lag, &c) in &self.emitted {
+            seen += c;
+            if seen >= rank {
+                return Some(lag);
+            }
+        }
+        self.emitted.keys().next_back().copied()
+    }
+
+    /// How long past its end the oldest window still open at `end` had
+    /// waited (`None`: none had ended).
+    pub fn open_wait(&self, end: Timestamp) -> Option<Millis> {
+        self.first_open_end
+            .filter(|e| *e <= end)
+            .map(|e| end.saturating_sub(e))
+    }
 }
 
 /// The default stall threshold: 3 x max(largest window, emit interval).
@@ -117,30 +147,6 @@ pub fn replay(plan: &JobPlan, args: &ReplayArgs) -> Result<Outcome, ReplayError>
     replay_observed(plan, args, &mut |_| {})
 }
 
-/// Where a record came from, kept while alignment may read it later.
-#[derive(Debug, Clone, Copy)]
-struct Origin {
-    file: usize,
-    line: usize,
-    table: usize,
-    topic: u32,
-    partition: i32,
-    offset: Option<i64>,
-}
-
-impl Origin {
-    fn of(l: &input::Loaded) -> Self {
-        Origin {
-            file: l.file,
-            line: l.line,
-            table: l.table,
-            topic: l.topic,
-            partition: l.partition,
-            offset: l.offset,
-        }
-    }
-}
-
 /// Replays `plan` over the inputs, telling `observe` how far it is now
 /// and then (every 16,384 records). The inputs are read and ordered with
 /// memory bounded by `args.sort_buffer_bytes` (see
@@ -150,282 +156,27 @@ pub fn replay_observed(
     args: &ReplayArgs,
     observe: &mut dyn FnMut(Progress),
 ) -> Result<Outcome, ReplayError> {
-    let sources: Vec<usize> = plan.pipelines.iter().map(|p| p.source).collect();
-    let mut inputs = Vec::new();
-    for (name, path) in &args.inputs {
-        let t = table_index(plan, name, "--input")?;
-        if !sources.contains(&t) {
-            return Err(ReplayError::Usage(format!(
-                "--input {name}: table '{name}' is not read by any INSERT of the job"
-            )));
-        }
-        inputs.push((t, path.clone()));
-    }
-    let mut declared = Vec::new();
-    for (name, n) in &args.partitions {
-        let t = table_index(plan, name, "--partitions")?;
-        if *n < 1 {
-            return Err(ReplayError::Usage(format!(
-                "--partitions {name}={n}: needs at least 1"
-            )));
-        }
-        declared.push((t, *n));
-    }
-    for &s in &sources {
-        if !inputs.iter().any(|(t, _)| *t == s) && !declared.iter().any(|(t, _)| *t == s) {
-            return Err(ReplayError::Usage(format!(
-                "no --input for source table '{}' (give its dump, or --partitions {}=N for a silent topic)",
-                plan.tables[s].name, plan.tables[s].name
-            )));
-        }
-    }
-    let sort = SortOptions {
-        buffer_bytes: args.sort_buffer_bytes,
-        spill_dir: args.spill_dir.clone(),
-    };
-    let mut sorted = input::sorted::sort(&inputs, &sort, &mut |bytes, total| {
-        observe(Progress::Reading { bytes, total })
-    })?;
-    let topic_names = std::mem::take(&mut sorted.topics);
-    let paths: Vec<PathBuf> = inputs.iter().map(|(_, p)| p.clone()).collect();
-    let distinct = sorted.partitions.clone();
-    let mut splits = Vec::new();
-    for (&(table, topic, partition), first) in &distinct {
-        let t = &plan.tables[table];
-        let topic_name = &topic_names[topic as usize];
-        if let Connector::Kafka { topics, .. } = &t.connector {
-            if !topics.contains(topic_name) {
-                return Err(ReplayError::Record(Box::new(error::RecordFailure {
-                    path: paths[first.file].clone(),
-                    line: first.line,
-                    table: t.name.clone(),
-                    topic: topic_name.clone(),
-                    partition,
-                    offset: offset_text(first.offset),
-                    message: format!(
-                        "table {} reads topic(s) {}, not this record's topic",
-                        t.name,
-                        topics.join(", ")
-                    ),
-                    hint: None,
-                })));
-            }
-        }
-        splits.push((table, topic_name.clone(), partition));
-    }
-    for (t, n) in &declared {
-        let mut topics = plan.tables[*t].topics();
-        if !matches!(plan.tables[*t].connector, Connector::Kafka { .. }) {
-            let seen: Vec<String> = splits
-                .iter()
-                .filter(|s| s.0 == *t)
-                .map(|s| s.1.clone())
-                .collect();
-            if let Some(first) = seen.first() {
-                topics = vec![first.clone()];
-            }
-        }
-        for topic in topics {
-            for p in 0..*n {
-                splits.push((*t, topic.clone(), p));
-            }
-        }
-    }
-    let t0 = sorted.first_ts.unwrap_or(0);
+    let (layout, sorted) = driver::prepare(plan, args, observe)?;
     let threshold = args
         .stall_threshold
         .unwrap_or_else(|| default_threshold(plan));
-    let mut engine =
-        engine::Engine::new(plan, &splits, t0, threshold).map_err(ReplayError::Usage)?;
-    // Split ids by (table, topic) and partition, looked up once per record
-    // without hashing for the partition numbers topics have; a partition
-    // number is an id, not an index: any other (2147483647, -5) is looked
-    // up in a map instead of sizing a table after it.
-    const DENSE: i32 = 1 << 16;
-    let slot = |table: usize, topic: u32| table * topic_names.len() + topic as usize;
-    let mut ids: Vec<Vec<Option<u32>>> = vec![Vec::new(); plan.tables.len() * topic_names.len()];
-    let mut sparse: HashMap<(usize, i32), u32> = HashMap::new();
-    for &(table, topic, partition) in distinct.keys() {
-        if let Some(id) = engine.split_id(table, &topic_names[topic as usize], partition) {
-            if (0..DENSE).contains(&partition) {
-                let v = &mut ids[slot(table, topic)];
-                let p = partition as usize;
-                if v.len() <= p {
-                    v.resize(p + 1, None);
-                }
-                v[p] = Some(id);
-            } else {
-                sparse.insert((slot(table, topic), partition), id);
-            }
-        }
-    }
-    let split_of = |table: usize, topic: u32, partition: i32| -> Option<u32> {
-        if (0..DENSE).contains(&partition) {
-            ids[slot(table, topic)]
-                .get(partition as usize)
-                .copied()
-                .flatten()
-        } else {
-            sparse.get(&(slot(table, topic), partition)).copied()
-        }
-    };
-    let mut restarts = args.restarts.clone();
-    restarts.sort_unstable();
-    restarts.reverse();
-    let mut written: BTreeMap<usize, Vec<DumpRecord>> = BTreeMap::new();
-    // Where records came from, by the driver's index: the current one, and
-    // with alignment those it may still hold back (pruned below the oldest
-    // it holds).
-    let mut held: BTreeMap<usize, Origin> = BTreeMap::new();
-    let mut current: Option<(usize, Origin)> = None;
-    let failure =
-        |f: engine::Failed, held: &BTreeMap<usize, Origin>, current: Option<(usize, Origin)>| {
-            let o = match current {
-                Some((i, o)) if i == f.origin => Some(o),
-                _ => held.get(&f.origin).copied(),
-            };
-            let Some(o) = o else {
-                return ReplayError::Usage(f.error.message);
-            };
-            ReplayError::Record(Box::new(error::RecordFailure {
-                path: paths[o.file].clone(),
-                line: o.line,
-                table: plan.tables[o.table].name.clone(),
-                topic: topic_names[o.topic as usize].clone(),
-                partition: o.partition,
-                offset: offset_text(o.offset),
-                message: f.error.message,
-                hint: plan.tables[o.table]
-                    .value_format
-                    .skip_option()
-                    .filter(|_| f.error.decode),
-            }))
-        };
-    let total = sorted.records;
-    let aligns = engine.aligns();
-    let mut pruned_at = 0usize;
-    let mut read = 0u64;
-    for (origin, l) in sorted.by_ref().enumerate() {
-        let l = l?;
-        read += 1;
-        while restarts.last().is_some_and(|t| *t < l.ts) {
-            restarts.pop();
-            engine = restart(plan, &splits, t0, threshold, engine, &mut written)?;
-        }
-        let here = Origin::of(&l);
-        current = Some((origin, here));
-        let rec = engine::RecordRef {
-            topic: &topic_names[l.topic as usize],
-            partition: l.partition,
-            offset: l.offset,
-            ts: l.ts,
-            payload: l.payload.as_deref(),
-            key: l.key.as_deref(),
-        };
-        let id = split_of(l.table, l.topic, l.partition).ok_or_else(|| {
-            failure(
-                engine::Failed {
-                    origin,
-                    error: engine::RecordError::other(
-                        "the record's partition is not a split of this job",
-                    ),
-                },
-                &held,
-                current,
-            )
-        })?;
-        engine
-            .process(origin, l.table, id, rec)
-            .map_err(|f| failure(f, &held, current))?;
-        if let Some(e) = engine.sink_error() {
-            return Err(ReplayError::Usage(e.to_string()));
-        }
-        // Kept while alignment holds it back; dropped once it holds none
-        // older (the held records' count bounds the map).
-        if aligns {
-            if engine.is_deferred(id, origin) {
-                held.insert(origin, here);
-            }
-            if held.len() >= 2 * pruned_at.max(1024) {
-                let oldest = engine.oldest_deferred().unwrap_or(origin + 1);
-                held = held.split_off(&oldest);
-                pruned_at = held.len();
-            }
-        }
+    let mut run = driver::Driver::new(plan, &layout, threshold, &args.restarts, true)?;
+    let total = layout.records;
+    for (origin, l) in sorted.enumerate() {
+        run.feed(origin, &l?)?;
         if origin % 16_384 == 0 {
             observe(Progress::Replaying {
                 records: origin as u64,
                 total,
-                now: engine.now(),
+                now: run.now(),
             });
         }
     }
-    if read != total {
-        return Err(ReplayError::Usage(format!(
-            "the dumps held {total} records when first read and {read} when replayed: \
-             an input changed while it was replayed; replay a copy that is not being written"
-        )));
-    }
-    if !restarts.is_empty() {
-        engine = restart(plan, &splits, t0, threshold, engine, &mut written)?;
-    }
-    engine
-        .finish(args.drain)
-        .map_err(|f| failure(f, &held, current))?;
+    let outcome = run.finish(args.drain)?;
     observe(Progress::Replaying {
         records: total,
         total,
-        now: engine.now(),
+        now: outcome.report.replay.end_ts,
     });
-    if let Some(e) = engine.sink_error() {
-        return Err(ReplayError::Usage(e.to_string()));
-    }
-    let report = report::build(plan, &engine, threshold, args.drain);
-    let outputs = engine
-        .take_sinks()
-        .into_iter()
-        .map(|(t, s)| {
-            let mut rows = written.remove(&t).unwrap_or_default();
-            rows.extend(s.records);
-            (plan.tables[t].name.clone(), rows)
-        })
-        .collect();
-    let peak_open_windows = plan
-        .pipelines
-        .iter()
-        .enumerate()
-        .map(|(pi, pl)| (plan.tables[pl.sink].name.clone(), engine.peak_open(pi)))
-        .collect();
-    Ok(Outcome {
-        report,
-        outputs,
-        peak_open_windows,
-    })
-}
-
-/// Checkpoints `engine` to bytes, drops it, and returns a new engine
-/// restored from those bytes (its rows so far move to `written`).
-fn restart<'p>(
-    plan: &'p JobPlan,
-    splits: &[(usize, String, i32)],
-    t0: Timestamp,
-    threshold: Millis,
-    mut engine: engine::Engine<'p>,
-    written: &mut BTreeMap<usize, Vec<DumpRecord>>,
-) -> Result<engine::Engine<'p>, ReplayError> {
-    for (t, rows) in engine.take_records() {
-        written.entry(t).or_default().extend(rows);
-    }
-    let bytes = lowwater_core::checkpoint::encode(1, &engine.snapshot())
-        .map_err(|e| ReplayError::Usage(e.to_string()))?;
-    drop(engine);
-    let (_, snap) =
-        lowwater_core::checkpoint::decode(&bytes).map_err(|e| ReplayError::Usage(e.to_string()))?;
-    let mut fresh = engine::Engine::new(plan, splits, t0, threshold).map_err(ReplayError::Usage)?;
-    fresh.restore(snap).map_err(ReplayError::Usage)?;
-    Ok(fresh)
-}
-
-fn offset_text(offset: Option<i64>) -> String {
-    offset.map_or("?".to_string(), |o| o.to_string())
+    Ok(outcome)
 }

@@ -176,6 +176,11 @@ impl WindowOperator {
         self.windows.values().map(HashMap::len).sum()
     }
 
+    /// The earliest end among the open windows (`None`: none is open).
+    pub fn first_open_end(&self) -> Option<Timestamp> {
+        self.windows.keys().map(|w| w.end).min()
+    }
+
     /// An estimate of the bytes the open (window, key) states take: each
     /// window's hash table at its capacity, plus the keys' and
     /// accumulators' heap, averaged over up to 8 states of the window and

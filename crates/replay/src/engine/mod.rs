@@ -75,6 +75,9 @@ pub struct SinkOutput {
     pub late_rows: u64,
     /// Largest emission time minus window end over window results.
     pub max_emission_lag: Option<Millis>,
+    /// Every window result's emission lag, counted by value (exact
+    /// percentiles; window results are few next to records).
+    pub lags: BTreeMap<Millis, u64>,
     /// Window rows fired early (`lowwater.state.on-limit` = 'fire-oldest').
     pub early_rows: u64,
 }
@@ -82,6 +85,8 @@ pub struct SinkOutput {
 struct Sink {
     format: SinkFormat,
     out: SinkOutput,
+    /// Whether rows are kept (else only counted).
+    keep: bool,
 }
 
 /// The executor.
@@ -240,6 +245,21 @@ impl<'p> Engine<'p> {
             align: align::AlignState::new(&groups, t0),
             groups,
         })
+    }
+
+    /// Whether the sinks keep the rows they write (the default) or only
+    /// count them (`lowwater tune`, which needs the counts of many replays).
+    pub fn keep_rows(&mut self, keep: bool) {
+        for s in self.sinks.values_mut() {
+            s.keep = keep;
+        }
+    }
+
+    /// Pipeline `pi`'s (window, key) states not fired yet, and the
+    /// earliest end among their windows.
+    pub fn open_windows(&self, pi: usize) -> (u64, Option<Timestamp>) {
+        let op = &self.pipes[pi].op;
+        (op.pending() as u64, op.first_open_end())
     }
 
     /// Takes the rows written so far, keeping the sinks' counters.

@@ -52,6 +52,7 @@ impl Engine<'_> {
                         s.out.early_rows += u64::from(r.early);
                         s.out.max_emission_lag =
                             Some(s.out.max_emission_lag.map_or(lag, |m| m.max(lag)));
+                        *s.out.lags.entry(lag).or_insert(0) += 1;
                     }
                 }
                 WindowOutput::Late(_) if with_row => {
@@ -85,6 +86,7 @@ pub(super) fn sink(plan: &JobPlan, table: usize) -> Result<Sink, String> {
             lowwater_connectors::avro::Registration::LookUp,
         )?,
         out: SinkOutput::default(),
+        keep: true,
     })
 }
 
@@ -95,8 +97,12 @@ impl Sink {
         if self.format.discards() {
             return Ok(());
         }
+        // Encoded even when not kept: a row that does not fit the sink's
+        // format fails the replay either way.
         let r = self.format.dump_record(values, offset, now)?;
-        self.out.records.push(r);
+        if self.keep {
+            self.out.records.push(r);
+        }
         Ok(())
     }
 }

@@ -47,6 +47,7 @@ struct SinkCounts {
     window_rows: u64,
     late_rows: u64,
     max_emission_lag: Option<Millis>,
+    lags: BTreeMap<Millis, u64>,
     early_rows: u64,
 }
 
@@ -77,6 +78,7 @@ impl Engine<'_> {
                         window_rows: o.window_rows,
                         late_rows: o.late_rows,
                         max_emission_lag: o.max_emission_lag,
+                        lags: o.lags.clone(),
                         early_rows: o.early_rows,
                     };
                     (*t, counts)
@@ -128,6 +130,7 @@ impl Engine<'_> {
                 s.out.window_rows = c.window_rows;
                 s.out.late_rows = c.late_rows;
                 s.out.max_emission_lag = c.max_emission_lag;
+                s.out.lags = c.lags;
                 s.out.early_rows = c.early_rows;
             }
         }
