@@ -52,13 +52,14 @@ def clickstream(minutes, heartbeat=True):
     return out
 
 
-def stock_changes():
+def stock_changes(stragglers=()):
     """12 partitions keyed by SKU, 03:00-07:00; partition 7 (slow SKUs) is
-    quiet from 03:37:58 to 06:20."""
+    quiet from 03:37:58 to 06:20. `stragglers`: (arrival, event time) of
+    partition-7 records delivered late by their producer."""
     out, start = [], DAY + 3 * 3_600_000
     quiet = (DAY + (3 * 3600 + 37 * 60 + 58) * 1000, DAY + (6 * 3600 + 20 * 60) * 1000)
     for p in range(12):
-        offset = 0
+        rows = []
         for k in range(240):
             at = start + k * 60_000 + p * 2_900
             if p == 7:
@@ -66,13 +67,36 @@ def stock_changes():
                 if k > 37 and k < 200:
                     continue
             qty = max(0, 40 - (k * (p + 3)) % 43)
-            payload = {"sku": "sku-%02d-%d" % (p, k % 3), "available_qty": qty, "changed_at": sql_ts(at)}
+            rows.append((at, {"sku": "sku-%02d-%d" % (p, k % 3), "available_qty": qty, "changed_at": sql_ts(at)}))
+        if p == 7:
+            for i, (at, event) in enumerate(stragglers):
+                rows.append((at, {"sku": "sku-07-%d" % i, "available_qty": 0, "changed_at": sql_ts(event)}))
+            rows.sort(key=lambda r: r[0])
+        for offset, (at, payload) in enumerate(rows):
             out.append((at, p, line("stock_changes", p, offset, at, payload)))
-            offset += 1
     return out
+
+
+def clock(h, m, s):
+    return DAY + (h * 3600 + m * 60 + s) * 1000
+
+
+# Three partition-7 records its producer delivered late during the quiet
+# night, 1m 50s to 2m 10s after their event time. One is late when partition
+# 7 is idle and the others' watermark has passed its window. With a 10 s idle
+# timeout the other partitions (a record a minute each) go idle between
+# records too, the watermark runs ahead, and all three are late; with 1 or 2
+# minutes only the first, which comes 2m 42s after partition 7's previous
+# record; 5 minutes or more waits for it, and the windows for 5 minutes.
+STRAGGLERS = (
+    (clock(3, 40, 40), clock(3, 38, 30)),
+    (clock(4, 0, 20), clock(3, 58, 30)),
+    (clock(5, 10, 20), clock(5, 8, 30)),
+)
 
 
 if __name__ == "__main__":
     write(os.path.join(HERE, "seed000_heartbeat", "clickstream.jsonl"), clickstream(200))
     write(os.path.join(HERE, "seed000_heartbeat", "clickstream_retired.jsonl"), clickstream(30, heartbeat=False))
     write(os.path.join(HERE, "seed003_overnight", "stock_changes.jsonl"), stock_changes())
+    write(os.path.join(HERE, "seed003_overnight", "stock_changes_stragglers.jsonl"), stock_changes(STRAGGLERS))

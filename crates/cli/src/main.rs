@@ -2,6 +2,7 @@
 //!
 //! - `lowwater run JOB.sql [--duration D] [--input T=DUMP ...] [--output T=FILE ...] [--report FILE]`
 //! - `lowwater replay JOB.sql --input T=FILE ... [--output T=FILE ...] [--report FILE]`
+//! - `lowwater tune JOB.sql --input T=FILE ... [--max-emission-lag D] [--max-late N]`
 //! - `lowwater explain JOB.sql [--partitions T=N ...]`
 //! - `lowwater dump TOPIC --bootstrap HOST:PORT [--from T] [--to T] [--output FILE]`
 //! - `lowwater status --url http://HOST:PORT` (a job run with `--http`)
@@ -26,6 +27,7 @@ mod args;
 mod logging;
 mod progress;
 mod status;
+mod tune;
 
 #[derive(Parser)]
 #[command(
@@ -131,6 +133,45 @@ enum Command {
         /// sorted in runs written to the temporary directory (TMPDIR) and merged.
         #[arg(long, value_name = "SIZE", default_value = "32 MB")]
         sort_buffer: String,
+    },
+    /// Choose the idle timeout and watermark delay from a dump: replay it once per
+    /// candidate setting and compare how late windows leave and what is dropped.
+    Tune {
+        /// The job file (Flink SQL).
+        job: PathBuf,
+        /// TABLE=FILE: a dump that feeds a source table (repeatable).
+        #[arg(long = "input", value_name = "TABLE=FILE", required = true)]
+        inputs: Vec<String>,
+        /// TABLE=N: the table's topic has partitions 0..N-1, even those without records.
+        #[arg(long = "partitions", value_name = "TABLE=N")]
+        partitions: Vec<String>,
+        /// Idle timeouts to try, comma-separated
+        /// [default: disabled,10 s,30 s,1 min,2 min,5 min,10 min].
+        #[arg(long, value_name = "LIST")]
+        idle_timeout: Option<String>,
+        /// Watermark delays to try: durations, or multiples of the job's (x2)
+        /// [default: as written,x2,x4].
+        #[arg(long, value_name = "LIST")]
+        delay: Option<String>,
+        /// The SLO: windows must leave within this of their end (default: the
+        /// sinks' 'lowwater.sink.max-emission-lag', if set).
+        #[arg(long, value_name = "DURATION")]
+        max_emission_lag: Option<String>,
+        /// The most late records that may be dropped over the dump.
+        #[arg(long, value_name = "N")]
+        max_late: Option<u64>,
+        /// Print a table (text) or one JSON object (json).
+        #[arg(long, value_enum, default_value = "text")]
+        format: tune::Format,
+        /// Report stalls longer than this; default 3 x max(window, emit interval).
+        #[arg(long, value_name = "DURATION")]
+        stall_threshold: Option<String>,
+        /// Memory for ordering the dumps by arrival time (see replay).
+        #[arg(long, value_name = "SIZE", default_value = "32 MB")]
+        sort_buffer: String,
+        /// Threads replaying candidates (default: one per core).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
     },
     /// Write a Kafka topic as a topic dump (kcat -J lines) for `lowwater replay`.
     Dump {
@@ -453,6 +494,36 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 std::thread::sleep(every);
             }
         }
+        Command::Tune {
+            job,
+            inputs,
+            partitions,
+            idle_timeout,
+            delay,
+            max_emission_lag,
+            max_late,
+            format,
+            stall_threshold,
+            sort_buffer,
+            threads,
+        } => tune::run(
+            tune::TuneOpts {
+                job,
+                inputs,
+                partitions,
+                idle_timeout,
+                delay,
+                max_emission_lag,
+                max_late,
+                format,
+                stall_threshold,
+                sort_buffer,
+                threads,
+            },
+            quiet > 0,
+            json_logs,
+        )
+        .map(|()| ExitCode::SUCCESS),
         Command::Explain { job, partitions } => {
             let plan = load_plan(&job)?;
             let counts: BTreeMap<String, i32> = partition_counts(&partitions)?
@@ -512,7 +583,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let outcome = replay_observed(&plan, &args, &mut |p| bar.update(p));
             bar.finish();
             let outcome = outcome.map_err(|e| match e {
-                ReplayError::Io { .. } => anyhow::Error::new(e),
+                // The message names the file and the cause (not twice).
+                ReplayError::Io { .. } => anyhow::anyhow!(e.to_string()),
                 other => UserError(other.to_string()).into(),
             })?;
             for (t, path) in &outs {

@@ -12,6 +12,7 @@ pub mod engine;
 pub mod error;
 pub mod input;
 pub mod report;
+pub mod tune;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
