@@ -5,41 +5,14 @@
 //!
 //! `cargo bench -p lowwater-replay --bench replay` (RECORDS=n to change the size).
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use lowwater_replay::{input, replay, ReplayArgs};
 use lowwater_sql::plan::JobPlan;
 
-const DAY: i64 = 1_757_808_000_000;
-
-fn sql_ts(ms: i64) -> String {
-    lowwater_core::time::format_timestamp(ms, ' ')
-}
-
-fn generate(path: &PathBuf, records: usize) {
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path).expect("create dump"));
-    let mut offsets = [0i64; 16];
-    for i in 0..records {
-        let p = i % 16;
-        let at = DAY + (i as i64) * 3; // ~333 records per second across the topic
-        let event = at - (i as i64 * 389) % 2_000;
-        let payload = format!(
-            r#"{{\"user_id\":\"u{}\",\"url\":\"/p/{}\",\"event_time\":\"{}\"}}"#,
-            i % 5_000,
-            i % 97,
-            sql_ts(event)
-        );
-        writeln!(
-            f,
-            r#"{{"topic":"clickstream","partition":{p},"offset":{},"tstype":"create","ts":{at},"key":null,"payload":"{payload}"}}"#,
-            offsets[p]
-        )
-        .expect("write dump");
-        offsets[p] += 1;
-    }
-}
+mod common;
+use common::generate;
 
 fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     let mut best = f64::MAX;
@@ -60,7 +33,7 @@ fn main() {
         .unwrap_or(1_000_000);
     let path = std::env::temp_dir().join(format!("lowwater-bench-{n}.jsonl"));
     if !path.exists() {
-        generate(&path, n);
+        generate(&path, n, None);
     }
     let root =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/seed000_heartbeat/job.sql");
