@@ -278,15 +278,15 @@ pub fn warnings(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> Vec<Strin
         let total = n.map(|n| n.clamp(0, MAX_PARTITIONS) * t.topics().len() as i32);
         match (t.idle_timeout, total) {
             (None, Some(total)) if total > 1 => w.push(format!(
-                "table {}: idle-timeout is disabled and it has {total} partitions: one partition without records holds every window (SET 'table.exec.source.idle-timeout' = '1 min', or 'scan.watermark.idle-timeout' on the table)",
+                "table {}: idle-timeout is disabled and it has {total} partitions: one partition without records holds every window (SET 'table.exec.source.idle-timeout' = '1 min', or 'scan.watermark.idle-timeout' on the table; `lowwater tune` measures the choice on a dump: how late windows leave, what is dropped)",
                 t.name
             )),
             (None, None) => w.push(format!(
-                "table {}: idle-timeout is disabled: if it has more than one partition, one partition without records holds every window (SET 'table.exec.source.idle-timeout' = '1 min')",
+                "table {}: idle-timeout is disabled: if it has more than one partition, one partition without records holds every window (SET 'table.exec.source.idle-timeout' = '1 min'; `lowwater tune` measures the choice on a dump)",
                 t.name
             )),
             (Some(timeout), _) if timeout < wm.delay => w.push(format!(
-                "table {}: the idle-timeout ({}) is shorter than the watermark delay ({}): a partition can go idle while its records are still within the delay, and its next records are then late",
+                "table {}: the idle-timeout ({}) is shorter than the watermark delay ({}): a partition can go idle while its records are still within the delay, and its next records are then late (`lowwater tune` counts them on a dump)",
                 t.name,
                 display_duration(timeout),
                 display_duration(wm.delay)
