@@ -419,3 +419,31 @@ fn bad_lists_and_jobs_are_refused_with_the_fix() {
         "the file and the cause, once: {err}"
     );
 }
+
+#[test]
+fn a_progress_bar_on_a_terminal_and_none_when_piped() {
+    let job = example("seed003_overnight/job.sql");
+    let input = format!("stock_changes={}", example(STRAGGLERS));
+    // A pseudo-terminal from util-linux's `script`.
+    let cmd = format!(
+        "{} tune {job} --input {input} --idle-timeout '1 min' --delay 'as written'",
+        env!("CARGO_BIN_EXE_lowwater")
+    );
+    let o = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+        .expect("util-linux's script runs");
+    let tty = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{tty}");
+    assert!(
+        tty.contains("reading  ") || tty.contains("replaying "),
+        "no progress bar on a terminal: {tty}"
+    );
+    let piped = lowwater(&["tune", &job, "--input", &input, "--delay", "x2"]);
+    assert!(piped.status.success());
+    assert!(
+        piped.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&piped.stderr)
+    );
+}

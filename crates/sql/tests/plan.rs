@@ -150,7 +150,10 @@ fn explain_warns_about_the_seed_configurations() {
         w.contains("idle-timeout is disabled and it has 4 partitions"),
         "{w}"
     );
-    assert!(w.contains("`lowwater tune` measures the choice on a dump"), "{w}");
+    assert!(
+        w.contains("`lowwater tune` measures the choice on a dump"),
+        "{w}"
+    );
     assert!(
         w.contains("subtasks 3, 4, 5, 6 read nothing and hold the watermark at MIN"),
         "{w}"
