@@ -41,7 +41,7 @@ use serde::{Deserialize, Serialize};
 use crate::checkpoint::{self, CheckpointError};
 use crate::error::{Error, Result};
 use crate::source::{SourceSubtask, SplitView};
-use crate::time::{Millis, Timestamp, MIN_WATERMARK};
+use crate::time::{display_duration, Millis, Timestamp, MIN_WATERMARK};
 use crate::value::{Key, Row, Value};
 use crate::watermark::generator::{WatermarkExpr, WatermarkStrategy};
 use crate::watermark::valve::ChannelValve;
@@ -331,17 +331,34 @@ impl Harness {
     ///
     /// # Panics
     /// On an invalid configuration, a partition that does not exist, or an
-    /// event time of `MIN` (all test-authoring mistakes).
+    /// event time of `MIN` (all test-authoring mistakes); [`Harness::try_process`]
+    /// returns them as errors instead.
     pub fn process(&mut self, e: Event) {
+        if let Err(err) = self.try_process(e) {
+            panic!("{err}");
+        }
+    }
+
+    /// Feeds one record at the current processing time, or says why it
+    /// cannot: an invalid configuration, a partition that does not exist, or
+    /// a record the window operator rejects (nothing is changed then).
+    pub fn try_process(&mut self, e: Event) -> Result<()> {
         let now = self.now;
-        let job = self.job();
-        let subtask = *job
-            .owners
-            .get(e.partition as usize)
-            .unwrap_or_else(|| panic!("partition {} does not exist", e.partition));
-        let progress = job.sources[subtask]
-            .on_record(e.partition as u32, e.ts, now)
-            .expect("the partition belongs to its owner");
+        self.try_build()?;
+        let job = self.job.as_mut().expect("built above");
+        let Some(&subtask) = usize::try_from(e.partition)
+            .ok()
+            .and_then(|p| job.owners.get(p))
+        else {
+            return Err(Error::InvalidIndex(format!(
+                "partition {} does not exist: the topic has partitions 0..{}",
+                e.partition,
+                job.owners.len()
+            )));
+        };
+        // Checked before any watermark state moves.
+        job.op.spec().assigner.check(e.ts)?;
+        let progress = job.sources[subtask].on_record(e.partition as u32, e.ts, now)?;
         self.forward(subtask, progress);
         let input = WindowInput {
             ts: e.ts,
@@ -350,9 +367,7 @@ impl Harness {
             row: e.row,
         };
         let job = self.job.as_mut().expect("built above");
-        if let Err(err) = job.op.process(input, &mut self.buf) {
-            panic!("record rejected: {err}");
-        }
+        job.op.process(input, &mut self.buf)?;
         self.collect(now);
         // On-event emission: the watermark this record made due follows it.
         let after = self.job().sources[subtask].after_record(e.partition as u32, now);
@@ -360,14 +375,23 @@ impl Harness {
             self.forward(subtask, after);
             self.collect(now);
         }
+        Ok(())
     }
 
     /// Runs the ticks before `t`, moves the clock to `t` and feeds the record
     /// there, before the tick at `t` (replay's order).
     pub fn process_at(&mut self, t: Timestamp, e: Event) {
+        if let Err(err) = self.try_process_at(t, e) {
+            panic!("{err}");
+        }
+    }
+
+    /// [`Harness::process_at`], returning what [`Harness::try_process`] refuses.
+    pub fn try_process_at(&mut self, t: Timestamp, e: Event) -> Result<()> {
+        self.try_build()?;
         self.run_ticks(t, false);
         self.now = self.now.max(t);
-        self.process(e);
+        self.try_process(e)
     }
 
     /// Moves processing time forward by `d`, running every periodic emission
@@ -606,5 +630,52 @@ impl Harness {
             silent_for: self.now - split.and_then(|s| s.last_arrival).unwrap_or(0),
             never_had_record: split.is_none_or(|s| s.records == 0),
         })
+    }
+
+    /// [`Harness::held_by`] with the reason in words: why that partition
+    /// holds the watermark and what releases it, in DataStream terms
+    /// (`withIdleness`), as the replay report says it for SQL jobs.
+    pub fn held_by_explained(&self) -> Option<(Holder, String)> {
+        let h = self.held_by()?;
+        let idle = self.config.strategy.idle_timeout;
+        let Some(p) = h.partition else {
+            return Some((
+                h,
+                format!(
+                    "subtask {} reads no partition (parallelism {} > {} partitions) and holds the \
+                     watermark at MIN; withIdleness releases it, or a parallelism no larger than \
+                     the partition count",
+                    h.subtask, self.config.parallelism, self.config.partitions
+                ),
+            ));
+        };
+        let what = format!("partition {p} (subtask {})", h.subtask);
+        let silent = display_duration(h.silent_for);
+        let why = match idle {
+            None if h.never_had_record => format!(
+                "{what} has had no record since the start and idleness is disabled, so it holds \
+                 the watermark at MIN; withIdleness(...) releases it"
+            ),
+            Some(t) if h.never_had_record || h.silent_for > t => format!(
+                "{what} has had no record for {silent}, longer than the idle timeout of {}; it \
+                 goes idle at the next periodic watermark",
+                display_duration(t)
+            ),
+            None if h.silent_for > self.config.window.assigner.max_size() => format!(
+                "{what} has had no record for {silent} and idleness is disabled; \
+                 withIdleness(...) releases it (its later records may then be late: they are \
+                 counted per partition)"
+            ),
+            Some(t) if h.silent_for > 0 => format!(
+                "{what} has had no record for {silent}, not longer than the idle timeout of {}, \
+                 so it is not idle yet and its watermark trails the others",
+                display_duration(t)
+            ),
+            _ => format!(
+                "{what} has the lowest watermark: its event time trails the other partitions \
+                 (its last record {silent} ago)"
+            ),
+        };
+        Some((h, why))
     }
 }
