@@ -6,8 +6,11 @@
 #   - Prometheus (the alerting rules and dashboard queries run on a real one),
 #   - a real Apache Kafka broker (scripts/kafka.sh: Java 17 and Maven),
 #   - the Python clients of the format tests (scripts/pyenv.sh, pip).
-# Each step is skipped when its part is already there. Extra arguments go
-# to `cargo test` (e.g. `scripts/test.sh -p lowwater-replay`).
+# Each step is skipped when its part is already there. Then every Rust test,
+# and the Python package's pytest tests (scripts/python-tests.sh: the package
+# built with pip into a virtual environment). Extra arguments go to
+# `cargo test` (e.g. `scripts/test.sh -p lowwater-replay`), and then the
+# Python tests are left out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,4 +38,7 @@ for tool in java mvn python3; do
 done
 bash scripts/kafka.sh start >&2
 bash scripts/pyenv.sh >/dev/null
-exec cargo test --workspace --locked "$@"
+cargo test --workspace --locked "$@"
+if [ $# -eq 0 ]; then
+  bash scripts/python-tests.sh
+fi

@@ -44,6 +44,9 @@ class Row(tuple):
         row._names = tuple(names)
         row.emitted_at = emitted_at
         row.emission_lag = emission_lag
+        # Fields win over tuple's methods of the same name (``row.count``).
+        for name, value in zip(row._names, values):
+            setattr(row, name, value)
         return row
 
     def as_dict(self) -> Dict[str, Any]:
