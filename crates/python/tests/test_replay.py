@@ -91,3 +91,19 @@ def test_errors_carry_the_cli_messages(repo, cli, tmp_path):
         replay(job, {"clickstream": missing}, partitions={"clicks": 4})
     with pytest.raises(LowwaterError, match=r"reading .*nowhere\.sql"):
         replay(str(tmp_path / "nowhere.sql"), {})
+
+
+def test_an_https_schema_registry_is_a_clear_error_in_the_tls_less_package(tmp_path):
+    # The package is built without OpenSSL (pip needs only Rust); the CLI reads https registries.
+    dump = tmp_path / "clicks.jsonl"
+    dump.write_text("")
+    sql = """
+    CREATE TABLE clicks (`user` STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+    WITH ('connector' = 'kafka', 'topic' = 'clicks', 'properties.bootstrap.servers' = '127.0.0.1:9092',
+          'format' = 'avro-confluent', 'avro-confluent.url' = 'https://127.0.0.1:8081');
+    CREATE TABLE p (n BIGINT) WITH ('connector' = 'print');
+    INSERT INTO p SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+    GROUP BY window_start, window_end;
+    """
+    with pytest.raises(LowwaterError, match="is https, and this build of lowwater has no TLS"):
+        replay(sql, {"clicks": dump})

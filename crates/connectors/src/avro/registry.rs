@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use lowwater_sql::formats::RegistryFormat;
 use sonic_rs::JsonValueTrait;
+#[cfg(feature = "registry-tls")]
 use ureq::tls::{Certificate, RootCerts, TlsConfig, TlsProvider};
 
 use super::schema::Schema;
@@ -37,37 +38,66 @@ impl std::fmt::Debug for Registry {
     }
 }
 
+/// The HTTP client: with the `registry-tls` feature, https through the
+/// system's TLS, trusting `ca_file` (PEM) or the platform's roots.
+#[cfg(feature = "registry-tls")]
+fn agent(f: &RegistryFormat) -> Result<ureq::Agent, String> {
+    let mut tls = TlsConfig::builder().provider(TlsProvider::NativeTls);
+    if let Some(path) = &f.ca_file {
+        let pem = std::fs::read(path).map_err(|e| {
+            format!("avro-confluent.ssl.truststore.location '{path}' cannot be read: {e}")
+        })?;
+        let certs: Vec<Certificate<'static>> = ureq::tls::parse_pem(&pem)
+            .filter_map(|i| match i {
+                Ok(ureq::tls::PemItem::Certificate(c)) => Some(c),
+                _ => None,
+            })
+            .collect();
+        if certs.is_empty() {
+            return Err(format!(
+                "avro-confluent.ssl.truststore.location '{path}' holds no PEM certificate \
+                     (a JKS or PKCS12 store must be converted to PEM first)"
+            ));
+        }
+        tls = tls.root_certs(RootCerts::new_with_certs(&certs));
+    } else {
+        tls = tls.root_certs(RootCerts::PlatformVerifier);
+    }
+    Ok(ureq::Agent::config_builder()
+        .timeout_global(Some(TIMEOUT))
+        .http_status_as_error(false)
+        .tls_config(tls.build())
+        .build()
+        .into())
+}
+
+/// The HTTP client of a build without TLS (the Python package, built
+/// without OpenSSL): http only, and a clear error for https.
+#[cfg(not(feature = "registry-tls"))]
+fn agent(f: &RegistryFormat) -> Result<ureq::Agent, String> {
+    if f.url
+        .split(',')
+        .any(|u| u.trim().to_ascii_lowercase().starts_with("https:"))
+    {
+        return Err(format!(
+            "avro-confluent.url '{}' is https, and this build of lowwater has no TLS for the Schema \
+             Registry (it was built without the registry-tls feature, as the Python package is); \
+             replay with the lowwater CLI, or use an http URL",
+            f.url
+        ));
+    }
+    Ok(ureq::Agent::config_builder()
+        .timeout_global(Some(TIMEOUT))
+        .http_status_as_error(false)
+        .build()
+        .into())
+}
+
 impl Registry {
     /// A client for the registry `f` names.
     pub fn new(f: &RegistryFormat) -> Result<Registry, String> {
         use base64::Engine;
-        let mut tls = TlsConfig::builder().provider(TlsProvider::NativeTls);
-        if let Some(path) = &f.ca_file {
-            let pem = std::fs::read(path).map_err(|e| {
-                format!("avro-confluent.ssl.truststore.location '{path}' cannot be read: {e}")
-            })?;
-            let certs: Vec<Certificate<'static>> = ureq::tls::parse_pem(&pem)
-                .filter_map(|i| match i {
-                    Ok(ureq::tls::PemItem::Certificate(c)) => Some(c),
-                    _ => None,
-                })
-                .collect();
-            if certs.is_empty() {
-                return Err(format!(
-                    "avro-confluent.ssl.truststore.location '{path}' holds no PEM certificate \
-                     (a JKS or PKCS12 store must be converted to PEM first)"
-                ));
-            }
-            tls = tls.root_certs(RootCerts::new_with_certs(&certs));
-        } else {
-            tls = tls.root_certs(RootCerts::PlatformVerifier);
-        }
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(TIMEOUT))
-            .http_status_as_error(false)
-            .tls_config(tls.build())
-            .build()
-            .into();
+        let agent = agent(f)?;
         let auth = match (&f.basic_auth, &f.bearer_token) {
             (Some(user_info), _) => Some(format!(
                 "Basic {}",

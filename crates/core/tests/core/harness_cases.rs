@@ -157,3 +157,69 @@ fn every_shared_harness_case_gives_what_the_file_expects() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+#[test]
+fn held_by_explained_says_why_in_each_case() {
+    use lowwater_core::secs;
+    let feed = |idle: Option<i64>, parallelism: usize| {
+        let mut h = Harness::tumbling(secs(60))
+            .out_of_orderness(secs(30))
+            .partitions(2)
+            .parallelism(parallelism)
+            .idle_timeout(idle);
+        for t in [0, 30, 90, 150] {
+            h.try_process(Event::new("k0", secs(t)).partition(0))
+                .expect("a valid record");
+        }
+        h
+    };
+    // Never a record, no idleness: held at MIN for good.
+    let mut h = feed(None, 1);
+    h.advance_processing_time(secs(300));
+    let (holder, why) = h.held_by_explained().expect("held");
+    assert_eq!(holder.partition, Some(1));
+    assert!(
+        why.starts_with(
+            "partition 1 (subtask 0) has had no record since the start and idleness is disabled"
+        ),
+        "{why}"
+    );
+    // A partition that had records and went quiet, no idleness.
+    let mut h = feed(None, 1);
+    h.try_process(Event::new("k0", secs(10)).partition(1))
+        .expect("a valid record");
+    h.advance_processing_time(secs(300));
+    let (_, why) = h.held_by_explained().expect("held");
+    assert!(
+        why.contains("has had no record for 5m") && why.contains("withIdleness"),
+        "{why}"
+    );
+    // With an idle timeout, before it passes: not idle yet.
+    let mut h = feed(Some(secs(60)), 1);
+    h.try_process(Event::new("k0", secs(10)).partition(1))
+        .expect("a valid record");
+    h.advance_processing_time(secs(30));
+    let (_, why) = h.held_by_explained().expect("held");
+    assert!(
+        why.contains("not longer than the idle timeout of 1m"),
+        "{why}"
+    );
+    // A subtask with no partition (parallelism 3 > 2 partitions).
+    let mut h = feed(None, 3);
+    h.try_process(Event::new("k0", secs(150)).partition(1))
+        .expect("a valid record");
+    h.advance_processing_time(secs(10));
+    let (holder, why) = h.held_by_explained().expect("held");
+    assert_eq!(holder.partition, None);
+    assert!(
+        why.contains("reads no partition (parallelism 3 > 2 partitions)"),
+        "{why}"
+    );
+    // Past the timeout everything is idle: nothing holds the watermark.
+    let mut h = feed(Some(secs(60)), 1);
+    h.advance_processing_time(secs(300));
+    assert!(h.held_by_explained().is_none());
+    // A partition that does not exist is an error, not a panic.
+    let err = h.try_process(Event::new("k0", secs(1)).partition(7));
+    assert!(err.is_err_and(|e| e.to_string().contains("partition 7 does not exist")));
+}
