@@ -24,6 +24,7 @@ use lowwater_replay::{replay_observed, report, ReplayArgs, ReplayError};
 use lowwater_sql::plan::JobPlan;
 
 mod args;
+mod flink;
 mod logging;
 mod progress;
 mod status;
@@ -200,7 +201,62 @@ enum Command {
         /// TABLE=N: partitions of the table's topic, for the map and warnings.
         #[arg(long = "partitions", value_name = "TABLE=N")]
         partitions: Vec<String>,
+        /// `flink`: also list what in the file is lowwater's own and what
+        /// Flink does instead (before `lowwater submit`).
+        #[arg(long, value_name = "ENGINE")]
+        target: Option<String>,
     },
+    /// Watch a job running on Apache Flink: its partitions' watermarks from
+    /// Flink's REST API, stalls named by partition and subtask, on the same
+    /// logs, /metrics, /api/v1/watermarks and web page as a lowwater job.
+    /// Exit code: 0, or 1 when a stall is going on at the end.
+    Watch {
+        /// Flink's REST address (the JobManager's web UI), e.g. http://127.0.0.1:8081.
+        #[arg(long, value_name = "URL")]
+        flink: String,
+        #[command(flatten)]
+        w: WatchArgs,
+    },
+    /// Submit a job file to Flink's SQL Gateway, then watch it (as `watch`).
+    Submit {
+        /// The job file (Flink SQL).
+        job: PathBuf,
+        /// The SQL Gateway's address, e.g. http://127.0.0.1:8083.
+        #[arg(long, value_name = "URL")]
+        flink: String,
+        /// Flink's REST address to watch the job at (default: the gateway's host, port 8081).
+        #[arg(long, value_name = "URL")]
+        rest: Option<String>,
+        /// Print the job id and return without watching.
+        #[arg(long)]
+        no_watch: bool,
+        #[command(flatten)]
+        w: WatchArgs,
+    },
+}
+
+/// The options of `watch` (and of `submit`, which watches).
+#[derive(clap::Args, Debug)]
+struct WatchArgs {
+    /// The job: its id, or its name (or a part of the one running job's name);
+    /// default the only running job.
+    #[arg(long)]
+    job: Option<String>,
+    /// How often to read Flink's REST API (Flink refreshes its metrics every 10 s).
+    #[arg(long, value_name = "DURATION", default_value = "5 s")]
+    poll_interval: String,
+    /// Warn about stalls longer than this; default 3 x the largest window, at least 30 s.
+    #[arg(long, value_name = "DURATION")]
+    stall_threshold: Option<String>,
+    /// Stop watching after this long.
+    #[arg(long, value_name = "DURATION")]
+    duration: Option<String>,
+    /// Serve /metrics, /api/v1/watermarks and the web page on this address.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<String>,
+    /// Where to write the last live state (JSON) when the watch ends.
+    #[arg(long)]
+    report: Option<PathBuf>,
 }
 
 /// An error that is the user's to fix (exit code 2).
@@ -236,6 +292,59 @@ fn partition_counts(args: &[String]) -> Result<Vec<(String, i32)>> {
             .into()),
         })
         .collect()
+}
+
+/// `explain --target flink`: the file's lowwater-only options.
+fn flink_target(job: &Path) -> Result<String> {
+    let sql = std::fs::read_to_string(job).with_context(|| format!("reading {}", job.display()))?;
+    let stmts = lowwater_sql::parse::parse_script(&sql)
+        .map_err(|e| UserError(format!("{}: {e}", job.display())))?;
+    let diffs = lowwater_sql::target::flink_differences(&stmts);
+    let mut s = String::from("\non Flink 2.3 (lowwater submit --flink):");
+    if diffs.is_empty() {
+        s.push_str(" runs as written; every option is Flink's\n");
+    }
+    s.push('\n');
+    for d in &diffs {
+        s.push_str(&format!("  - {d}\n"));
+    }
+    if diffs.iter().any(|d| d.refused) {
+        s.push_str("  lowwater submit refuses the file until the options Flink refuses are removed\n");
+    }
+    Ok(s)
+}
+
+fn stop_flag() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::SeqCst))
+        .context("installing the Ctrl-C/SIGTERM handler")?;
+    Ok(stop)
+}
+
+fn watch_opts(
+    url: String,
+    w: WatchArgs,
+    settings: Option<lowwater_flink::watch::JobSettings>,
+) -> Result<flink::WatchOpts> {
+    Ok(flink::WatchOpts {
+        url,
+        job: w.job,
+        poll: args::duration("--poll-interval", &w.poll_interval)?.max(100),
+        stall_threshold: duration_arg("--stall-threshold", w.stall_threshold)?,
+        duration: duration_arg("--duration", w.duration)?,
+        http: w.http,
+        report: w.report,
+        settings,
+    })
+}
+
+fn exit_of_watch(stalled: bool) -> ExitCode {
+    if stalled {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 fn load_plan(job: &Path) -> Result<JobPlan> {
@@ -524,7 +633,40 @@ fn run(cli: Cli) -> Result<ExitCode> {
             json_logs,
         )
         .map(|()| ExitCode::SUCCESS),
-        Command::Explain { job, partitions } => {
+        Command::Watch { flink: url, w } => {
+            let stop = stop_flag()?;
+            let o = watch_opts(url, w, None)?;
+            Ok(exit_of_watch(flink::watch(o, stop)?))
+        }
+        Command::Submit {
+            job,
+            flink: gateway,
+            rest,
+            no_watch,
+            w,
+        } => {
+            let s = flink::SubmitOpts {
+                rest,
+                job,
+                no_watch,
+                gateway,
+            };
+            let (id, settings) = flink::submit(&s)?;
+            if s.no_watch {
+                write_out(Path::new("-"), format!("{id}\n").as_bytes())?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            let stop = stop_flag()?;
+            let url = s.rest.clone().unwrap_or_else(|| flink::rest_beside(&s.gateway));
+            let mut o = watch_opts(url, w, settings)?;
+            o.job = Some(id);
+            Ok(exit_of_watch(flink::watch(o, stop)?))
+        }
+        Command::Explain {
+            job,
+            partitions,
+            target,
+        } => {
             let plan = load_plan(&job)?;
             let counts: BTreeMap<String, i32> = partition_counts(&partitions)?
                 .into_iter()
@@ -537,7 +679,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     )));
                 }
             }
-            let text = lowwater_sql::explain::explain(&plan, &counts);
+            let mut text = lowwater_sql::explain::explain(&plan, &counts);
+            match target.as_deref().map(str::to_ascii_lowercase).as_deref() {
+                None | Some("lowwater") => {}
+                Some("flink") => text.push_str(&flink_target(&job)?),
+                Some(other) => bail!(UserError(format!(
+                    "--target {other}: lowwater knows 'flink' (what Flink does with this file)"
+                ))),
+            }
             write_out(Path::new("-"), text.as_bytes())?;
             Ok(ExitCode::SUCCESS)
         }

@@ -348,8 +348,15 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     }
     let server = match listener {
         Some(l) => Some(
-            crate::observe::Server::start(l, plan.clone(), shared.clone(), threshold)
-                .map_err(RunError::Io)?,
+            crate::http::Server::start(
+                l,
+                Arc::new(crate::observe::JobView {
+                    plan: plan.clone(),
+                    shared: shared.clone(),
+                    threshold,
+                }),
+            )
+            .map_err(RunError::Io)?,
         ),
         None => None,
     };

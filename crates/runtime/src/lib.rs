@@ -28,11 +28,12 @@ mod coordinator;
 mod discovery;
 mod exchange;
 mod fs_sink;
+pub mod http;
 mod inputs;
 pub mod job;
 mod metrics;
 mod monitor;
-mod observe;
+pub mod observe;
 mod progress;
 mod report;
 mod restore;
@@ -43,3 +44,4 @@ mod txn;
 mod window;
 
 pub use job::{run, RunArgs, RunError, RunOutcome};
+pub use metrics::live_metrics;

@@ -13,10 +13,32 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
 use crate::job::Shared;
-use crate::observe::{finite, Labels, Live, LiveInsert, LivePartition, LiveSink, LiveSubtask};
+use crate::observe::{finite, LagFamily, Labels, Live, LiveInsert, LivePartition, LiveSink, LiveSubtask};
 
 /// Encodes `live` (and the sinks' histograms) as OpenMetrics text.
 pub(crate) fn metrics(live: &Live, plan: &JobPlan, shared: &Shared) -> String {
+    let filtered = shared
+        .sources
+        .iter()
+        .map(|s| {
+            (
+                vec![("table".into(), plan.tables[s.table].name.clone())],
+                s.filtered.load(Ordering::Relaxed),
+            )
+        })
+        .collect();
+    encode(live, Some(&shared.lag_histograms), filtered)
+}
+
+/// Encodes a live view that is not a lowwater job of this process (a Flink
+/// job watched through its REST API): the same families, without the
+/// emission-lag histogram and the WHERE counts, which only the executor of
+/// the job knows.
+pub fn live_metrics(live: &Live) -> String {
+    encode(live, None, Vec::new())
+}
+
+fn encode(live: &Live, lags: Option<&LagFamily>, filtered: Vec<(Labels, u64)>) -> String {
     let mut r = Registry::default();
     let secs = |ms: Millis| ms as f64 / 1000.0;
     let gauge = |r: &mut Registry, name: &str, help: &str, samples: Vec<(Labels, f64)>| {
@@ -327,11 +349,13 @@ pub(crate) fn metrics(live: &Live, plan: &JobPlan, shared: &Shared) -> String {
             .map(|s| (sink(s), f64::from(u8::from(s.stale))))
             .collect(),
     );
-    r.register(
-        "lowwater_sink_emission_lag_seconds",
-        "Emit time minus window end of each window row written",
-        shared.lag_histograms.clone(),
-    );
+    if let Some(lags) = lags {
+        r.register(
+            "lowwater_sink_emission_lag_seconds",
+            "Emit time minus window end of each window row written",
+            lags.clone(),
+        );
+    }
     counter(
         &mut r,
         "lowwater_records_in",
@@ -342,16 +366,7 @@ pub(crate) fn metrics(live: &Live, plan: &JobPlan, shared: &Shared) -> String {
         &mut r,
         "lowwater_records_filtered",
         "Records a WHERE clause filtered out, per source table",
-        shared
-            .sources
-            .iter()
-            .map(|s| {
-                (
-                    vec![("table".into(), plan.tables[s.table].name.clone())],
-                    s.filtered.load(Ordering::Relaxed),
-                )
-            })
-            .collect(),
+        filtered,
     );
     checkpoint_metrics(&mut r, live);
     gauge(

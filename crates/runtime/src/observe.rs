@@ -44,9 +44,12 @@ pub(crate) fn lag_family() -> LagFamily {
 /// One point of the page's chart: each INSERT's watermark and each sink's
 /// last emission lag, once a second.
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct HistoryPoint {
+pub struct HistoryPoint {
+    /// When (processing time).
     pub t: Timestamp,
+    /// Per INSERT, its watermark (`null`: MIN).
     pub watermarks: Vec<Option<Timestamp>>,
+    /// Per sink, the emission lag of its last window row.
     pub emission_lag_ms: Vec<Option<Millis>>,
 }
 
@@ -180,6 +183,31 @@ pub struct Live {
     /// Checkpoints: whether on, counts, the last one's id, time, duration
     /// and size, the last failure, the checkpoint this run restored.
     pub checkpoints: crate::checkpoint::CheckpointStats,
+    /// The job described, when it is not this process's own (`lowwater
+    /// watch --flink`); absent for a lowwater job.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub watched: Option<WatchedJob>,
+}
+
+/// A job that another engine runs, described by `lowwater watch`.
+#[derive(Debug, Clone, Serialize)]
+pub struct WatchedJob {
+    /// `flink`.
+    pub engine: String,
+    /// The REST address read.
+    pub url: String,
+    /// The job's id.
+    pub job_id: String,
+    /// Its name.
+    pub job_name: String,
+    /// Its state at the last poll (RUNNING, FAILED, ...).
+    pub state: String,
+    /// How often lowwater polls.
+    pub poll_interval_ms: Millis,
+    /// When it last read the job.
+    pub last_poll: Timestamp,
+    /// What the values can and cannot say (how old they can be).
+    pub note: String,
 }
 
 /// A watermark as a metric value: MAX (a drained input) is left out like
@@ -334,229 +362,27 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
             .lock()
             .map(|c| c.clone())
             .unwrap_or_default(),
+        watched: None,
     }
 }
 
-/// The web page.
-const PAGE: &str = include_str!("web/index.html");
-
-/// The HTTP server of a running job, on its own thread.
-pub(crate) struct Server {
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    done: std::sync::mpsc::Receiver<()>,
+/// The running job as the HTTP server sees it.
+pub(crate) struct JobView {
+    pub plan: Arc<JobPlan>,
+    pub shared: Arc<Shared>,
+    pub threshold: Millis,
 }
 
-struct Ctx {
-    plan: Arc<JobPlan>,
-    shared: Arc<Shared>,
-    threshold: Millis,
-}
-
-impl Server {
-    /// Serves on `listener` until [`Server::stop`].
-    pub fn start(
-        listener: std::net::TcpListener,
-        plan: Arc<JobPlan>,
-        shared: Arc<Shared>,
-        threshold: Millis,
-    ) -> Result<Self, String> {
-        use axum::http::header;
-        use axum::routing::get;
-        let addr = listener.local_addr().map_err(|e| format!("--http: {e}"))?;
-        listener
-            .set_nonblocking(true)
-            .map_err(|e| format!("--http: {e}"))?;
-        let ctx = Arc::new(Ctx {
-            plan,
-            shared,
-            threshold,
-        });
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        // Dropped when the server thread ends, however it ends.
-        let (done_tx, done) = std::sync::mpsc::channel::<()>();
-        let app = axum::Router::new()
-            .route(
-                "/",
-                get(|| async { ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], PAGE) }),
-            )
-            .route(
-                "/metrics",
-                get(
-                    |axum::extract::State(c): axum::extract::State<Arc<Ctx>>| async move {
-                        let live = snapshot(&c.plan, &c.shared, c.threshold);
-                        (
-                            [(
-                                header::CONTENT_TYPE,
-                                "application/openmetrics-text; version=1.0.0; charset=utf-8",
-                            )],
-                            crate::metrics::metrics(&live, &c.plan, &c.shared),
-                        )
-                    },
-                ),
-            )
-            .route(
-                "/healthz",
-                get(
-                    |axum::extract::State(c): axum::extract::State<Arc<Ctx>>| async move {
-                        let live = snapshot(&c.plan, &c.shared, c.threshold);
-                        let text = [(header::CONTENT_TYPE, "text/plain; charset=utf-8")];
-                        match live.inserts.iter().find_map(|i| i.stall.as_ref()) {
-                            None => (axum::http::StatusCode::OK, text, "ok\n".to_string()),
-                            Some(st) => (
-                                axum::http::StatusCode::SERVICE_UNAVAILABLE,
-                                text,
-                                format!(
-                                    "stalled: INSERT INTO {} for {}: {}\n",
-                                    st.sink,
-                                    lowwater_core::time::display_duration(st.duration_ms),
-                                    st.reason
-                                ),
-                            ),
-                        }
-                    },
-                ),
-            )
-            .route(
-                "/ready",
-                get(
-                    |axum::extract::State(c): axum::extract::State<Arc<Ctx>>| async move {
-                        if c.shared.stop.load(Ordering::Relaxed) || c.shared.failed() {
-                            (axum::http::StatusCode::SERVICE_UNAVAILABLE, "stopping\n")
-                        } else {
-                            (axum::http::StatusCode::OK, "ready\n")
-                        }
-                    },
-                ),
-            )
-            .route(
-                "/api/v1/watermarks",
-                get(
-                    |axum::extract::State(c): axum::extract::State<Arc<Ctx>>| async move {
-                        let live = snapshot(&c.plan, &c.shared, c.threshold);
-                        match sonic_rs::to_string(&live) {
-                            Ok(body) => (
-                                axum::http::StatusCode::OK,
-                                [(header::CONTENT_TYPE, "application/json")],
-                                body,
-                            ),
-                            Err(e) => (
-                                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                                [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-                                format!("cannot encode the live state as JSON: {e}"),
-                            ),
-                        }
-                    },
-                ),
-            )
-            .with_state(ctx);
-        std::thread::Builder::new()
-            .name("http".into())
-            .spawn(move || {
-                let _done = done_tx;
-                let rt = match tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                {
-                    Ok(rt) => rt,
-                    Err(e) => {
-                        tracing::error!("--http: cannot start the HTTP server: {e}");
-                        return;
-                    }
-                };
-                rt.block_on(async move {
-                    let listener = match tokio::net::TcpListener::from_std(listener) {
-                        Ok(l) => l,
-                        Err(e) => {
-                            tracing::error!("--http: {e}");
-                            return;
-                        }
-                    };
-                    serve(listener, app, rx).await;
-                });
-            })
-            .map_err(|e| format!("cannot start the HTTP thread: {e}"))?;
-        tracing::info!("serving http://{addr}/ (metrics at /metrics, JSON at /api/v1/watermarks)");
-        Ok(Server {
-            stop: Some(tx),
-            done,
-        })
+impl crate::http::LiveView for JobView {
+    fn live(&self) -> Live {
+        snapshot(&self.plan, &self.shared, self.threshold)
     }
 
-    /// Stops serving: waits up to 2 s for open requests to finish (a client
-    /// that never completes its request does not keep the job from ending;
-    /// the server thread then ends with the process).
-    pub fn stop(mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-        let _ = self.done.recv_timeout(std::time::Duration::from_secs(2));
+    fn metrics(&self, live: &Live) -> String {
+        crate::metrics::metrics(live, &self.plan, &self.shared)
+    }
+
+    fn ready(&self) -> bool {
+        !(self.shared.stop.load(Ordering::Relaxed) || self.shared.failed())
     }
 }
-
-/// How long a connection may sit without sending a request before it is
-/// closed: idle clients cannot hold the process's file descriptors.
-pub const HTTP_IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// Serves `app` on `listener` until `stop`: one request per connection (no
-/// keep-alive), a connection that sends no complete request within
-/// [`HTTP_IDLE_TIMEOUT`] closed, so that a scraper is answered while
-/// thousands of idle clients are connected. Open requests get 2 s to finish
-/// when it stops.
-async fn serve(
-    listener: tokio::net::TcpListener,
-    app: axum::Router,
-    mut stop: tokio::sync::oneshot::Receiver<()>,
-) {
-    let open = std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_HTTP_CONNECTIONS));
-    let mut failing = false;
-    loop {
-        let permit = tokio::select! {
-            _ = &mut stop => break,
-            p = open.clone().acquire_owned() => match p {
-                Ok(p) => p,
-                Err(_) => break,
-            },
-        };
-        let (stream, _) = tokio::select! {
-            _ = &mut stop => break,
-            a = listener.accept() => match a {
-                Ok(a) => {
-                    failing = false;
-                    a
-                }
-                Err(e) => {
-                    // Out of file descriptors, say: idle connections are
-                    // closed after the idle timeout; wait and accept again
-                    // (said once per run of failures).
-                    if !failing {
-                        tracing::warn!(
-                            "--http: cannot accept a connection ({e}); retrying while idle \
-                             connections time out"
-                        );
-                        failing = true;
-                    }
-                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-                    continue;
-                }
-            },
-        };
-        let service = hyper_util::service::TowerToHyperService::new(app.clone());
-        tokio::spawn(async move {
-            let _permit = permit;
-            let _ = hyper::server::conn::http1::Builder::new()
-                .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(HTTP_IDLE_TIMEOUT)
-                .keep_alive(false)
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                .await;
-        });
-    }
-    let _ = tokio::time::timeout(
-        std::time::Duration::from_secs(2),
-        open.acquire_many(MAX_HTTP_CONNECTIONS as u32),
-    )
-    .await;
-}
-
-/// The most connections served at once; more wait to be accepted.
-const MAX_HTTP_CONNECTIONS: usize = 8_192;

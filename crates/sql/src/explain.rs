@@ -518,6 +518,41 @@ pub struct StallHolder<'a> {
     pub never_had_record: bool,
 }
 
+/// What the explanation of a stall needs to know of the job: the same for
+/// a lowwater plan ([`StallContext::of`]) and for a Flink job read from its
+/// REST API, so that both say the same thing in the same words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StallContext {
+    /// The source table.
+    pub source: String,
+    /// Whether the table sets `scan.watermark.idle-timeout` itself (the fix
+    /// is then that option, not the job-wide SET).
+    pub own_idle_option: bool,
+    /// The idle timeout in force (`None`: disabled).
+    pub idle_timeout: Option<Millis>,
+    /// `scan.watermark.idle-mode` = 'caught-up'.
+    pub caught_up: bool,
+    /// `pipeline.auto-watermark-interval`.
+    pub emit_interval: Millis,
+    /// The source parallelism.
+    pub parallelism: usize,
+}
+
+impl StallContext {
+    /// The context of pipeline `pi` of a lowwater plan.
+    pub fn of(plan: &JobPlan, pi: usize) -> Self {
+        let src = &plan.tables[plan.pipelines[pi].source];
+        StallContext {
+            source: src.name.clone(),
+            own_idle_option: src.options.contains_key("scan.watermark.idle-timeout"),
+            idle_timeout: src.idle_timeout,
+            caught_up: src.caught_up,
+            emit_interval: plan.settings.emit_interval,
+            parallelism: plan.settings.parallelism,
+        }
+    }
+}
+
 /// The one-line explanation of a stall of pipeline `pi`, the same in replay
 /// reports and live warnings. `partitions` is the source's partition count.
 /// A holder that had records within the threshold is not silent: its event
@@ -529,15 +564,22 @@ pub fn stall_reason(
     partitions: usize,
     threshold: Millis,
 ) -> String {
-    let pl = &plan.pipelines[pi];
-    let src = &plan.tables[pl.source];
-    let own = src.options.contains_key("scan.watermark.idle-timeout");
-    let setting = if own {
-        format!("'scan.watermark.idle-timeout' on table {}", src.name)
+    stall_reason_in(&StallContext::of(plan, pi), h, partitions, threshold)
+}
+
+/// [`stall_reason`] for a job described by its [`StallContext`].
+pub fn stall_reason_in(
+    cx: &StallContext,
+    h: Option<&StallHolder<'_>>,
+    partitions: usize,
+    threshold: Millis,
+) -> String {
+    let setting = if cx.own_idle_option {
+        format!("'scan.watermark.idle-timeout' on table {}", cx.source)
     } else {
         "SET 'table.exec.source.idle-timeout'".to_string()
     };
-    if plan.settings.emit_interval <= 0 {
+    if cx.emit_interval <= 0 {
         return "pipeline.auto-watermark-interval is 0, so watermarks only move at the end of input; \
                 remove it or SET 'pipeline.auto-watermark-interval' = '200 ms'"
             .to_string();
@@ -553,7 +595,7 @@ pub fn stall_reason(
             "subtask {} of {} reads no partition (parallelism {} > {n} partitions) and holds the \
              watermark at MIN because idle-timeout is disabled; SET 'parallelism.default' = '{n}' \
              or {setting} = '1 min' releases it",
-            h.subtask, src.name, plan.settings.parallelism
+            h.subtask, cx.source, cx.parallelism
         );
     };
     let what = format!("partition {partition} of {topic} (subtask {})", h.subtask);
@@ -565,7 +607,7 @@ pub fn stall_reason(
             display_duration(h.silent_ms)
         );
     }
-    match src.idle_timeout {
+    match cx.idle_timeout {
         None if h.never_had_record => format!(
             "{what} has had no record since the job started and idle-timeout is disabled, so it holds \
              the watermark at MIN; {setting} = '1 min' releases it"
@@ -583,7 +625,7 @@ pub fn stall_reason(
             display_duration(h.silent_ms),
             display_duration(t)
         ),
-        Some(_) if src.caught_up => format!(
+        Some(_) if cx.caught_up => format!(
             "{what} has had no record for {} but under scan.watermark.idle-mode 'caught-up' it \
              goes idle only once its reader has read up to the broker's end offset: it is behind \
              (or its end offset is not known yet), so its records exist but are not arriving; \

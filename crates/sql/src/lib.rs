@@ -26,6 +26,7 @@ pub mod portability;
 pub mod query;
 pub mod regex_fns;
 pub mod suggest;
+pub mod target;
 pub mod temporal;
 pub mod types;
 pub mod values;

@@ -1,0 +1,599 @@
+//! The watcher: what a Flink job's REST answers say about its watermarks,
+//! in lowwater's model, with lowwater's stall detector and reasons.
+//!
+//! Each poll hands it one [`Poll`] and the time it was taken. It keeps, per
+//! Kafka partition, its watermark (FLIP-513's `currentWatermark`), whether
+//! it is idle (`idleTimeMsPerSecond`: idle most of the last second), and
+//! when its reader's offset last moved, which is when it last had a record
+//! as far as the REST API can tell (to the poll interval and Flink's metric
+//! refresh). Per sink (an INSERT) it watches the input watermark of the
+//! vertex that runs its windows with the core's [`StallDetector`]: records
+//! arrive (an offset moved) and the watermark does not advance for longer
+//! than the threshold. The holder is found by Flink's own rule: a source
+//! subtask's watermark is the minimum over its active splits, and the
+//! INSERT's the minimum over its active subtasks.
+//!
+//! What the REST API cannot tell is said: a partition quiet since before
+//! the watch began is "silent for at least" the time watched (or since the
+//! job started, when it never had a record), and without FLIP-513's gauges
+//! (Flink < 2.1) the holder is inferred from offsets alone.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use lowwater_core::diagnose::{Holder, StallDetector};
+use lowwater_core::source::SplitId;
+use lowwater_core::time::{display_duration, format_timestamp};
+use lowwater_core::{Millis, Timestamp, MIN_WATERMARK};
+use lowwater_report::{wm, HeldBy, StallReport};
+use lowwater_runtime::observe::HistoryPoint;
+use lowwater_sql::explain::{stall_reason_in, StallContext, StallHolder};
+
+use crate::model::Job;
+
+/// The job's settings that decide its watermarks, as far as they are known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobSettings {
+    /// `table.exec.source.idle-timeout` (`None`: disabled).
+    pub idle_timeout: Option<Millis>,
+    /// Whether `idle_timeout` was read from the job (or the job file) or
+    /// is Flink's default because nothing said otherwise.
+    pub idle_timeout_known: bool,
+    /// Whether the source table sets `scan.watermark.idle-timeout` itself.
+    pub own_idle_option: bool,
+    /// `pipeline.auto-watermark-interval`.
+    pub emit_interval: Millis,
+}
+
+impl Default for JobSettings {
+    fn default() -> Self {
+        JobSettings {
+            idle_timeout: None,
+            idle_timeout_known: false,
+            own_idle_option: false,
+            emit_interval: 200,
+        }
+    }
+}
+
+/// One Kafka partition as one poll read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SplitSample {
+    /// The source table.
+    pub table: String,
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// The source subtask reading it.
+    pub subtask: usize,
+    /// Its watermark (FLIP-513; `None` on Flink < 2.1).
+    pub watermark: Option<Timestamp>,
+    /// `idleTimeMsPerSecond` (FLIP-513).
+    pub idle_ms_per_s: Option<f64>,
+    /// The reader's next offset (-1 before the first record).
+    pub offset: Option<i64>,
+}
+
+/// A vertex that ends in sinks, as one poll read it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SinkSample {
+    /// Vertex id.
+    pub vertex: String,
+    /// The minimum input watermark over its subtasks (`None`: unknown).
+    pub watermark: Option<Timestamp>,
+    /// Late records its window operators dropped (`numLateRecordsDropped`).
+    pub late_dropped: u64,
+    /// Rows its writers sent (`numRecordsSend`).
+    pub rows: u64,
+}
+
+/// What one poll read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Poll {
+    /// The job.
+    pub job: Job,
+    /// Every partition of its Kafka sources.
+    pub splits: Vec<SplitSample>,
+    /// Every vertex that writes a sink.
+    pub sinks: Vec<SinkSample>,
+}
+
+/// What a poll changed that a person should hear about.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// An INSERT's watermark stopped while records arrive.
+    Stalled(StallReport),
+    /// It advanced again.
+    Resolved(StallReport),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Split {
+    sample: SplitSample,
+    first_offset: Option<i64>,
+    /// When its offset last moved (`None`: not since the watch began).
+    last_change: Option<Timestamp>,
+}
+
+impl Split {
+    fn idle(&self) -> bool {
+        self.sample.idle_ms_per_s.is_some_and(|ms| ms > 500.0)
+    }
+
+    fn never_had_record(&self) -> bool {
+        self.sample.offset.is_some_and(|o| o < 0)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Pipe {
+    sink: String,
+    source: String,
+    vertex: String,
+    watermark: Timestamp,
+    detector: StallDetector,
+    late_dropped: u64,
+    rows: u64,
+}
+
+/// A Flink job under watch.
+#[derive(Debug, Clone)]
+pub struct Watcher {
+    threshold: Millis,
+    started: Timestamp,
+    job_start: Timestamp,
+    settings: JobSettings,
+    parallelism: usize,
+    pipes: Vec<Pipe>,
+    splits: Vec<Split>,
+    index: BTreeMap<(String, i32), SplitId>,
+    past: Vec<StallReport>,
+    history: VecDeque<HistoryPoint>,
+    last_poll: Option<Timestamp>,
+    state: String,
+}
+
+/// Points kept for the page's chart (ten minutes at one a second).
+const HISTORY: usize = 600;
+
+impl Watcher {
+    /// Watches `job` (its first poll) from `now`, reporting stalls longer
+    /// than `threshold`. Errors when the job reads no Kafka topic.
+    pub fn new(
+        job: &Job,
+        settings: JobSettings,
+        threshold: Millis,
+        now: Timestamp,
+    ) -> Result<Self, String> {
+        let pipes = pipes_of(job, threshold, now)?;
+        let parallelism = job
+            .vertices
+            .iter()
+            .filter(|v| v.kafka_table().is_some())
+            .map(|v| v.parallelism)
+            .max()
+            .unwrap_or(1);
+        Ok(Watcher {
+            threshold,
+            started: now,
+            job_start: job.summary.start_time,
+            settings,
+            parallelism,
+            pipes,
+            splits: Vec::new(),
+            index: BTreeMap::new(),
+            past: Vec::new(),
+            history: VecDeque::new(),
+            last_poll: None,
+            state: job.summary.state.clone(),
+        })
+    }
+
+    /// The stall threshold.
+    pub fn threshold(&self) -> Millis {
+        self.threshold
+    }
+
+    /// The job's state at the last poll (RUNNING, FAILED, ...).
+    pub fn state(&self) -> &str {
+        &self.state
+    }
+
+    /// Takes in one poll made at `now`.
+    pub fn observe(&mut self, poll: &Poll, now: Timestamp) -> Vec<Event> {
+        self.state = poll.job.summary.state.clone();
+        let mut arrived = false;
+        for s in &poll.splits {
+            let key = (s.topic.clone(), s.partition);
+            match self.index.get(&key).map(|&i| &mut self.splits[i as usize]) {
+                Some(old) => {
+                    if s.offset.is_some() && s.offset != old.sample.offset {
+                        old.last_change = Some(now);
+                        arrived = true;
+                    }
+                    old.sample = s.clone();
+                }
+                None => {
+                    self.index.insert(key, self.splits.len() as SplitId);
+                    self.splits.push(Split {
+                        sample: s.clone(),
+                        first_offset: s.offset,
+                        last_change: None,
+                    });
+                }
+            }
+        }
+        let mut events = Vec::new();
+        for pi in 0..self.pipes.len() {
+            let sample = poll
+                .sinks
+                .iter()
+                .find(|k| k.vertex == self.pipes[pi].vertex);
+            if let Some(k) = sample {
+                self.pipes[pi].late_dropped = k.late_dropped;
+                self.pipes[pi].rows = k.rows;
+            }
+            let wm = sample
+                .and_then(|k| k.watermark)
+                .or_else(|| self.source_watermark(&self.pipes[pi].source));
+            if let Some(w) = wm {
+                if w > self.pipes[pi].watermark {
+                    self.pipes[pi].watermark = w;
+                    if let Some(s) = self.pipes[pi].detector.on_advance(now, w) {
+                        events.push(Event::Resolved(self.report(pi, &s, now)));
+                        self.past.push(self.report(pi, &s, now));
+                    }
+                }
+            }
+            if arrived {
+                if self.pipes[pi].detector.on_record(now).is_some() {
+                    let h = self.holder(pi, now);
+                    self.pipes[pi].detector.explain(h);
+                    if let Some(s) = self.pipes[pi].detector.current() {
+                        events.push(Event::Stalled(self.report(pi, &s, now)));
+                    }
+                } else if self.pipes[pi].detector.current().is_some() {
+                    let h = self.holder(pi, now);
+                    self.pipes[pi].detector.explain(h);
+                }
+            }
+        }
+        if self.last_poll.is_none_or(|t| now - t >= 1_000) {
+            self.push_history(now);
+        }
+        self.last_poll = Some(now);
+        events
+    }
+
+    fn push_history(&mut self, now: Timestamp) {
+        if self.history.len() == HISTORY {
+            self.history.pop_front();
+        }
+        self.history.push_back(HistoryPoint {
+            t: now,
+            watermarks: self.pipes.iter().map(|p| wm(p.watermark)).collect(),
+            emission_lag_ms: self.pipes.iter().map(|_| None).collect(),
+        });
+    }
+
+    /// The minimum over a table's active subtasks, each the minimum over its
+    /// active splits (for an INSERT whose sink is chained to its source).
+    fn source_watermark(&self, table: &str) -> Option<Timestamp> {
+        let subtasks = self.subtasks(table);
+        let active: Vec<Timestamp> = subtasks
+            .values()
+            .filter_map(|(w, idle)| (!idle).then_some(*w).flatten())
+            .collect();
+        active.into_iter().min()
+    }
+
+    /// Per source subtask of `table`: its watermark (the minimum over its
+    /// active splits; `None` if no split has one) and whether every split
+    /// of it is idle.
+    pub fn subtasks(&self, table: &str) -> BTreeMap<usize, (Option<Timestamp>, bool)> {
+        let mut out: BTreeMap<usize, (Option<Timestamp>, bool)> = BTreeMap::new();
+        for s in self.splits.iter().filter(|s| s.sample.table == table) {
+            let e = out.entry(s.sample.subtask).or_insert((None, true));
+            if !s.idle() {
+                e.1 = false;
+                if let Some(w) = s.sample.watermark {
+                    e.0 = Some(e.0.map_or(w, |x: Timestamp| x.min(w)));
+                }
+            }
+        }
+        out
+    }
+
+    /// How long a split has had no record, as far as the watch can tell.
+    fn silent_ms(&self, s: &Split, now: Timestamp) -> Millis {
+        match s.last_change {
+            Some(t) => now - t,
+            None if s.never_had_record() => now - self.job_start.min(now),
+            None => now - self.started,
+        }
+    }
+
+    /// Who holds pipeline `pi` now: the active subtask with the smallest
+    /// watermark, and in it the active split with the smallest.
+    fn holder(&self, pi: usize, now: Timestamp) -> Option<Holder> {
+        let table = &self.pipes[pi].source;
+        let subtasks = self.subtasks(table);
+        let (&subtask, _) = subtasks
+            .iter()
+            .filter(|(_, (_, idle))| !idle)
+            .min_by_key(|(i, (w, _))| (w.unwrap_or(MIN_WATERMARK), **i))?;
+        let (id, split) = self
+            .splits
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.sample.table == *table && s.sample.subtask == subtask && !s.idle())
+            .min_by_key(|(_, s)| {
+                (
+                    s.sample.watermark.unwrap_or(MIN_WATERMARK),
+                    // Without watermarks (Flink < 2.1): the longest silent.
+                    -self.silent_ms(s, now),
+                    s.sample.partition,
+                )
+            })?;
+        Some(Holder {
+            subtask,
+            split: Some(id as SplitId),
+            silent_ms: self.silent_ms(split, now),
+            never_had_record: split.never_had_record(),
+        })
+    }
+
+    fn context(&self, pi: usize) -> StallContext {
+        StallContext {
+            source: self.pipes[pi].source.clone(),
+            own_idle_option: self.settings.own_idle_option,
+            idle_timeout: self.settings.idle_timeout,
+            caught_up: false,
+            emit_interval: self.settings.emit_interval,
+            parallelism: self.parallelism,
+        }
+    }
+
+    fn report(
+        &self,
+        pi: usize,
+        s: &lowwater_core::diagnose::Stall,
+        now: Timestamp,
+    ) -> StallReport {
+        let p = &self.pipes[pi];
+        let split = |h: &Holder| h.split.and_then(|i| self.splits.get(i as usize));
+        let held_by = s.held_by.map(|h| HeldBy {
+            topic: split(&h).map(|x| x.sample.topic.clone()),
+            partition: split(&h).map(|x| x.sample.partition),
+            subtask: h.subtask,
+            silent_ms: h.silent_ms,
+            never_had_record: h.never_had_record,
+        });
+        let holder = held_by.as_ref().map(|h| StallHolder {
+            topic: h.topic.as_deref(),
+            partition: h.partition,
+            subtask: h.subtask,
+            silent_ms: h.silent_ms,
+            never_had_record: h.never_had_record,
+        });
+        let partitions = self
+            .splits
+            .iter()
+            .filter(|x| x.sample.table == p.source)
+            .count();
+        let mut reason =
+            stall_reason_in(&self.context(pi), holder.as_ref(), partitions, self.threshold);
+        let before_watch = s
+            .held_by
+            .as_ref()
+            .and_then(split)
+            .is_some_and(|x| !x.never_had_record() && x.last_change.is_none());
+        if before_watch {
+            reason.push_str(&format!(
+                " (it has been silent since before lowwater began watching at {}, so for at \
+                 least that long)",
+                format_timestamp(self.started, ' ')
+            ));
+        }
+        if !self.settings.idle_timeout_known {
+            reason.push_str(
+                " (the job's idle timeout could not be read from Flink; Flink's default, \
+                 disabled, is assumed)",
+            );
+        }
+        let to = s.to.unwrap_or(now);
+        StallReport {
+            sink: p.sink.clone(),
+            source: p.source.clone(),
+            from_ts: s.from,
+            to_ts: to,
+            duration_ms: to - s.from,
+            resolved: s.resolved,
+            watermark: wm(s.watermark),
+            reason,
+            held_by,
+        }
+    }
+
+    /// The stall of each INSERT going on now (`to_ts` = now).
+    pub fn current(&self, now: Timestamp) -> Vec<Option<StallReport>> {
+        (0..self.pipes.len())
+            .map(|pi| {
+                self.pipes[pi]
+                    .detector
+                    .current()
+                    .map(|s| self.report(pi, &s, now))
+            })
+            .collect()
+    }
+
+    /// Stalls that ended.
+    pub fn past(&self) -> &[StallReport] {
+        &self.past
+    }
+
+    /// One line for the log when a stall opens.
+    pub fn warn_line(r: &StallReport, now: Timestamp) -> String {
+        format!(
+            "watermark stalled: INSERT INTO {} has been stuck at {} for {} while records arrive: {}",
+            r.sink,
+            r.watermark
+                .map_or("MIN".to_string(), |w| format_timestamp(w, ' ')),
+            display_duration(now - r.from_ts),
+            r.reason
+        )
+    }
+
+    pub(crate) fn parts(&self) -> WatchParts<'_> {
+        let at = self.last_poll.unwrap_or(self.started);
+        WatchParts {
+            holders: (0..self.pipes.len()).map(|pi| self.holder(pi, at)).collect(),
+            current: self.current(at),
+            past: &self.past,
+            started: self.started,
+            splits: self.splits.iter().map(|s| (s, self.silent_ms_at(s))).collect(),
+            pipes: &self.pipes,
+            history: &self.history,
+            settings: &self.settings,
+            parallelism: self.parallelism,
+            threshold: self.threshold,
+            last_poll: self.last_poll.unwrap_or(self.started),
+        }
+    }
+
+    fn silent_ms_at(&self, s: &Split) -> Millis {
+        self.silent_ms(s, self.last_poll.unwrap_or(self.started))
+    }
+}
+
+/// The watcher's state for [`crate::view`].
+pub(crate) struct WatchParts<'a> {
+    pub holders: Vec<Option<Holder>>,
+    pub current: Vec<Option<StallReport>>,
+    pub past: &'a [StallReport],
+    pub started: Timestamp,
+    pub splits: Vec<(&'a Split, Millis)>,
+    pub pipes: &'a [Pipe],
+    pub history: &'a VecDeque<HistoryPoint>,
+    pub settings: &'a JobSettings,
+    pub parallelism: usize,
+    pub threshold: Millis,
+    pub last_poll: Timestamp,
+}
+
+/// The INSERTs of a job: one per sink table, its watermark read at the
+/// vertex that writes it (where its windows fire), its source the Kafka
+/// table upstream.
+fn pipes_of(job: &Job, threshold: Millis, now: Timestamp) -> Result<Vec<Pipe>, String> {
+    if !job.vertices.iter().any(|v| v.kafka_table().is_some()) {
+        return Err(format!(
+            "Flink job {} ({}) reads no Kafka topic: lowwater watch explains the watermarks of \
+             Kafka sources (its vertices: {})",
+            job.summary.id,
+            job.summary.name,
+            job.vertices
+                .iter()
+                .map(|v| v.name.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    let mut pipes = Vec::new();
+    for v in &job.vertices {
+        for sink in v.sinks() {
+            let Some(source) = upstream_kafka(job, &v.id) else {
+                continue;
+            };
+            pipes.push(Pipe {
+                sink,
+                source,
+                vertex: v.id.clone(),
+                watermark: MIN_WATERMARK,
+                detector: StallDetector::new(threshold, now, MIN_WATERMARK),
+                late_dropped: 0,
+                rows: 0,
+            });
+        }
+    }
+    if pipes.is_empty() {
+        return Err(format!(
+            "Flink job {} ({}) writes no sink that lowwater can find downstream of a Kafka source",
+            job.summary.id, job.summary.name
+        ));
+    }
+    Ok(pipes)
+}
+
+/// The Kafka table a vertex reads, itself or upstream (the first found).
+fn upstream_kafka(job: &Job, id: &str) -> Option<String> {
+    let mut todo = vec![id.to_string()];
+    let mut seen = Vec::new();
+    while let Some(id) = todo.pop() {
+        if seen.contains(&id) {
+            continue;
+        }
+        let v = job.vertices.iter().find(|v| v.id == id)?;
+        if let Some(t) = v.kafka_table() {
+            return Some(t);
+        }
+        todo.extend(v.inputs.iter().cloned());
+        seen.push(id);
+    }
+    None
+}
+
+/// A stall threshold for a Flink job: three times its largest window (as
+/// for a lowwater job), and at least twice the time one reading can be old
+/// (the poll interval plus Flink's metric refresh, 10 s by default).
+pub fn default_threshold(job: &Job, poll: Millis, refresh: Millis) -> Millis {
+    let window = job
+        .vertices
+        .iter()
+        .filter_map(|v| v.window_size())
+        .max()
+        .unwrap_or(0);
+    (3 * window).max(2 * (poll + refresh))
+}
+
+impl Split {
+    pub(crate) fn sample(&self) -> &SplitSample {
+        &self.sample
+    }
+
+    pub(crate) fn records(&self) -> u64 {
+        match (self.first_offset, self.sample.offset) {
+            (Some(a), Some(b)) if b > a.max(0) => (b - a.max(0)) as u64,
+            _ => 0,
+        }
+    }
+
+    pub(crate) fn last_change(&self) -> Option<Timestamp> {
+        self.last_change
+    }
+
+    pub(crate) fn is_idle(&self) -> bool {
+        self.idle()
+    }
+}
+
+impl Pipe {
+    pub(crate) fn sink(&self) -> &str {
+        &self.sink
+    }
+
+    pub(crate) fn source(&self) -> &str {
+        &self.source
+    }
+
+    pub(crate) fn watermark(&self) -> Timestamp {
+        self.watermark
+    }
+
+    pub(crate) fn late_dropped(&self) -> u64 {
+        self.late_dropped
+    }
+
+    pub(crate) fn rows(&self) -> u64 {
+        self.rows
+    }
+}
