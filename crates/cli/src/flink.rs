@@ -1,0 +1,270 @@
+//! `lowwater watch --flink URL` and `lowwater submit --flink GATEWAY JOB.sql`:
+//! a job that runs on Apache Flink, explained as lowwater explains its own
+//! (lowwater-flink does the reading and the model; this is the loop, the
+//! logs and the HTTP server around it).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use lowwater_core::clock::Clock;
+use lowwater_core::time::display_duration;
+use lowwater_core::Millis;
+use lowwater_flink::poll::{find_job, Poller};
+use lowwater_flink::rest::Rest;
+use lowwater_flink::view::{Origin, Shared};
+use lowwater_flink::watch::{default_threshold, Event, JobSettings, Watcher};
+use lowwater_flink::FlinkError;
+use lowwater_runtime::clock::SystemClock;
+
+use crate::UserError;
+
+/// Flink's metric store refreshes every 10 s by default
+/// (`metrics.fetcher.update-interval`).
+const METRIC_REFRESH_MS: Millis = 10_000;
+
+/// What `watch` is told.
+pub struct WatchOpts {
+    /// Flink's REST address.
+    pub url: String,
+    /// A job id or name.
+    pub job: Option<String>,
+    /// Poll interval.
+    pub poll: Millis,
+    /// Stall threshold (default: [`default_threshold`]).
+    pub stall_threshold: Option<Millis>,
+    /// Stop after this long.
+    pub duration: Option<Millis>,
+    /// Serve the live view here.
+    pub http: Option<String>,
+    /// Where to write the report at the end.
+    pub report: Option<std::path::PathBuf>,
+    /// The job's settings when they are known (from a submitted file).
+    pub settings: Option<JobSettings>,
+}
+
+fn user(e: FlinkError) -> anyhow::Error {
+    match e {
+        FlinkError::User(m) => UserError(m).into(),
+        FlinkError::Unreachable { .. } => UserError(e.to_string()).into(),
+        e => anyhow::Error::new(e),
+    }
+}
+
+/// Watches a Flink job until it ends, `--duration` passes, or Ctrl-C.
+/// Returns whether a stall was going on at the end.
+pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
+    let rest = Rest::new(&o.url, "Flink's REST API", Duration::from_secs(10));
+    let summary = find_job(&rest, o.job.as_deref()).map_err(user)?;
+    let mut poller = Poller::new(rest.clone(), &summary.id);
+    let clock: Arc<dyn Clock + Send + Sync> = Arc::new(SystemClock::new());
+    let start = clock.now();
+    let first = poller.poll().map_err(user)?;
+    let threshold = o
+        .stall_threshold
+        .unwrap_or_else(|| default_threshold(&first.job, o.poll, METRIC_REFRESH_MS));
+    let settings = o.settings.clone().unwrap_or_default();
+    let mut watcher = Watcher::new(&first.job, settings, threshold, start)
+        .map_err(|m| UserError(m))?;
+    watcher.observe(&first, start);
+    tracing::info!(
+        "watching Flink job {} '{}' ({}) at {}: {} partition(s), polling every {}, stall \
+         threshold {}; Flink refreshes its metrics every {} (metrics.fetcher.update-interval), \
+         so what lowwater shows can be that much older",
+        summary.id,
+        summary.name,
+        first.job.summary.state,
+        rest.base(),
+        first.splits.len(),
+        display_duration(o.poll),
+        display_duration(threshold),
+        display_duration(METRIC_REFRESH_MS)
+    );
+    if first.splits.iter().all(|s| s.watermark.is_none()) {
+        tracing::warn!(
+            "Flink shows no per-partition watermarks (split.*.watermark.currentWatermark, Flink \
+             2.1 and later): the partition holding the watermark is inferred from the readers' \
+             offsets (the one whose offset stopped while others moved)"
+        );
+    }
+    let shared = Arc::new(Shared {
+        watcher: Mutex::new(watcher),
+        origin: Origin {
+            url: rest.base().to_string(),
+            job_id: summary.id.clone(),
+            job_name: summary.name.clone(),
+            poll_interval_ms: o.poll,
+        },
+        clock: clock.clone(),
+        stopped: AtomicBool::new(false),
+    });
+    let server = match &o.http {
+        Some(addr) => {
+            let addr = crate::args::http_addr(addr);
+            let l = std::net::TcpListener::bind(&addr)
+                .map_err(|e| UserError(format!("--http {addr}: {e}")))?;
+            Some(
+                lowwater_runtime::http::Server::start(l, shared.clone())
+                    .map_err(|e| UserError(e))?,
+            )
+        }
+        None => None,
+    };
+    let deadline = o.duration.map(|d| start + d);
+    let mut failing = 0u32;
+    let mut next = start + o.poll;
+    let ended = loop {
+        // Sleep in small steps, so that Ctrl-C ends the watch at once.
+        while clock.now() < next && !stop.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let now = clock.now();
+        if stop.load(Ordering::SeqCst) || deadline.is_some_and(|d| now >= d) {
+            break None;
+        }
+        next = now + o.poll;
+        let poll = match poller.poll() {
+            Ok(p) => {
+                if failing > 0 {
+                    tracing::info!("Flink answers again after {failing} failed poll(s)");
+                }
+                failing = 0;
+                p
+            }
+            Err(FlinkError::User(m)) => break Some(Err(UserError(m).into())),
+            Err(e) => {
+                if failing == 0 {
+                    tracing::warn!("cannot read the job from Flink ({e}); retrying every poll");
+                }
+                failing += 1;
+                continue;
+            }
+        };
+        let state = poll.job.summary.state.clone();
+        let events = match shared.watcher.lock() {
+            Ok(mut w) => w.observe(&poll, now),
+            Err(_) => break Some(Err(anyhow::anyhow!("the watcher's state was poisoned"))),
+        };
+        for e in events {
+            match e {
+                Event::Stalled(r) => tracing::warn!("{}", Watcher::warn_line(&r, now)),
+                Event::Resolved(r) => tracing::info!(
+                    "stall resolved: the watermark of INSERT INTO {} advanced after {}",
+                    r.sink,
+                    display_duration(r.duration_ms)
+                ),
+            }
+        }
+        if matches!(
+            state.as_str(),
+            "FINISHED" | "FAILED" | "CANCELED" | "SUSPENDED"
+        ) {
+            tracing::info!("Flink job {} ended: {state}", summary.id);
+            break Some(Ok(()));
+        }
+    };
+    shared.stopped.store(true, Ordering::Relaxed);
+    let live = lowwater_runtime::http::LiveView::live(shared.as_ref());
+    if let Some(s) = server {
+        s.stop();
+    }
+    if let Some(Err(e)) = ended {
+        return Err(e);
+    }
+    let stalled = live.inserts.iter().any(|i| i.stall.is_some());
+    let report = lowwater_report::Report {
+        totals: live.totals.clone(),
+        partitions: live.partitions.iter().map(|p| p.report.clone()).collect(),
+        sinks: live.sinks.iter().map(|s| s.report.clone()).collect(),
+        stalls: live.stalls.clone(),
+        replay: live.replay.clone(),
+    };
+    if let Some(path) = &o.report {
+        let json = sonic_rs::to_string_pretty(&live).context("encoding the report")?;
+        crate::write_out(path, format!("{json}\n").as_bytes())?;
+    }
+    tracing::info!(
+        "{}",
+        lowwater_report::summary_for(&format!("watch of {}", summary.id), &report).trim_end()
+    );
+    Ok(stalled)
+}
+
+/// What `submit` is told.
+pub struct SubmitOpts {
+    /// The SQL Gateway's address.
+    pub gateway: String,
+    /// Flink's REST address (to watch the job), default: the gateway's host,
+    /// port 8081.
+    pub rest: Option<String>,
+    /// The job file.
+    pub job: std::path::PathBuf,
+    /// Submit, then return without watching.
+    pub no_watch: bool,
+}
+
+/// The settings a job file gives its watermarks, when lowwater can plan
+/// it (otherwise only Flink knows them).
+fn file_settings(sql: &str) -> Option<JobSettings> {
+    let plan = lowwater_sql::plan::JobPlan::from_sql(sql).ok()?;
+    // The first INSERT's source: its table option, else the SET.
+    let src = plan.pipelines.first().map(|p| &plan.tables[p.source]);
+    Some(JobSettings {
+        idle_timeout: src.map_or(plan.settings.idle_timeout, |t| t.idle_timeout),
+        idle_timeout_known: true,
+        own_idle_option: src.is_some_and(|t| t.options.contains_key("scan.watermark.idle-timeout")),
+        emit_interval: plan.settings.emit_interval,
+    })
+}
+
+/// Submits a job file to the SQL Gateway; returns the job id and the
+/// settings read from the file.
+pub fn submit(o: &SubmitOpts) -> Result<(String, Option<JobSettings>)> {
+    let sql = std::fs::read_to_string(&o.job)
+        .with_context(|| format!("reading {}", o.job.display()))?;
+    let file = o.job.display().to_string();
+    if let Ok(stmts) = lowwater_sql::parse::parse_script(&sql) {
+        let diffs = lowwater_sql::target::flink_differences(&stmts);
+        let refused: Vec<String> = diffs
+            .iter()
+            .filter(|d| d.refused)
+            .map(|d| format!("  - {file}:{d}"))
+            .collect();
+        if !refused.is_empty() {
+            return Err(UserError(format!(
+                "{file} uses options that are lowwater's own, which Flink refuses; remove them \
+                 to run it on Flink (lowwater explain --target flink lists them all):\n{}",
+                refused.join("\n")
+            ))
+            .into());
+        }
+        for d in diffs.iter().filter(|d| !d.refused) {
+            tracing::warn!("{file}:{d}");
+        }
+    }
+    let gw = Rest::new(&o.gateway, "the SQL Gateway", Duration::from_secs(30));
+    let statements = lowwater_flink::script::for_gateway(&sql);
+    let id = lowwater_flink::gateway::submit(&gw, &statements, |line, st| {
+        let head: String = st.lines().next().unwrap_or("").chars().take(70).collect();
+        tracing::debug!("{file}:{line}: {head}");
+    })
+    .map_err(|e| match e {
+        FlinkError::User(m) => anyhow::Error::new(UserError(format!("{file}: {m}"))),
+        e => user(e),
+    })?;
+    tracing::info!("submitted {file} to {}: Flink job {id}", gw.base());
+    Ok((id, file_settings(&sql)))
+}
+
+/// The REST address next to a gateway address: same host, port 8081.
+pub fn rest_beside(gateway: &str) -> String {
+    let g = crate::args::url(gateway);
+    let (scheme, rest) = g.split_once("://").unwrap_or(("http", &g));
+    let host = rest.split('/').next().unwrap_or(rest);
+    let host = match host.rsplit_once(':') {
+        Some((h, _)) => h,
+        None => host,
+    };
+    format!("{scheme}://{host}:8081")
+}

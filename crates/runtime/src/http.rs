@@ -1,0 +1,232 @@
+//! The HTTP server of a live view: `/` (the web page), `/metrics`,
+//! `/healthz`, `/ready` and `/api/v1/watermarks`, for anything that can
+//! describe itself as a [`Live`] value: a running lowwater job, or a Flink
+//! job that `lowwater watch --flink` reads from Flink's REST API. The
+//! server only reads the view when a client asks; it is never on the record
+//! path.
+
+use std::sync::Arc;
+
+use crate::observe::Live;
+
+/// What the server serves.
+pub trait LiveView: Send + Sync + 'static {
+    /// The state now (`/api/v1/watermarks`, `/healthz`, and the input of
+    /// [`LiveView::metrics`]).
+    fn live(&self) -> Live;
+    /// `live` as OpenMetrics text.
+    fn metrics(&self, live: &Live) -> String;
+    /// Whether it is ready (`/ready`: 503 once it stops or fails).
+    fn ready(&self) -> bool;
+}
+
+type Ctx = Arc<dyn LiveView>;
+
+/// The web page.
+const PAGE: &str = include_str!("web/index.html");
+
+/// The HTTP server of a running job, on its own thread.
+pub struct Server {
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    done: std::sync::mpsc::Receiver<()>,
+}
+
+impl Server {
+    /// Serves on `listener` until [`Server::stop`].
+    pub fn start(listener: std::net::TcpListener, view: Arc<dyn LiveView>) -> Result<Self, String> {
+        use axum::http::header;
+        use axum::routing::get;
+        let addr = listener.local_addr().map_err(|e| format!("--http: {e}"))?;
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| format!("--http: {e}"))?;
+        let ctx = view;
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        // Dropped when the server thread ends, however it ends.
+        let (done_tx, done) = std::sync::mpsc::channel::<()>();
+        let app = axum::Router::new()
+            .route(
+                "/",
+                get(|| async { ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], PAGE) }),
+            )
+            .route(
+                "/metrics",
+                get(
+                    |axum::extract::State(c): axum::extract::State<Ctx>| async move {
+                        let live = c.live();
+                        (
+                            [(
+                                header::CONTENT_TYPE,
+                                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+                            )],
+                            c.metrics(&live),
+                        )
+                    },
+                ),
+            )
+            .route(
+                "/healthz",
+                get(
+                    |axum::extract::State(c): axum::extract::State<Ctx>| async move {
+                        let live = c.live();
+                        let text = [(header::CONTENT_TYPE, "text/plain; charset=utf-8")];
+                        match live.inserts.iter().find_map(|i| i.stall.as_ref()) {
+                            None => (axum::http::StatusCode::OK, text, "ok\n".to_string()),
+                            Some(st) => (
+                                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                                text,
+                                format!(
+                                    "stalled: INSERT INTO {} for {}: {}\n",
+                                    st.sink,
+                                    lowwater_core::time::display_duration(st.duration_ms),
+                                    st.reason
+                                ),
+                            ),
+                        }
+                    },
+                ),
+            )
+            .route(
+                "/ready",
+                get(
+                    |axum::extract::State(c): axum::extract::State<Ctx>| async move {
+                        if !c.ready() {
+                            (axum::http::StatusCode::SERVICE_UNAVAILABLE, "stopping\n")
+                        } else {
+                            (axum::http::StatusCode::OK, "ready\n")
+                        }
+                    },
+                ),
+            )
+            .route(
+                "/api/v1/watermarks",
+                get(
+                    |axum::extract::State(c): axum::extract::State<Ctx>| async move {
+                        let live = c.live();
+                        match sonic_rs::to_string(&live) {
+                            Ok(body) => (
+                                axum::http::StatusCode::OK,
+                                [(header::CONTENT_TYPE, "application/json")],
+                                body,
+                            ),
+                            Err(e) => (
+                                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                                [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+                                format!("cannot encode the live state as JSON: {e}"),
+                            ),
+                        }
+                    },
+                ),
+            )
+            .with_state(ctx);
+        std::thread::Builder::new()
+            .name("http".into())
+            .spawn(move || {
+                let _done = done_tx;
+                let rt = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(rt) => rt,
+                    Err(e) => {
+                        tracing::error!("--http: cannot start the HTTP server: {e}");
+                        return;
+                    }
+                };
+                rt.block_on(async move {
+                    let listener = match tokio::net::TcpListener::from_std(listener) {
+                        Ok(l) => l,
+                        Err(e) => {
+                            tracing::error!("--http: {e}");
+                            return;
+                        }
+                    };
+                    serve(listener, app, rx).await;
+                });
+            })
+            .map_err(|e| format!("cannot start the HTTP thread: {e}"))?;
+        tracing::info!("serving http://{addr}/ (metrics at /metrics, JSON at /api/v1/watermarks)");
+        Ok(Server {
+            stop: Some(tx),
+            done,
+        })
+    }
+
+    /// Stops serving: waits up to 2 s for open requests to finish (a client
+    /// that never completes its request does not keep the job from ending;
+    /// the server thread then ends with the process).
+    pub fn stop(mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        let _ = self.done.recv_timeout(std::time::Duration::from_secs(2));
+    }
+}
+
+/// How long a connection may sit without sending a request before it is
+/// closed: idle clients cannot hold the process's file descriptors.
+pub const HTTP_IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Serves `app` on `listener` until `stop`: one request per connection (no
+/// keep-alive), a connection that sends no complete request within
+/// [`HTTP_IDLE_TIMEOUT`] closed, so that a scraper is answered while
+/// thousands of idle clients are connected. Open requests get 2 s to finish
+/// when it stops.
+async fn serve(
+    listener: tokio::net::TcpListener,
+    app: axum::Router,
+    mut stop: tokio::sync::oneshot::Receiver<()>,
+) {
+    let open = std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_HTTP_CONNECTIONS));
+    let mut failing = false;
+    loop {
+        let permit = tokio::select! {
+            _ = &mut stop => break,
+            p = open.clone().acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => break,
+            },
+        };
+        let (stream, _) = tokio::select! {
+            _ = &mut stop => break,
+            a = listener.accept() => match a {
+                Ok(a) => {
+                    failing = false;
+                    a
+                }
+                Err(e) => {
+                    // Out of file descriptors, say: idle connections are
+                    // closed after the idle timeout; wait and accept again
+                    // (said once per run of failures).
+                    if !failing {
+                        tracing::warn!(
+                            "--http: cannot accept a connection ({e}); retrying while idle \
+                             connections time out"
+                        );
+                        failing = true;
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let _permit = permit;
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HTTP_IDLE_TIMEOUT)
+                .keep_alive(false)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .await;
+        });
+    }
+    let _ = tokio::time::timeout(
+        std::time::Duration::from_secs(2),
+        open.acquire_many(MAX_HTTP_CONNECTIONS as u32),
+    )
+    .await;
+}
+
+/// The most connections served at once; more wait to be accepted.
+const MAX_HTTP_CONNECTIONS: usize = 8_192;
