@@ -53,7 +53,7 @@ fn user(e: FlinkError) -> anyhow::Error {
 }
 
 /// Watches a Flink job until it ends, `--duration` passes, or Ctrl-C.
-/// Returns whether a stall was going on at the end.
+/// Returns whether the job failed.
 pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
     let rest = Rest::new(&o.url, "Flink's REST API", Duration::from_secs(10));
     let summary = find_job(&rest, o.job.as_deref()).map_err(user)?;
@@ -65,8 +65,8 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
         .stall_threshold
         .unwrap_or_else(|| default_threshold(&first.job, o.poll, METRIC_REFRESH_MS));
     let settings = o.settings.clone().unwrap_or_default();
-    let mut watcher = Watcher::new(&first.job, settings, threshold, start)
-        .map_err(|m| UserError(m))?;
+    let mut watcher =
+        Watcher::new(&first.job, settings, threshold, start).map_err(|m| UserError(m))?;
     watcher.observe(&first, start);
     tracing::info!(
         "watching Flink job {} '{}' ({}) at {}: {} partition(s), polling every {}, stall \
@@ -81,13 +81,19 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
         display_duration(threshold),
         display_duration(METRIC_REFRESH_MS)
     );
-    if first.splits.iter().all(|s| s.watermark.is_none()) {
-        tracing::warn!(
-            "Flink shows no per-partition watermarks (split.*.watermark.currentWatermark, Flink \
-             2.1 and later): the partition holding the watermark is inferred from the readers' \
-             offsets (the one whose offset stopped while others moved)"
-        );
-    }
+    let mut said_inferring = false;
+    let mut say_inferring = |p: &lowwater_flink::watch::Poll| {
+        if !said_inferring && !p.splits.is_empty() && p.splits.iter().all(|s| s.watermark.is_none())
+        {
+            said_inferring = true;
+            tracing::warn!(
+                "Flink shows no per-partition watermarks (split.*.watermark.currentWatermark, \
+                 Flink 2.1 and later): the partition holding the watermark is inferred from the \
+                 readers' offsets (the one whose offset stopped while others moved)"
+            );
+        }
+    };
+    say_inferring(&first);
     let shared = Arc::new(Shared {
         watcher: Mutex::new(watcher),
         origin: Origin {
@@ -141,6 +147,7 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
                 continue;
             }
         };
+        say_inferring(&poll);
         let state = poll.job.summary.state.clone();
         let events = match shared.watcher.lock() {
             Ok(mut w) => w.observe(&poll, now),
@@ -160,7 +167,16 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
             state.as_str(),
             "FINISHED" | "FAILED" | "CANCELED" | "SUSPENDED"
         ) {
-            tracing::info!("Flink job {} ended: {state}", summary.id);
+            if state == "FAILED" {
+                tracing::error!(
+                    "Flink job {} failed (its exceptions: {}/#/job/running/{}/exceptions)",
+                    summary.id,
+                    rest.base(),
+                    summary.id
+                );
+            } else {
+                tracing::info!("Flink job {} ended: {state}", summary.id);
+            }
             break Some(Ok(()));
         }
     };
@@ -172,7 +188,7 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
     if let Some(Err(e)) = ended {
         return Err(e);
     }
-    let stalled = live.inserts.iter().any(|i| i.stall.is_some());
+    let failed = live.watched.as_ref().is_some_and(|w| w.state == "FAILED");
     let report = lowwater_report::Report {
         totals: live.totals.clone(),
         partitions: live.partitions.iter().map(|p| p.report.clone()).collect(),
@@ -188,7 +204,7 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
         "{}",
         lowwater_report::summary_for(&format!("watch of {}", summary.id), &report).trim_end()
     );
-    Ok(stalled)
+    Ok(failed)
 }
 
 /// What `submit` is told.
@@ -221,8 +237,8 @@ fn file_settings(sql: &str) -> Option<JobSettings> {
 /// Submits a job file to the SQL Gateway; returns the job id and the
 /// settings read from the file.
 pub fn submit(o: &SubmitOpts) -> Result<(String, Option<JobSettings>)> {
-    let sql = std::fs::read_to_string(&o.job)
-        .with_context(|| format!("reading {}", o.job.display()))?;
+    let sql =
+        std::fs::read_to_string(&o.job).with_context(|| format!("reading {}", o.job.display()))?;
     let file = o.job.display().to_string();
     if let Ok(stmts) = lowwater_sql::parse::parse_script(&sql) {
         let diffs = lowwater_sql::target::flink_differences(&stmts);

@@ -220,7 +220,8 @@ enum Command {
     /// Submit a job file to Flink's SQL Gateway, then watch it (as `watch`).
     Submit {
         /// The job file (Flink SQL).
-        job: PathBuf,
+        #[arg(value_name = "JOB")]
+        file: PathBuf,
         /// The SQL Gateway's address, e.g. http://127.0.0.1:8083.
         #[arg(long, value_name = "URL")]
         flink: String,
@@ -309,7 +310,9 @@ fn flink_target(job: &Path) -> Result<String> {
         s.push_str(&format!("  - {d}\n"));
     }
     if diffs.iter().any(|d| d.refused) {
-        s.push_str("  lowwater submit refuses the file until the options Flink refuses are removed\n");
+        s.push_str(
+            "  lowwater submit refuses the file until the options Flink refuses are removed\n",
+        );
     }
     Ok(s)
 }
@@ -339,8 +342,8 @@ fn watch_opts(
     })
 }
 
-fn exit_of_watch(stalled: bool) -> ExitCode {
-    if stalled {
+fn exit_of_watch(failed: bool) -> ExitCode {
+    if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -639,7 +642,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(exit_of_watch(flink::watch(o, stop)?))
         }
         Command::Submit {
-            job,
+            file: job,
             flink: gateway,
             rest,
             no_watch,
@@ -657,7 +660,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 return Ok(ExitCode::SUCCESS);
             }
             let stop = stop_flag()?;
-            let url = s.rest.clone().unwrap_or_else(|| flink::rest_beside(&s.gateway));
+            let url = s
+                .rest
+                .clone()
+                .unwrap_or_else(|| flink::rest_beside(&s.gateway));
             let mut o = watch_opts(url, w, settings)?;
             o.job = Some(id);
             Ok(exit_of_watch(flink::watch(o, stop)?))

@@ -64,7 +64,13 @@ impl<'a> Session<'a> {
         })?;
         let op_path = format!("{base}/operations/{op}");
         let refused = |message: String| {
-            let head: String = statement.lines().next().unwrap_or("").chars().take(80).collect();
+            let head: String = statement
+                .lines()
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(80)
+                .collect();
             FlinkError::User(format!(
                 "line {line}: Flink refused the statement `{head}`: {message}"
             ))

@@ -52,7 +52,9 @@ pub enum FlinkError {
         message: String,
     },
     /// It answered something lowwater cannot read (another Flink version?).
-    #[error("cannot read Flink's answer to {url}: {message} (lowwater reads Flink 2.x's REST API)")]
+    #[error(
+        "cannot read Flink's answer to {url}: {message} (lowwater reads Flink 2.x's REST API)"
+    )]
     Protocol {
         /// The request.
         url: String,

@@ -31,7 +31,11 @@ pub fn find_job(rest: &Rest, selector: Option<&str>) -> Result<JobSummary, Flink
                 .join(", ")
         }
     };
-    let running: Vec<JobSummary> = jobs.iter().filter(|j| j.state == "RUNNING").cloned().collect();
+    let running: Vec<JobSummary> = jobs
+        .iter()
+        .filter(|j| j.state == "RUNNING")
+        .cloned()
+        .collect();
     let Some(sel) = selector else {
         return match running.as_slice() {
             [one] => Ok(one.clone()),
@@ -120,7 +124,11 @@ impl Poller {
     /// One poll: the job, then its vertices' metrics.
     pub fn poll(&mut self) -> Result<Poll, FlinkError> {
         let job = self.job()?;
-        if self.polls % REDISCOVER_EVERY == 0 || self.sources.is_empty() {
+        // A job that just started registers its split metrics as readers
+        // get their splits: look again until every source has some.
+        let incomplete =
+            self.sources.is_empty() || self.sources.iter().any(|s| s.queries.is_empty());
+        if self.polls % REDISCOVER_EVERY == 0 || incomplete {
             self.discover(&job)?;
         }
         self.polls += 1;
@@ -148,7 +156,9 @@ impl Poller {
             let total = |ids: &[String]| ids.iter().filter_map(|i| sum.get(i)).sum::<f64>() as u64;
             sinks.push(SinkSample {
                 vertex: k.id.clone(),
-                watermark: min.get("currentInputWatermark").map(|w| model::watermark_value(*w)),
+                watermark: min
+                    .get("currentInputWatermark")
+                    .map(|w| model::watermark_value(*w)),
                 late_dropped: total(&k.late),
                 rows: total(&k.rows),
             });
@@ -158,7 +168,10 @@ impl Poller {
 
     fn metric_list(&self, vertex: &str, subtask: Option<usize>) -> Result<Vec<String>, FlinkError> {
         let path = match subtask {
-            Some(i) => format!("/jobs/{}/vertices/{vertex}/subtasks/{i}/metrics", self.job_id),
+            Some(i) => format!(
+                "/jobs/{}/vertices/{vertex}/subtasks/{i}/metrics",
+                self.job_id
+            ),
             None => format!("/jobs/{}/vertices/{vertex}/subtasks/metrics", self.job_id),
         };
         Ok(model::metric_ids(&self.rest.get(&path)?))
@@ -169,7 +182,9 @@ impl Poller {
     fn discover(&mut self, job: &Job) -> Result<(), FlinkError> {
         let mut sources = Vec::new();
         for v in &job.vertices {
-            let Some(table) = v.kafka_table() else { continue };
+            let Some(table) = v.kafka_table() else {
+                continue;
+            };
             let ids: Vec<String> = self
                 .metric_list(&v.id, None)?
                 .into_iter()
@@ -199,14 +214,32 @@ impl Poller {
                 id: v.id.clone(),
                 table,
                 owner,
-                queries: chunks(&ids, &format!("/jobs/{}/vertices/{}/subtasks/metrics?get=&agg=min", self.job_id, v.id)),
+                queries: chunks(
+                    &ids,
+                    &format!(
+                        "/jobs/{}/vertices/{}/subtasks/metrics?get=&agg=min",
+                        self.job_id, v.id
+                    ),
+                ),
             });
         }
         let mut sinks = Vec::new();
-        for v in job.vertices.iter().filter(|v| !v.sinks().is_empty() && !v.is_source()) {
+        for v in job
+            .vertices
+            .iter()
+            .filter(|v| !v.sinks().is_empty() && !v.is_source())
+        {
             let ids = self.metric_list(&v.id, None)?;
-            let late: Vec<String> = ids.iter().filter(|i| i.ends_with(".numLateRecordsDropped")).cloned().collect();
-            let rows: Vec<String> = ids.iter().filter(|i| i.ends_with("__Writer.numRecordsSend")).cloned().collect();
+            let late: Vec<String> = ids
+                .iter()
+                .filter(|i| i.ends_with(".numLateRecordsDropped"))
+                .cloned()
+                .collect();
+            let rows: Vec<String> = ids
+                .iter()
+                .filter(|i| i.ends_with("__Writer.numRecordsSend"))
+                .cloned()
+                .collect();
             let mut all = vec!["currentInputWatermark".to_string()];
             all.extend(late.iter().cloned());
             all.extend(rows.iter().cloned());
@@ -246,15 +279,26 @@ fn chunks(ids: &[String], base: &str) -> Vec<String> {
     out
 }
 
-/// A source vertex's values as one sample per partition.
 fn samples(s: &SourceVertex, values: &BTreeMap<String, f64>) -> Vec<SplitSample> {
+    split_samples(&s.table, &s.owner, values)
+}
+
+/// A source vertex's metric values as one sample per partition; `owner`
+/// says which subtask reads each (from the subtasks' metric lists).
+pub fn split_samples(
+    table: &str,
+    owner: &BTreeMap<(String, i32), usize>,
+    values: &BTreeMap<String, f64>,
+) -> Vec<SplitSample> {
     let mut by: BTreeMap<(String, i32), SplitSample> = BTreeMap::new();
     for (id, v) in values {
-        let Some(m) = model::split_metric(id) else { continue };
+        let Some(m) = model::split_metric(id) else {
+            continue;
+        };
         let key = (m.topic.clone(), m.partition);
-        let subtask = s.owner.get(&key).copied().unwrap_or(0);
+        let subtask = owner.get(&key).copied().unwrap_or(0);
         let e = by.entry(key).or_insert_with(|| SplitSample {
-            table: s.table.clone(),
+            table: table.to_string(),
             topic: m.topic.clone(),
             partition: m.partition,
             subtask,
@@ -283,7 +327,9 @@ mod tests {
         let base = "/jobs/cf8adc15dd93fead06bd4093bac330a9/vertices/cbc357ccb763df2852fee8c4fc7d55f2/subtasks/metrics?get=&agg=min";
         let q = chunks(&ids, base);
         assert!(q.len() >= 2, "64 long ids need more than one request");
-        assert!(q.iter().all(|c| base.len() + c.len() + 64 <= MAX_REQUEST_LINE));
+        assert!(q
+            .iter()
+            .all(|c| base.len() + c.len() + 64 <= MAX_REQUEST_LINE));
         let back: Vec<&str> = q.iter().flat_map(|c| c.split(',')).collect();
         assert_eq!(back.len(), 64, "every id asked once");
     }

@@ -66,7 +66,8 @@ impl Rest {
     /// DELETE `path` (the answer is not read).
     pub fn delete(&self, path: &str) -> Result<(), FlinkError> {
         let url = format!("{}{path}", self.base);
-        self.answer(&url, self.agent.delete(&url).call()).map(|_| ())
+        self.answer(&url, self.agent.delete(&url).call())
+            .map(|_| ())
     }
 
     fn answer(
@@ -168,6 +169,9 @@ mod tests {
 
     #[test]
     fn query_values_are_percent_encoded_but_commas_and_dots_kept() {
-        assert_eq!(encode("Calc[2].numRecordsIn,a b"), "Calc%5B2%5D.numRecordsIn,a%20b");
+        assert_eq!(
+            encode("Calc[2].numRecordsIn,a b"),
+            "Calc%5B2%5D.numRecordsIn,a%20b"
+        );
     }
 }

@@ -40,9 +40,10 @@ pub fn live(w: &Watcher, origin: &Origin, now: Timestamp) -> Live {
     let mut partitions = Vec::new();
     for (i, (s, silent_ms)) in parts.splits.iter().enumerate() {
         let x = s.sample();
-        let holding = parts.holders.iter().zip(parts.pipes).any(|(h, p)| {
-            p.source() == x.table && h.is_some_and(|h| h.split == Some(i as u32))
-        });
+        let holding =
+            parts.holders.iter().zip(parts.pipes).any(|(h, p)| {
+                p.source() == x.table && h.is_some_and(|h| h.split == Some(i as u32))
+            });
         partitions.push(LivePartition {
             report: PartitionReport {
                 table: x.table.clone(),

@@ -354,12 +354,7 @@ impl Watcher {
         }
     }
 
-    fn report(
-        &self,
-        pi: usize,
-        s: &lowwater_core::diagnose::Stall,
-        now: Timestamp,
-    ) -> StallReport {
+    fn report(&self, pi: usize, s: &lowwater_core::diagnose::Stall, now: Timestamp) -> StallReport {
         let p = &self.pipes[pi];
         let split = |h: &Holder| h.split.and_then(|i| self.splits.get(i as usize));
         let held_by = s.held_by.map(|h| HeldBy {
@@ -381,8 +376,12 @@ impl Watcher {
             .iter()
             .filter(|x| x.sample.table == p.source)
             .count();
-        let mut reason =
-            stall_reason_in(&self.context(pi), holder.as_ref(), partitions, self.threshold);
+        let mut reason = stall_reason_in(
+            &self.context(pi),
+            holder.as_ref(),
+            partitions,
+            self.threshold,
+        );
         let before_watch = s
             .held_by
             .as_ref()
@@ -447,11 +446,17 @@ impl Watcher {
     pub(crate) fn parts(&self) -> WatchParts<'_> {
         let at = self.last_poll.unwrap_or(self.started);
         WatchParts {
-            holders: (0..self.pipes.len()).map(|pi| self.holder(pi, at)).collect(),
+            holders: (0..self.pipes.len())
+                .map(|pi| self.holder(pi, at))
+                .collect(),
             current: self.current(at),
             past: &self.past,
             started: self.started,
-            splits: self.splits.iter().map(|s| (s, self.silent_ms_at(s))).collect(),
+            splits: self
+                .splits
+                .iter()
+                .map(|s| (s, self.silent_ms_at(s)))
+                .collect(),
             pipes: &self.pipes,
             history: &self.history,
             settings: &self.settings,

@@ -13,7 +13,9 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
 use crate::job::Shared;
-use crate::observe::{finite, LagFamily, Labels, Live, LiveInsert, LivePartition, LiveSink, LiveSubtask};
+use crate::observe::{
+    finite, Labels, LagFamily, Live, LiveInsert, LivePartition, LiveSink, LiveSubtask,
+};
 
 /// Encodes `live` (and the sinks' histograms) as OpenMetrics text.
 pub(crate) fn metrics(live: &Live, plan: &JobPlan, shared: &Shared) -> String {
