@@ -21,7 +21,8 @@
 # FLINK_CONF_DIR, FLINK_LIB_DIR, FLINK_OPT_DIR, FLINK_LOG_DIR, FLINK_PID_DIR.
 #
 # Environment: FLINK_REST_PORT (default 8081: REST API and web UI),
-# FLINK_GATEWAY_PORT (default 8083: SQL Gateway REST endpoint),
+# FLINK_GATEWAY_PORT (default 8083: SQL Gateway REST endpoint), FLINK_RPC_PORT
+# (default 6123: JobManager RPC; other ports are picked free by Flink),
 # LOWWATER_FLINK_HOME, LOWWATER_FLINKENV. Java 17 (JAVA_HOME is taken from
 # the `java` on PATH when unset). Kafka for the connector: scripts/kafka.sh.
 set -euo pipefail
@@ -30,6 +31,7 @@ home="${LOWWATER_FLINK_HOME:-$HOME/.cache/lowwater/flink}"
 venv="${LOWWATER_FLINKENV:-$HOME/.cache/lowwater/flinkenv}"
 port="${FLINK_REST_PORT:-8081}"
 gport="${FLINK_GATEWAY_PORT:-8083}"
+rpcport="${FLINK_RPC_PORT:-6123}"
 flink_version=2.3.0
 kafka_connector=5.0.0-2.2
 jars="$home/jars"
@@ -95,7 +97,7 @@ layout() {
 env.java.opts.all: $opens
 env.java.opts.sql-gateway: -Xmx512m
 jobmanager.rpc.address: 127.0.0.1
-jobmanager.rpc.port: 6123
+jobmanager.rpc.port: $rpcport
 jobmanager.bind-host: 127.0.0.1
 jobmanager.memory.process.size: 1024m
 jobmanager.execution.failover-strategy: region
@@ -176,6 +178,10 @@ start() {
   elif cluster_answers; then
     echo "flink.sh: a Flink cluster this script did not start already answers on 127.0.0.1:$port; using it as it is (set FLINK_REST_PORT to start one on another port)"
   else
+    if running; then
+      echo "flink.sh: the cluster started here is only partly up; stopping it to start afresh" >&2
+      stop >&2
+    fi
     layout "$fh"
     "$fh/bin/start-cluster.sh" >>"$log" 2>&1
     wait_for "Flink cluster (REST 127.0.0.1:$port)" cluster_answers "$FLINK_LOG_DIR"/flink-"$FLINK_IDENT_STRING"-standalonesession-0-*.log
