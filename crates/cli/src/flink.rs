@@ -245,7 +245,7 @@ pub fn submit(o: &SubmitOpts) -> Result<(String, Option<JobSettings>)> {
         let refused: Vec<String> = diffs
             .iter()
             .filter(|d| d.refused)
-            .map(|d| format!("  - {file}:{d}"))
+            .map(|d| format!("  - {file}:{}: {}", d.loc.line, d.text()))
             .collect();
         if !refused.is_empty() {
             return Err(UserError(format!(
@@ -256,7 +256,7 @@ pub fn submit(o: &SubmitOpts) -> Result<(String, Option<JobSettings>)> {
             .into());
         }
         for d in diffs.iter().filter(|d| !d.refused) {
-            tracing::warn!("{file}:{d}");
+            tracing::warn!("{file}:{}: {}", d.loc.line, d.text());
         }
     }
     let gw = Rest::new(&o.gateway, "the SQL Gateway", Duration::from_secs(30));

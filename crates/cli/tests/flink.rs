@@ -43,7 +43,34 @@ fn gateway() -> String {
     format!("http://127.0.0.1:{}", gateway_port())
 }
 
-/// Starts the cluster and the gateway (once per test binary).
+/// Sets its flag when dropped: a test that fails midway still stops its
+/// producer thread (and so its scope ends).
+struct StopOnDrop<'a>(&'a std::sync::atomic::AtomicBool);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Cancels a Flink job when dropped, so that a test failing midway frees
+/// the cluster's slots.
+struct CancelOnDrop(String);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if !self.0.is_empty() {
+            cancel(&self.0);
+        }
+    }
+}
+
+/// The jobs these tests submit are named after their sink.
+const TEST_JOB: &str = "insert-into_default_catalog.default_database.dashboard";
+
+/// Starts the cluster and the gateway (once per test binary), and cancels
+/// what an interrupted earlier run of these tests left running (it would
+/// hold the slots).
 fn flink() {
     static FLINK: std::sync::Once = std::sync::Once::new();
     FLINK.call_once(|| {
@@ -58,6 +85,12 @@ fn flink() {
             "Flink did not start: {}",
             String::from_utf8_lossy(&o.stderr)
         );
+        let jobs = get_json(&format!("{}/jobs/overview", rest()));
+        for j in jobs["jobs"].as_array().into_iter().flatten() {
+            if j["state"].as_str() == Some("RUNNING") && j["name"].as_str() == Some(TEST_JOB) {
+                cancel(j["jid"].as_str().unwrap_or_default());
+            }
+        }
     });
 }
 
@@ -160,6 +193,7 @@ fn seed000_on_flink_the_silent_partition_and_its_subtask_are_named_everywhere() 
     let stop = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|s| {
         let producer = s.spawn(|| produce_live(&topic, &busy, None, &stop));
+        let _stop = StopOnDrop(&stop);
         let w = Running::start(&[
             "submit",
             job.to_str().unwrap_or_default(),
@@ -177,7 +211,8 @@ fn seed000_on_flink_the_silent_partition_and_its_subtask_are_named_everywhere() 
                 .as_i64()
                 .is_some()
         });
-        let flink_job = watched_job(&stalled);
+        let flink_job = CancelOnDrop(watched_job(&stalled));
+        assert_eq!(flink_job.0.len(), 32, "the submitted job's id: {stalled}");
         let held = &stalled["inserts"][0]["stall"]["held_by"];
         // Flink's Kafka enumerator puts partition p on reader
         // (start + p) % parallelism (SEMANTICS.md §9).
@@ -234,11 +269,7 @@ fn seed000_on_flink_the_silent_partition_and_its_subtask_are_named_everywhere() 
         let log = w.stop();
         stop.store(true, std::sync::atomic::Ordering::SeqCst);
         producer.join().expect("producer");
-        cancel(&flink_job);
-        assert!(
-            log.contains(&format!("submitted {}", job.display())),
-            "{log}"
-        );
+        drop(flink_job);
         let warn = log
             .lines()
             .find(|l| l.contains("watermark stalled: INSERT INTO dashboard"))
@@ -352,20 +383,20 @@ fn with_an_idle_timeout_flink_has_no_stall_and_writes_the_rows_replay_computes()
                 .is_some_and(|w| w >= cutoff)
         },
     );
-    let flink_job = watched_job(&v);
+    let flink_job = CancelOnDrop(watched_job(&v));
     // Watched through at least one more metric refresh: still no stall.
     std::thread::sleep(Duration::from_secs(12));
     let v: sonic_rs::Value = sonic_rs::from_str(&w.get("/api/v1/watermarks")).expect("JSON");
     assert_eq!(v["stalls"].as_array().map(|a| a.len()), Some(0), "{v}");
     assert_eq!(v["totals"]["late_records_dropped"].as_u64(), Some(0), "{v}");
     let log = w.stop();
-    cancel(&flink_job);
+    drop(flink_job);
     assert!(!log.contains("watermark stalled"), "{log}");
     // Flink's rows against lowwater's replay of a dump of the same topic.
     let flink_rows = rows_before(&consume_all(&out, 1), cutoff);
     let dump = dir.join("input.jsonl");
     let d = Command::new(env!("CARGO_BIN_EXE_lowwater"))
-        .args(["dump", "--topic", &topic, "--bootstrap", &BOOTSTRAP])
+        .args(["dump", &topic, "--bootstrap", &BOOTSTRAP])
         .args(["--output", dump.to_str().unwrap_or_default()])
         .output()
         .expect("dump");
@@ -418,4 +449,167 @@ fn rows_before(payloads: &[String], cutoff: i64) -> Vec<(String, String, i64)> {
         .collect();
     rows.sort();
     rows
+}
+
+fn lowwater(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args(args)
+        .output()
+        .expect("run lowwater")
+}
+
+#[test]
+fn an_unreachable_cluster_and_an_unknown_job_are_clear_errors() {
+    // Nothing listens on port 1.
+    let o = lowwater(&["watch", "--flink", "http://127.0.0.1:1"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("cannot reach Flink's REST API at http://127.0.0.1:1")
+            && err.contains("is the cluster running (bin/start-cluster.sh)"),
+        "{err}"
+    );
+    let dir = std::env::temp_dir().join(format!("lowwater-flink-down-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let job = dir.join("gen.sql");
+    std::fs::write(
+        &job,
+        "CREATE TABLE gen (n BIGINT) WITH ('connector' = 'datagen');\n\
+         CREATE TABLE sink (n BIGINT) WITH ('connector' = 'blackhole');\n\
+         INSERT INTO sink SELECT n FROM gen;\n",
+    )
+    .expect("write");
+    let o = lowwater(&[
+        "submit",
+        job.to_str().unwrap_or_default(),
+        "--flink",
+        "127.0.0.1:1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("cannot reach the SQL Gateway at http://127.0.0.1:1")
+            && err.contains("bin/sql-gateway.sh start"),
+        "{err}"
+    );
+    let _one = CLUSTER.lock().unwrap_or_else(|p| p.into_inner());
+    flink();
+    let o = lowwater(&[
+        "watch",
+        "--flink",
+        &rest(),
+        "--job",
+        "0123456789abcdef0123456789abcdef",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "no job '0123456789abcdef0123456789abcdef' on {}",
+            rest()
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn lowwater_only_options_are_refused_before_flink_sees_the_file() {
+    let dir = std::env::temp_dir().join(format!("lowwater-flink-opts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let job = dir.join("late.sql");
+    std::fs::write(
+        &job,
+        "SET 'lowwater.state.max-open-windows' = '1000';\n\
+         CREATE TABLE clicks (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH (\n\
+           'connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = '127.0.0.1:1',\n\
+           'format' = 'json',\n\
+           'late-data.sink' = 'late_clicks');\n\
+         CREATE TABLE late_clicks (user_id STRING, ts TIMESTAMP(3)) WITH ('connector' = 'print');\n\
+         CREATE TABLE counts (ws TIMESTAMP(3), c BIGINT) WITH ('connector' = 'print');\n\
+         INSERT INTO counts SELECT window_start, COUNT(*)\n\
+         FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' MINUTE))\n\
+         GROUP BY window_start, window_end;\n",
+    )
+    .expect("write");
+    let path = job.to_str().unwrap_or_default();
+    let o = lowwater(&["explain", path, "--target", "flink"]);
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("on Flink 2.3 (lowwater submit --flink):"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "line 1: SET 'lowwater.state.max-open-windows' is lowwater's own (Flink ignores it)"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("line 5: 'late-data.sink' on table clicks is lowwater's own (Flink refuses the table): a Flink SQL window aggregate drops late rows"), "{out}");
+    // Refused before any request: the gateway address does not answer.
+    let o = lowwater(&["submit", path, "--flink", "http://127.0.0.1:1"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "{path}:5: 'late-data.sink' on table clicks is lowwater's own"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("cannot reach"), "{err}");
+}
+
+#[test]
+fn a_job_without_kafka_sources_and_a_statement_flink_refuses_are_clear_errors() {
+    let _one = CLUSTER.lock().unwrap_or_else(|p| p.into_inner());
+    flink();
+    let dir = std::env::temp_dir().join(format!("lowwater-flink-nokafka-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let job = dir.join("datagen.sql");
+    std::fs::write(
+        &job,
+        "CREATE TABLE gen (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '10');\n\
+         CREATE TABLE sink (n BIGINT) WITH ('connector' = 'blackhole');\n\
+         INSERT INTO sink SELECT n FROM gen;\n",
+    )
+    .expect("write");
+    let o = lowwater(&[
+        "submit",
+        job.to_str().unwrap_or_default(),
+        "--flink",
+        &gateway(),
+        "--no-watch",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let id = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    let _cancel = CancelOnDrop(id.clone());
+    let o = lowwater(&["watch", "--flink", &rest(), "--job", &id]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!("Flink job {id}")) && err.contains("reads no Kafka topic"),
+        "{err}"
+    );
+    // A statement Flink refuses: its line and Flink's root cause.
+    let bad = dir.join("bad.sql");
+    std::fs::write(
+        &bad,
+        "CREATE TABLE gen (n BIGINT) WITH ('connector' = 'datagen');\n\
+         INSERT INTO nowhere SELECT n FROM gen;\n",
+    )
+    .expect("write");
+    let o = lowwater(&[
+        "submit",
+        bad.to_str().unwrap_or_default(),
+        "--flink",
+        &gateway(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(
+            "bad.sql: line 2: Flink refused the statement `INSERT INTO nowhere SELECT n FROM gen`"
+        ) && err.contains("nowhere"),
+        "{err}"
+    );
 }

@@ -25,10 +25,19 @@ pub fn find_job(rest: &Rest, selector: Option<&str>) -> Result<JobSummary, Flink
         if jobs.is_empty() {
             "none".to_string()
         } else {
-            jobs.iter()
+            // The newest first, ten at most.
+            let mut newest: Vec<&JobSummary> = jobs.iter().collect();
+            newest.sort_by_key(|j| std::cmp::Reverse(j.start_time));
+            let mut s = newest
+                .iter()
+                .take(10)
                 .map(|j| format!("{} '{}' ({})", j.id, j.name, j.state))
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", ");
+            if jobs.len() > 10 {
+                s.push_str(&format!(" and {} more", jobs.len() - 10));
+            }
+            s
         }
     };
     let running: Vec<JobSummary> = jobs

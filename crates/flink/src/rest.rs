@@ -119,8 +119,9 @@ fn errors_of(v: &Value) -> Option<String> {
     let lines: Vec<String> = errs
         .iter()
         .filter_map(|e| e.as_str())
-        .map(|e| first_cause(e))
-        .filter(|e| !e.is_empty())
+        .map(first_cause)
+        // The gateway's first entry is a bare "Internal server error.".
+        .filter(|e| !e.is_empty() && e != "Internal server error.")
         .collect();
     (!lines.is_empty()).then(|| lines.join("; "))
 }

@@ -28,18 +28,24 @@ pub struct Difference {
     pub refused: bool,
 }
 
-impl std::fmt::Display for Difference {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl Difference {
+    /// The difference without its line: "`what` is lowwater's own (...): ...".
+    pub fn text(&self) -> String {
         let verdict = if self.refused {
             "Flink refuses the table"
         } else {
             "Flink ignores it"
         };
-        write!(
-            f,
-            "line {}: {} is lowwater's own ({verdict}): {}",
-            self.loc.line, self.what, self.on_flink
+        format!(
+            "{} is lowwater's own ({verdict}): {}",
+            self.what, self.on_flink
         )
+    }
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.loc.line, self.text())
     }
 }
 
