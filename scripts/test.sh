@@ -5,6 +5,8 @@
 #   - Chromium (the web page is tested in a real headless browser),
 #   - Prometheus (the alerting rules and dashboard queries run on a real one),
 #   - a real Apache Kafka broker (scripts/kafka.sh: Java 17 and Maven),
+#   - a real Apache Flink 2.3 cluster and its SQL Gateway (scripts/flink.sh:
+#     Flink from PyPI, its gateway and Kafka connector jars from Maven),
 #   - the Python clients of the format tests (scripts/pyenv.sh, pip).
 # Each step is skipped when its part is already there. Then every Rust test,
 # and the Python package's pytest tests (scripts/python-tests.sh: the package
@@ -37,6 +39,7 @@ for tool in java mvn python3; do
   }
 done
 bash scripts/kafka.sh start >&2
+bash scripts/flink.sh start >&2
 bash scripts/pyenv.sh >/dev/null
 cargo test --workspace --locked "$@"
 if [ $# -eq 0 ]; then

@@ -96,12 +96,13 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
     say_inferring(&first);
     let shared = Arc::new(Shared {
         watcher: Mutex::new(watcher),
-        origin: Origin {
+        origin: Mutex::new(Origin {
             url: rest.base().to_string(),
             job_id: summary.id.clone(),
             job_name: summary.name.clone(),
             poll_interval_ms: o.poll,
-        },
+            requests_per_poll: poller.last_requests(),
+        }),
         clock: clock.clone(),
         stopped: AtomicBool::new(false),
     });
@@ -148,6 +149,9 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
             }
         };
         say_inferring(&poll);
+        if let Ok(mut origin) = shared.origin.lock() {
+            origin.requests_per_poll = poller.last_requests();
+        }
         let state = poll.job.summary.state.clone();
         let events = match shared.watcher.lock() {
             Ok(mut w) => w.observe(&poll, now),

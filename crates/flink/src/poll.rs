@@ -103,6 +103,7 @@ pub struct Poller {
     sources: Vec<SourceVertex>,
     sinks: Vec<SinkVertex>,
     polls: u64,
+    last_requests: u64,
 }
 
 impl Poller {
@@ -114,7 +115,14 @@ impl Poller {
             sources: Vec::new(),
             sinks: Vec::new(),
             polls: 0,
+            last_requests: 0,
         }
+    }
+
+    /// REST requests the last poll made (its discovery included, when it
+    /// looked again at which partitions exist).
+    pub fn last_requests(&self) -> u64 {
+        self.last_requests
     }
 
     /// The job as it is now.
@@ -132,6 +140,13 @@ impl Poller {
 
     /// One poll: the job, then its vertices' metrics.
     pub fn poll(&mut self) -> Result<Poll, FlinkError> {
+        let before = self.rest.requests();
+        let poll = self.poll_inner();
+        self.last_requests = self.rest.requests() - before;
+        poll
+    }
+
+    fn poll_inner(&mut self) -> Result<Poll, FlinkError> {
         let job = self.job()?;
         // A job that just started registers its split metrics as readers
         // get their splits: look again until every source has some.

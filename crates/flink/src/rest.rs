@@ -20,6 +20,8 @@ pub struct Rest {
     base: String,
     agent: ureq::Agent,
     what: &'static str,
+    /// Requests made (shared by clones), so the cost of a watch is known.
+    requests: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Rest {
@@ -37,7 +39,17 @@ impl Rest {
             .http_status_as_error(false)
             .build()
             .into();
-        Rest { base, agent, what }
+        Rest {
+            base,
+            agent,
+            what,
+            requests: Default::default(),
+        }
+    }
+
+    /// Requests made so far by this client and its clones.
+    pub fn requests(&self) -> u64 {
+        self.requests.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The base URL.
@@ -75,6 +87,8 @@ impl Rest {
         url: &str,
         resp: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
     ) -> Result<Value, FlinkError> {
+        self.requests
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut resp = resp.map_err(|e| FlinkError::Unreachable {
             what: self.what,
             url: self.base.clone(),

@@ -32,6 +32,8 @@ pub struct Origin {
     pub job_name: String,
     /// The poll interval.
     pub poll_interval_ms: Millis,
+    /// REST requests the last poll made.
+    pub requests_per_poll: u64,
 }
 
 /// The live view of a watched job.
@@ -164,6 +166,7 @@ pub fn live(w: &Watcher, origin: &Origin, now: Timestamp) -> Live {
             state: w.state().to_string(),
             poll_interval_ms: origin.poll_interval_ms,
             last_poll: parts.last_poll,
+            requests_per_poll: origin.requests_per_poll,
             note: format!(
                 "read from Flink's REST API every {}; Flink refreshes its metrics every 10 s \
                  (metrics.fetcher.update-interval), so a value can be that much older",
@@ -178,8 +181,8 @@ pub fn live(w: &Watcher, origin: &Origin, now: Timestamp) -> Live {
 pub struct Shared {
     /// The watcher, updated by the polling loop.
     pub watcher: Mutex<Watcher>,
-    /// Where it reads.
-    pub origin: Origin,
+    /// Where it reads (and the last poll's cost).
+    pub origin: Mutex<Origin>,
     /// The clock of `now` (the system clock, or a test's).
     pub clock: Arc<dyn lowwater_core::clock::Clock + Send + Sync>,
     /// Set when the watch ends.
@@ -189,9 +192,13 @@ pub struct Shared {
 impl lowwater_runtime::http::LiveView for Shared {
     fn live(&self) -> Live {
         let now = self.clock.now();
+        let origin = match self.origin.lock() {
+            Ok(o) => o.clone(),
+            Err(p) => p.into_inner().clone(),
+        };
         match self.watcher.lock() {
-            Ok(w) => live(&w, &self.origin, now),
-            Err(p) => live(&p.into_inner(), &self.origin, now),
+            Ok(w) => live(&w, &origin, now),
+            Err(p) => live(&p.into_inner(), &origin, now),
         }
     }
 

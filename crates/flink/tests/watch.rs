@@ -222,6 +222,7 @@ fn origin() -> Origin {
         job_id: "cf8adc15dd93fead06bd4093bac330a9".into(),
         job_name: "insert-into_default_catalog.default_database.dashboard".into(),
         poll_interval_ms: 2_000,
+        requests_per_poll: 4,
     }
 }
 

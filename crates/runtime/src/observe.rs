@@ -206,6 +206,8 @@ pub struct WatchedJob {
     pub poll_interval_ms: Millis,
     /// When it last read the job.
     pub last_poll: Timestamp,
+    /// REST requests the last poll made.
+    pub requests_per_poll: u64,
     /// What the values can and cannot say (how old they can be).
     pub note: String,
 }
