@@ -65,8 +65,7 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
         .stall_threshold
         .unwrap_or_else(|| default_threshold(&first.job, o.poll, METRIC_REFRESH_MS));
     let settings = o.settings.clone().unwrap_or_default();
-    let mut watcher =
-        Watcher::new(&first.job, settings, threshold, start).map_err(|m| UserError(m))?;
+    let mut watcher = Watcher::new(&first.job, settings, threshold, start).map_err(UserError)?;
     watcher.observe(&first, start);
     tracing::info!(
         "watching Flink job {} '{}' ({}) at {}: {} partition(s), polling every {}, stall \
@@ -111,10 +110,7 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
             let addr = crate::args::http_addr(addr);
             let l = std::net::TcpListener::bind(&addr)
                 .map_err(|e| UserError(format!("--http {addr}: {e}")))?;
-            Some(
-                lowwater_runtime::http::Server::start(l, shared.clone())
-                    .map_err(|e| UserError(e))?,
-            )
+            Some(lowwater_runtime::http::Server::start(l, shared.clone()).map_err(UserError)?)
         }
         None => None,
     };

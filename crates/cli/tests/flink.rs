@@ -243,9 +243,15 @@ fn seed000_on_flink_the_silent_partition_and_its_subtask_are_named_everywhere() 
         // The poll's cost: the job, the window vertex, and the source's 48
         // metrics in two requests (Flink's 4096-byte request line).
         let cost = api_until(&w, "a poll without discovery", |v| {
-            v["watched"]["requests_per_poll"].as_u64().is_some_and(|n| n <= 4)
+            v["watched"]["requests_per_poll"]
+                .as_u64()
+                .is_some_and(|n| n <= 4)
         });
-        assert_eq!(cost["watched"]["requests_per_poll"].as_u64(), Some(4), "{cost}");
+        assert_eq!(
+            cost["watched"]["requests_per_poll"].as_u64(),
+            Some(4),
+            "{cost}"
+        );
         // /healthz is 503 with the reason; /metrics has the partitions.
         let (code, body) = w.get_status("/healthz");
         assert_eq!(code, 503, "{body}");

@@ -152,7 +152,7 @@ impl Poller {
         // get their splits: look again until every source has some.
         let incomplete =
             self.sources.is_empty() || self.sources.iter().any(|s| s.queries.is_empty());
-        if self.polls % REDISCOVER_EVERY == 0 || incomplete {
+        if self.polls.is_multiple_of(REDISCOVER_EVERY) || incomplete {
             self.discover(&job)?;
         }
         self.polls += 1;

@@ -146,7 +146,7 @@ pub fn first_cause(trace: &str) -> String {
     let root = trace
         .lines()
         .filter_map(|l| l.trim().strip_prefix("Caused by: "))
-        .last();
+        .next_back();
     root.unwrap_or_else(|| trace.lines().next().unwrap_or(""))
         .trim()
         .to_string()
