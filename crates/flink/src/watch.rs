@@ -317,30 +317,50 @@ impl Watcher {
     /// watermark, and in it the active split with the smallest.
     fn holder(&self, pi: usize, now: Timestamp) -> Option<Holder> {
         let table = &self.pipes[pi].source;
+        let of_table = || {
+            self.splits
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.sample.table == *table && !s.idle())
+        };
+        let holder = |(id, s): (usize, &Split)| Holder {
+            subtask: s.sample.subtask,
+            split: Some(id as SplitId),
+            silent_ms: self.silent_ms(s, now),
+            never_had_record: s.never_had_record(),
+        };
+        if self.inferred(table) {
+            // Flink < 2.1 has no per-split watermarks: the partition whose
+            // offset has stood still the longest while others moved.
+            return of_table()
+                .max_by_key(|(_, s)| (self.silent_ms(s, now), -s.sample.partition))
+                .map(holder);
+        }
         let subtasks = self.subtasks(table);
         let (&subtask, _) = subtasks
             .iter()
             .filter(|(_, (_, idle))| !idle)
             .min_by_key(|(i, (w, _))| (w.unwrap_or(MIN_WATERMARK), **i))?;
-        let (id, split) = self
-            .splits
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.sample.table == *table && s.sample.subtask == subtask && !s.idle())
+        of_table()
+            .filter(|(_, s)| s.sample.subtask == subtask)
             .min_by_key(|(_, s)| {
                 (
                     s.sample.watermark.unwrap_or(MIN_WATERMARK),
-                    // Without watermarks (Flink < 2.1): the longest silent.
-                    -self.silent_ms(s, now),
                     s.sample.partition,
                 )
-            })?;
-        Some(Holder {
-            subtask,
-            split: Some(id as SplitId),
-            silent_ms: self.silent_ms(split, now),
-            never_had_record: split.never_had_record(),
-        })
+            })
+            .map(holder)
+    }
+
+    /// Whether the holder of `table` can only be inferred: Flink shows no
+    /// per-split watermark for any of its partitions (Flink < 2.1).
+    fn inferred(&self, table: &str) -> bool {
+        let mut of = self
+            .splits
+            .iter()
+            .filter(|s| s.sample.table == table)
+            .peekable();
+        of.peek().is_some() && of.all(|s| s.sample.watermark.is_none())
     }
 
     fn context(&self, pi: usize) -> StallContext {
@@ -393,6 +413,12 @@ impl Watcher {
                  least that long)",
                 format_timestamp(self.started, ' ')
             ));
+        }
+        if self.inferred(&p.source) {
+            reason.push_str(
+                " (inferred from the readers' offsets: this Flink shows no per-partition \
+                 watermarks, which Flink 2.1 added)",
+            );
         }
         if !self.settings.idle_timeout_known {
             reason.push_str(

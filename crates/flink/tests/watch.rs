@@ -287,3 +287,35 @@ fn a_job_without_kafka_sources_is_a_clear_error() {
     );
     assert!(e.contains("Source: datagen[1]"), "{e}");
 }
+
+#[test]
+fn without_per_split_watermarks_the_holder_is_inferred_from_offsets_and_said_to_be() {
+    // Flink 2.0: offsets only. Partition 11 never moves, the others do.
+    let strip = |moved: i64| -> Poll {
+        let mut p = poll("source-metrics.json", moved, MIN_WATERMARK);
+        for s in &mut p.splits {
+            s.watermark = None;
+            s.idle_ms_per_s = None;
+        }
+        p
+    };
+    let j = job();
+    let mut w = Watcher::new(&j, JobSettings::default(), 30_000, T0).expect("watchable");
+    w.observe(&strip(0), T0);
+    let mut stall = None;
+    for k in 1..=20 {
+        for e in w.observe(&strip(k * 10), T0 + k * 2_000) {
+            if let Event::Stalled(r) = e {
+                stall = Some(r);
+            }
+        }
+    }
+    let r = stall.expect("a stall");
+    let held = r.held_by.as_ref().expect("held");
+    assert_eq!((held.partition, held.subtask), (Some(11), 3));
+    assert!(
+        r.reason.contains("(inferred from the readers' offsets: this Flink shows no per-partition watermarks, which Flink 2.1 added)"),
+        "{}",
+        r.reason
+    );
+}
