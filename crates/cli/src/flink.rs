@@ -7,6 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
 use anyhow::{Context, Result};
 use lowwater_core::clock::Clock;
 use lowwater_core::time::display_duration;
@@ -23,6 +26,10 @@ use crate::UserError;
 /// Flink's metric store refreshes every 10 s by default
 /// (`metrics.fetcher.update-interval`).
 const METRIC_REFRESH_MS: Millis = 10_000;
+
+/// Failed polls in a row after which the served view is stale (`/ready`
+/// answers 503 until Flink answers again).
+const STALE_AFTER: u32 = 3;
 
 /// What `watch` is told.
 pub struct WatchOpts {
@@ -56,6 +63,7 @@ fn user(e: FlinkError) -> anyhow::Error {
 /// Returns whether the job failed.
 pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
     let rest = Rest::new(&o.url, "Flink's REST API", Duration::from_secs(10));
+    rest.check().map_err(user)?;
     let summary = find_job(&rest, o.job.as_deref()).map_err(user)?;
     let mut poller = Poller::new(rest.clone(), &summary.id);
     let clock: Arc<dyn Clock + Send + Sync> = Arc::new(SystemClock::new());
@@ -104,12 +112,17 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
         }),
         clock: clock.clone(),
         stopped: AtomicBool::new(false),
+        stale: AtomicBool::new(false),
     });
     let server = match &o.http {
         Some(addr) => {
             let addr = crate::args::http_addr(addr);
-            let l = std::net::TcpListener::bind(&addr)
-                .map_err(|e| UserError(format!("--http {addr}: {e}")))?;
+            let l = std::net::TcpListener::bind(&addr).map_err(|e| {
+                UserError(format!(
+                    "--http {addr}: cannot listen there ({e}); choose another port, or :0 for \
+                         a free one"
+                ))
+            })?;
             Some(lowwater_runtime::http::Server::start(l, shared.clone()).map_err(UserError)?)
         }
         None => None,
@@ -131,6 +144,7 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
             Ok(p) => {
                 if failing > 0 {
                     tracing::info!("Flink answers again after {failing} failed poll(s)");
+                    shared.stale.store(false, Ordering::Relaxed);
                 }
                 failing = 0;
                 p
@@ -141,6 +155,10 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
                     tracing::warn!("cannot read the job from Flink ({e}); retrying every poll");
                 }
                 failing += 1;
+                if failing == STALE_AFTER {
+                    // What is served is old now: /ready says so.
+                    shared.stale.store(true, Ordering::Relaxed);
+                }
                 continue;
             }
         };
@@ -260,6 +278,7 @@ pub fn submit(o: &SubmitOpts) -> Result<(String, Option<JobSettings>)> {
         }
     }
     let gw = Rest::new(&o.gateway, "the SQL Gateway", Duration::from_secs(30));
+    gw.check().map_err(user)?;
     let statements = lowwater_flink::script::for_gateway(&sql);
     let id = lowwater_flink::gateway::submit(&gw, &statements, |line, st| {
         let head: String = st.lines().next().unwrap_or("").chars().take(70).collect();
@@ -283,4 +302,100 @@ pub fn rest_beside(gateway: &str) -> String {
         None => host,
     };
     format!("{scheme}://{host}:8081")
+}
+
+/// The options of `watch` (and of `submit`, which watches).
+#[derive(clap::Args, Debug)]
+pub struct WatchArgs {
+    /// The job: its id, or its name (or a part of the one running job's name);
+    /// default the only running job.
+    #[arg(long)]
+    pub job: Option<String>,
+    /// How often to read Flink's REST API (Flink refreshes its metrics every 10 s).
+    #[arg(long, value_name = "DURATION", default_value = "5 s")]
+    pub poll_interval: String,
+    /// Warn about stalls longer than this; default 3 x the largest window, at least
+    /// 2 x (poll interval + Flink's 10 s metric refresh).
+    #[arg(long, value_name = "DURATION")]
+    pub stall_threshold: Option<String>,
+    /// Stop watching after this long.
+    #[arg(long, value_name = "DURATION")]
+    pub duration: Option<String>,
+    /// Serve /metrics, /api/v1/watermarks and the web page on this address.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// Where to write the last live state (JSON) when the watch ends.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+}
+
+/// `explain --target flink`: the file's lowwater-only options.
+pub fn flink_target(job: &Path) -> Result<String> {
+    let sql = std::fs::read_to_string(job).with_context(|| format!("reading {}", job.display()))?;
+    let stmts = lowwater_sql::parse::parse_script(&sql)
+        .map_err(|e| UserError(format!("{}: {e}", job.display())))?;
+    let diffs = lowwater_sql::target::flink_differences(&stmts);
+    let mut s = String::from("\non Flink 2.3 (lowwater submit --flink):");
+    if diffs.is_empty() {
+        s.push_str(" runs as written; every option is Flink's\n");
+    }
+    s.push('\n');
+    for d in &diffs {
+        s.push_str(&format!("  - {d}\n"));
+    }
+    if diffs.iter().any(|d| d.refused) {
+        s.push_str(
+            "  lowwater submit refuses the file until the options Flink refuses are removed\n",
+        );
+    }
+    Ok(s)
+}
+
+fn watch_opts(
+    url: String,
+    w: WatchArgs,
+    settings: Option<lowwater_flink::watch::JobSettings>,
+) -> Result<WatchOpts> {
+    Ok(WatchOpts {
+        url,
+        job: w.job,
+        poll: crate::args::duration("--poll-interval", &w.poll_interval)?.max(100),
+        stall_threshold: crate::duration_arg("--stall-threshold", w.stall_threshold)?,
+        duration: crate::duration_arg("--duration", w.duration)?,
+        http: w.http,
+        report: w.report,
+        settings,
+    })
+}
+
+fn exit_of_watch(failed: bool) -> ExitCode {
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// `lowwater watch --flink URL`.
+pub fn watch_command(url: String, w: WatchArgs, stop: Arc<AtomicBool>) -> Result<ExitCode> {
+    let o = watch_opts(url, w, None)?;
+    Ok(exit_of_watch(watch(o, stop)?))
+}
+
+/// `lowwater submit JOB --flink GATEWAY`: submits, then watches (unless
+/// `--no-watch`, which prints the job id).
+pub fn submit_command(
+    s: SubmitOpts,
+    w: WatchArgs,
+    stop: impl FnOnce() -> Result<Arc<AtomicBool>>,
+) -> Result<ExitCode> {
+    let (id, settings) = submit(&s)?;
+    if s.no_watch {
+        crate::write_out(Path::new("-"), format!("{id}\n").as_bytes())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let url = s.rest.clone().unwrap_or_else(|| rest_beside(&s.gateway));
+    let mut o = watch_opts(url, w, settings)?;
+    o.job = Some(id);
+    Ok(exit_of_watch(watch(o, stop()?)?))
 }

@@ -215,7 +215,7 @@ enum Command {
         #[arg(long, value_name = "URL")]
         flink: String,
         #[command(flatten)]
-        w: WatchArgs,
+        w: flink::WatchArgs,
     },
     /// Submit a job file to Flink's SQL Gateway, then watch it (as `watch`).
     Submit {
@@ -232,32 +232,8 @@ enum Command {
         #[arg(long)]
         no_watch: bool,
         #[command(flatten)]
-        w: WatchArgs,
+        w: flink::WatchArgs,
     },
-}
-
-/// The options of `watch` (and of `submit`, which watches).
-#[derive(clap::Args, Debug)]
-struct WatchArgs {
-    /// The job: its id, or its name (or a part of the one running job's name);
-    /// default the only running job.
-    #[arg(long)]
-    job: Option<String>,
-    /// How often to read Flink's REST API (Flink refreshes its metrics every 10 s).
-    #[arg(long, value_name = "DURATION", default_value = "5 s")]
-    poll_interval: String,
-    /// Warn about stalls longer than this; default 3 x the largest window, at least 30 s.
-    #[arg(long, value_name = "DURATION")]
-    stall_threshold: Option<String>,
-    /// Stop watching after this long.
-    #[arg(long, value_name = "DURATION")]
-    duration: Option<String>,
-    /// Serve /metrics, /api/v1/watermarks and the web page on this address.
-    #[arg(long, value_name = "ADDR")]
-    http: Option<String>,
-    /// Where to write the last live state (JSON) when the watch ends.
-    #[arg(long)]
-    report: Option<PathBuf>,
 }
 
 /// An error that is the user's to fix (exit code 2).
@@ -295,59 +271,12 @@ fn partition_counts(args: &[String]) -> Result<Vec<(String, i32)>> {
         .collect()
 }
 
-/// `explain --target flink`: the file's lowwater-only options.
-fn flink_target(job: &Path) -> Result<String> {
-    let sql = std::fs::read_to_string(job).with_context(|| format!("reading {}", job.display()))?;
-    let stmts = lowwater_sql::parse::parse_script(&sql)
-        .map_err(|e| UserError(format!("{}: {e}", job.display())))?;
-    let diffs = lowwater_sql::target::flink_differences(&stmts);
-    let mut s = String::from("\non Flink 2.3 (lowwater submit --flink):");
-    if diffs.is_empty() {
-        s.push_str(" runs as written; every option is Flink's\n");
-    }
-    s.push('\n');
-    for d in &diffs {
-        s.push_str(&format!("  - {d}\n"));
-    }
-    if diffs.iter().any(|d| d.refused) {
-        s.push_str(
-            "  lowwater submit refuses the file until the options Flink refuses are removed\n",
-        );
-    }
-    Ok(s)
-}
-
 fn stop_flag() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>> {
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let flag = stop.clone();
     ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::SeqCst))
         .context("installing the Ctrl-C/SIGTERM handler")?;
     Ok(stop)
-}
-
-fn watch_opts(
-    url: String,
-    w: WatchArgs,
-    settings: Option<lowwater_flink::watch::JobSettings>,
-) -> Result<flink::WatchOpts> {
-    Ok(flink::WatchOpts {
-        url,
-        job: w.job,
-        poll: args::duration("--poll-interval", &w.poll_interval)?.max(100),
-        stall_threshold: duration_arg("--stall-threshold", w.stall_threshold)?,
-        duration: duration_arg("--duration", w.duration)?,
-        http: w.http,
-        report: w.report,
-        settings,
-    })
-}
-
-fn exit_of_watch(failed: bool) -> ExitCode {
-    if failed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
 }
 
 fn load_plan(job: &Path) -> Result<JobPlan> {
@@ -636,38 +565,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
             json_logs,
         )
         .map(|()| ExitCode::SUCCESS),
-        Command::Watch { flink: url, w } => {
-            let stop = stop_flag()?;
-            let o = watch_opts(url, w, None)?;
-            Ok(exit_of_watch(flink::watch(o, stop)?))
-        }
+        Command::Watch { flink: url, w } => flink::watch_command(url, w, stop_flag()?),
         Command::Submit {
-            file: job,
+            file,
             flink: gateway,
             rest,
             no_watch,
             w,
-        } => {
-            let s = flink::SubmitOpts {
+        } => flink::submit_command(
+            flink::SubmitOpts {
                 rest,
-                job,
+                job: file,
                 no_watch,
                 gateway,
-            };
-            let (id, settings) = flink::submit(&s)?;
-            if s.no_watch {
-                write_out(Path::new("-"), format!("{id}\n").as_bytes())?;
-                return Ok(ExitCode::SUCCESS);
-            }
-            let stop = stop_flag()?;
-            let url = s
-                .rest
-                .clone()
-                .unwrap_or_else(|| flink::rest_beside(&s.gateway));
-            let mut o = watch_opts(url, w, settings)?;
-            o.job = Some(id);
-            Ok(exit_of_watch(flink::watch(o, stop)?))
-        }
+            },
+            w,
+            stop_flag,
+        ),
         Command::Explain {
             job,
             partitions,
@@ -688,7 +602,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let mut text = lowwater_sql::explain::explain(&plan, &counts);
             match target.as_deref().map(str::to_ascii_lowercase).as_deref() {
                 None | Some("lowwater") => {}
-                Some("flink") => text.push_str(&flink_target(&job)?),
+                Some("flink") => text.push_str(&flink::flink_target(&job)?),
                 Some(other) => bail!(UserError(format!(
                     "--target {other}: lowwater knows 'flink' (what Flink does with this file)"
                 ))),

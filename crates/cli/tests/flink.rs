@@ -152,7 +152,7 @@ fn seed_job(dir: &Path, name: &str, topic: &str, out: &str, settings: &str) -> s
     path
 }
 
-/// Polls the watcher's API until `done` holds (60 s at most: Flink starts
+/// Polls the watcher's API until `done` holds (90 s at most: Flink starts
 /// the job and refreshes its metrics every 10 s).
 fn api_until(
     job: &Running,

@@ -108,6 +108,10 @@ impl<'a> Session<'a> {
             std::thread::sleep(Duration::from_millis(200));
         }
         // Results come in pages; the job id is on the first that has data.
+        let starts_job = {
+            let head = statement.trim_start().to_ascii_uppercase();
+            head.starts_with("INSERT") || head.starts_with("EXECUTE")
+        };
         loop {
             let r = self.gw.get(&next).map_err(|e| match e {
                 FlinkError::Status { message, .. } => refused(message),
@@ -116,29 +120,36 @@ impl<'a> Session<'a> {
             if let Some(id) = field(&r, "jobID") {
                 return Ok(Some(id));
             }
+            let data = r
+                .get("results")
+                .and_then(|x| x.get("data"))
+                .and_then(|d| d.as_array())
+                .is_some_and(|d| !d.is_empty());
             match field(&r, "resultType").as_deref() {
-                Some("EOS") | None => return Ok(None),
-                Some("PAYLOAD") => {}
-                _ => {
-                    if Instant::now() > deadline {
-                        return Ok(None);
-                    }
-                    std::thread::sleep(Duration::from_millis(200));
+                // A statement's own result (SET, CREATE), or its end.
+                Some("EOS") | None if !starts_job => return Ok(None),
+                Some("PAYLOAD") if data && !starts_job => return Ok(None),
+                Some("EOS") | None => {
+                    return Err(refused(
+                        "the gateway finished the statement without a job id".into(),
+                    ))
                 }
+                _ => {}
+            }
+            if Instant::now() > deadline {
+                return Err(refused(format!(
+                    "no job id within {} s",
+                    STATEMENT_TIMEOUT.as_secs()
+                )));
             }
             match field(&r, "nextResultUri") {
                 Some(uri) => next = uri,
+                None if starts_job => {
+                    return Err(refused("the gateway gave no job id".into()));
+                }
                 None => return Ok(None),
             }
-            if r.get("results")
-                .and_then(|x| x.get("data"))
-                .and_then(|d| d.as_array())
-                .is_some_and(|d| !d.is_empty())
-                && field(&r, "jobID").is_none()
-            {
-                // A statement's own result (SET, CREATE): nothing to wait for.
-                return Ok(None);
-            }
+            std::thread::sleep(Duration::from_millis(200));
         }
     }
 

@@ -252,7 +252,7 @@ pub enum SplitQuantity {
     /// `split.<topic>-<p>.watermark.idleTimeMsPerSecond` (FLIP-513).
     IdleMsPerSecond,
     /// `KafkaSourceReader.topic.<topic>.partition.<p>.currentOffset`: the
-    /// next offset to read, -1 before its first record.
+    /// offset of the last record read, -1 before the first.
     CurrentOffset,
 }
 
@@ -301,18 +301,6 @@ pub fn metric_values(v: &Value, field: &str) -> Vec<(String, f64)> {
         .map(|a| {
             a.iter()
                 .filter_map(|m| Some((str_of(m, "id"), metric_value(m.get(field)?)?)))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// A job's configuration as `/jobs/:id/jobmanager/config` lists it
-/// (`[{"key": ..., "value": ...}]`).
-pub fn parse_config(v: &Value) -> Vec<(String, String)> {
-    v.as_array()
-        .map(|a| {
-            a.iter()
-                .map(|e| (str_of(e, "key"), str_of(e, "value")))
                 .collect()
         })
         .unwrap_or_default()

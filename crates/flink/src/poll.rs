@@ -61,16 +61,26 @@ pub fn find_job(rest: &Rest, selector: Option<&str>) -> Result<JobSummary, Flink
             ))),
         };
     };
-    if let Some(j) = jobs.iter().find(|j| j.id == sel || j.name == sel) {
+    if let Some(j) = jobs.iter().find(|j| j.id == sel) {
         return Ok(j.clone());
     }
+    // By name: SQL jobs are named after their sink, so a name repeats over
+    // resubmissions; only a running job is chosen, and only if one matches.
+    let exact: Vec<&JobSummary> = running.iter().filter(|j| j.name == sel).collect();
     let by_part: Vec<&JobSummary> = running.iter().filter(|j| j.name.contains(sel)).collect();
-    match by_part.as_slice() {
+    let found = if exact.is_empty() { by_part } else { exact };
+    match found.as_slice() {
         [one] => Ok((*one).clone()),
-        _ => Err(FlinkError::User(format!(
+        [] => Err(FlinkError::User(format!(
             "no job '{sel}' on {} (by id, or by name among the running ones); its jobs: {}",
             rest.base(),
             list(&jobs)
+        ))),
+        many => Err(FlinkError::User(format!(
+            "{} running jobs on {} match '{sel}'; say which with --job ID: {}",
+            many.len(),
+            rest.base(),
+            list(&many.iter().map(|j| (*j).clone()).collect::<Vec<_>>())
         ))),
     }
 }
@@ -80,6 +90,7 @@ pub fn find_job(rest: &Rest, selector: Option<&str>) -> Result<JobSummary, Flink
 struct SourceVertex {
     id: String,
     table: String,
+    parallelism: usize,
     /// (topic, partition) -> subtask.
     owner: BTreeMap<(String, i32), usize>,
     /// `get=` lists, each short enough for one request.
@@ -104,6 +115,7 @@ pub struct Poller {
     sinks: Vec<SinkVertex>,
     polls: u64,
     last_requests: u64,
+    last_state: Option<String>,
 }
 
 impl Poller {
@@ -116,6 +128,7 @@ impl Poller {
             sinks: Vec::new(),
             polls: 0,
             last_requests: 0,
+            last_state: None,
         }
     }
 
@@ -130,9 +143,11 @@ impl Poller {
         let path = format!("/jobs/{}", self.job_id);
         match self.rest.get(&path) {
             Err(FlinkError::Status { status: 404, .. }) => Err(FlinkError::User(format!(
-                "Flink at {} has no job {} (any more)",
+                "Flink at {} has no job {} any more (the JobManager restarted without it, or its \
+                 history expired); lowwater watch --flink {} lists the jobs it has",
                 self.rest.base(),
-                self.job_id
+                self.job_id,
+                self.rest.base()
             ))),
             other => model::parse_job(&other?, &path),
         }
@@ -148,6 +163,20 @@ impl Poller {
 
     fn poll_inner(&mut self) -> Result<Poll, FlinkError> {
         let job = self.job()?;
+        // Running again after a restart, or rescaled: the partitions may
+        // have moved to other subtasks; learn who reads which afresh.
+        let back = self.last_state.as_deref().is_some_and(|s| s != "RUNNING")
+            && job.summary.state == "RUNNING";
+        let rescaled = self.sources.iter().any(|s| {
+            job.vertices
+                .iter()
+                .find(|v| v.id == s.id)
+                .is_none_or(|v| v.parallelism != s.parallelism)
+        });
+        if back || rescaled {
+            self.sources.clear();
+        }
+        self.last_state = Some(job.summary.state.clone());
         // A job that just started registers its split metrics as readers
         // get their splits: look again until every source has some.
         let incomplete =
@@ -184,7 +213,15 @@ impl Poller {
                     .get("currentInputWatermark")
                     .map(|w| model::watermark_value(*w)),
                 late_dropped: total(&k.late),
-                rows: total(&k.rows),
+                // `dashboard[7]__Writer.numRecordsSend`: the sink's rows.
+                rows: k
+                    .rows
+                    .iter()
+                    .map(|id| {
+                        let sink = id.split('[').next().unwrap_or(id).to_string();
+                        (sink, sum.get(id).copied().unwrap_or(0.0) as u64)
+                    })
+                    .collect(),
             });
         }
         Ok(Poll { job, splits, sinks })
@@ -237,6 +274,7 @@ impl Poller {
             sources.push(SourceVertex {
                 id: v.id.clone(),
                 table,
+                parallelism: v.parallelism,
                 owner,
                 queries: chunks(
                     &ids,

@@ -57,6 +57,19 @@ impl Rest {
         &self.base
     }
 
+    /// Refuses an https address: this client speaks plain HTTP (Flink's
+    /// REST API and gateway serve HTTP unless `security.ssl.rest.enabled`).
+    pub fn check(&self) -> Result<(), FlinkError> {
+        if self.base.starts_with("https://") {
+            return Err(FlinkError::User(format!(
+                "{}: lowwater reads {} over plain HTTP only; reach it through an http address \
+                 (a port-forward or a proxy that terminates TLS)",
+                self.base, self.what
+            )));
+        }
+        Ok(())
+    }
+
     /// GET `path` (starting with `/`) as JSON.
     pub fn get(&self, path: &str) -> Result<Value, FlinkError> {
         let url = format!("{}{path}", self.base);

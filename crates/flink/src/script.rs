@@ -52,6 +52,20 @@ pub fn split_lines(sql: &str) -> Vec<(usize, String)> {
                 }
                 continue;
             }
+            // A hint (`/*+ OPTIONS(...) */`) is SQL: kept as written.
+            '/' if next == Some('*') && c.get(i + 2) == Some(&'+') => {
+                start.get_or_insert(line);
+                while i < c.len() {
+                    cur.push(c[i]);
+                    if c[i] == '\n' {
+                        line += 1;
+                    }
+                    if c[i] == '/' && cur.ends_with("*/") && cur.len() > 3 {
+                        break;
+                    }
+                    i += 1;
+                }
+            }
             '/' if next == Some('*') => {
                 i += 2;
                 while i < c.len() && !(c[i] == '*' && c.get(i + 1) == Some(&'/')) {
@@ -148,6 +162,17 @@ pub fn for_gateway(sql: &str) -> Vec<(usize, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hints_are_kept_and_comments_dropped() {
+        let sql = "SELECT /*+ OPTIONS('scan.startup.mode'='latest-offset') */ a /* no; */ FROM t;";
+        assert_eq!(
+            split(sql),
+            vec![
+                "SELECT /*+ OPTIONS('scan.startup.mode'='latest-offset') */ a   FROM t".to_string()
+            ]
+        );
+    }
 
     #[test]
     fn statements_keep_the_line_they_start_on() {

@@ -3,13 +3,15 @@
 //! and web page as a lowwater job, and `lowwater status` reads it as it
 //! reads a lowwater job.
 //!
-//! What Flink's REST API does not give is left empty rather than made up:
-//! no event times or emission lags per row (the page shows `-`), no open
-//! window counts, no checkpoints (Flink's own UI has them). A partition's
-//! `records` are the records read since the watch began (its offset moved
-//! by that much), and its `last_arrival` the poll at which its offset last
-//! moved. The window vertex's watermark is the minimum over its subtasks
-//! (one aggregated metric request per vertex), shown as one subtask row.
+//! What Flink's REST API does not give is left empty (`null`, or 0 for the
+//! counts) rather than made up: no event times or emission lags per row
+//! (the page shows `-`), no open window counts or state sizes, no
+//! checkpoints (Flink's own UI has them). A partition's `records` are the
+//! records read since the watch began (its offset moved by that much), and
+//! its `last_arrival` the poll at which its offset last moved; a sink's
+//! `last_emit` is the poll at which its writers' count last grew. The
+//! window vertex's watermark is the minimum over its subtasks (one
+//! aggregated metric request per vertex), shown as one subtask row.
 
 use std::sync::{Arc, Mutex};
 
@@ -83,9 +85,10 @@ pub fn live(w: &Watcher, origin: &Origin, now: Timestamp) -> Live {
                 max_emission_lag_ms: None,
                 early_rows: 0,
             },
-            last_emit: None,
+            // The poll at which its writers' count last grew.
+            last_emit: p.last_emit(),
             last_emission_lag_ms: None,
-            freshness_ms: 0,
+            freshness_ms: now - p.last_emit().unwrap_or(parts.started),
             max_emission_lag_slo_ms: None,
             max_staleness_slo_ms: None,
             emission_lag_breaches: 0,
@@ -107,6 +110,7 @@ pub fn live(w: &Watcher, origin: &Origin, now: Timestamp) -> Live {
         .collect();
     let mut subtasks = Vec::new();
     let mut tables: Vec<&str> = parts.pipes.iter().map(|p| p.source()).collect();
+    tables.sort_unstable();
     tables.dedup();
     for t in tables {
         for (i, (w, idle)) in w.subtasks(t) {
@@ -187,6 +191,8 @@ pub struct Shared {
     pub clock: Arc<dyn lowwater_core::clock::Clock + Send + Sync>,
     /// Set when the watch ends.
     pub stopped: std::sync::atomic::AtomicBool,
+    /// Set while Flink does not answer (what is served is old).
+    pub stale: std::sync::atomic::AtomicBool,
 }
 
 impl lowwater_runtime::http::LiveView for Shared {
@@ -207,6 +213,7 @@ impl lowwater_runtime::http::LiveView for Shared {
     }
 
     fn ready(&self) -> bool {
-        !self.stopped.load(std::sync::atomic::Ordering::Relaxed)
+        use std::sync::atomic::Ordering::Relaxed;
+        !self.stopped.load(Relaxed) && !self.stale.load(Relaxed)
     }
 }

@@ -35,8 +35,9 @@ use crate::model::Job;
 pub struct JobSettings {
     /// `table.exec.source.idle-timeout` (`None`: disabled).
     pub idle_timeout: Option<Millis>,
-    /// Whether `idle_timeout` was read from the job (or the job file) or
-    /// is Flink's default because nothing said otherwise.
+    /// Whether `idle_timeout` was read from the job file (`lowwater
+    /// submit`), or is Flink's default because nothing said otherwise
+    /// (Flink's REST API does not show it).
     pub idle_timeout_known: bool,
     /// Whether the source table sets `scan.watermark.idle-timeout` itself.
     pub own_idle_option: bool,
@@ -83,8 +84,23 @@ pub struct SinkSample {
     pub watermark: Option<Timestamp>,
     /// Late records its window operators dropped (`numLateRecordsDropped`).
     pub late_dropped: u64,
-    /// Rows its writers sent (`numRecordsSend`).
-    pub rows: u64,
+    /// Rows each of its sinks' writers sent (`<sink>[n]__Writer.numRecordsSend`), by sink.
+    pub rows: Vec<(String, u64)>,
+}
+
+impl SinkSample {
+    fn rows_of(&self, sink: &str) -> u64 {
+        self.rows
+            .iter()
+            .filter(|(s, _)| s == sink)
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// Late drops are the vertex's: counted once, on its first sink.
+    fn first_sink_of_vertex(&self, sink: &str) -> bool {
+        self.rows.first().is_none_or(|(s, _)| s == sink)
+    }
 }
 
 /// What one poll read.
@@ -113,6 +129,8 @@ pub(crate) struct Split {
     first_offset: Option<i64>,
     /// When its offset last moved (`None`: not since the watch began).
     last_change: Option<Timestamp>,
+    /// When the watch first saw it.
+    first_seen: Timestamp,
 }
 
 impl Split {
@@ -134,6 +152,8 @@ pub(crate) struct Pipe {
     detector: StallDetector,
     late_dropped: u64,
     rows: u64,
+    /// The poll at which its row count last grew.
+    last_emit: Option<Timestamp>,
 }
 
 /// A Flink job under watch.
@@ -144,9 +164,11 @@ pub struct Watcher {
     job_start: Timestamp,
     settings: JobSettings,
     parallelism: usize,
+    /// Per Kafka table, its source vertex's parallelism.
+    readers: BTreeMap<String, usize>,
     pipes: Vec<Pipe>,
     splits: Vec<Split>,
-    index: BTreeMap<(String, i32), SplitId>,
+    index: BTreeMap<(String, String, i32), SplitId>,
     past: Vec<StallReport>,
     history: VecDeque<HistoryPoint>,
     last_poll: Option<Timestamp>,
@@ -173,7 +195,13 @@ impl Watcher {
             .map(|v| v.parallelism)
             .max()
             .unwrap_or(1);
+        let readers = job
+            .vertices
+            .iter()
+            .filter_map(|v| Some((v.kafka_table()?, v.parallelism)))
+            .collect();
         Ok(Watcher {
+            readers,
             threshold,
             started: now,
             job_start: job.summary.start_time,
@@ -202,14 +230,16 @@ impl Watcher {
     /// Takes in one poll made at `now`.
     pub fn observe(&mut self, poll: &Poll, now: Timestamp) -> Vec<Event> {
         self.state = poll.job.summary.state.clone();
-        let mut arrived = false;
+        // Records arrived on a table when one of its offsets moved (a move
+        // back is a restart re-reading: records arrive too).
+        let mut arrived: std::collections::BTreeSet<String> = Default::default();
         for s in &poll.splits {
-            let key = (s.topic.clone(), s.partition);
+            let key = (s.table.clone(), s.topic.clone(), s.partition);
             match self.index.get(&key).map(|&i| &mut self.splits[i as usize]) {
                 Some(old) => {
                     if s.offset.is_some() && s.offset != old.sample.offset {
                         old.last_change = Some(now);
-                        arrived = true;
+                        arrived.insert(s.table.clone());
                     }
                     old.sample = s.clone();
                 }
@@ -219,33 +249,58 @@ impl Watcher {
                         sample: s.clone(),
                         first_offset: s.offset,
                         last_change: None,
+                        first_seen: now,
                     });
                 }
             }
         }
         let mut events = Vec::new();
+        if self.state != "RUNNING" {
+            // Restarting, failing or ending: no watermark to judge.
+            self.after_poll(now);
+            return events;
+        }
         for pi in 0..self.pipes.len() {
             let sample = poll
                 .sinks
                 .iter()
                 .find(|k| k.vertex == self.pipes[pi].vertex);
             if let Some(k) = sample {
-                self.pipes[pi].late_dropped = k.late_dropped;
-                self.pipes[pi].rows = k.rows;
+                let sink = self.pipes[pi].sink.clone();
+                let p = &mut self.pipes[pi];
+                let rows = k.rows_of(&sink);
+                if rows != p.rows {
+                    p.last_emit = Some(now);
+                }
+                p.rows = rows;
+                p.late_dropped = if k.first_sink_of_vertex(&sink) {
+                    k.late_dropped
+                } else {
+                    0
+                };
             }
             let wm = sample
                 .and_then(|k| k.watermark)
                 .or_else(|| self.source_watermark(&self.pipes[pi].source));
             if let Some(w) = wm {
-                if w > self.pipes[pi].watermark {
+                if w < self.pipes[pi].watermark {
+                    // A restart: the job's watermark starts again from its
+                    // checkpoint (or MIN). What was open ends unresolved.
+                    if let Some(s) = self.pipes[pi].detector.finish() {
+                        self.past.push(self.report(pi, &s, now));
+                    }
+                    self.pipes[pi].detector = StallDetector::new(self.threshold, now, w);
+                    self.pipes[pi].watermark = w;
+                } else if w > self.pipes[pi].watermark {
                     self.pipes[pi].watermark = w;
                     if let Some(s) = self.pipes[pi].detector.on_advance(now, w) {
-                        events.push(Event::Resolved(self.report(pi, &s, now)));
-                        self.past.push(self.report(pi, &s, now));
+                        let r = self.report(pi, &s, now);
+                        self.past.push(r.clone());
+                        events.push(Event::Resolved(r));
                     }
                 }
             }
-            if arrived {
+            if arrived.contains(&self.pipes[pi].source) {
                 if self.pipes[pi].detector.on_record(now).is_some() {
                     let h = self.holder(pi, now);
                     self.pipes[pi].detector.explain(h);
@@ -258,11 +313,15 @@ impl Watcher {
                 }
             }
         }
-        if self.last_poll.is_none_or(|t| now - t >= 1_000) {
+        self.after_poll(now);
+        events
+    }
+
+    fn after_poll(&mut self, now: Timestamp) {
+        if self.history.back().is_none_or(|p| now - p.t >= 1_000) {
             self.push_history(now);
         }
         self.last_poll = Some(now);
-        events
     }
 
     fn push_history(&mut self, now: Timestamp) {
@@ -280,11 +339,11 @@ impl Watcher {
     /// active splits (for an INSERT whose sink is chained to its source).
     fn source_watermark(&self, table: &str) -> Option<Timestamp> {
         let subtasks = self.subtasks(table);
-        let active: Vec<Timestamp> = subtasks
+        subtasks
             .values()
-            .filter_map(|(w, idle)| (!idle).then_some(*w).flatten())
-            .collect();
-        active.into_iter().min()
+            .filter(|(_, idle)| !idle)
+            .map(|(w, _)| w.unwrap_or(MIN_WATERMARK))
+            .min()
     }
 
     /// Per source subtask of `table`: its watermark (the minimum over its
@@ -301,6 +360,15 @@ impl Watcher {
                 }
             }
         }
+        // A reader with no partition (parallelism above the partition
+        // count) holds MIN unless the idle timeout marks it idle.
+        if !out.is_empty() {
+            let n = self.readers.get(table).copied().unwrap_or(0);
+            let idle = self.settings.idle_timeout.is_some();
+            for i in 0..n {
+                out.entry(i).or_insert((Some(MIN_WATERMARK), idle));
+            }
+        }
         out
     }
 
@@ -308,8 +376,12 @@ impl Watcher {
     fn silent_ms(&self, s: &Split, now: Timestamp) -> Millis {
         match s.last_change {
             Some(t) => now - t,
-            None if s.never_had_record() => now - self.job_start.min(now),
-            None => now - self.started,
+            // Seen from the first poll: silent since the job started, or
+            // at least since the watch began.
+            None if s.first_seen == self.started && s.never_had_record() => {
+                now - self.job_start.min(now)
+            }
+            None => now - s.first_seen,
         }
     }
 
@@ -341,7 +413,7 @@ impl Watcher {
             .iter()
             .filter(|(_, (_, idle))| !idle)
             .min_by_key(|(i, (w, _))| (w.unwrap_or(MIN_WATERMARK), **i))?;
-        of_table()
+        let split = of_table()
             .filter(|(_, s)| s.sample.subtask == subtask)
             .min_by_key(|(_, s)| {
                 (
@@ -349,7 +421,14 @@ impl Watcher {
                     s.sample.partition,
                 )
             })
-            .map(holder)
+            .map(holder);
+        // A subtask that reads no partition holds MIN by itself.
+        split.or(Some(Holder {
+            subtask,
+            split: None,
+            silent_ms: now - self.job_start.min(now),
+            never_had_record: true,
+        }))
     }
 
     /// Whether the holder of `table` can only be inferred: Flink shows no
@@ -402,11 +481,9 @@ impl Watcher {
             partitions,
             self.threshold,
         );
-        let before_watch = s
-            .held_by
-            .as_ref()
-            .and_then(split)
-            .is_some_and(|x| !x.never_had_record() && x.last_change.is_none());
+        let before_watch = s.held_by.as_ref().and_then(split).is_some_and(|x| {
+            !x.never_had_record() && x.last_change.is_none() && x.first_seen == self.started
+        });
         if before_watch {
             reason.push_str(&format!(
                 " (it has been silent since before lowwater began watching at {}, so for at \
@@ -543,13 +620,22 @@ fn pipes_of(job: &Job, threshold: Millis, now: Timestamp) -> Result<Vec<Pipe>, S
                 detector: StallDetector::new(threshold, now, MIN_WATERMARK),
                 late_dropped: 0,
                 rows: 0,
+                last_emit: None,
             });
         }
     }
     if pipes.is_empty() {
         return Err(format!(
-            "Flink job {} ({}) writes no sink that lowwater can find downstream of a Kafka source",
-            job.summary.id, job.summary.name
+            "Flink job {} ({}) writes no sink that lowwater can find downstream of a Kafka source \
+             (lowwater looks for a vertex with '<table>[n]: Writer' or 'Sink: <table>' in its \
+             name; its vertices: {})",
+            job.summary.id,
+            job.summary.name,
+            job.vertices
+                .iter()
+                .map(|v| v.name.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
         ));
     }
     Ok(pipes)
@@ -592,8 +678,10 @@ impl Split {
     }
 
     pub(crate) fn records(&self) -> u64 {
+        // `currentOffset` is the offset of the last record read (-1 before
+        // the first), so -1 to 4 is five records.
         match (self.first_offset, self.sample.offset) {
-            (Some(a), Some(b)) if b > a.max(0) => (b - a.max(0)) as u64,
+            (Some(a), Some(b)) if b > a => (b - a) as u64,
             _ => 0,
         }
     }
@@ -626,5 +714,9 @@ impl Pipe {
 
     pub(crate) fn rows(&self) -> u64 {
         self.rows
+    }
+
+    pub(crate) fn last_emit(&self) -> Option<Timestamp> {
+        self.last_emit
     }
 }

@@ -50,7 +50,7 @@ fn window(wm: i64) -> SinkSample {
         vertex: "c27dcf7b54ef6bfd6cff02ca8870b681".into(),
         watermark: Some(wm),
         late_dropped: 0,
-        rows: 18,
+        rows: vec![("dashboard".into(), 18)],
     }
 }
 
@@ -317,5 +317,141 @@ fn without_per_split_watermarks_the_holder_is_inferred_from_offsets_and_said_to_
         r.reason.contains("(inferred from the readers' offsets: this Flink shows no per-partition watermarks, which Flink 2.1 added)"),
         "{}",
         r.reason
+    );
+}
+
+#[test]
+fn a_restart_that_drops_the_watermark_ends_the_stall_instead_of_opening_a_false_one() {
+    let j = job();
+    let mut w = Watcher::new(&j, JobSettings::default(), 30_000, T0).expect("watchable");
+    w.observe(&poll("source-metrics.json", 0, T0), T0);
+    // The watermark stands at T0 while records arrive: a stall opens.
+    for k in 1..=20 {
+        w.observe(&poll("source-metrics.json", k * 10, T0), T0 + k * 2_000);
+    }
+    assert!(
+        w.current(T0 + 40_000)[0].is_some(),
+        "stalled before the restart"
+    );
+    // Flink restarts the job from MIN and climbs back while re-reading.
+    let t = T0 + 42_000;
+    assert!(w
+        .observe(&poll("source-metrics.json", 0, MIN_WATERMARK), t)
+        .is_empty());
+    assert_eq!(
+        w.current(t),
+        vec![None],
+        "the old stall ended with the restart"
+    );
+    assert_eq!(w.past().len(), 1);
+    assert!(!w.past()[0].resolved, "it ended unresolved");
+    // Re-reading moves the watermark up again: no stall 'stuck at T0'.
+    let mut opened = false;
+    for k in 1..=10 {
+        let ev = w.observe(
+            &poll("source-metrics.json", k * 10, T0 - 60_000 + k * 5_000),
+            t + k * 2_000,
+        );
+        opened |= ev.iter().any(|e| matches!(e, Event::Stalled(_)));
+    }
+    assert!(!opened, "a watermark climbing back is not a stall");
+}
+
+#[test]
+fn a_reader_without_partitions_holds_min_and_is_named_as_in_lowwater() {
+    // 4 partitions on 8 readers: subtasks 4..7 read nothing.
+    let j = job();
+    let mut w = Watcher::new(
+        &j,
+        JobSettings {
+            idle_timeout_known: true,
+            ..JobSettings::default()
+        },
+        30_000,
+        T0,
+    )
+    .expect("watchable");
+    let cut = |moved: i64| -> Poll {
+        let mut p = poll("source-metrics.json", moved, MIN_WATERMARK);
+        p.splits.retain(|s| s.partition < 4);
+        p
+    };
+    let mut stall = None;
+    for k in 0..=20 {
+        for e in w.observe(&cut(k * 10), T0 + k * 2_000) {
+            if let Event::Stalled(r) = e {
+                stall = Some(r);
+            }
+        }
+    }
+    let r = stall.expect("stalled");
+    let held = r.held_by.as_ref().unwrap_or_else(|| panic!("held: {r:?}"));
+    assert_eq!((held.partition, held.subtask), (None, 4));
+    assert!(
+        r.reason.starts_with(
+            "subtask 4 of clickstream reads no partition (parallelism 8 > 4 partitions)"
+        ),
+        "{}",
+        r.reason
+    );
+    // With an idle timeout such readers are idle and hold nothing.
+    let mut idle = Watcher::new(
+        &j,
+        JobSettings {
+            idle_timeout: Some(5_000),
+            idle_timeout_known: true,
+            ..JobSettings::default()
+        },
+        30_000,
+        T0,
+    )
+    .expect("watchable");
+    idle.observe(&cut(0), T0);
+    assert_eq!(
+        idle.subtasks("clickstream")[&5],
+        (Some(MIN_WATERMARK), true)
+    );
+}
+
+#[test]
+fn a_partition_seen_after_the_watch_began_is_silent_only_since_then() {
+    let j = job();
+    let mut w = Watcher::new(
+        &j,
+        JobSettings {
+            idle_timeout_known: true,
+            ..JobSettings::default()
+        },
+        30_000,
+        T0,
+    )
+    .expect("watchable");
+    let without_11 = |moved: i64| -> Poll {
+        let mut p = poll("source-metrics.json", moved, MIN_WATERMARK);
+        p.splits.retain(|s| s.partition != 11);
+        p
+    };
+    w.observe(&without_11(0), T0);
+    // Partition 11 appears at T0 + 10 s (added to the topic), with no record.
+    let mut stall = None;
+    for k in 1..=20 {
+        let p = if k < 5 {
+            without_11(k * 10)
+        } else {
+            poll("source-metrics.json", k * 10, MIN_WATERMARK)
+        };
+        for e in w.observe(&p, T0 + k * 2_000) {
+            if let Event::Stalled(r) = e {
+                stall = Some(r);
+            }
+        }
+    }
+    let r = stall.expect("stalled");
+    let held = r.held_by.as_ref().expect("held");
+    assert_eq!(held.partition, Some(11));
+    assert_eq!(
+        held.silent_ms,
+        34_000 - 10_000,
+        "silent since it was first seen, not the job's age"
     );
 }
