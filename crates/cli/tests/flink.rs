@@ -173,6 +173,33 @@ fn api_until(
     }
 }
 
+/// A scratch directory and this test's two topics: `NAME-in-ID` (16
+/// partitions) and `NAME-out-ID` (1).
+fn topics(name: &str) -> (std::path::PathBuf, u32, String, String) {
+    let (dir, id) = kafka_scratch(name);
+    let (topic, out) = (format!("{name}-in-{id}"), format!("{name}-out-{id}"));
+    create_topic(&topic, 16);
+    create_topic(&out, 1);
+    (dir, id, topic, out)
+}
+
+/// `lowwater submit JOB` to the gateway, watching it every 2 s with a 15 s
+/// stall threshold, serving HTTP.
+fn submit_and_watch(job: &Path) -> Running {
+    Running::start(&[
+        "submit",
+        job.to_str().unwrap_or_default(),
+        "--flink",
+        &gateway(),
+        "--rest",
+        &rest(),
+        "--poll-interval",
+        "2 s",
+        "--stall-threshold",
+        "15 s",
+    ])
+}
+
 fn watched_job(v: &sonic_rs::Value) -> String {
     v["watched"]["job_id"]
         .as_str()
@@ -184,28 +211,14 @@ fn watched_job(v: &sonic_rs::Value) -> String {
 fn seed000_on_flink_the_silent_partition_and_its_subtask_are_named_everywhere() {
     let _one = CLUSTER.lock().unwrap_or_else(|p| p.into_inner());
     flink();
-    let (dir, id) = kafka_scratch("flink-seed");
-    let (topic, out) = (format!("flink-clicks-{id}"), format!("flink-dash-{id}"));
-    create_topic(&topic, 16);
-    create_topic(&out, 1);
+    let (dir, id, topic, out) = topics("flink-seed");
     let job = seed_job(&dir, &format!("flink-seed-{id}"), &topic, &out, "");
     let busy: Vec<i32> = (0..16).filter(|p| *p != 11).collect();
     let stop = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|s| {
         let producer = s.spawn(|| produce_live(&topic, &busy, None, &stop));
         let _stop = StopOnDrop(&stop);
-        let w = Running::start(&[
-            "submit",
-            job.to_str().unwrap_or_default(),
-            "--flink",
-            &gateway(),
-            "--rest",
-            &rest(),
-            "--poll-interval",
-            "2 s",
-            "--stall-threshold",
-            "15 s",
-        ]);
+        let w = submit_and_watch(&job);
         let stalled = api_until(&w, "a stall held by a partition", |v| {
             v["inserts"][0]["stall"]["held_by"]["partition"]
                 .as_i64()
@@ -354,10 +367,7 @@ fn produce_bounded(topic: &str, base: i64, n: i64) -> i64 {
 fn with_an_idle_timeout_flink_has_no_stall_and_writes_the_rows_replay_computes() {
     let _one = CLUSTER.lock().unwrap_or_else(|p| p.into_inner());
     flink();
-    let (dir, id) = kafka_scratch("flink-idle");
-    let (topic, out) = (format!("flink-idle-{id}"), format!("flink-idle-out-{id}"));
-    create_topic(&topic, 16);
-    create_topic(&out, 1);
+    let (dir, id, topic, out) = topics("flink-idle");
     let base = 1_757_808_000_000; // 2025-09-14 00:00:00
     let last = produce_bounded(&topic, base, 3_000);
     let job = seed_job(
@@ -367,18 +377,7 @@ fn with_an_idle_timeout_flink_has_no_stall_and_writes_the_rows_replay_computes()
         &out,
         "SET 'table.exec.source.idle-timeout' = '2 s';",
     );
-    let w = Running::start(&[
-        "submit",
-        job.to_str().unwrap_or_default(),
-        "--flink",
-        &gateway(),
-        "--rest",
-        &rest(),
-        "--poll-interval",
-        "2 s",
-        "--stall-threshold",
-        "15 s",
-    ]);
+    let w = submit_and_watch(&job);
     // Every window before the closing records' has been written (they are
     // 2 s windows over 150 s of event time).
     let cutoff = last - 5_000;

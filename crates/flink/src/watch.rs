@@ -24,9 +24,9 @@ use lowwater_core::diagnose::{Holder, StallDetector};
 use lowwater_core::source::SplitId;
 use lowwater_core::time::{display_duration, format_timestamp};
 use lowwater_core::{Millis, Timestamp, MIN_WATERMARK};
-use lowwater_report::{wm, HeldBy, StallReport};
+use lowwater_report::{stall_report_in, wm, StallReport};
 use lowwater_runtime::observe::HistoryPoint;
-use lowwater_sql::explain::{stall_reason_in, StallContext, StallHolder};
+use lowwater_sql::explain::StallContext;
 
 use crate::model::Job;
 
@@ -456,31 +456,24 @@ impl Watcher {
     fn report(&self, pi: usize, s: &lowwater_core::diagnose::Stall, now: Timestamp) -> StallReport {
         let p = &self.pipes[pi];
         let split = |h: &Holder| h.split.and_then(|i| self.splits.get(i as usize));
-        let held_by = s.held_by.map(|h| HeldBy {
-            topic: split(&h).map(|x| x.sample.topic.clone()),
-            partition: split(&h).map(|x| x.sample.partition),
-            subtask: h.subtask,
-            silent_ms: h.silent_ms,
-            never_had_record: h.never_had_record,
-        });
-        let holder = held_by.as_ref().map(|h| StallHolder {
-            topic: h.topic.as_deref(),
-            partition: h.partition,
-            subtask: h.subtask,
-            silent_ms: h.silent_ms,
-            never_had_record: h.never_had_record,
-        });
         let partitions = self
             .splits
             .iter()
             .filter(|x| x.sample.table == p.source)
             .count();
-        let mut reason = stall_reason_in(
+        let mut r = stall_report_in(
             &self.context(pi),
-            holder.as_ref(),
-            partitions,
+            &p.sink,
+            s,
+            s.to.unwrap_or(now),
             self.threshold,
+            partitions,
+            |id| {
+                let x = self.splits.get(id as usize)?;
+                Some((x.sample.topic.clone(), x.sample.partition))
+            },
         );
+        let reason = &mut r.reason;
         let before_watch = s.held_by.as_ref().and_then(split).is_some_and(|x| {
             !x.never_had_record() && x.last_change.is_none() && x.first_seen == self.started
         });
@@ -503,18 +496,7 @@ impl Watcher {
                  disabled, is assumed)",
             );
         }
-        let to = s.to.unwrap_or(now);
-        StallReport {
-            sink: p.sink.clone(),
-            source: p.source.clone(),
-            from_ts: s.from,
-            to_ts: to,
-            duration_ms: to - s.from,
-            resolved: s.resolved,
-            watermark: wm(s.watermark),
-            reason,
-            held_by,
-        }
+        r
     }
 
     /// The stall of each INSERT going on now (`to_ts` = now).
@@ -599,11 +581,7 @@ fn pipes_of(job: &Job, threshold: Millis, now: Timestamp) -> Result<Vec<Pipe>, S
              Kafka sources (its vertices: {})",
             job.summary.id,
             job.summary.name,
-            job.vertices
-                .iter()
-                .map(|v| v.name.as_str())
-                .collect::<Vec<_>>()
-                .join("; ")
+            vertex_names(job)
         ));
     }
     let mut pipes = Vec::new();
@@ -631,14 +609,18 @@ fn pipes_of(job: &Job, threshold: Millis, now: Timestamp) -> Result<Vec<Pipe>, S
              name; its vertices: {})",
             job.summary.id,
             job.summary.name,
-            job.vertices
-                .iter()
-                .map(|v| v.name.as_str())
-                .collect::<Vec<_>>()
-                .join("; ")
+            vertex_names(job)
         ));
     }
     Ok(pipes)
+}
+
+fn vertex_names(job: &Job) -> String {
+    job.vertices
+        .iter()
+        .map(|v| v.name.as_str())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The Kafka table a vertex reads, itself or upstream (the first found).

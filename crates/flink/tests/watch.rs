@@ -64,6 +64,30 @@ fn poll(name: &str, moved: i64, wm: i64) -> Poll {
 
 const T0: i64 = 1_796_161_831_448;
 
+/// A watcher of `j` from T0, 30 s threshold, the idle timeout known to be
+/// disabled.
+fn watcher(j: &Job) -> Watcher {
+    let known = JobSettings {
+        idle_timeout_known: true,
+        ..JobSettings::default()
+    };
+    Watcher::new(j, known, 30_000, T0).expect("watchable")
+}
+
+/// Polls `poll(k)` every 2 s from T0 (k = 0..=20) and returns the stall
+/// that opened last, if any.
+fn last_stall(w: &mut Watcher, poll: impl Fn(i64) -> Poll) -> Option<lowwater_report::StallReport> {
+    let mut stall = None;
+    for k in 0..=20 {
+        for e in w.observe(&poll(k), T0 + k * 2_000) {
+            if let Event::Stalled(r) = e {
+                stall = Some(r);
+            }
+        }
+    }
+    stall
+}
+
 #[test]
 fn the_job_graph_names_the_kafka_source_the_sink_and_the_window() {
     let j = job();
@@ -136,16 +160,7 @@ fn recorded_metrics_give_every_partition_its_watermark_offset_and_idleness() {
 #[test]
 fn heartbeat_partition_stall_on_flink_is_named_with_lowwaters_reason_and_resolves() {
     let j = job();
-    let mut w = Watcher::new(
-        &j,
-        JobSettings {
-            idle_timeout_known: true,
-            ..JobSettings::default()
-        },
-        30_000,
-        T0,
-    )
-    .expect("watchable");
+    let mut w = watcher(&j);
     assert!(w
         .observe(&poll("source-metrics.json", 0, MIN_WATERMARK), T0)
         .is_empty());
@@ -301,16 +316,7 @@ fn without_per_split_watermarks_the_holder_is_inferred_from_offsets_and_said_to_
     };
     let j = job();
     let mut w = Watcher::new(&j, JobSettings::default(), 30_000, T0).expect("watchable");
-    w.observe(&strip(0), T0);
-    let mut stall = None;
-    for k in 1..=20 {
-        for e in w.observe(&strip(k * 10), T0 + k * 2_000) {
-            if let Event::Stalled(r) = e {
-                stall = Some(r);
-            }
-        }
-    }
-    let r = stall.expect("a stall");
+    let r = last_stall(&mut w, |k| strip(k * 10)).expect("a stall");
     let held = r.held_by.as_ref().expect("held");
     assert_eq!((held.partition, held.subtask), (Some(11), 3));
     assert!(
@@ -361,30 +367,13 @@ fn a_restart_that_drops_the_watermark_ends_the_stall_instead_of_opening_a_false_
 fn a_reader_without_partitions_holds_min_and_is_named_as_in_lowwater() {
     // 4 partitions on 8 readers: subtasks 4..7 read nothing.
     let j = job();
-    let mut w = Watcher::new(
-        &j,
-        JobSettings {
-            idle_timeout_known: true,
-            ..JobSettings::default()
-        },
-        30_000,
-        T0,
-    )
-    .expect("watchable");
+    let mut w = watcher(&j);
     let cut = |moved: i64| -> Poll {
         let mut p = poll("source-metrics.json", moved, MIN_WATERMARK);
         p.splits.retain(|s| s.partition < 4);
         p
     };
-    let mut stall = None;
-    for k in 0..=20 {
-        for e in w.observe(&cut(k * 10), T0 + k * 2_000) {
-            if let Event::Stalled(r) = e {
-                stall = Some(r);
-            }
-        }
-    }
-    let r = stall.expect("stalled");
+    let r = last_stall(&mut w, |k| cut(k * 10)).expect("stalled");
     let held = r.held_by.as_ref().unwrap_or_else(|| panic!("held: {r:?}"));
     assert_eq!((held.partition, held.subtask), (None, 4));
     assert!(
@@ -416,37 +405,21 @@ fn a_reader_without_partitions_holds_min_and_is_named_as_in_lowwater() {
 #[test]
 fn a_partition_seen_after_the_watch_began_is_silent_only_since_then() {
     let j = job();
-    let mut w = Watcher::new(
-        &j,
-        JobSettings {
-            idle_timeout_known: true,
-            ..JobSettings::default()
-        },
-        30_000,
-        T0,
-    )
-    .expect("watchable");
+    let mut w = watcher(&j);
     let without_11 = |moved: i64| -> Poll {
         let mut p = poll("source-metrics.json", moved, MIN_WATERMARK);
         p.splits.retain(|s| s.partition != 11);
         p
     };
-    w.observe(&without_11(0), T0);
     // Partition 11 appears at T0 + 10 s (added to the topic), with no record.
-    let mut stall = None;
-    for k in 1..=20 {
-        let p = if k < 5 {
+    let r = last_stall(&mut w, |k| {
+        if k < 5 {
             without_11(k * 10)
         } else {
             poll("source-metrics.json", k * 10, MIN_WATERMARK)
-        };
-        for e in w.observe(&p, T0 + k * 2_000) {
-            if let Event::Stalled(r) = e {
-                stall = Some(r);
-            }
         }
-    }
-    let r = stall.expect("stalled");
+    })
+    .expect("stalled");
     let held = r.held_by.as_ref().expect("held");
     assert_eq!(held.partition, Some(11));
     assert_eq!(

@@ -16,7 +16,7 @@ use lowwater_core::diagnose::Stall;
 use lowwater_core::source::SplitId;
 use lowwater_core::time::{display_duration, format_timestamp};
 use lowwater_core::{Millis, Timestamp, MAX_WATERMARK, MIN_WATERMARK};
-use lowwater_sql::explain::{stall_reason, StallHolder};
+use lowwater_sql::explain::{stall_reason_in, StallContext, StallHolder};
 use lowwater_sql::plan::JobPlan;
 use serde::Serialize;
 
@@ -200,6 +200,22 @@ pub fn build_stall_report(
     split: impl Fn(SplitId) -> Option<(String, i32)>,
 ) -> StallReport {
     let pl = &plan.pipelines[pi];
+    let cx = StallContext::of(plan, pi);
+    let sink = &plan.tables[pl.sink].name;
+    stall_report_in(&cx, sink, s, to, threshold, partitions, split)
+}
+
+/// [`build_stall_report`] for a job described by its [`StallContext`]
+/// (a Flink job that `lowwater watch` reads): `sink` is the INSERT's sink.
+pub fn stall_report_in(
+    cx: &StallContext,
+    sink: &str,
+    s: &Stall,
+    to: Timestamp,
+    threshold: Millis,
+    partitions: usize,
+    split: impl Fn(SplitId) -> Option<(String, i32)>,
+) -> StallReport {
     let held_by = s.held_by.map(|h| {
         let (topic, partition) = h.split.and_then(&split).unzip();
         HeldBy {
@@ -217,10 +233,10 @@ pub fn build_stall_report(
         silent_ms: h.silent_ms,
         never_had_record: h.never_had_record,
     });
-    let reason = stall_reason(plan, pi, holder.as_ref(), partitions, threshold);
+    let reason = stall_reason_in(cx, holder.as_ref(), partitions, threshold);
     StallReport {
-        sink: plan.tables[pl.sink].name.clone(),
-        source: plan.tables[pl.source].name.clone(),
+        sink: sink.to_string(),
+        source: cx.source.clone(),
         from_ts: s.from,
         to_ts: to,
         duration_ms: to - s.from,
