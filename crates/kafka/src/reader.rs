@@ -429,6 +429,15 @@ fn consumer(
     }
     cfg.set("enable.auto.commit", "false")
         .set("enable.partition.eof", "false");
+    if !properties.contains_key("fetch.queue.backoff.ms") {
+        // librdkafka's fetcher stops fetching while its pre-fetch queue is
+        // full and looks again only after this long (default 1000 ms). A
+        // reader that decodes and aggregates empties the queue in well under
+        // a second, then waits for the rest of it: measured at parallelism
+        // 1, 34-36 s of wall time for 8 s of CPU. 10 ms keeps the fetcher
+        // busy at no measurable cost. A user's 'properties.*' still wins.
+        cfg.set("fetch.queue.backoff.ms", "10");
+    }
     if reset_earliest && !properties.contains_key("auto.offset.reset") {
         // A resolved earliest or restored offset that retention deleted
         // meanwhile: read what is left, not jump to the end.

@@ -22,7 +22,10 @@
 //!
 //! Needs the local broker: `scripts/kafka.sh start` (the bench starts it).
 //! `cargo bench -p lowwater-runtime --bench kafka` (RECORDS=n to change the
-//! size; FORMATS_ONLY=1 stops after the formats).
+//! size; READ_ONLY=1 stops after the first part, FORMATS_ONLY=1 after the
+//! formats). The first part also runs each job with librdkafka's default
+//! `fetch.queue.backoff.ms` (1000 ms) beside lowwater's 10 ms, and prints
+//! wall and CPU seconds.
 
 use std::time::{Duration, Instant};
 
@@ -222,13 +225,40 @@ fn main() {
         "  raw rdkafka consume:      {raw:>6.2} s  {:>10.0} records/s",
         n as f64 / raw
     );
+    // lowwater's consumer setting next to librdkafka's default fetch
+    // backoff (what lowwater used before), alternated, best of 3.
+    let old = ", 'properties.fetch.queue.backoff.ms' = '1000'";
+    let mut p1 = 0.0;
     for p in [1usize, 2] {
-        let (s, windows) = read_job(&topic, "json", p, n);
-        println!(
-            "  lowwater, parallelism {p}:  {s:>6.2} s  {:>10.0} records/s  ({:.2} of raw consume), {windows} windows",
-            n as f64 / s,
-            raw / s,
-        );
+        for (what, extra) in [("", ""), (" (backoff 1000 ms)", old)] {
+            let mut best: Option<((f64, u64), f64)> = None;
+            for _ in 0..3 {
+                let r = read_job_with(&topic, "json", p, n, extra);
+                if best.is_none_or(|b| r.0 .0 < b.0 .0) {
+                    best = Some(r);
+                }
+            }
+            let Some(((s, windows), cpu)) = best else {
+                continue;
+            };
+            if p == 1 && extra.is_empty() {
+                p1 = s;
+            }
+            println!(
+                "  lowwater, parallelism {p}{what}: {s:>6.2} s wall, {cpu:>6.2} s CPU  {:>10.0} \
+                 records/s  ({:.2} of raw consume{}), {windows} windows",
+                n as f64 / s,
+                raw / s,
+                if p == 2 && extra.is_empty() {
+                    format!(", {:.2}x parallelism 1", p1 / s)
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
+    if std::env::var("READ_ONLY").is_ok() {
+        return;
     }
     formats(n);
     if std::env::var("FORMATS_ONLY").is_ok() {
@@ -258,27 +288,46 @@ fn prepare(topic: &str, n: usize, format: &str) {
 
 /// The seed 000 job over `topic` in `format` at parallelism `p`: its wall
 /// time and the windows it wrote.
+/// This process's CPU time so far (user + system), seconds, from
+/// /proc/self/stat (clock ticks of 1/100 s).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which is in parentheses).
+    let rest = stat.rsplit_once(") ").map_or("", |(_, r)| r);
+    let f: Vec<f64> = rest
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0.0))
+        .collect();
+    (f.get(11).copied().unwrap_or(0.0) + f.get(12).copied().unwrap_or(0.0)) / 100.0
+}
+
 fn read_job(topic: &str, format: &str, p: usize, n: usize) -> (f64, u64) {
+    read_job_with(topic, format, p, n, "").0
+}
+
+/// The seed 000 job over `topic` with `extra` WITH options; its wall and
+/// CPU seconds and its windows.
+fn read_job_with(topic: &str, format: &str, p: usize, n: usize, extra: &str) -> ((f64, u64), f64) {
     let bs = bootstrap();
     let sql = format!(
         "SET 'parallelism.default' = '{p}';
          CREATE TABLE clickstream (user_id STRING, url STRING, event_time TIMESTAMP(3),
            WATERMARK FOR event_time AS event_time - INTERVAL '5' SECOND)
          WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{bs}',
-               'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = '{format}');
+               'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = '{format}'{extra});
          CREATE TABLE dashboard (window_start TIMESTAMP(3), window_end TIMESTAMP(3), clicks BIGINT) WITH ('connector' = 'blackhole');
          INSERT INTO dashboard SELECT window_start, window_end, COUNT(*) FROM TABLE(TUMBLE(TABLE clickstream, DESCRIPTOR(event_time), INTERVAL '1' MINUTE))
          GROUP BY window_start, window_end;"
     );
     let plan = JobPlan::from_sql(&sql).expect("plans");
-    let t0 = Instant::now();
+    let (t0, c0) = (Instant::now(), cpu_seconds());
     let out = run(&plan, &RunArgs::default()).expect("runs");
-    let s = t0.elapsed().as_secs_f64();
+    let (s, cpu) = (t0.elapsed().as_secs_f64(), cpu_seconds() - c0);
     assert_eq!(
         out.report.totals.records_in as usize, n,
         "read the whole topic"
     );
-    (s, out.report.totals.records_out)
+    ((s, out.report.totals.records_out), cpu)
 }
 
 /// The same job over the same records as JSON, CSV and Avro topics,
