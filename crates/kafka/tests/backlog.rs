@@ -72,6 +72,10 @@ fn backlog_is_what_the_broker_has_and_the_reader_has_not_handed_out() {
         ("max.partition.fetch.bytes", "4000"),
         ("fetch.max.bytes", "4000"),
         ("message.max.bytes", "4000"),
+        // lowwater's readers wait 10 ms before fetching again into a full
+        // prefetch queue; librdkafka's 1000 ms keeps this small partition
+        // from being fetched whole before the first statistics arrive.
+        ("fetch.queue.backoff.ms", "1000"),
     ] {
         props.insert(k.to_string(), v.to_string());
     }
