@@ -463,6 +463,15 @@ fn rows_before(payloads: &[String], cutoff: i64) -> Vec<(String, String, i64)> {
     rows
 }
 
+/// Writes `sql` to `lowwater-flink-DIR-PID/NAME` under the temp directory.
+fn job_file(dir: &str, name: &str, sql: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("lowwater-flink-{dir}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join(name);
+    std::fs::write(&path, sql).expect("write the job");
+    path
+}
+
 fn lowwater(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_lowwater"))
         .args(args)
@@ -481,16 +490,13 @@ fn an_unreachable_cluster_and_an_unknown_job_are_clear_errors() {
             && err.contains("is the cluster running (bin/start-cluster.sh)"),
         "{err}"
     );
-    let dir = std::env::temp_dir().join(format!("lowwater-flink-down-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let job = dir.join("gen.sql");
-    std::fs::write(
-        &job,
+    let job = job_file(
+        "down",
+        "gen.sql",
         "CREATE TABLE gen (n BIGINT) WITH ('connector' = 'datagen');\n\
          CREATE TABLE sink (n BIGINT) WITH ('connector' = 'blackhole');\n\
          INSERT INTO sink SELECT n FROM gen;\n",
-    )
-    .expect("write");
+    );
     let o = lowwater(&[
         "submit",
         job.to_str().unwrap_or_default(),
@@ -526,11 +532,9 @@ fn an_unreachable_cluster_and_an_unknown_job_are_clear_errors() {
 
 #[test]
 fn lowwater_only_options_are_refused_before_flink_sees_the_file() {
-    let dir = std::env::temp_dir().join(format!("lowwater-flink-opts-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let job = dir.join("late.sql");
-    std::fs::write(
-        &job,
+    let job = job_file(
+        "opts",
+        "late.sql",
         "SET 'lowwater.state.max-open-windows' = '1000';\n\
          CREATE TABLE clicks (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH (\n\
            'connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = '127.0.0.1:1',\n\
@@ -541,8 +545,7 @@ fn lowwater_only_options_are_refused_before_flink_sees_the_file() {
          INSERT INTO counts SELECT window_start, COUNT(*)\n\
          FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' MINUTE))\n\
          GROUP BY window_start, window_end;\n",
-    )
-    .expect("write");
+    );
     let path = job.to_str().unwrap_or_default();
     let o = lowwater(&["explain", path, "--target", "flink"]);
     assert!(o.status.success());
@@ -575,16 +578,13 @@ fn lowwater_only_options_are_refused_before_flink_sees_the_file() {
 fn a_job_without_kafka_sources_and_a_statement_flink_refuses_are_clear_errors() {
     let _one = CLUSTER.lock().unwrap_or_else(|p| p.into_inner());
     flink();
-    let dir = std::env::temp_dir().join(format!("lowwater-flink-nokafka-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let job = dir.join("datagen.sql");
-    std::fs::write(
-        &job,
+    let job = job_file(
+        "nokafka",
+        "datagen.sql",
         "CREATE TABLE gen (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '10');\n\
          CREATE TABLE sink (n BIGINT) WITH ('connector' = 'blackhole');\n\
          INSERT INTO sink SELECT n FROM gen;\n",
-    )
-    .expect("write");
+    );
     let o = lowwater(&[
         "submit",
         job.to_str().unwrap_or_default(),
@@ -603,13 +603,12 @@ fn a_job_without_kafka_sources_and_a_statement_flink_refuses_are_clear_errors() 
         "{err}"
     );
     // A statement Flink refuses: its line and Flink's root cause.
-    let bad = dir.join("bad.sql");
-    std::fs::write(
-        &bad,
+    let bad = job_file(
+        "nokafka",
+        "bad.sql",
         "CREATE TABLE gen (n BIGINT) WITH ('connector' = 'datagen');\n\
          INSERT INTO nowhere SELECT n FROM gen;\n",
-    )
-    .expect("write");
+    );
     let o = lowwater(&[
         "submit",
         bad.to_str().unwrap_or_default(),
