@@ -32,6 +32,7 @@ command -v cargo >/dev/null 2>&1 || { echo "test.sh: cargo (Rust 1.89 or newer) 
 pkg-config --exists openssl 2>/dev/null || apt_install libssl-dev pkg-config
 command -v chromium >/dev/null 2>&1 || apt_install chromium
 command -v promtool >/dev/null 2>&1 || apt_install prometheus
+command -v curl >/dev/null 2>&1 || apt_install curl   # scripts/flink.sh asks Flink if it is up
 for tool in java mvn python3; do
   command -v "$tool" >/dev/null 2>&1 || {
     echo "test.sh: $tool is needed (Java 17 and Maven run the Kafka broker; Python makes the format tests' clients)" >&2

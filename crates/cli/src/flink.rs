@@ -173,12 +173,10 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
         };
         for e in events {
             match e {
-                Event::Stalled(r) => tracing::warn!("{}", Watcher::warn_line(&r, now)),
-                Event::Resolved(r) => tracing::info!(
-                    "stall resolved: the watermark of INSERT INTO {} advanced after {}",
-                    r.sink,
-                    display_duration(r.duration_ms)
-                ),
+                Event::Stalled(r) => tracing::warn!("{}", lowwater_report::stalled_line(&r, now)),
+                Event::Resolved(r, wm) => {
+                    tracing::info!("{}", lowwater_report::resolved_line(&r, wm))
+                }
             }
         }
         if matches!(
@@ -207,13 +205,7 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
         return Err(e);
     }
     let failed = live.watched.as_ref().is_some_and(|w| w.state == "FAILED");
-    let report = lowwater_report::Report {
-        totals: live.totals.clone(),
-        partitions: live.partitions.iter().map(|p| p.report.clone()).collect(),
-        sinks: live.sinks.iter().map(|s| s.report.clone()).collect(),
-        stalls: live.stalls.clone(),
-        replay: live.replay.clone(),
-    };
+    let report = live.report();
     if let Some(path) = &o.report {
         let json = sonic_rs::to_string_pretty(&live).context("encoding the report")?;
         crate::write_out(path, format!("{json}\n").as_bytes())?;
@@ -240,8 +232,8 @@ pub struct SubmitOpts {
 
 /// The settings a job file gives its watermarks, when lowwater can plan
 /// it (otherwise only Flink knows them).
-fn file_settings(sql: &str) -> Option<JobSettings> {
-    let plan = lowwater_sql::plan::JobPlan::from_sql(sql).ok()?;
+fn file_settings(stmts: &[lowwater_sql::parse::Statement]) -> Option<JobSettings> {
+    let plan = lowwater_sql::plan::plan(stmts).ok()?;
     // The first INSERT's source: its table option, else the SET.
     let src = plan.pipelines.first().map(|p| &plan.tables[p.source]);
     Some(JobSettings {
@@ -258,8 +250,11 @@ pub fn submit(o: &SubmitOpts) -> Result<(String, Option<JobSettings>)> {
     let sql =
         std::fs::read_to_string(&o.job).with_context(|| format!("reading {}", o.job.display()))?;
     let file = o.job.display().to_string();
-    if let Ok(stmts) = lowwater_sql::parse::parse_script(&sql) {
-        let diffs = lowwater_sql::target::flink_differences(&stmts);
+    // Parsed once: for the differences, and for the settings the watch
+    // needs. A file lowwater cannot parse still goes to Flink, which judges.
+    let stmts = lowwater_sql::parse::parse_script(&sql).ok();
+    if let Some(stmts) = &stmts {
+        let diffs = lowwater_sql::target::flink_differences(stmts);
         let refused: Vec<String> = diffs
             .iter()
             .filter(|d| d.refused)
@@ -289,7 +284,7 @@ pub fn submit(o: &SubmitOpts) -> Result<(String, Option<JobSettings>)> {
         e => user(e),
     })?;
     tracing::info!("submitted {file} to {}: Flink job {id}", gw.base());
-    Ok((id, file_settings(&sql)))
+    Ok((id, stmts.as_deref().and_then(file_settings)))
 }
 
 /// The REST address next to a gateway address: same host, port 8081.

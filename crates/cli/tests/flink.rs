@@ -395,10 +395,13 @@ fn with_an_idle_timeout_flink_has_no_stall_and_writes_the_rows_replay_computes()
         },
     );
     let flink_job = CancelOnDrop(watched_job(&v));
-    // Watched through at least one more metric refresh: still no stall.
-    std::thread::sleep(Duration::from_secs(12));
-    let v: sonic_rs::Value = sonic_rs::from_str(&w.get("/api/v1/watermarks")).expect("JSON");
-    assert_eq!(v["stalls"].as_array().map(|a| a.len()), Some(0), "{v}");
+    // Watched through at least one more metric refresh (10 s), with no
+    // stall at any poll of the API on the way.
+    let watched_from = v["now"].as_i64().unwrap_or(0);
+    let v = api_until(&w, "one more metric refresh of watching", |v| {
+        assert_eq!(v["stalls"].as_array().map(|a| a.len()), Some(0), "{v}");
+        v["now"].as_i64().unwrap_or(0) - watched_from >= 12_000
+    });
     assert_eq!(v["totals"]["late_records_dropped"].as_u64(), Some(0), "{v}");
     let log = w.stop();
     drop(flink_job);

@@ -27,6 +27,14 @@ struct SessionBody<'a> {
     session_name: &'a str,
 }
 
+/// A request body as JSON.
+fn json(body: &impl serde::Serialize) -> Result<String, FlinkError> {
+    sonic_rs::to_string(body).map_err(|e| FlinkError::Protocol {
+        url: "(a request body)".into(),
+        message: format!("cannot encode it as JSON: {e}"),
+    })
+}
+
 fn field(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(|x| x.as_str()).map(str::to_string)
 }
@@ -40,10 +48,9 @@ pub struct Session<'a> {
 impl<'a> Session<'a> {
     /// Opens a session on `gw`.
     pub fn open(gw: &'a Rest) -> Result<Self, FlinkError> {
-        let body = sonic_rs::to_string(&SessionBody {
+        let body = json(&SessionBody {
             session_name: "lowwater",
-        })
-        .unwrap_or_default();
+        })?;
         let v = gw.post("/v1/sessions", &body)?;
         let handle = field(&v, "sessionHandle").ok_or_else(|| FlinkError::Protocol {
             url: format!("{}/v1/sessions", gw.base()),
@@ -55,7 +62,7 @@ impl<'a> Session<'a> {
     /// Runs one statement (`line`: where it starts in the file) and
     /// returns the job id it started, if it started one.
     pub fn run(&self, line: usize, statement: &str) -> Result<Option<String>, FlinkError> {
-        let body = sonic_rs::to_string(&StatementBody { statement }).unwrap_or_default();
+        let body = json(&StatementBody { statement })?;
         let base = format!("/v1/sessions/{}", self.handle);
         let op = self.gw.post(&format!("{base}/statements"), &body)?;
         let op = field(&op, "operationHandle").ok_or_else(|| FlinkError::Protocol {

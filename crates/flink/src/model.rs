@@ -37,8 +37,6 @@ pub struct Vertex {
     pub inputs: Vec<String>,
     /// The plan's description of its operators (window sizes are there).
     pub description: String,
-    /// Records it has read (Flink's `read-records`).
-    pub read_records: u64,
 }
 
 impl Vertex {
@@ -75,17 +73,6 @@ impl Vertex {
         out
     }
 
-    /// The first operator of the chain as its metrics name it (`Calc[2]`,
-    /// `GlobalWindowAggregate[5]`; a source's is `Source__<name>`, with
-    /// dots and spaces made `_`).
-    pub fn first_operator(&self) -> String {
-        let first = self.name.split(" -> ").next().unwrap_or("");
-        match first.strip_prefix("Source: ") {
-            Some(s) => format!("Source__{}", metric_name(s)),
-            None => metric_name(first),
-        }
-    }
-
     /// The largest window size of its operators (`size=[10 s]`), if any.
     pub fn window_size(&self) -> Option<Millis> {
         let mut best = None;
@@ -99,23 +86,6 @@ impl Vertex {
         }
         best
     }
-
-    /// Whether a window operator runs in it.
-    pub fn has_window(&self) -> bool {
-        self.name.contains("WindowAggregate")
-            || self.name.contains("GroupWindowAggregate")
-            || self.name.contains("WindowRank")
-            || self.name.contains("WindowDeduplicate")
-            || self.name.contains("WindowJoin")
-    }
-}
-
-/// An operator name as Flink's metric ids spell it (a metric scope
-/// component: `.`, ` ` and `:` become `_`).
-fn metric_name(s: &str) -> String {
-    s.chars()
-        .map(|c| if matches!(c, '.' | ' ' | ':') { '_' } else { c })
-        .collect()
 }
 
 /// A job as `/jobs/:id` describes it.
@@ -123,8 +93,6 @@ fn metric_name(s: &str) -> String {
 pub struct Job {
     /// Id, name, state, start.
     pub summary: JobSummary,
-    /// The cluster's clock at the answer, epoch ms.
-    pub now: Timestamp,
     /// Its vertices, in the job's order (sources first).
     pub vertices: Vec<Vertex>,
 }
@@ -193,10 +161,6 @@ pub fn parse_job(v: &Value, url: &str) -> Result<Job, FlinkError> {
                 description: n.map(|n| str_of(n, "description")).unwrap_or_default(),
                 name: str_of(x, "name"),
                 parallelism: num_of(x, "parallelism").max(1) as usize,
-                read_records: x
-                    .get("metrics")
-                    .map(|m| num_of(m, "read-records").max(0) as u64)
-                    .unwrap_or(0),
                 id,
             }
         })
@@ -208,7 +172,6 @@ pub fn parse_job(v: &Value, url: &str) -> Result<Job, FlinkError> {
             state: str_of(v, "state"),
             start_time: num_of(v, "start-time"),
         },
-        now: num_of(v, "now"),
         vertices,
     })
 }

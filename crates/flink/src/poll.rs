@@ -246,16 +246,14 @@ impl Poller {
             let Some(table) = v.kafka_table() else {
                 continue;
             };
-            let ids: Vec<String> = self
+            let (ids, keys): (Vec<String>, Vec<(String, i32)>) = self
                 .metric_list(&v.id, None)?
                 .into_iter()
-                .filter(|i| model::split_metric(i).is_some())
-                .collect();
-            let keys: Vec<(String, i32)> = ids
-                .iter()
-                .filter_map(|i| model::split_metric(i))
-                .map(|m| (m.topic, m.partition))
-                .collect();
+                .filter_map(|i| {
+                    let m = model::split_metric(&i)?;
+                    Some((i, (m.topic, m.partition)))
+                })
+                .unzip();
             let known = self.sources.iter().find(|s| s.id == v.id);
             let owner = match known {
                 Some(s) if keys.iter().all(|k| s.owner.contains_key(k)) => s.owner.clone(),

@@ -62,7 +62,7 @@ pub fn live(w: &Watcher, origin: &Origin, now: Timestamp) -> Live {
                 future_records: 0,
                 paused_ms: 0,
                 final_watermark: x.watermark.and_then(wm),
-                idle: s.is_idle(),
+                idle: s.idle(),
                 last_event_time: None,
                 last_arrival: s.last_change(),
             },
@@ -160,7 +160,7 @@ pub fn live(w: &Watcher, origin: &Origin, now: Timestamp) -> Live {
         now,
         inserts,
         subtasks,
-        history: parts.history.iter().cloned().collect(),
+        history: parts.history.points(),
         checkpoints: Default::default(),
         watched: Some(WatchedJob {
             engine: "flink".into(),
@@ -206,10 +206,6 @@ impl lowwater_runtime::http::LiveView for Shared {
             Ok(w) => live(&w, &origin, now),
             Err(p) => live(&p.into_inner(), &origin, now),
         }
-    }
-
-    fn metrics(&self, live: &Live) -> String {
-        lowwater_runtime::live_metrics(live)
     }
 
     fn ready(&self) -> bool {

@@ -18,14 +18,14 @@
 //! job started, when it never had a record), and without FLIP-513's gauges
 //! (Flink < 2.1) the holder is inferred from offsets alone.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 use lowwater_core::diagnose::{Holder, StallDetector};
 use lowwater_core::source::SplitId;
-use lowwater_core::time::{display_duration, format_timestamp};
+use lowwater_core::time::format_timestamp;
 use lowwater_core::{Millis, Timestamp, MIN_WATERMARK};
 use lowwater_report::{stall_report_in, wm, StallReport};
-use lowwater_runtime::observe::HistoryPoint;
+use lowwater_runtime::observe::{History, HistoryPoint};
 use lowwater_sql::explain::StallContext;
 
 use crate::model::Job;
@@ -71,7 +71,8 @@ pub struct SplitSample {
     pub watermark: Option<Timestamp>,
     /// `idleTimeMsPerSecond` (FLIP-513).
     pub idle_ms_per_s: Option<f64>,
-    /// The reader's next offset (-1 before the first record).
+    /// The reader's `currentOffset`: the last offset read (-1 before the
+    /// first record).
     pub offset: Option<i64>,
 }
 
@@ -119,8 +120,8 @@ pub struct Poll {
 pub enum Event {
     /// An INSERT's watermark stopped while records arrive.
     Stalled(StallReport),
-    /// It advanced again.
-    Resolved(StallReport),
+    /// It advanced again, to this watermark.
+    Resolved(StallReport, Timestamp),
 }
 
 #[derive(Debug, Clone)]
@@ -134,7 +135,8 @@ pub(crate) struct Split {
 }
 
 impl Split {
-    fn idle(&self) -> bool {
+    /// Idle most of the last second, as Flink's gauge says.
+    pub(crate) fn idle(&self) -> bool {
         self.sample.idle_ms_per_s.is_some_and(|ms| ms > 500.0)
     }
 
@@ -163,20 +165,16 @@ pub struct Watcher {
     started: Timestamp,
     job_start: Timestamp,
     settings: JobSettings,
-    parallelism: usize,
     /// Per Kafka table, its source vertex's parallelism.
     readers: BTreeMap<String, usize>,
     pipes: Vec<Pipe>,
     splits: Vec<Split>,
     index: BTreeMap<(String, String, i32), SplitId>,
     past: Vec<StallReport>,
-    history: VecDeque<HistoryPoint>,
+    history: History,
     last_poll: Option<Timestamp>,
     state: String,
 }
-
-/// Points kept for the page's chart (ten minutes at one a second).
-const HISTORY: usize = 600;
 
 impl Watcher {
     /// Watches `job` (its first poll) from `now`, reporting stalls longer
@@ -188,13 +186,6 @@ impl Watcher {
         now: Timestamp,
     ) -> Result<Self, String> {
         let pipes = pipes_of(job, threshold, now)?;
-        let parallelism = job
-            .vertices
-            .iter()
-            .filter(|v| v.kafka_table().is_some())
-            .map(|v| v.parallelism)
-            .max()
-            .unwrap_or(1);
         let readers = job
             .vertices
             .iter()
@@ -206,20 +197,14 @@ impl Watcher {
             started: now,
             job_start: job.summary.start_time,
             settings,
-            parallelism,
             pipes,
             splits: Vec::new(),
             index: BTreeMap::new(),
             past: Vec::new(),
-            history: VecDeque::new(),
+            history: History::default(),
             last_poll: None,
             state: job.summary.state.clone(),
         })
-    }
-
-    /// The stall threshold.
-    pub fn threshold(&self) -> Millis {
-        self.threshold
     }
 
     /// The job's state at the last poll (RUNNING, FAILED, ...).
@@ -296,7 +281,7 @@ impl Watcher {
                     if let Some(s) = self.pipes[pi].detector.on_advance(now, w) {
                         let r = self.report(pi, &s, now);
                         self.past.push(r.clone());
-                        events.push(Event::Resolved(r));
+                        events.push(Event::Resolved(r, w));
                     }
                 }
             }
@@ -318,21 +303,14 @@ impl Watcher {
     }
 
     fn after_poll(&mut self, now: Timestamp) {
-        if self.history.back().is_none_or(|p| now - p.t >= 1_000) {
-            self.push_history(now);
+        if self.history.last_t().is_none_or(|t| now - t >= 1_000) {
+            self.history.push(HistoryPoint {
+                t: now,
+                watermarks: self.pipes.iter().map(|p| wm(p.watermark)).collect(),
+                emission_lag_ms: self.pipes.iter().map(|_| None).collect(),
+            });
         }
         self.last_poll = Some(now);
-    }
-
-    fn push_history(&mut self, now: Timestamp) {
-        if self.history.len() == HISTORY {
-            self.history.pop_front();
-        }
-        self.history.push_back(HistoryPoint {
-            t: now,
-            watermarks: self.pipes.iter().map(|p| wm(p.watermark)).collect(),
-            emission_lag_ms: self.pipes.iter().map(|_| None).collect(),
-        });
     }
 
     /// The minimum over a table's active subtasks, each the minimum over its
@@ -449,8 +427,13 @@ impl Watcher {
             idle_timeout: self.settings.idle_timeout,
             caught_up: false,
             emit_interval: self.settings.emit_interval,
-            parallelism: self.parallelism,
+            parallelism: self.parallelism(),
         }
+    }
+
+    /// The largest source parallelism (the job's, for the reason text).
+    fn parallelism(&self) -> usize {
+        self.readers.values().copied().max().unwrap_or(1)
     }
 
     fn report(&self, pi: usize, s: &lowwater_core::diagnose::Stall, now: Timestamp) -> StallReport {
@@ -516,18 +499,6 @@ impl Watcher {
         &self.past
     }
 
-    /// One line for the log when a stall opens.
-    pub fn warn_line(r: &StallReport, now: Timestamp) -> String {
-        format!(
-            "watermark stalled: INSERT INTO {} has been stuck at {} for {} while records arrive: {}",
-            r.sink,
-            r.watermark
-                .map_or("MIN".to_string(), |w| format_timestamp(w, ' ')),
-            display_duration(now - r.from_ts),
-            r.reason
-        )
-    }
-
     pub(crate) fn parts(&self) -> WatchParts<'_> {
         let at = self.last_poll.unwrap_or(self.started);
         WatchParts {
@@ -540,19 +511,15 @@ impl Watcher {
             splits: self
                 .splits
                 .iter()
-                .map(|s| (s, self.silent_ms_at(s)))
+                .map(|s| (s, self.silent_ms(s, at)))
                 .collect(),
             pipes: &self.pipes,
             history: &self.history,
             settings: &self.settings,
-            parallelism: self.parallelism,
+            parallelism: self.parallelism(),
             threshold: self.threshold,
-            last_poll: self.last_poll.unwrap_or(self.started),
+            last_poll: at,
         }
-    }
-
-    fn silent_ms_at(&self, s: &Split) -> Millis {
-        self.silent_ms(s, self.last_poll.unwrap_or(self.started))
     }
 }
 
@@ -564,7 +531,7 @@ pub(crate) struct WatchParts<'a> {
     pub started: Timestamp,
     pub splits: Vec<(&'a Split, Millis)>,
     pub pipes: &'a [Pipe],
-    pub history: &'a VecDeque<HistoryPoint>,
+    pub history: &'a History,
     pub settings: &'a JobSettings,
     pub parallelism: usize,
     pub threshold: Millis,
@@ -670,10 +637,6 @@ impl Split {
 
     pub(crate) fn last_change(&self) -> Option<Timestamp> {
         self.last_change
-    }
-
-    pub(crate) fn is_idle(&self) -> bool {
-        self.idle()
     }
 }
 

@@ -247,6 +247,29 @@ pub fn stall_report_in(
     }
 }
 
+/// The log line when a stall opens, for every executor that watches one
+/// live (`lowwater run`, `lowwater watch`).
+pub fn stalled_line(r: &StallReport, now: Timestamp) -> String {
+    format!(
+        "watermark stalled: INSERT INTO {} has been stuck at {} for {} while records arrive: {}",
+        r.sink,
+        r.watermark
+            .map_or("MIN".to_string(), |w| format_timestamp(w, ' ')),
+        display_duration(now - r.from_ts),
+        r.reason
+    )
+}
+
+/// The log line when a stall ends because the watermark advanced to `wm`.
+pub fn resolved_line(r: &StallReport, wm: Timestamp) -> String {
+    format!(
+        "stall resolved: the watermark of INSERT INTO {} advanced to {} after {}",
+        r.sink,
+        format_timestamp(wm, ' '),
+        display_duration(r.duration_ms)
+    )
+}
+
 fn when(ts: Timestamp) -> String {
     match ts {
         MIN_WATERMARK => "MIN".into(),

@@ -14,8 +14,11 @@ pub trait LiveView: Send + Sync + 'static {
     /// The state now (`/api/v1/watermarks`, `/healthz`, and the input of
     /// [`LiveView::metrics`]).
     fn live(&self) -> Live;
-    /// `live` as OpenMetrics text.
-    fn metrics(&self, live: &Live) -> String;
+    /// `live` as OpenMetrics text (by default the families `live` holds;
+    /// an executor adds what only it counts).
+    fn metrics(&self, live: &Live) -> String {
+        crate::metrics::live_metrics(live)
+    }
     /// Whether it is ready (`/ready`: 503 once it stops or fails).
     fn ready(&self) -> bool;
 }

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use lowwater_core::diagnose::{Holder, Stall, StallDetector};
-use lowwater_core::time::{display_duration, format_timestamp};
+use lowwater_core::time::display_duration;
 use lowwater_core::{Millis, Timestamp, MAX_WATERMARK, MIN_WATERMARK};
 use lowwater_report::{build_stall_report, StallReport};
 use lowwater_sql::plan::JobPlan;
@@ -142,18 +142,13 @@ impl Monitor {
             let records = self.shared.sources[self.source_index(pi)]
                 .records
                 .load(Ordering::Relaxed);
-            let sink = self.plan.tables[self.plan.pipelines[pi].sink].name.clone();
             // MAX is the end-of-input drain, not the watermark moving on: a
             // stall still open then ends unresolved (see `finish`).
             if wm > self.pipes[pi].watermark && wm != MAX_WATERMARK {
                 self.pipes[pi].watermark = wm;
                 if let Some(s) = self.pipes[pi].detector.on_advance(now, wm) {
                     let r = self.report(pi, &s, now);
-                    tracing::info!(
-                        "stall resolved: the watermark of INSERT INTO {sink} advanced to {} after {}",
-                        format_timestamp(wm, ' '),
-                        display_duration(r.duration_ms)
-                    );
+                    tracing::info!("{}", lowwater_report::resolved_line(&r, wm));
                     self.pipes[pi].stalls.push(r);
                     self.pipes[pi].open_reason = None;
                 }
@@ -164,12 +159,7 @@ impl Monitor {
                     let h = self.holder(pi, now);
                     self.pipes[pi].detector.explain(h);
                     let r = self.report(pi, &Stall { held_by: h, ..s }, now);
-                    tracing::warn!(
-                        "watermark stalled: INSERT INTO {sink} has been stuck at {} for {} while records arrive: {}",
-                        r.watermark.map_or("MIN".to_string(), |w| format_timestamp(w, ' ')),
-                        display_duration(now - s.from),
-                        r.reason
-                    );
+                    tracing::warn!("{}", lowwater_report::stalled_line(&r, now));
                     self.pipes[pi].open_reason = Some(r.reason);
                 } else if self.pipes[pi].detector.current().is_some() {
                     let h = self.holder(pi, now);

@@ -63,7 +63,33 @@ pub(crate) struct LiveState {
     /// Per sink (in `Shared::sinks` order): stale under its max-staleness.
     pub stale: Vec<bool>,
     /// The last ten minutes, a point a second.
-    pub history: VecDeque<HistoryPoint>,
+    pub history: History,
+}
+
+/// The page's chart: the last ten minutes of points, the oldest dropped
+/// first. The producer (the monitor, or `lowwater watch`'s watcher) adds
+/// at most one a second.
+#[derive(Debug, Clone, Default)]
+pub struct History(VecDeque<HistoryPoint>);
+
+impl History {
+    /// Adds `p`, dropping the oldest point past ten minutes' worth.
+    pub fn push(&mut self, p: HistoryPoint) {
+        if self.0.len() == HISTORY {
+            self.0.pop_front();
+        }
+        self.0.push_back(p);
+    }
+
+    /// When the newest point was taken.
+    pub fn last_t(&self) -> Option<Timestamp> {
+        self.0.back().map(|p| p.t)
+    }
+
+    /// The points, oldest first.
+    pub fn points(&self) -> Vec<HistoryPoint> {
+        self.0.iter().cloned().collect()
+    }
 }
 
 const HISTORY: usize = 600;
@@ -77,10 +103,7 @@ impl LiveState {
     }
 
     pub fn push_history(&mut self, p: HistoryPoint) {
-        if self.history.len() == HISTORY {
-            self.history.pop_front();
-        }
-        self.history.push_back(p);
+        self.history.push(p);
     }
 }
 
@@ -189,6 +212,20 @@ pub struct Live {
     pub watched: Option<WatchedJob>,
 }
 
+impl Live {
+    /// The report's part of the live state (what `--report` writes at the
+    /// end, and what the end-of-run summary reads).
+    pub fn report(&self) -> Report {
+        Report {
+            totals: self.totals.clone(),
+            partitions: self.partitions.iter().map(|p| p.report.clone()).collect(),
+            sinks: self.sinks.iter().map(|s| s.report.clone()).collect(),
+            stalls: self.stalls.clone(),
+            replay: self.replay.clone(),
+        }
+    }
+}
+
 /// A job that another engine runs, described by `lowwater watch`.
 #[derive(Debug, Clone, Serialize)]
 pub struct WatchedJob {
@@ -226,7 +263,7 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
             l.current.clone(),
             l.past.clone(),
             l.stale.clone(),
-            l.history.iter().cloned().collect(),
+            l.history.points(),
         ),
         Err(_) => Default::default(),
     };
