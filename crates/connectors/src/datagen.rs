@@ -320,7 +320,12 @@ impl DatagenPartition {
                 Gen::Skip => Value::Null,
                 Gen::Int { min, max } => {
                     let span = (*max as i128 - *min as i128 + 1).max(1) as u128;
-                    let off = (self.rng.next() as u128 % span) as i128;
+                    // A 64-bit remainder where the span fits (a 128-bit
+                    // one is a slow library call); the same value.
+                    let off = match u64::try_from(span) {
+                        Ok(span) => i128::from(self.rng.next() % span),
+                        Err(_) => i128::from(self.rng.next()),
+                    };
                     Value::Int((*min as i128 + off) as i64)
                 }
                 Gen::Seq { start, .. } => Value::Int((i128::from(*start) + seq) as i64),

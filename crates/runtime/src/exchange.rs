@@ -3,13 +3,12 @@
 //! statuses to all, and rows for the late-data sink.
 
 use std::hash::BuildHasher;
-use std::sync::atomic::Ordering;
 use std::sync::mpsc::SyncSender;
 
 use lowwater_connectors::row::RecordError;
 use lowwater_core::source::SplitId;
 use lowwater_core::watermark::Progress;
-use lowwater_core::window::operator::WindowInput;
+use lowwater_core::window::batch::InputBatch;
 use lowwater_core::{Row, Timestamp, Value};
 use lowwater_sql::expr::truth;
 use lowwater_sql::plan::{JobPlan, LateRow};
@@ -21,8 +20,14 @@ use crate::source::{Envelope, Msg, SourceTask};
 pub(crate) struct PipeOut {
     pub(crate) pipeline: usize,
     pub(crate) senders: Vec<SyncSender<Envelope>>,
-    pub(crate) batches: Vec<Vec<WindowInput>>,
+    pub(crate) batches: Vec<InputBatch>,
     pub(crate) late: Option<LateRow>,
+    /// The record being routed: its key and aggregate arguments (moved
+    /// into a batch, their capacity kept).
+    key: Vec<Value>,
+    args: Vec<Value>,
+    /// Values per record (key and arguments): a new batch's room.
+    width: usize,
 }
 
 impl PipeOut {
@@ -33,9 +38,12 @@ impl PipeOut {
         let late = plan.late_row(pl.source);
         PipeOut {
             pipeline,
-            batches: senders.iter().map(|_| Vec::new()).collect(),
+            batches: senders.iter().map(|_| InputBatch::default()).collect(),
             senders,
             late,
+            key: Vec::new(),
+            args: Vec::new(),
+            width: pl.keys.len() + pl.agg_args.len(),
         }
     }
 }
@@ -55,26 +63,27 @@ impl SourceTask {
                     .map_err(|m| RecordError::other(format!("WHERE: {m}")))?,
             );
             if keep != Some(true) {
-                self.shared.sources[self.source]
-                    .filtered
-                    .fetch_add(1, Ordering::Relaxed);
+                self.unpublished.1 += 1;
                 self.filtered_count += 1;
                 return Ok(());
             }
         }
-        let key = pl
-            .keys
-            .iter()
-            .map(|e| e.eval(row))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|m| RecordError::other(format!("GROUP BY: {m}")))?;
-        let mut args = pl
-            .agg_args
-            .iter()
-            .map(|e| e.eval(row))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|m| RecordError::other(format!("aggregate argument: {m}")))?;
         let out = &mut self.outs[k];
+        let (key, args) = (&mut out.key, &mut out.args);
+        key.clear();
+        args.clear();
+        for e in &pl.keys {
+            key.push(
+                e.eval(row)
+                    .map_err(|m| RecordError::other(format!("GROUP BY: {m}")))?,
+            );
+        }
+        for e in &pl.agg_args {
+            args.push(
+                e.eval(row)
+                    .map_err(|m| RecordError::other(format!("aggregate argument: {m}")))?,
+            );
+        }
         if let Some(late) = &out.late {
             args.extend(late.carried(row));
         }
@@ -82,18 +91,16 @@ impl SourceTask {
         let w = match &pl.rank {
             // Window Top-N: a rank partition's rows fire in one subtask.
             Some(rank) if rank.partition.is_empty() => 0,
-            Some(rank) => (self.shared.route.hash_one(rank.route_key(&key)) % n) as usize,
+            Some(rank) => (self.shared.route.hash_one(rank.route_key(key)) % n) as usize,
             None if key.is_empty() => 0,
-            None => (self.shared.route.hash_one(&key) % n) as usize,
+            None => (self.shared.route.hash_one(&key[..]) % n) as usize,
         };
-        out.batches[w].push(WindowInput {
-            ts,
-            split: id,
-            key,
-            row: args,
-        });
+        out.batches[w].push(ts, id, key, args);
         if out.batches[w].len() >= self.batch {
-            let batch = std::mem::replace(&mut out.batches[w], Vec::with_capacity(self.batch));
+            let batch = std::mem::replace(
+                &mut out.batches[w],
+                InputBatch::with_capacity(self.batch, out.width),
+            );
             if out.senders[w]
                 .send(Envelope {
                     from: self.subtask,
@@ -135,7 +142,7 @@ impl SourceTask {
         for out in &mut self.outs {
             for (w, b) in out.batches.iter_mut().enumerate() {
                 if !b.is_empty() {
-                    let batch = std::mem::replace(b, Vec::with_capacity(capacity));
+                    let batch = std::mem::replace(b, InputBatch::with_capacity(capacity, out.width));
                     let sent = out.senders[w].send(Envelope {
                         from: self.subtask,
                         msg: Msg::Records(batch),

@@ -189,6 +189,7 @@ impl SourceBuild<'_> {
             commits: VecDeque::new(),
             records_read: part.map_or(0, |p| p.records),
             filtered_count: part.map_or(0, |p| p.filtered),
+            unpublished: (0, 0),
             release_after: crate::progress::release_after(plan, t),
             trackers: Vec::new(),
             placeable_above: plan

@@ -63,7 +63,7 @@ impl Default for RunArgs {
             duration: None,
             stall_threshold: None,
             stop: Arc::new(AtomicBool::new(false)),
-            batch: 512,
+            batch: 2048,
             channel_capacity: 16,
             http: None,
             job_name: "job".to_string(),

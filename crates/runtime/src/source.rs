@@ -16,7 +16,7 @@ use lowwater_core::checkpoint::CheckpointId;
 use lowwater_core::clock::Clock;
 use lowwater_core::source::{SourceSubtask, SplitId};
 use lowwater_core::watermark::Progress;
-use lowwater_core::window::operator::WindowInput;
+use lowwater_core::window::batch::InputBatch;
 use lowwater_core::{Row, Timestamp, Value};
 use lowwater_sql::plan::{JobPlan, LateReason};
 
@@ -30,7 +30,7 @@ pub(crate) type Offsets = Vec<(String, i32, i64)>;
 /// What travels from a source subtask to a window subtask.
 pub(crate) enum Msg {
     /// A batch of records for this window subtask.
-    Records(Vec<WindowInput>),
+    Records(InputBatch),
     /// A watermark and/or status change of the sending source subtask.
     Progress(Progress),
     /// Checkpoint barrier: everything the sender sent before it belongs
@@ -119,6 +119,10 @@ pub(crate) struct SourceTask {
     /// Records read and filtered by this subtask (for checkpoints).
     pub records_read: u64,
     pub filtered_count: u64,
+    /// Records read and filtered since the shared counters were last
+    /// added to (once per read loop, not per record: the counters are
+    /// shared by the source's subtasks).
+    pub unpublished: (u64, u64),
     /// Without checkpoints: how long after its event time a record's
     /// windows have all fired (`None`: session windows), and per Kafka
     /// split the records whose windows may still be open.
@@ -242,6 +246,7 @@ impl SourceTask {
                     }
                 }
             }
+            self.count_records();
             if self.inputs.is_empty() {
                 let siblings_done = self.shared.sources[self.source]
                     .reading
@@ -261,6 +266,7 @@ impl SourceTask {
             }
         };
         self.flush_all();
+        self.count_records();
         self.leave_alignment();
         if !self.inputs.is_empty() {
             self.shared.sources[self.source]
@@ -390,8 +396,7 @@ impl SourceTask {
     fn read_current(&mut self, i: usize, now: Timestamp, row: &mut Row) -> Result<Read, RunError> {
         let id = self.inputs[i].0;
         let mut nulled = 0;
-        let plan = Arc::clone(&self.plan);
-        let table = &plan.tables[self.rows.table_index()].name;
+        let table = &self.plan.tables[self.rows.table_index()].name;
         let built = match &mut self.inputs[i].1 {
             Input::Kafka => {
                 let Some(rec) = self.kafka_pending.take() else {
@@ -489,9 +494,8 @@ impl SourceTask {
             }
         };
         let built = built.map_err(|e| self.fail_at(i, e));
-        let src = &self.shared.sources[self.source];
-        src.records.fetch_add(1, Ordering::Relaxed);
         self.records_read += 1;
+        self.unpublished.0 += 1;
         let ts = match built? {
             Built::Row(ts) => ts,
             Built::Skipped => {
@@ -565,6 +569,19 @@ impl SourceTask {
             self.broadcast(after);
         }
         Ok(Read::Record)
+    }
+
+    /// Adds the records read and filtered since the last call to the
+    /// source's shared counters.
+    fn count_records(&mut self) {
+        let (read, filtered) = std::mem::take(&mut self.unpublished);
+        let src = &self.shared.sources[self.source];
+        if read > 0 {
+            src.records.fetch_add(read, Ordering::Relaxed);
+        }
+        if filtered > 0 {
+            src.filtered.fetch_add(filtered, Ordering::Relaxed);
+        }
     }
 
     /// Whether every INSERT reading this source can place event time `ts`

@@ -188,11 +188,13 @@ impl WindowTask {
                 Msg::Records(batch) => {
                     let pl = &self.plan.pipelines[self.pipeline];
                     since_check = since_check.saturating_add(batch.len() as u32);
-                    for input in batch {
+                    for input in batch.iter() {
                         let r = if pl.project {
                             pl.project(input, &mut out)
                         } else {
-                            self.op.process(input, &mut out).map_err(|e| e.to_string())
+                            self.op
+                                .process_ref(input, &mut out)
+                                .map_err(|e| e.to_string())
                         };
                         if let Err(e) = r {
                             self.shared.fail(RunError::Record(format!(

@@ -552,7 +552,19 @@ fn function(
 impl Expr {
     /// Evaluates over `row`. Errors only on data that cannot be computed
     /// (division by zero, an unparsable cast), with a message for the user.
+    ///
+    /// A column (most GROUP BY keys and aggregate arguments are one) is
+    /// read here, inlined into the caller's loop; the rest is
+    /// [`Expr::eval_tree`]'s.
+    #[inline]
     pub fn eval(&self, row: &[Value]) -> std::result::Result<Value, String> {
+        match self {
+            Expr::Column(i) => Ok(row.get(*i).cloned().unwrap_or(Value::Null)),
+            _ => self.eval_tree(row),
+        }
+    }
+
+    fn eval_tree(&self, row: &[Value]) -> std::result::Result<Value, String> {
         Ok(match self {
             Expr::Column(i) => row.get(*i).cloned().unwrap_or(Value::Null),
             Expr::Literal(v) => v.clone(),

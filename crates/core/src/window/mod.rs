@@ -3,4 +3,5 @@
 
 pub mod aggregate;
 pub mod assigner;
+pub mod batch;
 pub mod operator;

@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use super::aggregate::{Accumulator, AggSpec};
 use super::assigner::{Window, WindowAssigner};
+use super::batch::InputRef;
 
 pub use crate::source::SplitId;
 
@@ -250,6 +251,25 @@ impl WindowOperator {
     /// Processes one record. Fails only when the record's time cannot be
     /// placed in a window (`MIN`), before any state changes.
     pub fn process(&mut self, input: WindowInput, out: &mut Vec<WindowOutput>) -> Result<()> {
+        if !self.place(InputRef::from(&input), out)? {
+            self.on_late(input, out);
+        }
+        Ok(())
+    }
+
+    /// [`WindowOperator::process`] of a borrowed record (a batch's): its
+    /// key and row are copied only when it opens a (window, key) state, or
+    /// goes to the late side output.
+    pub fn process_ref(&mut self, input: InputRef<'_>, out: &mut Vec<WindowOutput>) -> Result<()> {
+        if !self.place(input, out)? {
+            self.on_late(input.to_owned(), out);
+        }
+        Ok(())
+    }
+
+    /// Adds the record to each of its windows that is not late; returns
+    /// whether there was one (else the record is late).
+    fn place(&mut self, input: InputRef<'_>, out: &mut Vec<WindowOutput>) -> Result<bool> {
         let mut windows = std::mem::take(&mut self.scratch);
         windows.clear();
         let assigned = self.spec.assigner.assign(input.ts, &mut windows);
@@ -259,22 +279,19 @@ impl WindowOperator {
         }
         self.records_in += 1;
         let accepted = if self.spec.assigner.is_merging() {
-            self.add_to_session(windows[0], &input, out)
+            self.add_to_session(windows[0], input, out)
         } else {
             let mut any = false;
             for w in &windows {
                 if !self.is_late(w) {
-                    self.add_to_window(*w, &input, out);
+                    self.add_to_window(*w, input, out);
                     any = true;
                 }
             }
             any
         };
         self.scratch = windows;
-        if !accepted {
-            self.on_late(input, out);
-        }
-        Ok(())
+        Ok(accepted)
     }
 
     /// The watermark advanced to `wm`: fires every window with `end - 1 <=
@@ -317,22 +334,22 @@ impl WindowOperator {
         }
     }
 
-    fn add_to_window(&mut self, w: Window, input: &WindowInput, out: &mut Vec<WindowOutput>) {
+    fn add_to_window(&mut self, w: Window, input: InputRef<'_>, out: &mut Vec<WindowOutput>) {
         let aggregates = &self.spec.aggregates;
         let keys = self.windows.entry(w).or_default();
-        let state = keys.entry_ref(&input.key).or_insert_with(|| KeyState {
+        let state = keys.entry_ref(input.key).or_insert_with(|| KeyState {
             accs: aggregates.iter().map(AggSpec::create).collect(),
             fired: false,
         });
         for (spec, acc) in self.spec.aggregates.iter().zip(state.accs.iter_mut()) {
-            spec.add(acc, &input.row);
+            spec.add(acc, input.row);
         }
         if w.max_timestamp() <= self.watermark {
             // Late but within allowed lateness: fire again with full contents.
             let refired = std::mem::replace(&mut state.fired, true);
             out.push(WindowOutput::Fired(result(
                 &self.spec,
-                &input.key,
+                input.key,
                 w,
                 &state.accs,
                 refired,
@@ -343,12 +360,12 @@ impl WindowOperator {
     fn add_to_session(
         &mut self,
         new: Window,
-        input: &WindowInput,
+        input: InputRef<'_>,
         out: &mut Vec<WindowOutput>,
     ) -> bool {
         let open = self
             .sessions
-            .get(&input.key)
+            .get(input.key)
             .map(Vec::as_slice)
             .unwrap_or(&[]);
         let touching: Vec<Window> = open
@@ -362,25 +379,25 @@ impl WindowOperator {
         let merged = touching.iter().fold(new, |m, w| m.cover(w));
         let mut state = self.new_state();
         for w in &touching {
-            if let Some(old) = self.take_state(w, &input.key) {
+            if let Some(old) = self.take_state(w, input.key) {
                 state.fired |= old.fired && merged == *w;
                 for (acc, o) in state.accs.iter_mut().zip(old.accs) {
                     acc.merge(o);
                 }
             }
         }
-        let open = self.sessions.entry(input.key.clone()).or_default();
+        let open = self.sessions.entry_ref(input.key).or_default();
         open.retain(|w| !touching.contains(w));
         open.push(merged);
         self.windows
             .entry(merged)
             .or_default()
-            .insert(input.key.clone(), state);
+            .insert(input.key.to_vec(), state);
         self.add_to_window(merged, input, out);
         true
     }
 
-    fn take_state(&mut self, w: &Window, key: &Key) -> Option<KeyState> {
+    fn take_state(&mut self, w: &Window, key: &[Value]) -> Option<KeyState> {
         let keys = self.windows.get_mut(w)?;
         let state = keys.remove(key);
         if keys.is_empty() {
@@ -429,13 +446,13 @@ impl WindowOperator {
 
 fn result(
     spec: &WindowSpec,
-    key: &Key,
+    key: &[Value],
     window: Window,
     accs: &[Accumulator],
     refired: bool,
 ) -> WindowResult {
     WindowResult {
-        key: key.clone(),
+        key: key.to_vec(),
         window,
         values: spec
             .aggregates

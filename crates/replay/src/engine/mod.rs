@@ -19,7 +19,8 @@ use lowwater_core::diagnose::{Holder, Stall, StallDetector};
 use lowwater_core::source::{SourceSubtask, SplitId, SplitView};
 use lowwater_core::watermark::valve::ChannelValve;
 use lowwater_core::watermark::Progress;
-use lowwater_core::window::operator::{WindowInput, WindowOperator, WindowOutput};
+use lowwater_core::window::batch::InputRef;
+use lowwater_core::window::operator::{WindowOperator, WindowOutput};
 use lowwater_core::{Millis, Row, Timestamp, MIN_WATERMARK};
 use lowwater_sql::expr::truth;
 use lowwater_sql::plan::{JobPlan, LateReason, LateRow, OnOpenLimit};
@@ -112,6 +113,9 @@ pub struct Engine<'p> {
     records_in: u64,
     buf: Vec<WindowOutput>,
     row: Row,
+    /// The record's key and aggregate arguments (reused per record).
+    key: Row,
+    args: Row,
     /// The first row a sink could not write (an Avro value that does not
     /// fit its schema, a registry that refuses it): the replay fails.
     sink_error: Option<String>,
@@ -242,6 +246,8 @@ impl<'p> Engine<'p> {
             buf: Vec::new(),
             sink_error: None,
             row: Vec::new(),
+            key: Vec::new(),
+            args: Vec::new(),
             align: align::AlignState::new(&groups, t0),
             groups,
         })
@@ -396,23 +402,25 @@ impl<'p> Engine<'p> {
                 return self.note_record(pi);
             }
         }
-        let key = pl
-            .keys
-            .iter()
-            .map(|k| k.eval(&self.row))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|m| RecordError::other(format!("GROUP BY: {m}")))?;
-        let args = pl
-            .agg_args
-            .iter()
-            .map(|a| a.eval(&self.row))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|m| RecordError::other(format!("aggregate argument: {m}")))?;
-        let input = WindowInput {
+        self.key.clear();
+        for k in &pl.keys {
+            let v = k
+                .eval(&self.row)
+                .map_err(|m| RecordError::other(format!("GROUP BY: {m}")))?;
+            self.key.push(v);
+        }
+        self.args.clear();
+        for a in &pl.agg_args {
+            let v = a
+                .eval(&self.row)
+                .map_err(|m| RecordError::other(format!("aggregate argument: {m}")))?;
+            self.args.push(v);
+        }
+        let input = InputRef {
             ts,
             split: id,
-            key,
-            row: args,
+            key: &self.key,
+            row: &self.args,
         };
         if pl.project {
             pl.project(input, &mut self.buf)
@@ -420,7 +428,7 @@ impl<'p> Engine<'p> {
         } else {
             self.pipes[pi]
                 .op
-                .process(input, &mut self.buf)
+                .process_ref(input, &mut self.buf)
                 .map_err(|e| RecordError::other(e.to_string()))?;
         }
         self.emit(pi, now, true);

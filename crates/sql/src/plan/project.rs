@@ -11,7 +11,8 @@
 
 use std::cell::RefCell;
 
-use lowwater_core::window::operator::{WindowInput, WindowOutput, WindowResult};
+use lowwater_core::window::batch::InputRef;
+use lowwater_core::window::operator::{WindowOutput, WindowResult};
 use sqlparser::ast::SelectItem;
 
 use crate::error::{Result, SqlError};
@@ -141,7 +142,7 @@ impl Pipeline {
     /// the key and no aggregates).
     pub fn project(
         &self,
-        input: WindowInput,
+        input: InputRef<'_>,
         out: &mut Vec<WindowOutput>,
     ) -> std::result::Result<(), String> {
         let mut windows = Vec::new();
@@ -151,7 +152,7 @@ impl Pipeline {
             .map_err(|e| e.to_string())?;
         for w in windows {
             out.push(WindowOutput::Fired(WindowResult {
-                key: input.key.clone(),
+                key: input.key.to_vec(),
                 window: w,
                 values: Vec::new(),
                 refired: false,

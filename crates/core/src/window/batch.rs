@@ -1,0 +1,159 @@
+//! Window inputs in batches, column by column: event times, splits, and
+//! every record's key and aggregate arguments laid end to end in two value
+//! vectors. A batch is filled and drained without an allocation per record
+//! (a [`WindowInput`] holds two vectors of its own: two allocations and two
+//! frees, on two threads, for every record), and cleared for reuse.
+//!
+//! Records may differ in their key's and row's lengths (the offsets say
+//! where each ends), so a batch cannot be misread by a caller that got a
+//! width wrong.
+
+use crate::time::Timestamp;
+use crate::value::Value;
+
+use super::operator::{SplitId, WindowInput};
+
+/// One record of a batch, borrowed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InputRef<'a> {
+    /// Event time.
+    pub ts: Timestamp,
+    /// The split it was read from.
+    pub split: SplitId,
+    /// Group key (empty for a global aggregate).
+    pub key: &'a [Value],
+    /// The row the aggregates read their arguments from.
+    pub row: &'a [Value],
+}
+
+impl InputRef<'_> {
+    /// An owned copy (for the late side output, which keeps the record).
+    pub fn to_owned(&self) -> WindowInput {
+        WindowInput {
+            ts: self.ts,
+            split: self.split,
+            key: self.key.to_vec(),
+            row: self.row.to_vec(),
+        }
+    }
+}
+
+impl<'a> From<&'a WindowInput> for InputRef<'a> {
+    fn from(input: &'a WindowInput) -> Self {
+        InputRef {
+            ts: input.ts,
+            split: input.split,
+            key: &input.key,
+            row: &input.row,
+        }
+    }
+}
+
+/// A batch of window inputs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InputBatch {
+    ts: Vec<Timestamp>,
+    split: Vec<SplitId>,
+    /// Where each record's key ends in `keys`, and its row in `rows`.
+    ends: Vec<(u32, u32)>,
+    keys: Vec<Value>,
+    rows: Vec<Value>,
+}
+
+impl InputBatch {
+    /// An empty batch with room for `records` records of `width` values
+    /// (key and row together) each.
+    pub fn with_capacity(records: usize, width: usize) -> Self {
+        InputBatch {
+            ts: Vec::with_capacity(records),
+            split: Vec::with_capacity(records),
+            ends: Vec::with_capacity(records),
+            keys: Vec::with_capacity(records * width.min(8)),
+            rows: Vec::with_capacity(records * width.min(8)),
+        }
+    }
+
+    /// Number of records.
+    pub fn len(&self) -> usize {
+        self.ts.len()
+    }
+
+    /// Whether the batch holds no record.
+    pub fn is_empty(&self) -> bool {
+        self.ts.is_empty()
+    }
+
+    /// Adds a record whose key and row values are moved out of `key` and
+    /// `row` (left empty, their capacity kept for the next record).
+    pub fn push(
+        &mut self,
+        ts: Timestamp,
+        split: SplitId,
+        key: &mut Vec<Value>,
+        row: &mut Vec<Value>,
+    ) {
+        self.keys.append(key);
+        self.rows.append(row);
+        self.ts.push(ts);
+        self.split.push(split);
+        // A batch holds a few hundred records of a few values each: the
+        // offsets stay far below u32::MAX.
+        self.ends
+            .push((self.keys.len() as u32, self.rows.len() as u32));
+    }
+
+    /// Record `i`.
+    pub fn get(&self, i: usize) -> Option<InputRef<'_>> {
+        let (key_end, row_end) = *self.ends.get(i)?;
+        let (key_start, row_start) = match i.checked_sub(1) {
+            Some(p) => self.ends[p],
+            None => (0, 0),
+        };
+        Some(InputRef {
+            ts: self.ts[i],
+            split: self.split[i],
+            key: &self.keys[key_start as usize..key_end as usize],
+            row: &self.rows[row_start as usize..row_end as usize],
+        })
+    }
+
+    /// The records in order.
+    pub fn iter(&self) -> impl Iterator<Item = InputRef<'_>> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+
+    /// Empties the batch, keeping its capacity.
+    pub fn clear(&mut self) {
+        self.ts.clear();
+        self.split.clear();
+        self.ends.clear();
+        self.keys.clear();
+        self.rows.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_read_back_as_pushed_with_their_own_lengths() {
+        let mut b = InputBatch::with_capacity(4, 2);
+        let (mut key, mut row) = (vec![Value::str("a")], vec![Value::Int(1), Value::Int(2)]);
+        b.push(10, 0, &mut key, &mut row);
+        assert!(key.is_empty() && row.is_empty());
+        b.push(11, 3, &mut Vec::new(), &mut vec![Value::Null]);
+        assert_eq!(b.len(), 2);
+        let all: Vec<InputRef<'_>> = b.iter().collect();
+        assert_eq!(all[0].ts, 10);
+        assert_eq!(all[0].key, &[Value::str("a")]);
+        assert_eq!(all[0].row, &[Value::Int(1), Value::Int(2)]);
+        assert_eq!((all[1].ts, all[1].split), (11, 3));
+        assert!(all[1].key.is_empty());
+        assert_eq!(all[1].row, &[Value::Null]);
+        assert!(b.get(2).is_none());
+        assert_eq!(all[0].to_owned().row, vec![Value::Int(1), Value::Int(2)]);
+        b.clear();
+        assert!(b.is_empty() && b.iter().next().is_none());
+    }
+}
