@@ -19,7 +19,7 @@ use crate::startup::{self, Start, Watermarks};
 use crate::stats::Stats;
 
 /// One record read from Kafka.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct KafkaRecord {
     /// Topic.
     pub topic: String,
@@ -262,12 +262,35 @@ impl PartitionReader {
             Some(Err(e)) => return Err(format!("reading from Kafka failed: {e}")),
             Some(Ok(m)) => record_of(&m),
         };
-        Ok(self.take(record))
+        Ok(self.take(&record).then_some(record))
     }
 
-    /// Counts `record` as read; hands it out unless it lies past a bounded
-    /// end.
-    fn take(&mut self, record: KafkaRecord) -> Option<KafkaRecord> {
+    /// [`PartitionReader::poll`] into `record`, whose buffers are reused:
+    /// once they are as large as the records, reading one allocates
+    /// nothing. Returns whether a record was handed out (`record` is
+    /// otherwise left as it was or holds a record past a bounded end).
+    pub fn poll_into(
+        &mut self,
+        timeout: Duration,
+        record: &mut KafkaRecord,
+    ) -> Result<bool, String> {
+        match self.consumer.poll(timeout) {
+            None => Ok(false),
+            Some(Err(e)) if !is_fatal(&e) => {
+                self.last_error = Some(e.to_string());
+                Ok(false)
+            }
+            Some(Err(e)) => Err(format!("reading from Kafka failed: {e}")),
+            Some(Ok(m)) => {
+                fill(&m, record);
+                Ok(self.take(record))
+            }
+        }
+    }
+
+    /// Counts `record` as read; whether it is handed out (not past a
+    /// bounded end).
+    fn take(&mut self, record: &KafkaRecord) -> bool {
         let past_end = self.past_end(&record.topic, record.partition, record.offset);
         // Every assigned partition has its entry; one librdkafka hands out
         // unasked gets one here rather than being lost to the backlog.
@@ -284,7 +307,7 @@ impl PartitionReader {
                 progress.position = Some(record.offset + 1);
             }
         }
-        (!past_end).then_some(record)
+        !past_end
     }
 
     /// Whether a record at `offset` lies past the bounded end of its
@@ -483,6 +506,29 @@ fn bounded_ends(
 }
 
 /// A record's place and contents, copied out of librdkafka's buffer.
+/// Copies `m` into `record`, reusing its buffers.
+fn fill(m: &BorrowedMessage<'_>, record: &mut KafkaRecord) {
+    if record.topic != m.topic() {
+        record.topic.clear();
+        record.topic.push_str(m.topic());
+    }
+    record.partition = m.partition();
+    record.offset = m.offset();
+    record.timestamp = m.timestamp().to_millis();
+    copy_into(&mut record.payload, m.payload());
+    copy_into(&mut record.key, m.key());
+}
+
+fn copy_into(to: &mut Option<Vec<u8>>, from: Option<&[u8]>) {
+    match (to.as_mut(), from) {
+        (Some(buf), Some(bytes)) => {
+            buf.clear();
+            buf.extend_from_slice(bytes);
+        }
+        (_, bytes) => *to = bytes.map(<[u8]>::to_vec),
+    }
+}
+
 fn record_of(m: &BorrowedMessage<'_>) -> KafkaRecord {
     KafkaRecord {
         topic: m.topic().to_string(),

@@ -100,8 +100,10 @@ pub(crate) struct SourceTask {
     /// The Kafka record being processed (for error messages).
     /// (Its topic and partition are its input's, in `names`.)
     pub kafka_current: Option<i64>,
-    /// A polled Kafka record waiting to be processed by its split's input.
-    pub kafka_pending: Option<lowwater_kafka::KafkaRecord>,
+    /// The last polled Kafka record (its buffers reused from record to
+    /// record), and whether it waits to be processed by its split's input.
+    pub kafka_record: lowwater_kafka::KafkaRecord,
+    pub kafka_pending: bool,
     /// `scan.watermark.idle-mode` = 'caught-up': a partition whose reader
     /// is behind the broker's end offset never goes idle.
     pub caught_up: bool,
@@ -193,11 +195,12 @@ impl SourceTask {
             let mut got = 0;
             for _ in 0..512 {
                 let polled = match &mut self.kafka {
-                    Some(k) => k.poll(Duration::ZERO),
+                    Some(k) => k.poll_into(Duration::ZERO, &mut self.kafka_record),
                     None => break,
                 };
                 match polled {
-                    Ok(Some(rec)) => {
+                    Ok(true) => {
+                        let rec = &self.kafka_record;
                         let split = self
                             .names
                             .iter()
@@ -211,7 +214,7 @@ impl SourceTask {
                             )));
                             break;
                         };
-                        self.kafka_pending = Some(rec);
+                        self.kafka_pending = true;
                         match self.read_one(i, now, &mut row) {
                             Ok(_) => got += 1,
                             Err(e) => {
@@ -220,7 +223,7 @@ impl SourceTask {
                             }
                         }
                     }
-                    Ok(None) => break,
+                    Ok(false) => break,
                     Err(e) => {
                         self.shared.fail(RunError::Io(e));
                         break;
@@ -399,14 +402,15 @@ impl SourceTask {
         let table = &self.plan.tables[self.rows.table_index()].name;
         let built = match &mut self.inputs[i].1 {
             Input::Kafka => {
-                let Some(rec) = self.kafka_pending.take() else {
+                if !std::mem::take(&mut self.kafka_pending) {
                     let (topic, partition) = &self.names[i];
                     let done = self
                         .kafka
                         .as_ref()
                         .is_some_and(|k| k.finished(topic, *partition));
                     return Ok(if done { Read::Exhausted } else { Read::Nothing });
-                };
+                }
+                let rec = &self.kafka_record;
                 self.kafka_current = Some(rec.offset);
                 let r = RecordRef {
                     topic: &rec.topic,

@@ -302,18 +302,19 @@ impl WindowOperator {
             return;
         }
         self.watermark = wm;
+        self.fire_and_drop(wm, out);
         for (window, keys) in self.windows.iter_mut() {
             if window.max_timestamp() > wm {
                 break;
             }
             let mut fire: Vec<(&Key, &mut KeyState)> =
                 keys.iter_mut().filter(|(_, s)| !s.fired).collect();
-            fire.sort_by(|a, b| a.0.cmp(b.0));
+            fire.sort_unstable_by(|a, b| a.0.cmp(b.0));
             for (key, state) in fire {
                 state.fired = true;
                 out.push(WindowOutput::Fired(result(
                     &self.spec,
-                    key,
+                    key.clone(),
                     *window,
                     &state.accs,
                     false,
@@ -321,6 +322,38 @@ impl WindowOperator {
             }
         }
         self.cleanup();
+    }
+
+    /// The first part of [`WindowOperator::on_watermark`] for the windows
+    /// that are late as soon as they fire (all of them without allowed
+    /// lateness), in the same order: each leaves the state and its keys
+    /// move into the results instead of being copied. Session windows are
+    /// left to the general path (their keys are also in `sessions`).
+    fn fire_and_drop(&mut self, wm: Timestamp, out: &mut Vec<WindowOutput>) {
+        if self.spec.assigner.is_merging() {
+            return;
+        }
+        while let Some((&window, _)) = self.windows.first_key_value() {
+            if window.max_timestamp() > wm || !self.is_late(&window) {
+                return;
+            }
+            let Some((_, keys)) = self.windows.pop_first() else {
+                return;
+            };
+            let mut fire: Vec<(Key, KeyState)> =
+                keys.into_iter().filter(|(_, s)| !s.fired).collect();
+            // Keys are unique: an unstable sort gives the one order.
+            fire.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            for (key, state) in fire {
+                out.push(WindowOutput::Fired(result(
+                    &self.spec,
+                    key,
+                    window,
+                    &state.accs,
+                    false,
+                )));
+            }
+        }
     }
 
     fn is_late(&self, w: &Window) -> bool {
@@ -349,7 +382,7 @@ impl WindowOperator {
             let refired = std::mem::replace(&mut state.fired, true);
             out.push(WindowOutput::Fired(result(
                 &self.spec,
-                input.key,
+                input.key.to_vec(),
                 w,
                 &state.accs,
                 refired,
@@ -446,13 +479,13 @@ impl WindowOperator {
 
 fn result(
     spec: &WindowSpec,
-    key: &[Value],
+    key: Key,
     window: Window,
     accs: &[Accumulator],
     refired: bool,
 ) -> WindowResult {
     WindowResult {
-        key: key.to_vec(),
+        key,
         window,
         values: spec
             .aggregates
