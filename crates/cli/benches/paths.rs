@@ -138,7 +138,10 @@ fn run_case(case: &str) {
     let (cpu0, t0) = (cpu_seconds(), Instant::now());
     let out = run(&plan, &RunArgs::default()).expect("runs");
     let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu_seconds() - cpu0);
-    assert_eq!(out.report.totals.records_in as usize, rows, "every row read");
+    assert_eq!(
+        out.report.totals.records_in as usize, rows,
+        "every row read"
+    );
     println!("{rows} {wall} {cpu} {}", peak_rss_mb());
 }
 

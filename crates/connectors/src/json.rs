@@ -21,6 +21,9 @@ use sonic_rs::{JsonType, JsonValueTrait, LazyValue};
 
 use crate::dump::write_json_str;
 
+mod flat;
+use flat::Token;
+
 /// Why a payload could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -194,10 +197,12 @@ impl JsonDecoder {
             });
         }
         let mut nulled = 0;
-        let root = std::mem::take(&mut self.root);
-        let r = self.decode_object(payload, &root, row, &mut nulled);
-        self.root = root;
-        r?;
+        if !self.root.rows.is_empty() || self.decode_flat(payload, row).is_none() {
+            // The general path, from the start.
+            row.iter_mut().for_each(|v| *v = Value::Null);
+            self.seen.iter_mut().for_each(|s| *s = false);
+            self.decode_general(payload, row, &mut nulled)?;
+        }
         if self.format.fail_on_missing_field {
             if let Some(f) = self.seen.iter().position(|s| !s) {
                 return Err(DecodeError(format!(
@@ -211,6 +216,47 @@ impl JsonDecoder {
 }
 
 impl JsonDecoder {
+    /// The fast path ([`flat`]): a flat object whose decoded fields are
+    /// strings, integers, timestamps or null in their plain form. `None`:
+    /// something else, for the general path to decode (or refuse) from the
+    /// start.
+    fn decode_flat(&mut self, text: &str, row: &mut Row) -> Option<()> {
+        let (fields, level, seen) = (&self.fields, &self.root, &mut self.seen);
+        let (strings, standard) = (&mut self.strings, self.format.timestamp_standard);
+        flat::scan(text, |name, token| {
+            let Some(&(_, f)) = level.fields.iter().find(|(n, _)| n == name) else {
+                return Some(());
+            };
+            let (_, pos, ty) = &fields[f];
+            seen[f] = true;
+            row[*pos] = match (*ty, token) {
+                (_, Token::Null) => Value::Null,
+                (SqlType::String, Token::Str(s)) => strings.get(s),
+                (t, Token::Int(i)) if t.is_integer() && t.wrap(i) == i => Value::Int(i),
+                (t @ (SqlType::Timestamp | SqlType::TimestampLtz), Token::Str(s)) => {
+                    let ltz = t == SqlType::TimestampLtz;
+                    Value::Timestamp(parse_flink_timestamp(s, ltz, standard).ok()?)
+                }
+                _ => return None,
+            };
+            Some(())
+        })
+    }
+
+    /// The general path: every JSON object, nested ROW fields, every
+    /// conversion and its error.
+    fn decode_general(
+        &mut self,
+        payload: &str,
+        row: &mut Row,
+        nulled: &mut usize,
+    ) -> Result<(), DecodeError> {
+        let root = std::mem::take(&mut self.root);
+        let r = self.decode_object(payload, &root, row, nulled);
+        self.root = root;
+        r
+    }
+
     /// Decodes the fields of `level` from the JSON object `text`.
     fn decode_object(
         &mut self,

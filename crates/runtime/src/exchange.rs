@@ -142,7 +142,8 @@ impl SourceTask {
         for out in &mut self.outs {
             for (w, b) in out.batches.iter_mut().enumerate() {
                 if !b.is_empty() {
-                    let batch = std::mem::replace(b, InputBatch::with_capacity(capacity, out.width));
+                    let batch =
+                        std::mem::replace(b, InputBatch::with_capacity(capacity, out.width));
                     let sent = out.senders[w].send(Envelope {
                         from: self.subtask,
                         msg: Msg::Records(batch),

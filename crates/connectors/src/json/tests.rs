@@ -298,3 +298,109 @@ fn timestamps_in_another_form_get_the_fix_that_reads_them() {
     let e = err(&mut dec, &mut row, r#"{"id":1,"ts":"2025-09-14 12:00:00"}"#);
     assert!(e.contains("remove 'json.timestamp-format.standard'"), "{e}");
 }
+
+mod fast_path {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn decoder(extra: &str) -> JsonDecoder {
+        JsonDecoder::new(&table(
+            "s STRING, i INT, b BIGINT, d DOUBLE, f BOOLEAN, ts TIMESTAMP(3)",
+            extra,
+        ))
+    }
+
+    /// The general path alone, as `decode` ran before the fast path.
+    fn general(dec: &mut JsonDecoder, payload: &str) -> Result<(Row, usize), DecodeError> {
+        let mut row = vec![Value::Null; dec.width];
+        dec.seen.iter_mut().for_each(|s| *s = false);
+        let mut nulled = 0;
+        dec.decode_general(payload, &mut row, &mut nulled)?;
+        Ok((row, nulled))
+    }
+
+    #[test]
+    fn a_plain_record_takes_it_and_others_do_not() {
+        let mut dec = decoder("");
+        let mut row = Row::new();
+        row.resize(dec.width, Value::Null);
+        let plain = r#"{"s":"u1","i":7,"b":-3,"ts":"2025-09-14 00:00:01.500","x":[1,{"y":2}]}"#;
+        assert_eq!(dec.decode_flat(plain, &mut row), None, "an array: general");
+        let plain = r#"{"s":"u1","i":7,"b":-3,"ts":"2025-09-14 00:00:01.500","x":1.5}"#;
+        assert_eq!(dec.decode_flat(plain, &mut row), Some(()));
+        assert_eq!(row[0], Value::str("u1"));
+        assert_eq!(row[1], Value::Int(7));
+        assert_eq!(row[5], Value::Timestamp(1_757_808_001_500));
+        for general_only in [
+            r#"{"i":"7"}"#,
+            r#"{"i":3000000000}"#,
+            r#"{"d":1}"#,
+            r#"{"s":"a\"b"}"#,
+        ] {
+            assert_eq!(
+                dec.decode_flat(general_only, &mut row),
+                None,
+                "{general_only}"
+            );
+        }
+    }
+
+    fn value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[a-z0-9 é:-]{0,8}".prop_map(|s| format!("\"{s}\"")),
+            r#"[a-z\\"\n\t]{0,6}"#.prop_map(|s| format!("{s:?}")),
+            any::<i64>().prop_map(|i| i.to_string()),
+            (-3000i64..3000).prop_map(|i| i.to_string()),
+            Just("3000000000".to_string()),
+            Just("99999999999999999999".to_string()),
+            Just("-0".to_string()),
+            any::<f64>()
+                .prop_filter("finite", |d| d.is_finite())
+                .prop_map(|d| format!("{d:e}")),
+            Just("1.25".to_string()),
+            Just("true".to_string()),
+            Just("false".to_string()),
+            Just("null".to_string()),
+            Just("\"2025-09-14 00:00:01.5\"".to_string()),
+            Just("\"2025-09-14T00:00:01\"".to_string()),
+            Just("\"not a time\"".to_string()),
+            Just("{\"a\":1}".to_string()),
+            Just("[]".to_string()),
+            Just("01".to_string()),
+        ]
+    }
+
+    fn object() -> impl Strategy<Value = String> {
+        let name = prop_oneof![
+            Just("s"),
+            Just("i"),
+            Just("b"),
+            Just("d"),
+            Just("f"),
+            Just("ts"),
+            Just("x"),
+            Just("s\\n")
+        ];
+        let ws = prop_oneof![Just(""), Just(" "), Just("\n\t"), Just("\r ")];
+        prop::collection::vec((name, value(), ws), 0..8).prop_map(|fields| {
+            let body: Vec<String> = fields
+                .into_iter()
+                .map(|(n, v, w)| format!("{w}\"{n}\"{w}:{w}{v}{w}"))
+                .collect();
+            format!("{{{}}}", body.join(","))
+        })
+    }
+
+    proptest! {
+        /// Whatever the record, `decode` (fast path first) gives what the
+        /// general path alone gives: the same row, NULLed count or error.
+        #[test]
+        fn decodes_exactly_as_the_general_path(payload in object(), ignore in any::<bool>()) {
+            let extra = if ignore { ",'json.ignore-parse-errors'='true'" } else { "" };
+            let (mut fast, mut slow) = (decoder(extra), decoder(extra));
+            let mut row = Row::new();
+            let got = fast.decode(&payload, &mut row).map(|n| (row, n));
+            prop_assert_eq!(got, general(&mut slow, &payload), "{}", payload);
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! The fast path of the JSON decoder: one pass over a flat object (no
+//! nested object or array, no escape sequence), handing each field's name
+//! and value to the caller without building anything.
+//!
+//! It is deliberately narrow. Anything it does not fully check gives up
+//! (`None`) and the decoder starts again on its general path (sonic-rs),
+//! so a record it accepts is one the general path accepts too, with the
+//! same values: a record is never decoded differently for being fast.
+//! Strictly valid JSON only: whitespace is JSON's four characters, numbers
+//! follow JSON's grammar, strings hold no control character.
+
+/// A field's value, as far as the fast path converts it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Token<'a> {
+    /// A string without escapes: its text.
+    Str(&'a str),
+    /// An integer literal that fits in 64 bits.
+    Int(i64),
+    /// `null`.
+    Null,
+    /// Any other valid scalar (a fraction or exponent, a larger integer,
+    /// `true`, `false`): the general path converts it.
+    Other,
+}
+
+/// Calls `field` with every (name, value) of the flat JSON object `text`,
+/// in order. `None`: `text` is not such an object, or `field` gave up.
+pub(super) fn scan<'a>(
+    text: &'a str,
+    mut field: impl FnMut(&'a str, Token<'a>) -> Option<()>,
+) -> Option<()> {
+    let mut s = Scanner {
+        text,
+        bytes: text.as_bytes(),
+        at: 0,
+    };
+    s.ws();
+    s.expect(b'{')?;
+    s.ws();
+    if s.peek() == Some(b'}') {
+        s.at += 1;
+    } else {
+        loop {
+            let name = s.string()?;
+            s.ws();
+            s.expect(b':')?;
+            s.ws();
+            field(name, s.value()?)?;
+            s.ws();
+            match s.next()? {
+                b',' => s.ws(),
+                b'}' => break,
+                _ => return None,
+            }
+        }
+    }
+    s.ws();
+    (s.at == s.bytes.len()).then_some(())
+}
+
+struct Scanner<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let b = self.peek()?;
+        self.at += 1;
+        Some(b)
+    }
+
+    fn expect(&mut self, b: u8) -> Option<()> {
+        (self.next()? == b).then_some(())
+    }
+
+    fn ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    /// A string without escapes or control characters: its text.
+    fn string(&mut self) -> Option<&'a str> {
+        self.expect(b'"')?;
+        let start = self.at;
+        let len = self.bytes[start..].iter().position(|&b| b == b'"')?;
+        let inner = &self.bytes[start..start + len];
+        if inner.iter().any(|&b| b == b'\\' || b < 0x20) {
+            return None;
+        }
+        self.at = start + len + 1;
+        // Quotes are ASCII: both ends lie on character boundaries.
+        self.text.get(start..start + len)
+    }
+
+    fn value(&mut self) -> Option<Token<'a>> {
+        match self.peek()? {
+            b'"' => self.string().map(Token::Str),
+            b'-' | b'0'..=b'9' => self.number(),
+            b'n' => self.literal("null", Token::Null),
+            b't' => self.literal("true", Token::Other),
+            b'f' => self.literal("false", Token::Other),
+            _ => None,
+        }
+    }
+
+    fn literal(&mut self, word: &str, token: Token<'a>) -> Option<Token<'a>> {
+        let end = self.at + word.len();
+        (self.bytes.get(self.at..end)? == word.as_bytes()).then(|| {
+            self.at = end;
+            token
+        })
+    }
+
+    /// JSON's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    fn number(&mut self) -> Option<Token<'a>> {
+        let start = self.at;
+        if self.peek() == Some(b'-') {
+            self.at += 1;
+        }
+        match self.next()? {
+            b'0' => {}
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        let integer = !matches!(self.peek(), Some(b'.' | b'e' | b'E'));
+        if self.peek() == Some(b'.') {
+            self.at += 1;
+            self.some_digits()?;
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.at += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.at += 1;
+            }
+            self.some_digits()?;
+        }
+        let text = self.text.get(start..self.at)?;
+        Some(match text.parse::<i64>() {
+            Ok(i) if integer => Token::Int(i),
+            _ => Token::Other,
+        })
+    }
+
+    fn digits(&mut self) {
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.at += 1;
+        }
+    }
+
+    fn some_digits(&mut self) -> Option<()> {
+        let start = self.at;
+        self.digits();
+        (self.at > start).then_some(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(text: &str) -> Option<Vec<(String, Token<'_>)>> {
+        let mut out = Vec::new();
+        scan(text, |n, t| {
+            out.push((n.to_string(), t));
+            Some(())
+        })?;
+        Some(out)
+    }
+
+    #[test]
+    fn reads_flat_objects() {
+        let got = fields(r#" { "a" : "x y", "b":-12,"c":null, "d":1.5e3, "e":true ,"f":false}  "#);
+        let got = got.expect("a flat object");
+        assert_eq!(got[0], ("a".into(), Token::Str("x y")));
+        assert_eq!(got[1], ("b".into(), Token::Int(-12)));
+        assert_eq!(got[2], ("c".into(), Token::Null));
+        assert_eq!(got[3], ("d".into(), Token::Other));
+        assert_eq!(got[4], ("e".into(), Token::Other));
+        assert_eq!(got[5], ("f".into(), Token::Other));
+        assert_eq!(fields("{}"), Some(vec![]));
+        assert_eq!(
+            fields(r#"{"n":99999999999999999999}"#),
+            Some(vec![("n".into(), Token::Other)])
+        );
+        assert_eq!(
+            fields(r#"{"é":"ü"}"#),
+            Some(vec![("é".into(), Token::Str("ü"))])
+        );
+    }
+
+    #[test]
+    fn gives_up_on_anything_else() {
+        for text in [
+            r#"{"a":"x\"y"}"#,
+            r#"{"a\n":1}"#,
+            "{\"a\":\"tab\there\"}",
+            r#"{"a":{"b":1}}"#,
+            r#"{"a":[1]}"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":-}"#,
+            r#"{"a":1e}"#,
+            r#"{"a":+1}"#,
+            r#"{"a":nul}"#,
+            r#"{"a":1,}"#,
+            r#"{"a" 1}"#,
+            r#"{"a":1} x"#,
+            r#"{"a":1"#,
+            r#"{"a":"x"#,
+            "[1]",
+            "",
+            "\u{feff}{}",
+            "{\"a\":1}\u{a0}",
+        ] {
+            assert_eq!(fields(text), None, "{text:?}");
+        }
+        // The caller giving up stops the scan.
+        assert_eq!(
+            scan(r#"{"a":1,"b":2}"#, |n, _| (n == "a").then_some(())),
+            None
+        );
+    }
+}
