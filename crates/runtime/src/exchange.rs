@@ -16,6 +16,36 @@ use lowwater_sql::plan::{JobPlan, LateRow};
 use crate::job::RunError;
 use crate::source::{Envelope, Msg, SourceTask};
 
+/// Emptied batches of one pipeline, going back from its window subtasks
+/// to its source subtasks: a batch's vectors are allocated once and
+/// reused, instead of being allocated by one thread and freed by another
+/// for every batch (which, with large batches, unmaps and maps memory
+/// over and over, and leaves the allocator's arenas fragmented).
+#[derive(Default)]
+pub(crate) struct BatchPool(std::sync::Mutex<Vec<InputBatch>>);
+
+impl BatchPool {
+    /// Batches kept at most (more are in flight only briefly).
+    const KEEP: usize = 32;
+
+    /// An empty batch from the pool, or a new one with room for `records`
+    /// records of `widths` (key, argument) values.
+    fn take(&self, records: usize, widths: (usize, usize)) -> InputBatch {
+        let reused = self.0.lock().ok().and_then(|mut v| v.pop());
+        reused.unwrap_or_else(|| InputBatch::with_capacity(records, widths.0, widths.1))
+    }
+
+    /// Returns a processed batch to the pool.
+    pub(crate) fn give(&self, mut batch: InputBatch) {
+        batch.clear();
+        if let Ok(mut v) = self.0.lock() {
+            if v.len() < Self::KEEP {
+                v.push(batch);
+            }
+        }
+    }
+}
+
 /// One pipeline reading this source: its exchange.
 pub(crate) struct PipeOut {
     pub(crate) pipeline: usize,
@@ -26,8 +56,8 @@ pub(crate) struct PipeOut {
     /// into a batch, their capacity kept).
     key: Vec<Value>,
     args: Vec<Value>,
-    /// Values per record (key and arguments): a new batch's room.
-    width: usize,
+    /// Key and argument values per record: a new batch's room.
+    widths: (usize, usize),
 }
 
 impl PipeOut {
@@ -43,7 +73,7 @@ impl PipeOut {
             late,
             key: Vec::new(),
             args: Vec::new(),
-            width: pl.keys.len() + pl.agg_args.len(),
+            widths: (pl.keys.len(), pl.agg_args.len()),
         }
     }
 }
@@ -97,10 +127,8 @@ impl SourceTask {
         };
         out.batches[w].push(ts, id, key, args);
         if out.batches[w].len() >= self.batch {
-            let batch = std::mem::replace(
-                &mut out.batches[w],
-                InputBatch::with_capacity(self.batch, out.width),
-            );
+            let fresh = self.shared.batch_pools[out.pipeline].take(self.batch, out.widths);
+            let batch = std::mem::replace(&mut out.batches[w], fresh);
             if out.senders[w]
                 .send(Envelope {
                     from: self.subtask,
@@ -140,10 +168,10 @@ impl SourceTask {
     pub(crate) fn flush_all(&mut self) {
         let capacity = self.batch;
         for out in &mut self.outs {
+            let pool = &self.shared.batch_pools[out.pipeline];
             for (w, b) in out.batches.iter_mut().enumerate() {
                 if !b.is_empty() {
-                    let batch =
-                        std::mem::replace(b, InputBatch::with_capacity(capacity, out.width));
+                    let batch = std::mem::replace(b, pool.take(capacity, out.widths));
                     let sent = out.senders[w].send(Envelope {
                         from: self.subtask,
                         msg: Msg::Records(batch),

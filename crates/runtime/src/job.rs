@@ -63,8 +63,8 @@ impl Default for RunArgs {
             duration: None,
             stall_threshold: None,
             stop: Arc::new(AtomicBool::new(false)),
-            batch: 2048,
-            channel_capacity: 16,
+            batch: 8192,
+            channel_capacity: 8,
             http: None,
             job_name: "job".to_string(),
             from_checkpoint: None,
@@ -180,6 +180,9 @@ pub(crate) struct Shared {
     pub table_names: Vec<String>,
     /// The transactional producer of exactly-once Kafka sinks.
     pub exactly_once: Option<crate::txn::ExactlyOnce>,
+    /// Per pipeline, the batches its window subtasks have emptied, for its
+    /// source subtasks to fill again.
+    pub batch_pools: Vec<crate::exchange::BatchPool>,
 }
 
 impl Shared {
@@ -265,6 +268,7 @@ impl Shared {
             ),
             table_names: plan.tables.iter().map(|t| t.name.clone()).collect(),
             exactly_once,
+            batch_pools: plan.pipelines.iter().map(|_| Default::default()).collect(),
         }
     }
 

@@ -24,8 +24,9 @@ use crate::job::{RunError, Shared};
 use crate::source::{Envelope, Msg};
 
 /// Messages of channels held by a barrier alignment that a window subtask
-/// keeps before it gives the checkpoint up (batches of up to 512 records).
-const MAX_HELD: usize = 4096;
+/// keeps before it gives the checkpoint up (batches of up to 8192 records:
+/// about 2M records).
+const MAX_HELD: usize = 256;
 
 /// A window subtask.
 pub(crate) struct WindowTask {
@@ -203,6 +204,7 @@ impl WindowTask {
                             )));
                         }
                     }
+                    self.shared.batch_pools[self.pipeline].give(batch);
                     // Every few thousand records (and at least every
                     // second for /metrics): the open (window, key) states
                     // stay within lowwater.state.max-open-windows (a WARN

@@ -61,15 +61,15 @@ pub struct InputBatch {
 }
 
 impl InputBatch {
-    /// An empty batch with room for `records` records of `width` values
-    /// (key and row together) each.
-    pub fn with_capacity(records: usize, width: usize) -> Self {
+    /// An empty batch with room for `records` records of `key` key values
+    /// and `row` row values each.
+    pub fn with_capacity(records: usize, key: usize, row: usize) -> Self {
         InputBatch {
             ts: Vec::with_capacity(records),
             split: Vec::with_capacity(records),
             ends: Vec::with_capacity(records),
-            keys: Vec::with_capacity(records * width.min(8)),
-            rows: Vec::with_capacity(records * width.min(8)),
+            keys: Vec::with_capacity(records * key),
+            rows: Vec::with_capacity(records * row),
         }
     }
 
@@ -138,7 +138,7 @@ mod tests {
 
     #[test]
     fn records_read_back_as_pushed_with_their_own_lengths() {
-        let mut b = InputBatch::with_capacity(4, 2);
+        let mut b = InputBatch::with_capacity(4, 1, 2);
         let (mut key, mut row) = (vec![Value::str("a")], vec![Value::Int(1), Value::Int(2)]);
         b.push(10, 0, &mut key, &mut row);
         assert!(key.is_empty() && row.is_empty());
