@@ -142,8 +142,9 @@ impl<'a> Scanner<'a> {
             self.some_digits()?;
         }
         let text = self.text.get(start..self.at)?;
+        // sonic-rs reads `-0` as a double (-0.0), as Jackson does.
         Some(match text.parse::<i64>() {
-            Ok(i) if integer => Token::Int(i),
+            Ok(i) if integer && text != "-0" => Token::Int(i),
             _ => Token::Other,
         })
     }
@@ -186,8 +187,8 @@ mod tests {
         assert_eq!(got[5], ("f".into(), Token::Other));
         assert_eq!(fields("{}"), Some(vec![]));
         assert_eq!(
-            fields(r#"{"n":99999999999999999999}"#),
-            Some(vec![("n".into(), Token::Other)])
+            fields(r#"{"n":99999999999999999999,"z":-0}"#),
+            Some(vec![("n".into(), Token::Other), ("z".into(), Token::Other)])
         );
         assert_eq!(
             fields(r#"{"é":"ü"}"#),
