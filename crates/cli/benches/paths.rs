@@ -23,6 +23,11 @@ use std::time::Instant;
 use lowwater_runtime::{run, RunArgs};
 use lowwater_sql::plan::JobPlan;
 
+// The runtime benches' helpers (this bench uses the /proc readings only).
+#[path = "../../runtime/benches/common/mod.rs"]
+mod common;
+use common::{cpu_seconds, peak_rss_mb};
+
 const CASE_VAR: &str = "LOWWATER_PATHS_CASE";
 
 fn env_num(name: &str, default: usize) -> usize {
@@ -30,26 +35,6 @@ fn env_num(name: &str, default: usize) -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-fn cpu_seconds() -> f64 {
-    // utime and stime are fields 14 and 15 of /proc/self/stat, in clock ticks
-    // (100 per second on Linux).
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    (tick(11) + tick(12)) / 100.0
-}
-
-fn peak_rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
 }
 
 /// `rows` JSON lines of 1,000 users, event times 10 ms apart with a little

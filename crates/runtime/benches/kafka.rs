@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use lowwater_runtime::{run, RunArgs};
 
 mod common;
-use common::{best, runs};
+use common::{best, cpu_seconds, runs};
 use lowwater_sql::plan::JobPlan;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
@@ -297,19 +297,6 @@ fn prepare(topic: &str, n: usize, format: &str) {
 
 /// The seed 000 job over `topic` in `format` at parallelism `p`: its wall
 /// time and the windows it wrote.
-/// This process's CPU time so far (user + system), seconds, from
-/// /proc/self/stat (clock ticks of 1/100 s).
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the command name (which is in parentheses).
-    let rest = stat.rsplit_once(") ").map_or("", |(_, r)| r);
-    let f: Vec<f64> = rest
-        .split_whitespace()
-        .map(|x| x.parse().unwrap_or(0.0))
-        .collect();
-    (f.get(11).copied().unwrap_or(0.0) + f.get(12).copied().unwrap_or(0.0)) / 100.0
-}
-
 fn read_job(topic: &str, format: &str, p: usize, n: usize) -> (f64, u64) {
     read_job_with(topic, format, p, n, "").0
 }

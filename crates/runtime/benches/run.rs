@@ -31,37 +31,8 @@ use std::time::Instant;
 use lowwater_runtime::{run, RunArgs};
 
 mod common;
-use common::{best, runs};
+use common::{best, cpu_seconds, peak_rss_mb, runs, thread_cpu_seconds};
 use lowwater_sql::plan::JobPlan;
-
-fn cpu_seconds() -> f64 {
-    stat_cpu_seconds("/proc/self/stat")
-}
-
-/// The CPU time of the calling thread.
-fn thread_cpu_seconds() -> f64 {
-    stat_cpu_seconds("/proc/thread-self/stat")
-}
-
-/// utime + stime of a /proc stat file: fields 14 and 15, in clock ticks
-/// (100 per second on Linux).
-fn stat_cpu_seconds(path: &str) -> f64 {
-    let stat = std::fs::read_to_string(path).unwrap_or_default();
-    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    (tick(11) + tick(12)) / 100.0
-}
-
-fn peak_rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
-}
 
 fn generate(dir: &std::path::Path, records: usize) {
     std::fs::create_dir_all(dir).expect("bench dir");

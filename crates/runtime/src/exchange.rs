@@ -132,7 +132,7 @@ impl SourceTask {
             if out.senders[w]
                 .send(Envelope {
                     from: self.subtask,
-                    msg: Msg::Records(batch),
+                    msg: Msg::Records(Box::new(batch)),
                 })
                 .is_err()
             {
@@ -174,7 +174,7 @@ impl SourceTask {
                     let batch = std::mem::replace(b, pool.take(capacity, out.widths));
                     let sent = out.senders[w].send(Envelope {
                         from: self.subtask,
-                        msg: Msg::Records(batch),
+                        msg: Msg::Records(Box::new(batch)),
                     });
                     if sent.is_err() {
                         self.shared.fail(RunError::Usage(

@@ -29,8 +29,9 @@ pub(crate) type Offsets = Vec<(String, i32, i64)>;
 
 /// What travels from a source subtask to a window subtask.
 pub(crate) enum Msg {
-    /// A batch of records for this window subtask.
-    Records(InputBatch),
+    /// A batch of records for this window subtask (boxed: a message is
+    /// small whatever it carries).
+    Records(Box<InputBatch>),
     /// A watermark and/or status change of the sending source subtask.
     Progress(Progress),
     /// Checkpoint barrier: everything the sender sent before it belongs

@@ -204,7 +204,7 @@ impl WindowTask {
                             )));
                         }
                     }
-                    self.shared.batch_pools[self.pipeline].give(batch);
+                    self.shared.batch_pools[self.pipeline].give(*batch);
                     // Every few thousand records (and at least every
                     // second for /metrics): the open (window, key) states
                     // stay within lowwater.state.max-open-windows (a WARN
