@@ -26,10 +26,11 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "compat")
 
 
 def statements(text):
-    """The SQL statements of a case (split on ';' at line ends)."""
+    """The SQL statements of a case or job file (split on ';' at line ends,
+    comment lines left out); bench/peers/flink_job.py uses it too."""
     out, cur = [], []
     for line in text.splitlines():
-        if line.startswith("--"):
+        if line.lstrip().startswith("--"):
             continue
         cur.append(line)
         if line.rstrip().endswith(";"):

@@ -10,27 +10,16 @@ to execute_sql, and the last one (the INSERT) is waited for. The JARs (the
 Kafka SQL connector) are added with pipeline.jars. The JVM that runs the
 mini-cluster is this process's child; the bench measures it.
 """
+import os
 import re
 import sys
 
 from pyflink.table import EnvironmentSettings, TableEnvironment
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from flink_compat import statements  # noqa: E402  (the compatibility suite's splitter)
+
 SET = re.compile(r"^\s*SET\s+'([^']+)'\s*=\s*'([^']*)'\s*$", re.IGNORECASE | re.DOTALL)
-
-
-def statements(text):
-    """The statements of a job file, without comment lines."""
-    out, cur = [], []
-    for line in text.splitlines():
-        if line.lstrip().startswith("--"):
-            continue
-        cur.append(line)
-        if line.rstrip().endswith(";"):
-            out.append("\n".join(cur).rstrip().rstrip(";"))
-            cur = []
-    if "".join(cur).strip():
-        out.append("\n".join(cur))
-    return out
 
 
 def main():

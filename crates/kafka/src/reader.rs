@@ -251,24 +251,15 @@ impl PartitionReader {
     /// The next record, waiting at most `timeout`. A bounded reader drops
     /// records past a partition's end offset and marks the partition done.
     pub fn poll(&mut self, timeout: Duration) -> Result<Option<KafkaRecord>, String> {
-        let record = match self.consumer.poll(timeout) {
-            None => return Ok(None),
-            // librdkafka reconnects by itself: a broker that went away is a
-            // reason to wait, not to fail the job. Only fatal errors stop it.
-            Some(Err(e)) if !is_fatal(&e) => {
-                self.last_error = Some(e.to_string());
-                return Ok(None);
-            }
-            Some(Err(e)) => return Err(format!("reading from Kafka failed: {e}")),
-            Some(Ok(m)) => record_of(&m),
-        };
-        Ok(self.take(&record).then_some(record))
+        let mut record = KafkaRecord::default();
+        Ok(self.poll_into(timeout, &mut record)?.then_some(record))
     }
 
-    /// [`PartitionReader::poll`] into `record`, whose buffers are reused:
-    /// once they are as large as the records, reading one allocates
-    /// nothing. Returns whether a record was handed out (`record` is
-    /// otherwise left as it was or holds a record past a bounded end).
+    /// The next record into `record`, waiting at most `timeout`; its
+    /// buffers are reused, so that once they are as large as the records,
+    /// reading one allocates nothing. Returns whether a record was handed
+    /// out (`record` is otherwise left as it was, or holds a record past a
+    /// bounded end, which marks its partition done).
     pub fn poll_into(
         &mut self,
         timeout: Duration,
@@ -276,6 +267,8 @@ impl PartitionReader {
     ) -> Result<bool, String> {
         match self.consumer.poll(timeout) {
             None => Ok(false),
+            // librdkafka reconnects by itself: a broker that went away is a
+            // reason to wait, not to fail the job. Only fatal errors stop it.
             Some(Err(e)) if !is_fatal(&e) => {
                 self.last_error = Some(e.to_string());
                 Ok(false)
@@ -505,8 +498,8 @@ fn bounded_ends(
     Ok(ends)
 }
 
-/// A record's place and contents, copied out of librdkafka's buffer.
-/// Copies `m` into `record`, reusing its buffers.
+/// A record's place and contents, copied out of librdkafka's buffer into
+/// `record`, whose buffers are reused.
 fn fill(m: &BorrowedMessage<'_>, record: &mut KafkaRecord) {
     if record.topic != m.topic() {
         record.topic.clear();
@@ -526,16 +519,5 @@ fn copy_into(to: &mut Option<Vec<u8>>, from: Option<&[u8]>) {
             buf.extend_from_slice(bytes);
         }
         (_, bytes) => *to = bytes.map(<[u8]>::to_vec),
-    }
-}
-
-fn record_of(m: &BorrowedMessage<'_>) -> KafkaRecord {
-    KafkaRecord {
-        topic: m.topic().to_string(),
-        partition: m.partition(),
-        offset: m.offset(),
-        timestamp: m.timestamp().to_millis(),
-        payload: m.payload().map(<[u8]>::to_vec),
-        key: m.key().map(<[u8]>::to_vec),
     }
 }

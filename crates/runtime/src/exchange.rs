@@ -100,20 +100,8 @@ impl SourceTask {
         }
         let out = &mut self.outs[k];
         let (key, args) = (&mut out.key, &mut out.args);
-        key.clear();
-        args.clear();
-        for e in &pl.keys {
-            key.push(
-                e.eval(row)
-                    .map_err(|m| RecordError::other(format!("GROUP BY: {m}")))?,
-            );
-        }
-        for e in &pl.agg_args {
-            args.push(
-                e.eval(row)
-                    .map_err(|m| RecordError::other(format!("aggregate argument: {m}")))?,
-            );
-        }
+        pl.window_input(row, key, args)
+            .map_err(RecordError::other)?;
         if let Some(late) = &out.late {
             args.extend(late.carried(row));
         }

@@ -28,7 +28,7 @@ pub struct InputRef<'a> {
 
 impl InputRef<'_> {
     /// An owned copy (for the late side output, which keeps the record).
-    pub fn to_owned(&self) -> WindowInput {
+    pub fn to_input(&self) -> WindowInput {
         WindowInput {
             ts: self.ts,
             split: self.split,
@@ -55,7 +55,7 @@ pub struct InputBatch {
     ts: Vec<Timestamp>,
     split: Vec<SplitId>,
     /// Where each record's key ends in `keys`, and its row in `rows`.
-    ends: Vec<(u32, u32)>,
+    ends: Vec<(usize, usize)>,
     keys: Vec<Value>,
     rows: Vec<Value>,
 }
@@ -96,10 +96,7 @@ impl InputBatch {
         self.rows.append(row);
         self.ts.push(ts);
         self.split.push(split);
-        // A batch holds a few hundred records of a few values each: the
-        // offsets stay far below u32::MAX.
-        self.ends
-            .push((self.keys.len() as u32, self.rows.len() as u32));
+        self.ends.push((self.keys.len(), self.rows.len()));
     }
 
     /// Record `i`.
@@ -112,8 +109,8 @@ impl InputBatch {
         Some(InputRef {
             ts: self.ts[i],
             split: self.split[i],
-            key: &self.keys[key_start as usize..key_end as usize],
-            row: &self.rows[row_start as usize..row_end as usize],
+            key: &self.keys[key_start..key_end],
+            row: &self.rows[row_start..row_end],
         })
     }
 
@@ -152,7 +149,7 @@ mod tests {
         assert!(all[1].key.is_empty());
         assert_eq!(all[1].row, &[Value::Null]);
         assert!(b.get(2).is_none());
-        assert_eq!(all[0].to_owned().row, vec![Value::Int(1), Value::Int(2)]);
+        assert_eq!(all[0].to_input().row, vec![Value::Int(1), Value::Int(2)]);
         b.clear();
         assert!(b.is_empty() && b.iter().next().is_none());
     }

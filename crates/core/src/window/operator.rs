@@ -262,7 +262,7 @@ impl WindowOperator {
     /// goes to the late side output.
     pub fn process_ref(&mut self, input: InputRef<'_>, out: &mut Vec<WindowOutput>) -> Result<()> {
         if !self.place(input, out)? {
-            self.on_late(input.to_owned(), out);
+            self.on_late(input.to_input(), out);
         }
         Ok(())
     }
@@ -333,15 +333,17 @@ impl WindowOperator {
         if self.spec.assigner.is_merging() {
             return;
         }
-        while let Some((&window, _)) = self.windows.first_key_value() {
-            if window.max_timestamp() > wm || !self.is_late(&window) {
+        let lateness = self.spec.allowed_lateness;
+        while let Some(entry) = self.windows.first_entry() {
+            let window = *entry.key();
+            if window.max_timestamp() > wm || !late(&window, lateness, wm) {
                 return;
             }
-            let Some((_, keys)) = self.windows.pop_first() else {
-                return;
-            };
-            let mut fire: Vec<(Key, KeyState)> =
-                keys.into_iter().filter(|(_, s)| !s.fired).collect();
+            let mut fire: Vec<(Key, KeyState)> = entry
+                .remove()
+                .into_iter()
+                .filter(|(_, s)| !s.fired)
+                .collect();
             // Keys are unique: an unstable sort gives the one order.
             fire.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             for (key, state) in fire {
@@ -357,7 +359,7 @@ impl WindowOperator {
     }
 
     fn is_late(&self, w: &Window) -> bool {
-        w.max_timestamp().saturating_add(self.spec.allowed_lateness) <= self.watermark
+        late(w, self.spec.allowed_lateness, self.watermark)
     }
 
     fn new_state(&self) -> KeyState {
@@ -475,6 +477,12 @@ impl WindowOperator {
             }
         }
     }
+}
+
+/// Whether window `w` is past its allowed lateness at watermark `wm`: it
+/// takes no more records and its state can go.
+fn late(w: &Window, lateness: Millis, wm: Timestamp) -> bool {
+    w.max_timestamp().saturating_add(lateness) <= wm
 }
 
 fn result(

@@ -402,20 +402,8 @@ impl<'p> Engine<'p> {
                 return self.note_record(pi);
             }
         }
-        self.key.clear();
-        for k in &pl.keys {
-            let v = k
-                .eval(&self.row)
-                .map_err(|m| RecordError::other(format!("GROUP BY: {m}")))?;
-            self.key.push(v);
-        }
-        self.args.clear();
-        for a in &pl.agg_args {
-            let v = a
-                .eval(&self.row)
-                .map_err(|m| RecordError::other(format!("aggregate argument: {m}")))?;
-            self.args.push(v);
-        }
+        pl.window_input(&self.row, &mut self.key, &mut self.args)
+            .map_err(RecordError::other)?;
         let input = InputRef {
             ts,
             split: id,

@@ -13,6 +13,7 @@ use std::cell::RefCell;
 
 use lowwater_core::window::batch::InputRef;
 use lowwater_core::window::operator::{WindowOutput, WindowResult};
+use lowwater_core::Value;
 use sqlparser::ast::SelectItem;
 
 use crate::error::{Result, SqlError};
@@ -137,6 +138,30 @@ pub(super) fn outputs(
 }
 
 impl Pipeline {
+    /// The record's window input from its source `row`: its GROUP BY key
+    /// into `key` and its aggregate arguments into `args` (both emptied
+    /// first, their capacity kept). The error says which part failed.
+    /// Both executors call it, so a record is keyed alike in each.
+    pub fn window_input(
+        &self,
+        row: &[Value],
+        key: &mut Vec<Value>,
+        args: &mut Vec<Value>,
+    ) -> std::result::Result<(), String> {
+        key.clear();
+        args.clear();
+        for e in &self.keys {
+            key.push(e.eval(row).map_err(|m| format!("GROUP BY: {m}"))?);
+        }
+        for e in &self.agg_args {
+            args.push(
+                e.eval(row)
+                    .map_err(|m| format!("aggregate argument: {m}"))?,
+            );
+        }
+        Ok(())
+    }
+
     /// A window function's row without aggregation: a result per window it
     /// belongs to, at once (`WindowOutput::Fired` with the row's values as
     /// the key and no aggregates).
