@@ -23,10 +23,9 @@ use std::time::Instant;
 use lowwater_runtime::{run, RunArgs};
 use lowwater_sql::plan::JobPlan;
 
-// The runtime benches' helpers (this bench uses the /proc readings only).
-#[path = "../../runtime/benches/common/mod.rs"]
-mod common;
-use common::{cpu_seconds, peak_rss_mb};
+#[path = "../../core/benches/proc/mod.rs"]
+mod proc_stat;
+use proc_stat::{cpu_seconds, peak_rss_mb};
 
 const CASE_VAR: &str = "LOWWATER_PATHS_CASE";
 

@@ -99,15 +99,9 @@ fn fire_all(mut op: WindowOperator) -> Vec<WindowOutput> {
     out
 }
 
-fn peak_rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
-}
+#[path = "proc/mod.rs"]
+mod proc_stat;
+use proc_stat::peak_rss_mb;
 
 fn measure(v: &Variant, keys: usize) {
     let t0 = Instant::now();

@@ -68,14 +68,9 @@ fn generate(path: &Path, per: i64, layout: Layout) {
     std::fs::rename(&tmp, path).expect("rename");
 }
 
-fn peak_rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
-}
+#[path = "../../core/benches/proc/mod.rs"]
+mod proc_stat;
+use proc_stat::peak_rss_mb;
 
 /// In the child: replays with `buffer` bytes and prints one line.
 fn child(path: PathBuf, buffer: usize) {

@@ -17,19 +17,9 @@ use lowwater_sql::plan::JobPlan;
 
 mod common;
 use common::generate;
-
-/// This process's CPU time (user + system), seconds.
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the command name (which may hold spaces): utime is the
-    // 12th and stime the 13th of them, in clock ticks (100 a second).
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<f64> = rest
-        .split_whitespace()
-        .map(|x| x.parse().unwrap_or(0.0))
-        .collect();
-    (f.get(11).copied().unwrap_or(0.0) + f.get(12).copied().unwrap_or(0.0)) / 100.0
-}
+#[path = "../../core/benches/proc/mod.rs"]
+mod proc_stat;
+use proc_stat::cpu_seconds;
 
 fn timed<T>(f: impl FnOnce() -> T) -> (f64, f64, T) {
     let (t, c) = (Instant::now(), cpu_seconds());

@@ -32,8 +32,11 @@ use std::time::{Duration, Instant};
 use lowwater_runtime::{run, RunArgs};
 
 mod common;
-use common::{best, cpu_seconds, runs};
+use common::{best, runs};
+#[path = "../../core/benches/proc/mod.rs"]
+mod proc_stat;
 use lowwater_sql::plan::JobPlan;
+use proc_stat::cpu_seconds;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;

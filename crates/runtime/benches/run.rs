@@ -31,8 +31,11 @@ use std::time::Instant;
 use lowwater_runtime::{run, RunArgs};
 
 mod common;
-use common::{best, cpu_seconds, peak_rss_mb, runs, thread_cpu_seconds};
+use common::{best, runs};
+#[path = "../../core/benches/proc/mod.rs"]
+mod proc_stat;
 use lowwater_sql::plan::JobPlan;
+use proc_stat::{cpu_seconds, peak_rss_mb, thread_cpu_seconds};
 
 fn generate(dir: &std::path::Path, records: usize) {
     std::fs::create_dir_all(dir).expect("bench dir");

@@ -1,7 +1,4 @@
-//! Figures the bench binaries print alike, and what they read of the
-//! process (also included by `crates/cli/benches/paths.rs`). Each bench
-//! uses part of it.
-#![allow(dead_code)]
+//! Figures the bench binaries print alike.
 
 /// The fastest of `runs` (seconds): the run least disturbed by the
 /// machine's noise.
@@ -15,36 +12,4 @@ pub fn runs(runs: &[f64]) -> String {
         .map(|s| format!("{s:.2}"))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// This process's CPU time so far (user + system), seconds.
-pub fn cpu_seconds() -> f64 {
-    stat_cpu_seconds("/proc/self/stat")
-}
-
-/// The calling thread's CPU time so far, seconds.
-pub fn thread_cpu_seconds() -> f64 {
-    stat_cpu_seconds("/proc/thread-self/stat")
-}
-
-/// utime + stime of a /proc stat file: fields 14 and 15, in clock ticks
-/// (100 per second on Linux).
-fn stat_cpu_seconds(path: &str) -> f64 {
-    let stat = std::fs::read_to_string(path).unwrap_or_default();
-    // The fields after the command name (which is in parentheses).
-    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    (tick(11) + tick(12)) / 100.0
-}
-
-/// The process's peak resident set (VmHWM), MB.
-pub fn peak_rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
 }
