@@ -13,6 +13,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use strength_reduce::StrengthReducedU64;
+
 use lowwater_core::{Row, Timestamp, Value};
 use lowwater_sql::options::{Datagen, PartitionBehaviour};
 use lowwater_sql::plan::{ColumnSource, TableDef};
@@ -47,13 +49,34 @@ impl Rng {
 #[derive(Debug, Clone)]
 enum Gen {
     Skip,
-    Int { min: i64, max: i64 },
-    Seq { start: i64, end: i64 },
-    Double { min: f64, max: f64 },
+    /// `min` plus a random number below the span (`None`: 2^64, every
+    /// number), whose remainder is taken by multiplications (the same
+    /// value as `%`, without a division per row).
+    Int {
+        min: i64,
+        span: Option<StrengthReducedU64>,
+    },
+    Seq {
+        start: i64,
+        end: i64,
+    },
+    Double {
+        min: f64,
+        max: f64,
+    },
     Bool,
-    Str { length: usize },
-    SeqStr { start: i64, end: i64 },
-    Time { max_past: i64 },
+    Str {
+        length: usize,
+    },
+    SeqStr {
+        start: i64,
+        end: i64,
+    },
+    /// The clock less a random number below `past` (`None`: 0, no number
+    /// drawn).
+    Time {
+        past: Option<StrengthReducedU64>,
+    },
 }
 
 fn opt<T: std::str::FromStr>(d: &Datagen, col: &str, key: &str) -> Option<T> {
@@ -73,15 +96,15 @@ fn generator(d: &Datagen, name: &str, ty: SqlType) -> Gen {
         SqlType::String if sequence => Gen::SeqStr { start, end },
         SqlType::TinyInt | SqlType::SmallInt | SqlType::Int => {
             let bits = ty.int_bits().unwrap_or(32);
-            Gen::Int {
-                min: opt(d, name, "min").unwrap_or(-(1i64 << (bits - 1))),
-                max: opt(d, name, "max").unwrap_or((1i64 << (bits - 1)) - 1),
-            }
+            int_gen(
+                opt(d, name, "min").unwrap_or(-(1i64 << (bits - 1))),
+                opt(d, name, "max").unwrap_or((1i64 << (bits - 1)) - 1),
+            )
         }
-        SqlType::BigInt => Gen::Int {
-            min: opt(d, name, "min").unwrap_or(i64::MIN),
-            max: opt(d, name, "max").unwrap_or(i64::MAX),
-        },
+        SqlType::BigInt => int_gen(
+            opt(d, name, "min").unwrap_or(i64::MIN),
+            opt(d, name, "max").unwrap_or(i64::MAX),
+        ),
         SqlType::Float | SqlType::Double | SqlType::Decimal(..) => Gen::Double {
             min: opt(d, name, "min").unwrap_or(0.0),
             max: opt(d, name, "max").unwrap_or(1.0),
@@ -90,12 +113,26 @@ fn generator(d: &Datagen, name: &str, ty: SqlType) -> Gen {
         SqlType::String => Gen::Str {
             length: opt(d, name, "length").unwrap_or(100),
         },
-        SqlType::Timestamp | SqlType::TimestampLtz => Gen::Time {
-            max_past: opt::<String>(d, name, "max-past")
+        SqlType::Timestamp | SqlType::TimestampLtz => {
+            let max_past = opt::<String>(d, name, "max-past")
                 .and_then(|v| lowwater_sql::types::parse_duration(&v).ok())
                 .unwrap_or(0)
-                .max(d.max_out_of_orderness),
-        },
+                .max(d.max_out_of_orderness);
+            Gen::Time {
+                past: Some((max_past as u64).wrapping_add(1))
+                    .filter(|n| *n > 0)
+                    .map(StrengthReducedU64::new),
+            }
+        }
+    }
+}
+
+/// Integers in `min..=max` (just `min` if the range is empty).
+fn int_gen(min: i64, max: i64) -> Gen {
+    let span = (max as i128 - min as i128 + 1).max(1) as u128;
+    Gen::Int {
+        min,
+        span: u64::try_from(span).ok().map(StrengthReducedU64::new),
     }
 }
 
@@ -187,6 +224,7 @@ impl DatagenTable {
             phase: f64::from(p) / f64::from(self.spec.partitions.max(1)),
             start,
             produced: 0,
+            credit: 0,
             seq_limit,
             rng: Rng(0x5EED_0000 + p as u64),
         }
@@ -210,9 +248,16 @@ pub struct DatagenPartition {
     phase: f64,
     start: Timestamp,
     produced: u64,
+    /// Rows taken from the schedule (and a bounded table's budget) by
+    /// [`DatagenPartition::take`] but not generated yet: a few at a time,
+    /// so that the shared budget is not touched on every row.
+    credit: u64,
     seq_limit: Option<u64>,
     rng: Rng,
 }
+
+/// How many due rows [`DatagenPartition::take`] reserves at once.
+const AHEAD: u64 = 64;
 
 impl DatagenPartition {
     /// The partition number.
@@ -275,11 +320,31 @@ impl DatagenPartition {
     /// Whether this partition will produce nothing more: a bounded table's
     /// budget is spent (heartbeats included), or its sequence is exhausted.
     pub fn finished(&self) -> bool {
-        self.table.exhausted() || self.seq_limit.is_some_and(|l| self.produced >= l)
+        self.credit == 0
+            && (self.table.exhausted() || self.seq_limit.is_some_and(|l| self.produced >= l))
+    }
+
+    /// Whether a row is due by `now`; if so it is counted, and
+    /// [`DatagenPartition::generate`] makes it. Due rows are taken from
+    /// the schedule up to [`AHEAD`] at a time; the ones taken but not yet
+    /// generated are never lost: the partition is not
+    /// [`finished`](DatagenPartition::finished) while it holds any.
+    pub fn take(&mut self, now: Timestamp) -> bool {
+        if self.credit == 0 {
+            self.credit = self.due(now, AHEAD);
+        }
+        if self.credit == 0 {
+            return false;
+        }
+        self.credit -= 1;
+        true
     }
 
     /// When the next row is due (for sleeping until then); `None` if never.
     pub fn next_due(&self) -> Option<Timestamp> {
+        if self.credit > 0 {
+            return Some(self.start);
+        }
         if self.finished() {
             return None;
         }
@@ -306,26 +371,26 @@ impl DatagenPartition {
     }
 
     /// Fills the physical columns of `row` for the row just counted by
-    /// [`DatagenPartition::due`], produced at `now`.
+    /// [`DatagenPartition::due`] or [`DatagenPartition::take`], produced at
+    /// `now`. (A row of the right length is overwritten in place.)
     pub fn generate(&mut self, now: Timestamp, row: &mut Row) {
-        row.clear();
-        row.resize(self.table.gens.len(), Value::Null);
-        let k = i128::from(self.produced.saturating_sub(1) as i64);
+        let n = self.table.gens.len();
+        row.truncate(n);
+        if row.len() < n {
+            row.resize(n, Value::Null);
+        }
+        let k = i128::from((self.produced - self.credit).saturating_sub(1) as i64);
         let seq = k * i128::from(self.table.spec.partitions) + i128::from(self.partition);
         for (i, (g, null_rate)) in self.table.gens.iter().enumerate() {
             if *null_rate > 0.0 && self.rng.unit() < *null_rate {
+                row[i] = Value::Null;
                 continue;
             }
             row[i] = match g {
                 Gen::Skip => Value::Null,
-                Gen::Int { min, max } => {
-                    let span = (*max as i128 - *min as i128 + 1).max(1) as u128;
-                    // A 64-bit remainder where the span fits (a 128-bit
-                    // one is a slow library call); the same value.
-                    let off = match u64::try_from(span) {
-                        Ok(span) => i128::from(self.rng.next() % span),
-                        Err(_) => i128::from(self.rng.next()),
-                    };
+                Gen::Int { min, span } => {
+                    let r = self.rng.next();
+                    let off = span.map_or(i128::from(r), |s| i128::from(r % s));
                     Value::Int((*min as i128 + off) as i64)
                 }
                 Gen::Seq { start, .. } => Value::Int((i128::from(*start) + seq) as i64),
@@ -339,8 +404,9 @@ impl DatagenPartition {
                         .collect();
                     Value::str(&s)
                 }
-                Gen::Time { max_past } => {
-                    Value::Timestamp(now - self.rng.below(*max_past as u64 + 1) as i64)
+                Gen::Time { past } => {
+                    let back = past.map_or(0, |p| self.rng.next() % p);
+                    Value::Timestamp(now - back as i64)
                 }
             };
             // A DECIMAL column gets its random number in its type.
@@ -443,6 +509,61 @@ mod tests {
             [1, 2, 3, 4, 5],
             "each value once, like Flink's sequence"
         );
+    }
+
+    #[test]
+    fn rows_taken_ahead_are_all_generated_once() {
+        // 200 sequence values on 3 partitions, and a shared budget of 150
+        // rows: taken 64 at a time, interleaved. Every row taken is made,
+        // none twice, and a partition holding taken rows is not finished.
+        let (t, d) = table(",'fields.k.kind'='sequence','fields.k.start'='0','fields.k.end'='199','lowwater.partitions'='3','number-of-rows'='150'");
+        let g = DatagenTable::new(&t, &d);
+        let mut parts: Vec<_> = (0..3).map(|p| g.partition(p, 0)).collect();
+        let mut row = Vec::new();
+        let mut seen = Vec::new();
+        let mut turn = 0;
+        while parts.iter().any(|p| !p.finished()) {
+            let p = &mut parts[turn % 3];
+            turn += 1;
+            // A few rows per turn, so that partitions hold rows taken ahead
+            // while the budget runs out under them.
+            for _ in 0..5 {
+                if p.take(1_000_000) {
+                    p.generate(1_000_000, &mut row);
+                    seen.push(row[0].as_int().expect("int"));
+                }
+            }
+            assert!(turn < 1_000, "ends");
+        }
+        assert_eq!(seen.len(), 150, "the budget, exactly");
+        assert!(parts.iter().all(|p| p.next_due().is_none()));
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), 150, "no value twice");
+        for p in 0..3 {
+            // Each partition's values are its own sequence, without gaps.
+            let mine: Vec<i64> = seen.iter().copied().filter(|v| v % 3 == p).collect();
+            assert!(mine.iter().enumerate().all(|(k, v)| *v == k as i64 * 3 + p));
+        }
+    }
+
+    #[test]
+    fn values_are_the_plain_remainders_of_the_random_numbers() {
+        // The remainders are taken without a division: the values must be
+        // those of `%`, as before, for a given seed.
+        let (t, d) = table(
+            ",'fields.k.min'='-7','fields.k.max'='1000003','lowwater.max-out-of-orderness'='3 s'",
+        );
+        let g = DatagenTable::new(&t, &d);
+        let mut part = g.partition(2, 0);
+        let mut rng = Rng(0x5EED_0000 + 2);
+        let mut row = Vec::new();
+        for i in 0..10_000 {
+            part.generate(50_000 + i, &mut row);
+            let k = -7 + (rng.next() % 1_000_011) as i64;
+            let ts = 50_000 + i - (rng.next() % 3_001) as i64;
+            assert_eq!(row, [Value::Int(k), Value::Timestamp(ts)]);
+        }
     }
 
     #[test]

@@ -107,6 +107,8 @@ impl SourceTask {
         }
         let n = out.senders.len() as u64;
         let w = match &pl.rank {
+            // One window subtask: nothing to hash (nor to divide by).
+            _ if n == 1 => 0,
             // Window Top-N: a rank partition's rows fire in one subtask.
             Some(rank) if rank.partition.is_empty() => 0,
             Some(rank) => (self.shared.route.hash_one(rank.route_key(key)) % n) as usize,

@@ -389,6 +389,9 @@ impl SourceTask {
     /// Reads and routes at most one record of input `i`. A dump record is
     /// removed only after it was routed, so that an error names it.
     fn read_one(&mut self, i: usize, now: Timestamp, row: &mut Row) -> Result<Read, RunError> {
+        if !matches!(self.inputs[i].1, Input::Dump { .. }) {
+            return self.read_current(i, now, row);
+        }
         let r = self.read_current(i, now, row);
         if let (Ok(Read::Record), Input::Dump { recs, read, .. }) = (&r, &mut self.inputs[i].1) {
             recs.pop_front();
@@ -427,7 +430,7 @@ impl SourceTask {
                 if g.finished() {
                     return Ok(Read::Exhausted);
                 }
-                if g.due(now, 1) == 0 {
+                if !g.take(now) {
                     // An unbounded partition that never produces (or has a
                     // zero rate) is not done: it holds its watermark like a
                     // silent Kafka partition.

@@ -140,6 +140,10 @@ pub struct WindowOperator {
     records_in: u64,
     #[serde(skip)]
     scratch: Vec<Window>,
+    /// The last record's tumbling window: the next record's too, most of
+    /// the time, found without a division.
+    #[serde(skip)]
+    last_tumble: Option<Window>,
 }
 
 impl WindowOperator {
@@ -154,6 +158,7 @@ impl WindowOperator {
             late: LateCounters::default(),
             records_in: 0,
             scratch: Vec::new(),
+            last_tumble: None,
         })
     }
 
@@ -272,7 +277,7 @@ impl WindowOperator {
     fn place(&mut self, input: InputRef<'_>, out: &mut Vec<WindowOutput>) -> Result<bool> {
         let mut windows = std::mem::take(&mut self.scratch);
         windows.clear();
-        let assigned = self.spec.assigner.assign(input.ts, &mut windows);
+        let assigned = self.assign(input.ts, &mut windows);
         if let Err(e) = assigned {
             self.scratch = windows;
             return Err(e);
@@ -292,6 +297,24 @@ impl WindowOperator {
         };
         self.scratch = windows;
         Ok(accepted)
+    }
+
+    /// The windows of `ts`, from the assigner, or for a tumbling window
+    /// the last record's when `ts` is in it (the same window, without the
+    /// assigner's division).
+    fn assign(&mut self, ts: Timestamp, out: &mut Vec<Window>) -> Result<()> {
+        let tumbling = matches!(self.spec.assigner, WindowAssigner::Tumbling { .. });
+        if let Some(w) = self.last_tumble {
+            if ts != MIN_WATERMARK && w.start <= ts && ts < w.end {
+                out.push(w);
+                return Ok(());
+            }
+        }
+        self.spec.assigner.assign(ts, out)?;
+        if tumbling {
+            self.last_tumble = out.first().copied();
+        }
+        Ok(())
     }
 
     /// The watermark advanced to `wm`: fires every window with `end - 1 <=
