@@ -391,9 +391,13 @@ impl DatagenPartition {
                 Gen::Int { min, span } => {
                     let r = self.rng.next();
                     let off = span.map_or(i128::from(r), |s| i128::from(r % s));
-                    Value::Int((*min as i128 + off) as i64)
+                    row[i].set_int((*min as i128 + off) as i64);
+                    continue;
                 }
-                Gen::Seq { start, .. } => Value::Int((i128::from(*start) + seq) as i64),
+                Gen::Seq { start, .. } => {
+                    row[i].set_int((i128::from(*start) + seq) as i64);
+                    continue;
+                }
                 Gen::SeqStr { start, .. } => Value::str(&(i128::from(*start) + seq).to_string()),
                 Gen::Double { min, max } => Value::Double(min + (max - min) * self.rng.unit()),
                 Gen::Bool => Value::Bool(self.rng.next() & 1 == 1),
@@ -406,7 +410,8 @@ impl DatagenPartition {
                 }
                 Gen::Time { past } => {
                     let back = past.map_or(0, |p| self.rng.next() % p);
-                    Value::Timestamp(now - back as i64)
+                    row[i].set_timestamp(now - back as i64);
+                    continue;
                 }
             };
             // A DECIMAL column gets its random number in its type.

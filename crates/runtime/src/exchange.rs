@@ -99,23 +99,42 @@ impl SourceTask {
             }
         }
         let out = &mut self.outs[k];
-        let (key, args) = (&mut out.key, &mut out.args);
-        pl.window_input(row, key, args)
-            .map_err(RecordError::other)?;
-        if let Some(late) = &out.late {
-            args.extend(late.carried(row));
-        }
         let n = out.senders.len() as u64;
-        let w = match &pl.rank {
-            // One window subtask: nothing to hash (nor to divide by).
-            _ if n == 1 => 0,
-            // Window Top-N: a rank partition's rows fire in one subtask.
-            Some(rank) if rank.partition.is_empty() => 0,
-            Some(rank) => (self.shared.route.hash_one(rank.route_key(key)) % n) as usize,
-            None if key.is_empty() => 0,
-            None => (self.shared.route.hash_one(&key[..]) % n) as usize,
+        // The window subtask, when the key does not choose it: one
+        // subtask, a global aggregate, or a global Top-N (a rank
+        // partition's rows fire in one subtask).
+        let fixed = match &pl.rank {
+            _ if n == 1 => true,
+            Some(rank) => rank.partition.is_empty(),
+            None => pl.keys.is_empty(),
         };
-        out.batches[w].push(ts, id, key, args);
+        let late = &out.late;
+        let w = if fixed {
+            // Key and arguments written straight into the batch.
+            out.batches[0]
+                .push_with(ts, id, |key, args| {
+                    pl.append_window_input(row, key, args)?;
+                    if let Some(late) = late {
+                        args.extend(late.carried(row));
+                    }
+                    Ok::<(), String>(())
+                })
+                .map_err(RecordError::other)?;
+            0
+        } else {
+            let (key, args) = (&mut out.key, &mut out.args);
+            pl.window_input(row, key, args)
+                .map_err(RecordError::other)?;
+            if let Some(late) = late {
+                args.extend(late.carried(row));
+            }
+            let w = match &pl.rank {
+                Some(rank) => self.shared.route.hash_one(rank.route_key(key)) % n,
+                None => self.shared.route.hash_one(&key[..]) % n,
+            } as usize;
+            out.batches[w].push(ts, id, key, args);
+            w
+        };
         if out.batches[w].len() >= self.batch {
             let fresh = self.shared.batch_pools[out.pipeline].take(self.batch, out.widths);
             let batch = std::mem::replace(&mut out.batches[w], fresh);

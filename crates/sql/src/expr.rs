@@ -564,6 +564,32 @@ impl Expr {
         }
     }
 
+    /// [`Expr::eval`], the result appended to `out`. A column's value is
+    /// written straight into `out`, not through a returned `Result`
+    /// (whose copy, on the record path, stalls on reading back what was
+    /// just written).
+    #[inline]
+    pub fn eval_into(
+        &self,
+        row: &[Value],
+        out: &mut Vec<Value>,
+    ) -> std::result::Result<(), String> {
+        match self {
+            // A push per kind: the value's parts are written where it
+            // goes (a derived clone copies all 24 bytes through a
+            // temporary in overlapping pieces, which stall).
+            Expr::Column(i) => match row.get(*i) {
+                Some(Value::Int(v)) => out.push(Value::Int(*v)),
+                Some(Value::Timestamp(t)) => out.push(Value::Timestamp(*t)),
+                Some(Value::Str(s)) => out.push(Value::Str(s.clone())),
+                Some(v) => out.push(v.clone()),
+                None => out.push(Value::Null),
+            },
+            _ => out.push(self.eval_tree(row)?),
+        }
+        Ok(())
+    }
+
     fn eval_tree(&self, row: &[Value]) -> std::result::Result<Value, String> {
         Ok(match self {
             Expr::Column(i) => row.get(*i).cloned().unwrap_or(Value::Null),

@@ -99,6 +99,28 @@ impl InputBatch {
         self.ends.push((self.keys.len(), self.rows.len()));
     }
 
+    /// Adds a record whose key and row values `fill` appends to the
+    /// batch's own vectors (key, row), so that they are written where
+    /// they stay rather than moved in after. If `fill` fails the batch is
+    /// left as it was.
+    pub fn push_with<E>(
+        &mut self,
+        ts: Timestamp,
+        split: SplitId,
+        fill: impl FnOnce(&mut Vec<Value>, &mut Vec<Value>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let (keys, rows) = (self.keys.len(), self.rows.len());
+        if let Err(e) = fill(&mut self.keys, &mut self.rows) {
+            self.keys.truncate(keys);
+            self.rows.truncate(rows);
+            return Err(e);
+        }
+        self.ts.push(ts);
+        self.split.push(split);
+        self.ends.push((self.keys.len(), self.rows.len()));
+        Ok(())
+    }
+
     /// Record `i`.
     pub fn get(&self, i: usize) -> Option<InputRef<'_>> {
         let (key_end, row_end) = *self.ends.get(i)?;
@@ -152,5 +174,33 @@ mod tests {
         assert_eq!(all[0].to_input().row, vec![Value::Int(1), Value::Int(2)]);
         b.clear();
         assert!(b.is_empty() && b.iter().next().is_none());
+    }
+
+    #[test]
+    fn a_failed_fill_leaves_the_batch_as_it_was() {
+        let mut b = InputBatch::default();
+        let ok: Result<(), ()> = b.push_with(5, 1, |k, r| {
+            k.push(Value::Int(7));
+            r.extend([Value::Int(1), Value::Null]);
+            Ok(())
+        });
+        assert!(ok.is_ok());
+        let failed = b.push_with(6, 2, |k, r| {
+            k.push(Value::Int(8));
+            r.push(Value::Int(2));
+            Err("no")
+        });
+        assert_eq!(failed, Err("no"));
+        assert_eq!(b.len(), 1);
+        b.push(9, 3, &mut vec![Value::Int(9)], &mut Vec::new());
+        let all: Vec<InputRef<'_>> = b.iter().collect();
+        assert_eq!(
+            (all[0].ts, all[0].key, all[0].row.len()),
+            (5, &[Value::Int(7)][..], 2)
+        );
+        assert_eq!(
+            (all[1].ts, all[1].key, all[1].row),
+            (9, &[Value::Int(9)][..], &[][..])
+        );
     }
 }

@@ -150,14 +150,25 @@ impl Pipeline {
     ) -> std::result::Result<(), String> {
         key.clear();
         args.clear();
+        self.append_window_input(row, key, args)
+    }
+
+    /// [`Pipeline::window_input`] appended to `key` and `args` (a
+    /// batch's own vectors: the values are written where they stay). On
+    /// an error some values may have been appended.
+    pub fn append_window_input(
+        &self,
+        row: &[Value],
+        key: &mut Vec<Value>,
+        args: &mut Vec<Value>,
+    ) -> std::result::Result<(), String> {
         for e in &self.keys {
-            key.push(e.eval(row).map_err(|m| format!("GROUP BY: {m}"))?);
+            e.eval_into(row, key)
+                .map_err(|m| format!("GROUP BY: {m}"))?;
         }
         for e in &self.agg_args {
-            args.push(
-                e.eval(row)
-                    .map_err(|m| format!("aggregate argument: {m}"))?,
-            );
+            e.eval_into(row, args)
+                .map_err(|m| format!("aggregate argument: {m}"))?;
         }
         Ok(())
     }
