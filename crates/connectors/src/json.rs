@@ -229,16 +229,18 @@ impl JsonDecoder {
             };
             let (_, pos, ty) = &fields[f];
             seen[f] = true;
-            row[*pos] = match (*ty, token) {
-                (_, Token::Null) => Value::Null,
-                (SqlType::String, Token::Str(s)) => strings.get(s),
-                (t, Token::Int(i)) if t.is_integer() && t.wrap(i) == i => Value::Int(i),
+            // Numbers and times are written into the row's value in place.
+            let slot = &mut row[*pos];
+            match (*ty, token) {
+                (_, Token::Null) => *slot = Value::Null,
+                (SqlType::String, Token::Str(s)) => *slot = strings.get(s),
+                (t, Token::Int(i)) if t.is_integer() && t.wrap(i) == i => slot.set_int(i),
                 (t @ (SqlType::Timestamp | SqlType::TimestampLtz), Token::Str(s)) => {
                     let ltz = t == SqlType::TimestampLtz;
-                    Value::Timestamp(parse_flink_timestamp(s, ltz, standard).ok()?)
+                    slot.set_timestamp(parse_flink_timestamp(s, ltz, standard).ok()?);
                 }
                 _ => return None,
-            };
+            }
             Some(())
         })
     }

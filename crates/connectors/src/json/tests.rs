@@ -349,6 +349,9 @@ mod fast_path {
         prop_oneof![
             "[a-z0-9 é:-]{0,8}".prop_map(|s| format!("\"{s}\"")),
             r#"[a-z\\"\n\t]{0,6}"#.prop_map(|s| format!("{s:?}")),
+            // Longer strings (the scan reads 8 bytes at a time), with raw
+            // quotes, backslashes and control characters.
+            "[a-z0-9é\\\\\"\u{1}\u{1f} ]{0,40}".prop_map(|s| format!("\"{s}\"")),
             any::<i64>().prop_map(|i| i.to_string()),
             (-3000i64..3000).prop_map(|i| i.to_string()),
             Just("3000000000".to_string()),
