@@ -278,7 +278,8 @@ impl WindowTask {
                         self.plan.tables[self.plan.pipelines[self.pipeline].source].late_data_sink
                     {
                         let mut touched = Vec::new();
-                        self.write_row(ls, &values, None, &mut touched);
+                        let now = self.shared.clock.now();
+                        self.write_row(ls, &values, now, None, &mut touched);
                         self.flush(touched);
                     }
                 }
@@ -400,7 +401,7 @@ impl WindowTask {
                     None => continue,
                 },
             };
-            self.write_row(table, &values, lag, &mut touched);
+            self.write_row(table, &values, now, lag, &mut touched);
             if early {
                 if let Some(Ok(mut c)) = self.shared.sink_counters.get(&table).map(|c| c.lock()) {
                     c.early_rows += 1;
@@ -410,16 +411,16 @@ impl WindowTask {
         self.flush(touched);
     }
 
-    /// Writes one row to sink `table` (`lag`: a window row's emission lag;
-    /// `None`: a late row) and notes the sink in `touched`.
+    /// Writes one row to sink `table` at `now` (`lag`: a window row's
+    /// emission lag; `None`: a late row) and notes the sink in `touched`.
     fn write_row(
         &self,
         table: usize,
         values: &[Value],
+        now: Timestamp,
         lag: Option<Millis>,
         touched: &mut Vec<usize>,
     ) {
-        let now: Timestamp = self.shared.clock.now();
         if let Some(w) = self.shared.sinks.get(&table) {
             if let Ok(mut w) = w.lock() {
                 if let Err(e) = w.write(values, now, lag, (self.subtask, self.writer())) {
