@@ -3,13 +3,16 @@
 //! is read from the job's shared state when scraped; nothing is counted
 //! twice, and every way a record can be dropped has a counter.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::borrow::Cow;
+use std::sync::atomic::Ordering;
 
 use lowwater_core::Millis;
 use lowwater_sql::plan::JobPlan;
-use prometheus_client::metrics::counter::Counter;
-use prometheus_client::metrics::family::Family;
-use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Registry;
 
 use crate::job::Shared;
@@ -41,21 +44,13 @@ pub fn live_metrics(live: &Live) -> String {
 }
 
 fn encode(live: &Live, lags: Option<&LagFamily>, filtered: Vec<(Labels, u64)>) -> String {
-    let mut r = Registry::default();
+    let mut r = Families::default();
     let secs = |ms: Millis| ms as f64 / 1000.0;
-    let gauge = |r: &mut Registry, name: &str, help: &str, samples: Vec<(Labels, f64)>| {
-        let f: Family<Labels, Gauge<f64, AtomicU64>> = Family::default();
-        for (l, v) in samples {
-            f.get_or_create(&l).set(v);
-        }
-        r.register(name, help, f);
+    let gauge = |r: &mut Families, name: &str, help: &str, samples: Vec<(Labels, f64)>| {
+        r.add(name, help, Samples::Gauge(samples));
     };
-    let counter = |r: &mut Registry, name: &str, help: &str, samples: Vec<(Labels, u64)>| {
-        let f: Family<Labels, Counter> = Family::default();
-        for (l, v) in samples {
-            f.get_or_create(&l).inc_by(v);
-        }
-        r.register(name, help, f);
+    let counter = |r: &mut Families, name: &str, help: &str, samples: Vec<(Labels, u64)>| {
+        r.add(name, help, Samples::Counter(samples));
     };
     let part = |p: &LivePartition| -> Labels {
         vec![
@@ -66,13 +61,19 @@ fn encode(live: &Live, lags: Option<&LagFamily>, filtered: Vec<(Labels, u64)>) -
         ]
     };
     let ps = &live.partitions;
+    // Each partition's labels, made once per scrape.
+    let labels: Vec<Labels> = ps.iter().map(part).collect();
     let each = |f: &dyn Fn(&LivePartition) -> Option<f64>| -> Vec<(Labels, f64)> {
         ps.iter()
-            .filter_map(|p| f(p).map(|v| (part(p), v)))
+            .zip(&labels)
+            .filter_map(|(p, l)| f(p).map(|v| (l.clone(), v)))
             .collect()
     };
     let each_n = |f: &dyn Fn(&LivePartition) -> u64| -> Vec<(Labels, u64)> {
-        ps.iter().map(|p| (part(p), f(p))).collect()
+        ps.iter()
+            .zip(&labels)
+            .map(|(p, l)| (l.clone(), f(p)))
+            .collect()
     };
     gauge(
         &mut r,
@@ -352,10 +353,10 @@ fn encode(live: &Live, lags: Option<&LagFamily>, filtered: Vec<(Labels, u64)>) -
             .collect(),
     );
     if let Some(lags) = lags {
-        r.register(
+        r.add(
             "lowwater_sink_emission_lag_seconds",
             "Emit time minus window end of each window row written",
-            lags.clone(),
+            Samples::Histogram(lags.clone()),
         );
     }
     counter(
@@ -380,24 +381,102 @@ fn encode(live: &Live, lags: Option<&LagFamily>, filtered: Vec<(Labels, u64)>) -
             1.0,
         )],
     );
+    let mut registry = Registry::default();
+    registry.register_collector(Box::new(r));
     let mut out = String::new();
     // Writing to a String cannot fail.
-    let _ = prometheus_client::encoding::text::encode(&mut out, &r);
+    let _ = prometheus_client::encoding::text::encode(&mut out, &registry);
     sorted(&out)
+}
+
+/// A family's samples.
+#[derive(Debug)]
+enum Samples {
+    Gauge(Vec<(Labels, f64)>),
+    Counter(Vec<(Labels, u64)>),
+    Histogram(LagFamily),
+}
+
+/// The families of one scrape, in order, encoded by one collector: the
+/// samples go straight to the encoder, without a `Family` (a hash map of
+/// cloned label sets, SipHashed) built and dropped per family per scrape.
+/// The text is the registry's for the same families: each help ends with
+/// '.', a family without samples is left out, and samples with equal
+/// labels are one (a gauge's last value, a counter's sum), as a `Family`
+/// makes them.
+#[derive(Debug, Default)]
+struct Families(Vec<(String, String, Samples)>);
+
+impl Families {
+    fn add(&mut self, name: &str, help: &str, samples: Samples) {
+        let samples = match samples {
+            Samples::Gauge(v) => Samples::Gauge(merge(v, |_, new| new)),
+            Samples::Counter(v) => Samples::Counter(merge(v, |old, new| old.wrapping_add(new))),
+            h => h,
+        };
+        self.0.push((name.to_string(), format!("{help}."), samples));
+    }
+}
+
+/// `samples` with one per label set, equal ones combined by `join(old,
+/// new)` in their order.
+fn merge<T: Copy>(mut samples: Vec<(Labels, T)>, join: impl Fn(T, T) -> T) -> Vec<(Labels, T)> {
+    samples.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out: Vec<(Labels, T)> = Vec::with_capacity(samples.len());
+    for (l, v) in samples {
+        match out.last_mut() {
+            Some((last, old)) if *last == l => *old = join(*old, v),
+            _ => out.push((l, v)),
+        }
+    }
+    out
+}
+
+impl Collector for Families {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        for (name, help, samples) in &self.0 {
+            match samples {
+                Samples::Gauge(v) if !v.is_empty() => {
+                    let mut m = encoder.encode_descriptor(name, help, None, MetricType::Gauge)?;
+                    for (l, x) in v {
+                        ConstGauge::new(*x).encode(m.encode_family(l)?)?;
+                    }
+                }
+                Samples::Counter(v) if !v.is_empty() => {
+                    let mut m = encoder.encode_descriptor(name, help, None, MetricType::Counter)?;
+                    for (l, x) in v {
+                        ConstCounter::new(*x).encode(m.encode_family(l)?)?;
+                    }
+                }
+                Samples::Histogram(f) if !EncodeMetric::is_empty(f) => {
+                    let m = encoder.encode_descriptor(name, help, None, MetricType::Histogram)?;
+                    f.encode(m)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The samples of each family in label order, numbers compared as numbers
 /// (partition 2 before 10), a histogram's lines of one label set kept
-/// together: the encoder writes them in hash order.
+/// together: the encoder writes them in hash order. (Sort keys borrow
+/// from the text: a scrape allocates a key per line, not per segment.)
 fn sorted(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut block: Vec<&str> = Vec::new();
     let flush = |block: &mut Vec<&str>, out: &mut String| {
-        block.sort_by_cached_key(|l| natural(&labels_without_le(l)));
-        for l in block.drain(..) {
-            out.push_str(l);
+        let labels: Vec<Cow<'_, str>> = block.iter().map(|l| labels_without_le(l)).collect();
+        let keys: Vec<Vec<(&str, u128)>> = labels.iter().map(|l| natural(l)).collect();
+        let mut order: Vec<usize> = (0..block.len()).collect();
+        // Stable: a histogram's buckets keep the encoder's order.
+        order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+        for i in order {
+            out.push_str(block[i]);
             out.push('\n');
         }
+        block.clear();
     };
     for line in text.lines() {
         if line.starts_with('#') {
@@ -413,60 +492,64 @@ fn sorted(text: &str) -> String {
 }
 
 /// A sample line's labels without a histogram bucket's `le`.
-fn labels_without_le(line: &str) -> String {
+fn labels_without_le(line: &str) -> Cow<'_, str> {
     let Some((_, rest)) = line.split_once('{') else {
-        return String::new();
+        return Cow::Borrowed("");
     };
     let labels = rest.split_once('}').map_or(rest, |(l, _)| l);
-    labels
-        .split(',')
-        .filter(|kv| !kv.starts_with("le="))
-        .collect::<Vec<_>>()
-        .join(",")
+    if !labels.split(',').any(|kv| kv.starts_with("le=")) {
+        return Cow::Borrowed(labels);
+    }
+    Cow::Owned(
+        labels
+            .split(',')
+            .filter(|kv| !kv.starts_with("le="))
+            .collect::<Vec<_>>()
+            .join(","),
+    )
 }
 
-/// A sort key comparing runs of digits as numbers.
-fn natural(s: &str) -> Vec<(String, u128)> {
+/// A sort key comparing runs of digits as numbers: each run of text with
+/// the number that follows it (0 after the last; a number too large for
+/// 128 bits is the largest, or 0 at the end).
+fn natural(s: &str) -> Vec<(&str, u128)> {
+    let b = s.as_bytes();
     let mut key = Vec::new();
-    let mut text = String::new();
-    let mut digits = String::new();
-    for c in s.chars() {
-        if c.is_ascii_digit() {
-            digits.push(c);
-        } else {
-            if !digits.is_empty() {
-                key.push((
-                    std::mem::take(&mut text),
-                    digits.parse().unwrap_or(u128::MAX),
-                ));
-                digits.clear();
-            }
-            text.push(c);
+    let (mut text, mut i) = (0, 0);
+    while i < b.len() {
+        if !b[i].is_ascii_digit() {
+            i += 1;
+            continue;
         }
+        let digits = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        let n = s[digits..i].parse();
+        if i == b.len() {
+            key.push((&s[text..digits], n.unwrap_or(0)));
+            return key;
+        }
+        key.push((&s[text..digits], n.unwrap_or(u128::MAX)));
+        text = i;
     }
-    key.push((text, digits.parse().unwrap_or(0)));
+    key.push((&s[text..], 0));
     key
 }
 
 /// Checkpoints: counts, the last one's duration, size and age (absent
 /// while checkpointing is off, or before the first one).
-fn checkpoint_metrics(r: &mut Registry, live: &Live) {
+fn checkpoint_metrics(r: &mut Families, live: &Live) {
     let c = &live.checkpoints;
     if !c.enabled {
         return;
     }
     let one = |v: f64| -> Vec<(Labels, f64)> { vec![(Vec::new(), v)] };
-    let gauge = |r: &mut Registry, name: &str, help: &str, samples: Vec<(Labels, f64)>| {
-        let f: Family<Labels, Gauge<f64, AtomicU64>> = Family::default();
-        for (l, v) in samples {
-            f.get_or_create(&l).set(v);
-        }
-        r.register(name, help, f);
+    let gauge = |r: &mut Families, name: &str, help: &str, samples: Vec<(Labels, f64)>| {
+        r.add(name, help, Samples::Gauge(samples));
     };
-    let counter = |r: &mut Registry, name: &str, help: &str, v: u64| {
-        let f: Family<Labels, Counter> = Family::default();
-        f.get_or_create(&Vec::new()).inc_by(v);
-        r.register(name, help, f);
+    let counter = |r: &mut Families, name: &str, help: &str, v: u64| {
+        r.add(name, help, Samples::Counter(vec![(Vec::new(), v)]));
     };
     counter(
         r,
@@ -511,5 +594,51 @@ fn checkpoint_metrics(r: &mut Registry, live: &Live) {
             "The id of the last completed checkpoint",
             one(id as f64),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_sort_by_labels_with_numbers_as_numbers() {
+        let text = "# TYPE a gauge
+a{table=\"t\",partition=\"10\"} 1
+a{table=\"t\",partition=\"2\"} 2
+a{table=\"s\",partition=\"3\"} 3
+# TYPE h histogram
+h_bucket{sink=\"b\",le=\"1.0\"} 0
+h_bucket{sink=\"b\",le=\"+Inf\"} 1
+h_bucket{sink=\"a\",le=\"1.0\"} 2
+h_bucket{sink=\"a\",le=\"+Inf\"} 3
+# EOF
+";
+        let out = sorted(text);
+        let got: Vec<&str> = out
+            .lines()
+            .map(|l| l.rsplit(' ').next().unwrap_or(""))
+            .collect();
+        // s before t, then partition 2 before 10; sink a's buckets, in
+        // their order, before sink b's.
+        assert_eq!(
+            got,
+            [
+                "gauge",
+                "3",
+                "2",
+                "1",
+                "histogram",
+                "2",
+                "3",
+                "0",
+                "1",
+                "EOF"
+            ]
+        );
+        assert_eq!(natural("p9x10"), [("p", 9), ("x", 10)]);
+        assert_eq!(natural("a1b"), [("a", 1), ("b", 0)]);
+        assert_eq!(natural(""), [("", 0)]);
+        assert!(natural("p99999999999999999999999999999999999999999x") > natural("p1x"));
     }
 }
