@@ -144,6 +144,11 @@ pub struct WindowOperator {
     /// the time, found without a division.
     #[serde(skip)]
     last_tumble: Option<Window>,
+    /// How many keys the last window that left the state held: a new
+    /// window's table starts at that size instead of growing to it by
+    /// doubling (allocating and rehashing at each step).
+    #[serde(skip)]
+    keys_hint: usize,
 }
 
 impl WindowOperator {
@@ -159,6 +164,7 @@ impl WindowOperator {
             records_in: 0,
             scratch: Vec::new(),
             last_tumble: None,
+            keys_hint: 0,
         })
     }
 
@@ -362,11 +368,10 @@ impl WindowOperator {
             if window.max_timestamp() > wm || !late(&window, lateness, wm) {
                 return;
             }
-            let mut fire: Vec<(Key, KeyState)> = entry
-                .remove()
-                .into_iter()
-                .filter(|(_, s)| !s.fired)
-                .collect();
+            let states = entry.remove();
+            self.keys_hint = states.len();
+            let mut fire: Vec<(Key, KeyState)> =
+                states.into_iter().filter(|(_, s)| !s.fired).collect();
             // Keys are unique: an unstable sort gives the one order.
             fire.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             for (key, state) in fire {
@@ -394,7 +399,13 @@ impl WindowOperator {
 
     fn add_to_window(&mut self, w: Window, input: InputRef<'_>, out: &mut Vec<WindowOutput>) {
         let aggregates = &self.spec.aggregates;
-        let keys = self.windows.entry(w).or_default();
+        // (At most 1,024: many windows open at once after a large one
+        // would otherwise each take its size.)
+        let room = self.keys_hint.min(1_024);
+        let keys = self
+            .windows
+            .entry(w)
+            .or_insert_with(|| HashMap::with_capacity(room));
         let state = keys.entry_ref(input.key).or_insert_with(|| KeyState {
             accs: aggregates.iter().map(AggSpec::create).collect(),
             fired: false,
@@ -483,6 +494,7 @@ impl WindowOperator {
             }
             let w = *w;
             if let Some(keys) = self.windows.remove(&w) {
+                self.keys_hint = keys.len();
                 if self.spec.assigner.is_merging() {
                     for key in keys.keys() {
                         self.forget_session(key, &w);
