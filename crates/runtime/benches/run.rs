@@ -23,7 +23,14 @@
 //! measures that). A bounded source that has finished takes part in no
 //! further checkpoint, so a run of a few seconds takes a few checkpoints.
 //!
-//! `cargo bench -p lowwater-runtime --bench run` (RECORDS=n to change the size).
+//! Last, the CPU one scrape costs: a 16-partition datagen job at 1,600
+//! rows/s served over `--http`, its process's CPU with no client as the
+//! baseline, then 1,000 scrapes of `/metrics` and of `/api/v1/watermarks`:
+//! the process's CPU less the client thread's and less the baseline, per
+//! scrape.
+//!
+//! `cargo bench -p lowwater-runtime --bench run` (RECORDS=n to change the
+//! size; SCRAPE_ONLY=1 for the last part alone).
 
 use std::io::Write;
 use std::time::Instant;
@@ -58,6 +65,10 @@ fn generate(dir: &std::path::Path, records: usize) {
 }
 
 fn main() {
+    if std::env::var_os("SCRAPE_ONLY").is_some() {
+        scrape_cost();
+        return;
+    }
     let n: usize = std::env::var("RECORDS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -157,6 +168,60 @@ fn main() {
     for p in [1usize, 2] {
         checkpoint_cost(&base, p, n);
     }
+    scrape_cost();
+}
+
+/// The CPU a scrape of each endpoint costs the process serving a
+/// 16-partition job (see the header).
+fn scrape_cost() {
+    const SCRAPES: usize = 1_000;
+    let sql = "CREATE TABLE clicks (user_id INT, event_time TIMESTAMP(3),
+           WATERMARK FOR event_time AS event_time - INTERVAL '1' SECOND)
+         WITH ('connector' = 'datagen', 'rows-per-second' = '1600', 'fields.user_id.min' = '1',
+               'fields.user_id.max' = '50', 'lowwater.partitions' = '16');
+         CREATE TABLE sink (window_start TIMESTAMP(3), user_id INT, clicks BIGINT) WITH ('connector' = 'blackhole');
+         INSERT INTO sink SELECT window_start, user_id, COUNT(*)
+           FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(event_time), INTERVAL '2' SECOND))
+           GROUP BY window_start, window_end, user_id;";
+    let plan = JobPlan::from_sql(sql).expect("plans");
+    let addr = free_port();
+    let args = RunArgs {
+        http: Some(addr.clone()),
+        ..RunArgs::default()
+    };
+    let stop = args.stop.clone();
+    let pause = std::time::Duration::from_millis;
+    std::thread::scope(|s| {
+        let job = s.spawn(|| run(&plan, &args));
+        while get(&addr, "/ready").is_none() {
+            std::thread::sleep(pause(50));
+        }
+        // A few windows fired, so that every family has its samples.
+        std::thread::sleep(pause(3_000));
+        let (c0, t0) = (cpu_seconds(), Instant::now());
+        std::thread::sleep(pause(3_000));
+        let idle = (cpu_seconds() - c0) / t0.elapsed().as_secs_f64();
+        println!(
+            "  scrape cost, 16-partition job at 1,600 rows/s (idle: {:.1}% of a core):",
+            idle * 100.0
+        );
+        for path in ["/metrics", "/api/v1/watermarks"] {
+            let (c0, k0, t0) = (cpu_seconds(), thread_cpu_seconds(), Instant::now());
+            let mut bytes = 0;
+            for _ in 0..SCRAPES {
+                bytes = get(&addr, path).map_or(0, |b| b.len());
+            }
+            let client = thread_cpu_seconds() - k0;
+            let used = cpu_seconds() - c0 - client - idle * t0.elapsed().as_secs_f64();
+            println!(
+                "    {path:<20} {:>6.3} ms of CPU per scrape ({bytes} bytes): {:.2}% of a core at 10 scrapes/s",
+                used / SCRAPES as f64 * 1e3,
+                used / SCRAPES as f64 * 10.0 * 100.0
+            );
+        }
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        let _ = job.join();
+    });
 }
 
 /// Runs the job at parallelism `p` without and with checkpoints every
