@@ -85,7 +85,9 @@ pub struct RowBuilder {
     /// The key's decoder and the key columns, when the value leaves them
     /// out (`value.fields-include` = 'EXCEPT_KEY').
     key: Option<(JsonDecoder, Vec<usize>, Row)>,
-    needed: Vec<bool>,
+    /// The needed columns that are not physical (metadata and computed
+    /// ones), in column order: what [`RowBuilder::complete`] fills.
+    derived: Vec<usize>,
     time_col: usize,
 }
 
@@ -181,7 +183,12 @@ impl RowBuilder {
             key,
             decoder: JsonDecoder::projected(&table, &from_value),
             time_col: table.watermark.map_or(0, |w| w.column),
-            needed,
+            derived: (0..table.columns.len())
+                .filter(|&i| {
+                    needed.get(i).copied().unwrap_or(true)
+                        && !matches!(table.columns[i].source, ColumnSource::Physical)
+                })
+                .collect(),
             table,
         })
     }
@@ -270,11 +277,11 @@ impl RowBuilder {
     /// Fills metadata and computed columns of a row whose physical columns
     /// are set (by the decoder, or by a generator).
     pub fn complete(&self, rec: RecordRef<'_>, row: &mut Row) -> Result<(), RecordError> {
-        row.resize(self.table.columns.len(), Value::Null);
-        for (i, c) in self.table.columns.iter().enumerate() {
-            if !self.needed[i] {
-                continue;
-            }
+        if row.len() != self.table.columns.len() {
+            row.resize(self.table.columns.len(), Value::Null);
+        }
+        for &i in &self.derived {
+            let c = &self.table.columns[i];
             match &c.source {
                 ColumnSource::Physical => {}
                 ColumnSource::Metadata(k) => {
