@@ -12,7 +12,7 @@
 //! as `null` (left out with `json.encode.ignore-null-fields`), timestamps in
 //! the same text form with the fraction trimmed (`03:37:00`, `03:37:59.999`).
 
-use lowwater_core::time::{civil_from_days, parse_timestamp};
+use lowwater_core::time::{civil_from_days, parse_timestamp, parse_timestamp_with, DateCache};
 use lowwater_core::{Row, Timestamp, Value};
 use lowwater_sql::options::{JsonFormat, TimestampStandard};
 use lowwater_sql::plan::{ColumnSource, TableDef};
@@ -41,6 +41,9 @@ pub struct JsonDecoder {
     format: JsonFormat,
     seen: Vec<bool>,
     strings: Interner,
+    /// The fast path's last timestamp date (timestamps of a stream mostly
+    /// share it).
+    dates: DateCache,
 }
 
 /// Recently seen strings, so that a repeated value (a key, a category) is
@@ -140,6 +143,7 @@ impl JsonDecoder {
         JsonDecoder {
             root: Level::build(&paths),
             strings: Interner::default(),
+            dates: DateCache::default(),
             seen: vec![false; fields.len()],
             fields,
             width: table.columns.len(),
@@ -223,6 +227,7 @@ impl JsonDecoder {
     fn decode_flat(&mut self, text: &str, row: &mut Row) -> Option<()> {
         let (fields, level, seen) = (&self.fields, &self.root, &mut self.seen);
         let (strings, standard) = (&mut self.strings, self.format.timestamp_standard);
+        let dates = &mut self.dates;
         flat::scan(text, |name, token| {
             let Some(&(_, f)) = level.fields.iter().find(|(n, _)| n == name) else {
                 return Some(());
@@ -237,7 +242,7 @@ impl JsonDecoder {
                 (t, Token::Int(i)) if t.is_integer() && t.wrap(i) == i => slot.set_int(i),
                 (t @ (SqlType::Timestamp | SqlType::TimestampLtz), Token::Str(s)) => {
                     let ltz = t == SqlType::TimestampLtz;
-                    slot.set_timestamp(parse_flink_timestamp(s, ltz, standard).ok()?);
+                    slot.set_timestamp(parse_flink_timestamp_with(s, ltz, standard, dates).ok()?);
                 }
                 _ => return None,
             }
@@ -491,13 +496,23 @@ pub(crate) fn parse_flink_timestamp(
     ltz: bool,
     std: TimestampStandard,
 ) -> Result<Timestamp, String> {
+    parse_flink_timestamp_with(s, ltz, std, &mut DateCache::default())
+}
+
+/// [`parse_flink_timestamp`], the date read through `dates`.
+pub(crate) fn parse_flink_timestamp_with(
+    s: &str,
+    ltz: bool,
+    std: TimestampStandard,
+    dates: &mut DateCache,
+) -> Result<Timestamp, String> {
     let (sep, example) = match std {
         TimestampStandard::Sql => (b' ', "2025-09-14 03:37:58.000"),
         TimestampStandard::Iso8601 => (b'T', "2025-09-14T03:37:58.000"),
     };
     let zone_ok = s.ends_with('Z') == ltz;
     let sep_ok = s.as_bytes().get(10) == Some(&sep);
-    match parse_timestamp(s) {
+    match parse_timestamp_with(s, dates) {
         Some(t) if zone_ok && sep_ok => Ok(t),
         _ => Err(format!(
             "'{s}' is not a timestamp in the {} form, like '{example}{}'{}",

@@ -133,57 +133,80 @@ pub fn format_timestamp(ts: Timestamp, sep: char) -> String {
 /// milliseconds (fractions beyond milliseconds are truncated). `None` when
 /// the text is not such a timestamp or names an impossible date.
 pub fn parse_timestamp(text: &str) -> Option<Timestamp> {
+    parse_timestamp_with(text, &mut DateCache::default())
+}
+
+/// The last date [`parse_timestamp_with`] read: its ten characters and
+/// its first millisecond. Timestamps of a stream mostly share their date,
+/// which then is neither validated nor converted again.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DateCache(Option<([u8; 10], Timestamp)>);
+
+/// [`parse_timestamp`], with the date taken from `cache` when `text`
+/// starts with the cached one (the same result: the date's validity and
+/// value depend on its ten characters only).
+pub fn parse_timestamp_with(text: &str, cache: &mut DateCache) -> Option<Timestamp> {
     let b = text.trim().as_bytes();
-    // Fixed-width digit fields, read without allocating or re-validating.
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let part = b.get(r)?;
-        if part.is_empty() {
-            return None;
+    let date: [u8; 10] = b.get(..10)?.try_into().ok()?;
+    let day = match cache.0 {
+        Some((d, day)) if d == date => day,
+        _ => {
+            let day = parse_date(&date)?;
+            cache.0 = Some((date, day));
+            day
         }
-        part.iter().try_fold(0i64, |n, c| {
-            c.is_ascii_digit().then(|| n * 10 + i64::from(c - b'0'))
-        })
     };
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
+    Some(day + parse_time(b)?)
+}
+
+/// The first millisecond of the date `yyyy-MM-dd`, if it is one.
+fn parse_date(b: &[u8; 10]) -> Option<Timestamp> {
+    let (y, mo, d) = (digits(b, 0..4)?, digits(b, 5..7)?, digits(b, 8..10)?);
+    if b[4] != b'-' || b[7] != b'-' {
         return None;
     }
     if !(1..=12).contains(&mo) || d < 1 || d > days_in_month(y, mo as u32) {
         return None;
     }
+    Some(days_from_civil(y, mo as u32, d as u32) * 86_400_000)
+}
+
+/// The milliseconds of the day in what follows a timestamp's date (`b`
+/// is the whole text): nothing, or `[ |T]HH:mm[:ss[.fraction]][Z]`.
+fn parse_time(b: &[u8]) -> Option<Timestamp> {
     let mut ms = 0;
     let mut i = 10;
     if i < b.len() {
         if b[i] != b' ' && b[i] != b'T' {
             return None;
         }
-        let (h, mi) = (num(11..13)?, num(14..16)?);
+        let (h, mi) = (digits(b, 11..13)?, digits(b, 14..16)?);
         if b.get(13) != Some(&b':') || h > 23 || mi > 59 {
             return None;
         }
         ms = h * 3_600_000 + mi * 60_000;
         i = 16;
         if b.get(i) == Some(&b':') {
-            let s = num(17..19)?;
+            let s = digits(b, 17..19)?;
             if s > 59 {
                 return None;
             }
             ms += s * 1_000;
             i = 19;
             if b.get(i) == Some(&b'.') {
-                let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
-                if digits == 0 {
+                let places = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+                if places == 0 {
                     return None;
                 }
                 let mut frac = 0;
                 for k in 0..3 {
                     frac = frac * 10
                         + b.get(i + 1 + k)
-                            .filter(|_| k < digits)
+                            .filter(|_| k < places)
                             .map_or(0, |c| i64::from(c - b'0'));
                 }
                 ms += frac;
-                i += 1 + digits;
+                i += 1 + places;
             }
         }
         if b.get(i) == Some(&b'Z') {
@@ -193,7 +216,18 @@ pub fn parse_timestamp(text: &str) -> Option<Timestamp> {
             return None;
         }
     }
-    Some(days_from_civil(y, mo as u32, d as u32) * 86_400_000 + ms)
+    Some(ms)
+}
+
+/// A fixed-width field of decimal digits (read without allocating).
+fn digits(b: &[u8], r: std::ops::Range<usize>) -> Option<i64> {
+    let part = b.get(r)?;
+    if part.is_empty() {
+        return None;
+    }
+    part.iter().try_fold(0i64, |n, c| {
+        c.is_ascii_digit().then(|| n * 10 + i64::from(c - b'0'))
+    })
 }
 
 fn days_in_month(y: i64, m: u32) -> i64 {
@@ -208,6 +242,39 @@ fn days_in_month(y: i64, m: u32) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cached_date_parses_as_without_the_cache() {
+        let texts = [
+            "2025-09-14 03:20:00.123",
+            "2025-09-14 03:20:01",
+            "2025-09-14T23:59:59.9999Z",
+            "2025-09-14 24:00:00",
+            "2025-09-14",
+            "2025-09-14 ",
+            "2025-09-14x03:20",
+            "2025-09-15 00:00:00.5",
+            "2025-02-29 00:00:00",
+            "2024-02-29 00:00:00",
+            "2024-02-29 00:00:0",
+            "2025-09-1",
+            " 2024-02-29 12:00 ",
+            "2025-09-14 03:20:00.123",
+        ];
+        let mut cache = DateCache::default();
+        for t in texts {
+            assert_eq!(
+                parse_timestamp_with(t, &mut cache),
+                parse_timestamp(t),
+                "{t}"
+            );
+        }
+        assert_eq!(parse_timestamp("2025-02-29 00:00:00"), None);
+        assert_eq!(
+            parse_timestamp("2025-09-14 03:20:00.123"),
+            Some(1_757_820_000_123)
+        );
+    }
 
     #[test]
     fn timestamps_round_trip_through_text() {
