@@ -21,7 +21,7 @@ use sonic_rs::{JsonType, JsonValueTrait, LazyValue};
 
 use crate::dump::write_json_str;
 
-mod flat;
+pub(crate) mod flat;
 use flat::Token;
 
 /// Why a payload could not be decoded.

@@ -1,6 +1,8 @@
-//! The fast path of the JSON decoder: one pass over a flat object (no
-//! nested object or array, no escape sequence), handing each field's name
-//! and value to the caller without building anything.
+//! The fast path of the JSON decoder and of topic dumps: one pass over a
+//! flat object (no nested object or array, no escape sequence in a name),
+//! handing each field's name and value to the caller without building
+//! anything. A string value with escapes is handed over still escaped (the
+//! JSON decoder leaves it to the general path; a dump's payload is one).
 //!
 //! It is deliberately narrow. Anything it does not fully check gives up
 //! (`None`) and the decoder starts again on its general path (sonic-rs),
@@ -11,9 +13,12 @@
 
 /// A field's value, as far as the fast path converts it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum Token<'a> {
+pub(crate) enum Token<'a> {
     /// A string without escapes: its text.
     Str(&'a str),
+    /// A string with escape sequences, all of them one of `\" \\ \/ \b \f
+    /// \n \r \t`: its text between the quotes, still escaped.
+    Escaped(&'a str),
     /// An integer literal that fits in 64 bits.
     Int(i64),
     /// `null`.
@@ -25,7 +30,7 @@ pub(super) enum Token<'a> {
 
 /// Calls `field` with every (name, value) of the flat JSON object `text`,
 /// in order. `None`: `text` is not such an object, or `field` gave up.
-pub(super) fn scan<'a>(
+pub(crate) fn scan<'a>(
     text: &'a str,
     mut field: impl FnMut(&'a str, Token<'a>) -> Option<()>,
 ) -> Option<()> {
@@ -41,7 +46,10 @@ pub(super) fn scan<'a>(
         s.at += 1;
     } else {
         loop {
-            let name = s.string()?;
+            // A name with escapes: the general path's.
+            let (name, false) = s.string()? else {
+                return None;
+            };
             s.ws();
             s.expect(b':')?;
             s.ws();
@@ -78,7 +86,7 @@ const STRING_STOP: [bool; 256] = {
 /// lowest flag is exact (a false one can only follow a true one), and
 /// bytes are read little-endian, so it is the first such byte.
 #[inline(never)]
-fn plain_run(bytes: &[u8]) -> Option<usize> {
+pub(crate) fn plain_run(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
     let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
@@ -129,24 +137,46 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// A string without escapes or control characters: its text.
-    fn string(&mut self) -> Option<&'a str> {
+    /// A string without control characters: its text between the quotes,
+    /// and whether it holds escape sequences (each a valid one).
+    fn string(&mut self) -> Option<(&'a str, bool)> {
         self.expect(b'"')?;
         let start = self.at;
-        // One pass to the closing quote, giving up at an escape or a
-        // control character.
-        let len = plain_run(&self.bytes[start..])?;
-        if self.bytes[start + len] != b'"' {
-            return None;
+        let mut escaped = false;
+        // A plain run (most strings are one), then byte by byte up to
+        // the closing quote, giving up at a control character or an
+        // invalid escape.
+        self.at += plain_run(&self.bytes[self.at..])?;
+        loop {
+            while !STRING_STOP[usize::from(*self.bytes.get(self.at)?)] {
+                self.at += 1;
+            }
+            match self.bytes[self.at] {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    // `\u` (with its surrogate pairs, lone or not) is the
+                    // general path's.
+                    match self.bytes.get(self.at + 1)? {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.at += 2,
+                        _ => return None,
+                    }
+                }
+                _ => return None,
+            }
         }
-        self.at = start + len + 1;
+        let end = self.at;
+        self.at += 1;
         // Quotes are ASCII: both ends lie on character boundaries.
-        self.text.get(start..start + len)
+        Some((self.text.get(start..end)?, escaped))
     }
 
     fn value(&mut self) -> Option<Token<'a>> {
         match self.peek()? {
-            b'"' => self.string().map(Token::Str),
+            b'"' => self.string().map(|(text, escaped)| match escaped {
+                false => Token::Str(text),
+                true => Token::Escaped(text),
+            }),
             b'-' | b'0'..=b'9' => self.number(),
             b'n' => self.literal("null", Token::Null),
             b't' => self.literal("true", Token::Other),
@@ -244,7 +274,8 @@ mod tests {
     #[test]
     fn gives_up_on_anything_else() {
         for text in [
-            r#"{"a":"x\"y"}"#,
+            r#"{"a":"\u0041"}"#,
+            r#"{"a":"\x"}"#,
             r#"{"a\n":1}"#,
             "{\"a\":\"tab\there\"}",
             r#"{"a":{"b":1}}"#,
@@ -267,6 +298,11 @@ mod tests {
         ] {
             assert_eq!(fields(text), None, "{text:?}");
         }
+        // A value with simple escapes is handed over, still escaped.
+        assert_eq!(
+            fields(r#"{"a":"x\"y\\z\n"}"#),
+            Some(vec![("a".into(), Token::Escaped(r#"x\"y\\z\n"#))])
+        );
         // The caller giving up stops the scan.
         assert_eq!(
             scan(r#"{"a":1,"b":2}"#, |n, _| (n == "a").then_some(())),

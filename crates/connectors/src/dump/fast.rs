@@ -1,0 +1,111 @@
+//! The fast path of a dump line: the kcat -J shape (`topic`, `partition`,
+//! `offset`, `tstype`, `ts`, `key`, `payload`, in any order, each once) read
+//! in one pass by the JSON fast path's scanner, the payload unescaped
+//! straight into its bytes. Anything else gives up (`None`) and the line
+//! goes to the general path (sonic-rs's document tree), which also gives
+//! every error: another field (`broker`, `headers`, `key_base64`...), a
+//! repeated one, a value of another type, a missing or NULL required
+//! field, an escaped topic, a `\u` escape, nesting. A property test holds
+//! the two paths to the same record.
+
+use std::borrow::Cow;
+
+use super::RawRecord;
+use crate::json::flat::{scan, Token};
+
+/// The record of `line`, if it has the plain shape.
+pub(super) fn parse(line: &str) -> Option<RawRecord<'static>> {
+    let mut topic = None;
+    let (mut partition, mut offset, mut ts) = (None, None, None);
+    let (mut key, mut payload) = (None, None);
+    let mut tstype = false;
+    scan(line, |name, token| {
+        // Each field once (the general path takes a repeated one's last).
+        let first = |seen: bool| (!seen).then_some(());
+        match name {
+            "topic" => {
+                first(topic.is_some())?;
+                let Token::Str(t) = token else { return None };
+                topic = Some(t.to_string());
+            }
+            "partition" => {
+                first(partition.is_some())?;
+                let Token::Int(p) = token else { return None };
+                partition = Some(i32::try_from(p).ok()?);
+            }
+            "offset" => {
+                first(offset.is_some())?;
+                offset = Some(match token {
+                    Token::Int(o) => Some(o),
+                    Token::Null => None,
+                    _ => return None,
+                });
+            }
+            "ts" => {
+                first(ts.is_some())?;
+                let Token::Int(t) = token else { return None };
+                ts = Some(t);
+            }
+            // Read by no one (any value, as the general path).
+            "tstype" => {
+                first(tstype)?;
+                tstype = true;
+            }
+            "key" => {
+                first(key.is_some())?;
+                key = Some(bytes(token)?);
+            }
+            "payload" => {
+                first(payload.is_some())?;
+                payload = Some(bytes(token)?);
+            }
+            _ => return None,
+        }
+        Some(())
+    })?;
+    Some(RawRecord {
+        topic: Cow::Owned(topic?),
+        partition: partition?,
+        offset: offset.flatten(),
+        ts: ts?,
+        key: key.flatten().map(Cow::Owned),
+        payload: payload.flatten().map(Cow::Owned),
+    })
+}
+
+/// A key's or payload's bytes (`Some(None)`: NULL).
+fn bytes(token: Token<'_>) -> Option<Option<Vec<u8>>> {
+    match token {
+        Token::Null => Some(None),
+        Token::Str(s) => Some(Some(s.as_bytes().to_vec())),
+        Token::Escaped(s) => unescape(s).map(Some),
+        _ => None,
+    }
+}
+
+/// The bytes of a string's escaped text (whose escapes the scanner
+/// checked: none is `\u`).
+fn unescape(text: &str) -> Option<Vec<u8>> {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut at = 0;
+    // Inside a checked string only a backslash stops a run.
+    while let Some(run) = memchr::memchr(b'\\', &b[at..]) {
+        out.extend_from_slice(&b[at..at + run]);
+        at += run;
+        out.push(match b.get(at + 1)? {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'/' => b'/',
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            _ => return None,
+        });
+        at += 2;
+    }
+    out.extend_from_slice(&b[at..]);
+    Some(out)
+}
