@@ -67,7 +67,7 @@ pub(crate) fn scan<'a>(
 }
 
 /// The bytes that end a string's plain run: the closing quote, a
-/// backslash (an escape: the general path's) and control characters.
+/// backslash (an escape) and control characters.
 const STRING_STOP: [bool; 256] = {
     let mut t = [false; 256];
     let mut b = 0;
