@@ -239,6 +239,10 @@ impl JsonDecoder {
             match (*ty, token) {
                 (_, Token::Null) => *slot = Value::Null,
                 (SqlType::String, Token::Str(s)) => *slot = strings.get(s),
+                (SqlType::String, Token::Escaped(s)) => {
+                    let text = String::from_utf8(flat::unescape(s)).ok()?;
+                    *slot = strings.get(&text);
+                }
                 (t, Token::Int(i)) if t.is_integer() && t.wrap(i) == i => slot.set_int(i),
                 (t @ (SqlType::Timestamp | SqlType::TimestampLtz), Token::Str(s)) => {
                     let ltz = t == SqlType::TimestampLtz;

@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 
 use super::RawRecord;
-use crate::json::flat::{scan, Token};
+use crate::json::flat::{scan, unescape, Token};
 
 /// The record of `line`, if it has the plain shape.
 pub(super) fn parse(line: &str) -> Option<RawRecord<'static>> {
@@ -78,34 +78,7 @@ fn bytes(token: Token<'_>) -> Option<Option<Vec<u8>>> {
     match token {
         Token::Null => Some(None),
         Token::Str(s) => Some(Some(s.as_bytes().to_vec())),
-        Token::Escaped(s) => unescape(s).map(Some),
+        Token::Escaped(s) => Some(Some(unescape(s))),
         _ => None,
     }
-}
-
-/// The bytes of a string's escaped text (whose escapes the scanner
-/// checked: none is `\u`).
-fn unescape(text: &str) -> Option<Vec<u8>> {
-    let b = text.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut at = 0;
-    // Inside a checked string only a backslash stops a run.
-    while let Some(run) = memchr::memchr(b'\\', &b[at..]) {
-        out.extend_from_slice(&b[at..at + run]);
-        at += run;
-        out.push(match b.get(at + 1)? {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            b'/' => b'/',
-            b'b' => 0x08,
-            b'f' => 0x0c,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
-            _ => return None,
-        });
-        at += 2;
-    }
-    out.extend_from_slice(&b[at..]);
-    Some(out)
 }

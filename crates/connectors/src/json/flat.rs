@@ -110,6 +110,34 @@ pub(crate) fn plain_run(bytes: &[u8]) -> Option<usize> {
         .map(|i| at + i)
 }
 
+/// The bytes of the text of an [`Token::Escaped`] string (whose escapes
+/// the scanner checked: each is one of `\" \\ \/ \b \f \n \r \t`).
+pub(crate) fn unescape(text: &str) -> Vec<u8> {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut at = 0;
+    // Inside a checked string only a backslash stops a run.
+    while let Some(run) = memchr::memchr(b'\\', &b[at..]) {
+        out.extend_from_slice(&b[at..at + run]);
+        at += run;
+        let Some(&c) = b.get(at + 1) else {
+            break;
+        };
+        out.push(match c {
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            // `"`, `\\` and `/` stand for themselves.
+            other => other,
+        });
+        at += 2;
+    }
+    out.extend_from_slice(&b[at.min(b.len())..]);
+    out
+}
+
 struct Scanner<'a> {
     text: &'a str,
     bytes: &'a [u8],

@@ -335,7 +335,8 @@ mod fast_path {
             r#"{"i":"7"}"#,
             r#"{"i":3000000000}"#,
             r#"{"d":1}"#,
-            r#"{"s":"a\"b"}"#,
+            r#"{"s":"\u0041"}"#,
+            r#"{"ts":"2025-09-14\/00:00:01"}"#,
         ] {
             assert_eq!(
                 dec.decode_flat(general_only, &mut row),
@@ -343,6 +344,10 @@ mod fast_path {
                 "{general_only}"
             );
         }
+        // A string with simple escapes is unescaped on the fast path.
+        let escaped = r#"{"s":"a\"b\\c\/d\te"}"#;
+        assert_eq!(dec.decode_flat(escaped, &mut row), Some(()));
+        assert_eq!(row[0], Value::str("a\"b\\c/d\te"));
     }
 
     fn value() -> impl Strategy<Value = String> {
@@ -352,6 +357,8 @@ mod fast_path {
             // Longer strings (the scan reads 8 bytes at a time), with raw
             // quotes, backslashes and control characters.
             "[a-z0-9é\\\\\"\u{1}\u{1f} ]{0,40}".prop_map(|s| format!("\"{s}\"")),
+            // Every simple escape (the fast path unescapes them).
+            Just(r#""a\nb\"c\\d\/e\tf\rg\bh\fi""#.to_string()),
             any::<i64>().prop_map(|i| i.to_string()),
             (-3000i64..3000).prop_map(|i| i.to_string()),
             Just("3000000000".to_string()),
@@ -395,6 +402,9 @@ mod fast_path {
     }
 
     proptest! {
+        // Enough cases that each (field, value kind) pair comes up.
+        #![proptest_config(ProptestConfig::with_cases(2_000))]
+
         /// Whatever the record, `decode` (fast path first) gives what the
         /// general path alone gives: the same row, NULLed count or error.
         #[test]
