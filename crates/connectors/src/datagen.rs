@@ -282,8 +282,9 @@ impl DatagenPartition {
 
     /// How many rows are due by `now` (at most `max`), taking them from a
     /// bounded table's budget. Rows scheduled during a quiet period are never
-    /// produced.
-    pub fn due(&mut self, now: Timestamp, max: u64) -> u64 {
+    /// produced. (Private: callers take rows through
+    /// [`DatagenPartition::take`], whose rows taken ahead it would not see.)
+    fn due(&mut self, now: Timestamp, max: u64) -> u64 {
         if self.finished() {
             return 0;
         }
@@ -326,7 +327,7 @@ impl DatagenPartition {
 
     /// Whether a row is due by `now`; if so it is counted, and
     /// [`DatagenPartition::generate`] makes it. Due rows are taken from
-    /// the schedule up to [`AHEAD`] at a time; the ones taken but not yet
+    /// the schedule up to 64 (`AHEAD`) at a time; the ones taken but not yet
     /// generated are never lost: the partition is not
     /// [`finished`](DatagenPartition::finished) while it holds any.
     pub fn take(&mut self, now: Timestamp) -> bool {
@@ -371,12 +372,11 @@ impl DatagenPartition {
     }
 
     /// Fills the physical columns of `row` for the row just counted by
-    /// [`DatagenPartition::due`] or [`DatagenPartition::take`], produced at
-    /// `now`. (A row of the right length is overwritten in place.)
+    /// [`DatagenPartition::take`], produced at `now`. (A row of the right
+    /// length is overwritten in place.)
     pub fn generate(&mut self, now: Timestamp, row: &mut Row) {
         let n = self.table.gens.len();
-        row.truncate(n);
-        if row.len() < n {
+        if row.len() != n {
             row.resize(n, Value::Null);
         }
         let k = i128::from((self.produced - self.credit).saturating_sub(1) as i64);

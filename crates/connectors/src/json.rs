@@ -239,10 +239,7 @@ impl JsonDecoder {
             match (*ty, token) {
                 (_, Token::Null) => *slot = Value::Null,
                 (SqlType::String, Token::Str(s)) => *slot = strings.get(s),
-                (SqlType::String, Token::Escaped(s)) => {
-                    let text = String::from_utf8(flat::unescape(s)).ok()?;
-                    *slot = strings.get(&text);
-                }
+                (SqlType::String, Token::Escaped(s)) => *slot = strings.get(&flat::unescape(s)),
                 (t, Token::Int(i)) if t.is_integer() && t.wrap(i) == i => slot.set_int(i),
                 (t @ (SqlType::Timestamp | SqlType::TimestampLtz), Token::Str(s)) => {
                     let ltz = t == SqlType::TimestampLtz;
@@ -711,4 +708,4 @@ fn java_date_time(t: Timestamp, instant: bool) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

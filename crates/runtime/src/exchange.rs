@@ -108,26 +108,27 @@ impl SourceTask {
             Some(rank) => rank.partition.is_empty(),
             None => pl.keys.is_empty(),
         };
+        // The record's key, then its aggregate arguments and the columns
+        // its late row needs (which aggregates ignore).
         let late = &out.late;
+        let fill = |key: &mut Vec<Value>, args: &mut Vec<Value>| {
+            pl.append_window_input(row, key, args)?;
+            if let Some(late) = late {
+                args.extend(late.carried(row));
+            }
+            Ok::<(), String>(())
+        };
         let w = if fixed {
-            // Key and arguments written straight into the batch.
+            // Written straight into the batch.
             out.batches[0]
-                .push_with(ts, id, |key, args| {
-                    pl.append_window_input(row, key, args)?;
-                    if let Some(late) = late {
-                        args.extend(late.carried(row));
-                    }
-                    Ok::<(), String>(())
-                })
+                .push_with(ts, id, fill)
                 .map_err(RecordError::other)?;
             0
         } else {
             let (key, args) = (&mut out.key, &mut out.args);
-            pl.window_input(row, key, args)
-                .map_err(RecordError::other)?;
-            if let Some(late) = late {
-                args.extend(late.carried(row));
-            }
+            key.clear();
+            args.clear();
+            fill(key, args).map_err(RecordError::other)?;
             let w = match &pl.rank {
                 Some(rank) => self.shared.route.hash_one(rank.route_key(key)) % n,
                 None => self.shared.route.hash_one(&key[..]) % n,

@@ -78,7 +78,7 @@ fn bytes(token: Token<'_>) -> Option<Option<Vec<u8>>> {
     match token {
         Token::Null => Some(None),
         Token::Str(s) => Some(Some(s.as_bytes().to_vec())),
-        Token::Escaped(s) => Some(Some(unescape(s))),
+        Token::Escaped(s) => Some(Some(unescape(s).into_bytes())),
         _ => None,
     }
 }

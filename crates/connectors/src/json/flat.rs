@@ -110,31 +110,30 @@ pub(crate) fn plain_run(bytes: &[u8]) -> Option<usize> {
         .map(|i| at + i)
 }
 
-/// The bytes of the text of an [`Token::Escaped`] string (whose escapes
-/// the scanner checked: each is one of `\" \\ \/ \b \f \n \r \t`).
-pub(crate) fn unescape(text: &str) -> Vec<u8> {
-    let b = text.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut at = 0;
+/// The text of an [`Token::Escaped`] string, unescaped (the scanner
+/// checked its escapes: each is one of `\" \\ \/ \b \f \n \r \t`, all
+/// ASCII, so the runs between them are whole characters).
+pub(crate) fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
     // Inside a checked string only a backslash stops a run.
-    while let Some(run) = memchr::memchr(b'\\', &b[at..]) {
-        out.extend_from_slice(&b[at..at + run]);
-        at += run;
-        let Some(&c) = b.get(at + 1) else {
+    while let Some(at) = memchr::memchr(b'\\', rest.as_bytes()) {
+        out.push_str(&rest[..at]);
+        let Some(c) = rest[at + 1..].chars().next() else {
             break;
         };
         out.push(match c {
-            b'b' => 0x08,
-            b'f' => 0x0c,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
+            'b' => '\u{8}',
+            'f' => '\u{c}',
+            'n' => '\n',
+            'r' => '\r',
+            't' => '\t',
             // `"`, `\\` and `/` stand for themselves.
             other => other,
         });
-        at += 2;
+        rest = &rest[at + 1 + c.len_utf8()..];
     }
-    out.extend_from_slice(&b[at.min(b.len())..]);
+    out.push_str(rest);
     out
 }
 

@@ -309,7 +309,6 @@ impl WindowOperator {
     /// the last record's when `ts` is in it (the same window, without the
     /// assigner's division).
     fn assign(&mut self, ts: Timestamp, out: &mut Vec<Window>) -> Result<()> {
-        let tumbling = matches!(self.spec.assigner, WindowAssigner::Tumbling { .. });
         if let Some(w) = self.last_tumble {
             if ts != MIN_WATERMARK && w.start <= ts && ts < w.end {
                 out.push(w);
@@ -317,7 +316,7 @@ impl WindowOperator {
             }
         }
         self.spec.assigner.assign(ts, out)?;
-        if tumbling {
+        if matches!(self.spec.assigner, WindowAssigner::Tumbling { .. }) {
             self.last_tumble = out.first().copied();
         }
         Ok(())
