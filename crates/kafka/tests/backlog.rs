@@ -43,12 +43,13 @@ fn backlog_is_what_the_broker_has_and_the_reader_has_not_handed_out() {
     broker();
     let topic = format!("backlog-reader-{}", std::process::id());
     lowwater_kafka::create_topic(&BOOTSTRAP, &topic, 2).expect("topic");
-    // Small batches, fetched one or two at a time (below).
     let p: BaseProducer = ClientConfig::new()
         .set("bootstrap.servers", BOOTSTRAP)
         .set("batch.size", "4000")
         .create()
         .expect("producer");
+    // At least four batches (a flush every 250 records), about 16 KB: more
+    // than one fetch of at most 4,000 bytes (or one batch) below.
     for i in 0..1_000 {
         p.send(
             BaseRecord::<(), str>::to(&topic)
@@ -57,25 +58,29 @@ fn backlog_is_what_the_broker_has_and_the_reader_has_not_handed_out() {
         )
         .expect("send");
         p.poll(Duration::ZERO);
+        if i % 250 == 249 {
+            p.flush(Duration::from_secs(10)).expect("flush");
+        }
     }
-    p.flush(Duration::from_secs(10)).expect("flush");
 
     let mut props = BTreeMap::new();
     props.insert("bootstrap.servers".to_string(), BOOTSTRAP.to_string());
     props.insert("statistics.interval.ms".to_string(), "100".to_string());
-    // Small fetches and a short prefetch queue: statistics travel in the
-    // same queue as the records, so with librdkafka's defaults (1 MB
-    // fetches, 100,000 records prefetched) this small partition would be
-    // handed out whole before the first statistics arrive.
+    // Small fetches that the broker holds for 300 ms each: statistics
+    // (every 100 ms) travel in the same queue as the records, so a partition
+    // fetched faster than that would be handed out whole before the first
+    // statistics arrive. The broker answers a fetch once it has
+    // `fetch.min.bytes` or after `fetch.wait.max.ms`; a fetch is capped at
+    // 4,000 bytes, so it never has the minimum and always waits, however
+    // fast this machine drains the queue. (Pacing by librdkafka's
+    // `fetch.queue.backoff.ms` raced: a reader that drained the queue before
+    // the next fetch was decided never backed off.)
     for (k, v) in [
-        ("queued.min.messages", "100"),
         ("max.partition.fetch.bytes", "4000"),
         ("fetch.max.bytes", "4000"),
         ("message.max.bytes", "4000"),
-        // lowwater's readers wait 10 ms before fetching again into a full
-        // prefetch queue; librdkafka's 1000 ms keeps this small partition
-        // from being fetched whole before the first statistics arrive.
-        ("fetch.queue.backoff.ms", "1000"),
+        ("fetch.min.bytes", "1000000"),
+        ("fetch.wait.max.ms", "300"),
     ] {
         props.insert(k.to_string(), v.to_string());
     }
