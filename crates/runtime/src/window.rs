@@ -189,20 +189,20 @@ impl WindowTask {
                 Msg::Records(batch) => {
                     let pl = &self.plan.pipelines[self.pipeline];
                     since_check = since_check.saturating_add(batch.len() as u32);
-                    for input in batch.iter() {
-                        let r = if pl.project {
-                            pl.project(input, &mut out)
-                        } else {
-                            self.op
-                                .process_ref(input, &mut out)
-                                .map_err(|e| e.to_string())
-                        };
-                        if let Err(e) = r {
-                            self.shared.fail(RunError::Record(format!(
-                                "INSERT INTO {}: {e}",
-                                self.plan.tables[self.plan.pipelines[self.pipeline].sink].name
-                            )));
+                    let sink = &self.plan.tables[pl.sink].name;
+                    let fail = |e: String| {
+                        self.shared
+                            .fail(RunError::Record(format!("INSERT INTO {sink}: {e}")))
+                    };
+                    if pl.project {
+                        for input in batch.iter() {
+                            if let Err(e) = pl.project(input, &mut out) {
+                                fail(e);
+                            }
                         }
+                    } else {
+                        self.op
+                            .process_batch(&batch, &mut out, |_, e| fail(e.to_string()));
                     }
                     self.shared.batch_pools[self.pipeline].give(*batch);
                     // Every few thousand records (and at least every

@@ -5,3 +5,4 @@ pub mod aggregate;
 pub mod assigner;
 pub mod batch;
 pub mod operator;
+mod table;

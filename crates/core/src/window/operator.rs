@@ -26,14 +26,15 @@ use std::collections::BTreeMap;
 // (window, key) is new.
 use hashbrown::HashMap;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::time::{Millis, Timestamp, MIN_WATERMARK};
 use crate::value::{Key, Row, Value};
 use serde::{Deserialize, Serialize};
 
 use super::aggregate::{Accumulator, AggSpec};
 use super::assigner::{Window, WindowAssigner};
-use super::batch::InputRef;
+use super::batch::{InputBatch, InputRef};
+use super::table::{KeyState, KeyTable};
 
 pub use crate::source::SplitId;
 
@@ -123,18 +124,12 @@ impl LateCounters {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct KeyState {
-    accs: Vec<Accumulator>,
-    fired: bool,
-}
-
 /// The window operator of one window subtask.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WindowOperator {
     spec: WindowSpec,
     watermark: Timestamp,
-    windows: BTreeMap<Window, HashMap<Key, KeyState>>,
+    windows: BTreeMap<Window, KeyTable>,
     sessions: HashMap<Key, Vec<Window>>,
     late: LateCounters,
     records_in: u64,
@@ -185,7 +180,7 @@ impl WindowOperator {
 
     /// Number of (window, key) states held.
     pub fn pending(&self) -> usize {
-        self.windows.values().map(HashMap::len).sum()
+        self.windows.values().map(KeyTable::len).sum()
     }
 
     /// The earliest end among the open windows (`None`: none is open).
@@ -198,26 +193,8 @@ impl WindowOperator {
     /// accumulators' heap, averaged over up to 8 states of the window and
     /// scaled to all of them (cost: a few states per window, not all).
     pub fn state_bytes(&self) -> usize {
-        const SAMPLE: usize = 8;
-        let slot = std::mem::size_of::<(Key, KeyState)>() + 1;
-        self.windows
-            .values()
-            .map(|states| {
-                let (n, heap) = states
-                    .iter()
-                    .take(SAMPLE)
-                    .fold((0, 0), |(n, heap), (key, st)| {
-                        let key_heap = key.capacity() * std::mem::size_of::<Value>()
-                            + key.iter().map(Value::heap_bytes).sum::<usize>();
-                        let acc_heap = st.accs.capacity() * std::mem::size_of::<Accumulator>()
-                            + st.accs.iter().map(Accumulator::heap_bytes).sum::<usize>();
-                        (n + 1, heap + key_heap + acc_heap)
-                    });
-                let heap = (heap * states.len()).checked_div(n).unwrap_or(0);
-                states.capacity() * slot + heap
-            })
-            .sum::<usize>()
-            + self.windows.len() * std::mem::size_of::<(Window, HashMap<Key, KeyState>)>()
+        self.windows.values().map(KeyTable::bytes).sum::<usize>()
+            + self.windows.len() * std::mem::size_of::<(Window, KeyTable)>()
             + self.sessions.capacity() * (std::mem::size_of::<(Key, Vec<Window>)>() + 1)
             + self
                 .sessions
@@ -278,6 +255,69 @@ impl WindowOperator {
         Ok(())
     }
 
+    /// [`WindowOperator::process_ref`] of every record of `batch`, in
+    /// order, with the same results. A record that fails goes to
+    /// `on_error` with its index (and changes no state); the rest are
+    /// processed. For tumbling windows, a run of records in one window
+    /// finds the window's state once, not once per record.
+    pub fn process_batch(
+        &mut self,
+        batch: &InputBatch,
+        out: &mut Vec<WindowOutput>,
+        mut on_error: impl FnMut(usize, Error),
+    ) {
+        if !matches!(self.spec.assigner, WindowAssigner::Tumbling { .. }) {
+            for (i, input) in batch.iter().enumerate() {
+                if let Err(e) = self.process_ref(input, out) {
+                    on_error(i, e);
+                }
+            }
+            return;
+        }
+        let mut records = batch.iter().enumerate().peekable();
+        while let Some((i, input)) = records.next() {
+            let mut windows = std::mem::take(&mut self.scratch);
+            windows.clear();
+            let assigned = self.assign(input.ts, &mut windows);
+            let w = windows.first().copied();
+            self.scratch = windows;
+            let w = match (assigned, w) {
+                (Ok(()), Some(w)) if !self.is_late(&w) && w.max_timestamp() > self.watermark => w,
+                (Err(e), _) => {
+                    on_error(i, e);
+                    continue;
+                }
+                // Late, or in a window that fired and still takes records
+                // (it fires again): one record at a time.
+                _ => {
+                    if let Err(e) = self.process_ref(input, out) {
+                        on_error(i, e);
+                    }
+                    continue;
+                }
+            };
+            let room = self.keys_hint.min(1_024);
+            let keys = self
+                .windows
+                .entry(w)
+                .or_insert_with(|| KeyTable::with_capacity(room));
+            let aggregates = &self.spec.aggregates;
+            let mut add = |input: InputRef<'_>| {
+                let s = keys.slot(input.key, aggregates);
+                for (spec, acc) in aggregates.iter().zip(keys.accs_mut(s)) {
+                    spec.add(acc, input.row);
+                }
+            };
+            add(input);
+            let mut n = 1;
+            while let Some((_, next)) = records.next_if(|(_, r)| w.start <= r.ts && r.ts < w.end) {
+                add(next);
+                n += 1;
+            }
+            self.records_in += n;
+        }
+    }
+
     /// Adds the record to each of its windows that is not late; returns
     /// whether there was one (else the record is late).
     fn place(&mut self, input: InputRef<'_>, out: &mut Vec<WindowOutput>) -> Result<bool> {
@@ -335,16 +375,13 @@ impl WindowOperator {
             if window.max_timestamp() > wm {
                 break;
             }
-            let mut fire: Vec<(&Key, &mut KeyState)> =
-                keys.iter_mut().filter(|(_, s)| !s.fired).collect();
-            fire.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            for (key, state) in fire {
-                state.fired = true;
+            for s in keys.unfired_sorted() {
+                keys.set_fired(s);
                 out.push(WindowOutput::Fired(result(
                     &self.spec,
-                    key.clone(),
+                    keys.key(s).to_vec(),
                     *window,
-                    &state.accs,
+                    keys.accs(s),
                     false,
                 )));
             }
@@ -367,18 +404,15 @@ impl WindowOperator {
             if window.max_timestamp() > wm || !late(&window, lateness, wm) {
                 return;
             }
-            let states = entry.remove();
+            let mut states = entry.remove();
             self.keys_hint = states.len();
-            let mut fire: Vec<(Key, KeyState)> =
-                states.into_iter().filter(|(_, s)| !s.fired).collect();
-            // Keys are unique: an unstable sort gives the one order.
-            fire.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            for (key, state) in fire {
+            for s in states.unfired_sorted() {
+                let key = states.take_key(s);
                 out.push(WindowOutput::Fired(result(
                     &self.spec,
                     key,
                     window,
-                    &state.accs,
+                    states.accs(s),
                     false,
                 )));
             }
@@ -404,22 +438,19 @@ impl WindowOperator {
         let keys = self
             .windows
             .entry(w)
-            .or_insert_with(|| HashMap::with_capacity(room));
-        let state = keys.entry_ref(input.key).or_insert_with(|| KeyState {
-            accs: aggregates.iter().map(AggSpec::create).collect(),
-            fired: false,
-        });
-        for (spec, acc) in self.spec.aggregates.iter().zip(state.accs.iter_mut()) {
+            .or_insert_with(|| KeyTable::with_capacity(room));
+        let s = keys.slot(input.key, aggregates);
+        for (spec, acc) in aggregates.iter().zip(keys.accs_mut(s)) {
             spec.add(acc, input.row);
         }
         if w.max_timestamp() <= self.watermark {
             // Late but within allowed lateness: fire again with full contents.
-            let refired = std::mem::replace(&mut state.fired, true);
+            let refired = keys.set_fired(s);
             out.push(WindowOutput::Fired(result(
                 &self.spec,
                 input.key.to_vec(),
                 w,
-                &state.accs,
+                keys.accs(s),
                 refired,
             )));
         }
@@ -496,19 +527,20 @@ impl WindowOperator {
                 self.keys_hint = keys.len();
                 if self.spec.assigner.is_merging() {
                     for key in keys.keys() {
-                        self.forget_session(key, &w);
+                        forget_session(&mut self.sessions, key, &w);
                     }
                 }
             }
         }
     }
+}
 
-    fn forget_session(&mut self, key: &Key, w: &Window) {
-        if let Some(open) = self.sessions.get_mut(key) {
-            open.retain(|o| o != w);
-            if open.is_empty() {
-                self.sessions.remove(key);
-            }
+/// Takes window `w` off `key`'s open sessions.
+fn forget_session(sessions: &mut HashMap<Key, Vec<Window>>, key: &[Value], w: &Window) {
+    if let Some(open) = sessions.get_mut(key) {
+        open.retain(|o| o != w);
+        if open.is_empty() {
+            sessions.remove(key);
         }
     }
 }

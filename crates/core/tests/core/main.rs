@@ -2,6 +2,7 @@
 //! the SEMANTICS.md test vectors, the seed incidents, and property tests.
 
 mod backlog;
+mod batch;
 mod harness_cases;
 mod incidents;
 mod javafmt;
