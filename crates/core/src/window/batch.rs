@@ -138,7 +138,36 @@ impl InputBatch {
 
     /// The records in order.
     pub fn iter(&self) -> impl Iterator<Item = InputRef<'_>> + '_ {
-        (0..self.len()).filter_map(|i| self.get(i))
+        self.range(0, self.len())
+    }
+
+    /// Records `from..to` in order (each found from where the one before
+    /// it ended, not from the offsets of the one before).
+    pub fn range(&self, from: usize, to: usize) -> impl Iterator<Item = InputRef<'_>> + '_ {
+        let to = to.min(self.len());
+        let mut start = match from.checked_sub(1) {
+            Some(p) if p < to => self.ends[p],
+            _ => (0, 0),
+        };
+        let from = from.min(to);
+        self.ends[from..to]
+            .iter()
+            .zip(&self.ts[from..to])
+            .zip(&self.split[from..to])
+            .map(move |((&(key_end, row_end), &ts), &split)| {
+                let (key_start, row_start) = std::mem::replace(&mut start, (key_end, row_end));
+                InputRef {
+                    ts,
+                    split,
+                    key: &self.keys[key_start..key_end],
+                    row: &self.rows[row_start..row_end],
+                }
+            })
+    }
+
+    /// The records' event times, in order.
+    pub fn timestamps(&self) -> &[Timestamp] {
+        &self.ts
     }
 
     /// Empties the batch, keeping its capacity.
@@ -172,6 +201,11 @@ mod tests {
         assert_eq!(all[1].row, &[Value::Null]);
         assert!(b.get(2).is_none());
         assert_eq!(all[0].to_input().row, vec![Value::Int(1), Value::Int(2)]);
+        let tail: Vec<InputRef<'_>> = b.range(1, 9).collect();
+        assert_eq!(tail, all[1..]);
+        assert_eq!(b.range(0, 1).collect::<Vec<_>>(), all[..1]);
+        assert_eq!(b.range(2, 5).count(), 0);
+        assert_eq!(b.timestamps(), &[10, 11]);
         b.clear();
         assert!(b.is_empty() && b.iter().next().is_none());
     }

@@ -249,6 +249,12 @@ impl WindowOperator {
     /// key and row are copied only when it opens a (window, key) state, or
     /// goes to the late side output.
     pub fn process_ref(&mut self, input: InputRef<'_>, out: &mut Vec<WindowOutput>) -> Result<()> {
+        if matches!(self.spec.assigner, WindowAssigner::Tumbling { .. }) {
+            if let Some(w) = self.open_tumble(input.ts)? {
+                self.add_run(w, std::iter::once(input));
+                return Ok(());
+            }
+        }
         if !self.place(input, out)? {
             self.on_late(input.to_input(), out);
         }
@@ -274,48 +280,69 @@ impl WindowOperator {
             }
             return;
         }
-        let mut records = batch.iter().enumerate().peekable();
-        while let Some((i, input)) = records.next() {
-            let mut windows = std::mem::take(&mut self.scratch);
-            windows.clear();
-            let assigned = self.assign(input.ts, &mut windows);
-            let w = windows.first().copied();
-            self.scratch = windows;
-            let w = match (assigned, w) {
-                (Ok(()), Some(w)) if !self.is_late(&w) && w.max_timestamp() > self.watermark => w,
-                (Err(e), _) => {
+        let (times, n) = (batch.timestamps(), batch.len());
+        let mut i = 0;
+        while i < n {
+            let Some(input) = batch.get(i) else {
+                break;
+            };
+            let w = match self.open_tumble(input.ts) {
+                Ok(Some(w)) => w,
+                Err(e) => {
                     on_error(i, e);
+                    i += 1;
                     continue;
                 }
-                // Late, or in a window that fired and still takes records
-                // (it fires again): one record at a time.
-                _ => {
+                Ok(None) => {
                     if let Err(e) = self.process_ref(input, out) {
                         on_error(i, e);
                     }
+                    i += 1;
                     continue;
                 }
             };
-            let room = self.keys_hint.min(1_024);
-            let keys = self
-                .windows
-                .entry(w)
-                .or_insert_with(|| KeyTable::with_capacity(room));
-            let aggregates = &self.spec.aggregates;
-            let mut add = |input: InputRef<'_>| {
-                let s = keys.slot(input.key, aggregates);
-                for (spec, acc) in aggregates.iter().zip(keys.accs_mut(s)) {
-                    spec.add(acc, input.row);
-                }
-            };
-            add(input);
-            let mut n = 1;
-            while let Some((_, next)) = records.next_if(|(_, r)| w.start <= r.ts && r.ts < w.end) {
-                add(next);
-                n += 1;
-            }
-            self.records_in += n;
+            // The run of records in `w`.
+            let end = i
+                + 1
+                + times[i + 1..]
+                    .iter()
+                    .take_while(|&&ts| w.start <= ts && ts < w.end)
+                    .count();
+            self.add_run(w, batch.range(i, end));
+            i = end;
         }
+    }
+
+    /// The tumbling window of `ts` when it takes records without firing
+    /// (not late, not fired yet); `None` when the record needs the general
+    /// path (late, or in a window that fired and fires again).
+    fn open_tumble(&mut self, ts: Timestamp) -> Result<Option<Window>> {
+        let mut windows = std::mem::take(&mut self.scratch);
+        windows.clear();
+        let assigned = self.assign(ts, &mut windows);
+        let w = windows.first().copied();
+        self.scratch = windows;
+        assigned?;
+        Ok(w.filter(|w| !self.is_late(w) && w.max_timestamp() > self.watermark))
+    }
+
+    /// Adds `records`, all in the open window `w`, to its state.
+    fn add_run<'a>(&mut self, w: Window, records: impl Iterator<Item = InputRef<'a>>) {
+        let room = self.keys_hint.min(1_024);
+        let keys = self
+            .windows
+            .entry(w)
+            .or_insert_with(|| KeyTable::with_capacity(room));
+        let aggregates = &self.spec.aggregates;
+        let mut n = 0;
+        for input in records {
+            let s = keys.slot(input.key, aggregates);
+            for (spec, acc) in aggregates.iter().zip(keys.accs_mut(s)) {
+                spec.add(acc, input.row);
+            }
+            n += 1;
+        }
+        self.records_in += n;
     }
 
     /// Adds the record to each of its windows that is not late; returns
