@@ -22,8 +22,8 @@
 use std::collections::BTreeMap;
 
 // hashbrown's map (std's, with the fast foldhash hasher, randomly seeded per
-// process) has `entry_ref`: one hash per record, the key cloned only when a
-// (window, key) is new.
+// process) has `entry_ref`: a session's key is cloned only when it is new.
+// (A window's own states are a `KeyTable`.)
 use hashbrown::HashMap;
 
 use crate::error::{Error, Result};
@@ -255,6 +255,12 @@ impl WindowOperator {
                 return Ok(());
             }
         }
+        self.process_general(input, out)
+    }
+
+    /// A record through the assigner's windows (every kind, late records,
+    /// windows that fire again).
+    fn process_general(&mut self, input: InputRef<'_>, out: &mut Vec<WindowOutput>) -> Result<()> {
         if !self.place(input, out)? {
             self.on_late(input.to_input(), out);
         }
@@ -294,7 +300,7 @@ impl WindowOperator {
                     continue;
                 }
                 Ok(None) => {
-                    if let Err(e) = self.process_ref(input, out) {
+                    if let Err(e) = self.process_general(input, out) {
                         on_error(i, e);
                     }
                     i += 1;
@@ -328,18 +334,10 @@ impl WindowOperator {
 
     /// Adds `records`, all in the open window `w`, to its state.
     fn add_run<'a>(&mut self, w: Window, records: impl Iterator<Item = InputRef<'a>>) {
-        let room = self.keys_hint.min(1_024);
-        let keys = self
-            .windows
-            .entry(w)
-            .or_insert_with(|| KeyTable::with_capacity(room));
-        let aggregates = &self.spec.aggregates;
+        let keys = table(&mut self.windows, w, self.keys_hint);
         let mut n = 0;
         for input in records {
-            let s = keys.slot(input.key, aggregates);
-            for (spec, acc) in aggregates.iter().zip(keys.accs_mut(s)) {
-                spec.add(acc, input.row);
-            }
+            keys.add(input.key, input.row, &self.spec.aggregates);
             n += 1;
         }
         self.records_in += n;
@@ -458,18 +456,8 @@ impl WindowOperator {
     }
 
     fn add_to_window(&mut self, w: Window, input: InputRef<'_>, out: &mut Vec<WindowOutput>) {
-        let aggregates = &self.spec.aggregates;
-        // (At most 1,024: many windows open at once after a large one
-        // would otherwise each take its size.)
-        let room = self.keys_hint.min(1_024);
-        let keys = self
-            .windows
-            .entry(w)
-            .or_insert_with(|| KeyTable::with_capacity(room));
-        let s = keys.slot(input.key, aggregates);
-        for (spec, acc) in aggregates.iter().zip(keys.accs_mut(s)) {
-            spec.add(acc, input.row);
-        }
+        let keys = table(&mut self.windows, w, self.keys_hint);
+        let s = keys.add(input.key, input.row, &self.spec.aggregates);
         if w.max_timestamp() <= self.watermark {
             // Late but within allowed lateness: fire again with full contents.
             let refired = keys.set_fired(s);
@@ -560,6 +548,15 @@ impl WindowOperator {
             }
         }
     }
+}
+
+/// Window `w`'s states, made when it has none yet with room for
+/// `keys_hint` keys (the last window's size, at most 1,024: many windows
+/// open at once after a large one would otherwise each take its size).
+fn table(windows: &mut BTreeMap<Window, KeyTable>, w: Window, keys_hint: usize) -> &mut KeyTable {
+    windows
+        .entry(w)
+        .or_insert_with(|| KeyTable::with_capacity(keys_hint.min(1_024)))
 }
 
 /// Takes window `w` off `key`'s open sessions.

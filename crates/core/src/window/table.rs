@@ -108,6 +108,17 @@ impl KeyTable {
         })
     }
 
+    /// Adds `row` to `key`'s accumulators (made when the key is new);
+    /// returns its slot.
+    #[inline]
+    pub fn add(&mut self, key: &[Value], row: &[Value], specs: &[AggSpec]) -> usize {
+        let s = self.slot(key, specs);
+        for (spec, acc) in specs.iter().zip(self.accs_mut(s)) {
+            spec.add(acc, row);
+        }
+        s
+    }
+
     /// Puts `state` in under `key`, replacing the key's state if it has one.
     pub fn insert(&mut self, key: Key, state: KeyState) {
         let hash = self.hasher.hash_one(&key[..]);
@@ -164,8 +175,7 @@ impl KeyTable {
         let fired = self.slots[s] == Slot::Fired;
         self.slots[s] = Slot::Gone;
         self.live -= 1;
-        let start = if s == 0 { 0 } else { self.ends[s - 1] };
-        for v in &mut self.keys[start..self.ends[s]] {
+        for v in &mut self.keys[span(&self.ends, self.uniform, s)] {
             *v = Value::Null;
         }
         let w = self.width;
@@ -210,8 +220,7 @@ impl KeyTable {
 
     /// Slot `s`'s key, moved out (the table is on its way out).
     pub fn take_key(&mut self, s: usize) -> Key {
-        let start = if s == 0 { 0 } else { self.ends[s - 1] };
-        self.keys[start..self.ends[s]]
+        self.keys[span(&self.ends, self.uniform, s)]
             .iter_mut()
             .map(|v| std::mem::replace(v, Value::Null))
             .collect()
@@ -279,13 +288,19 @@ impl KeyTable {
     }
 }
 
+/// Slot `s`'s key in `keys`.
 #[inline]
 fn key_at<'a>(ends: &[usize], keys: &'a [Value], uniform: Option<usize>, s: usize) -> &'a [Value] {
-    if let Some(w) = uniform {
-        return &keys[s * w..(s + 1) * w];
+    &keys[span(ends, uniform, s)]
+}
+
+/// Where slot `s`'s key lies in `keys`.
+#[inline]
+fn span(ends: &[usize], uniform: Option<usize>, s: usize) -> std::ops::Range<usize> {
+    match uniform {
+        Some(w) => s * w..(s + 1) * w,
+        None => s.checked_sub(1).map_or(0, |p| ends[p])..ends[s],
     }
-    let start = if s == 0 { 0 } else { ends[s - 1] };
-    &keys[start..ends[s]]
 }
 
 impl Serialize for KeyTable {
@@ -335,12 +350,7 @@ mod tests {
     }
 
     fn add(t: &mut KeyTable, key: &[Value], v: i64) -> usize {
-        let specs = specs();
-        let s = t.slot(key, &specs);
-        for (spec, acc) in specs.iter().zip(t.accs_mut(s)) {
-            spec.add(acc, &[Value::Int(v)]);
-        }
-        s
+        t.add(key, &[Value::Int(v)], &specs())
     }
 
     fn state(t: &KeyTable, key: &[Value]) -> Option<Vec<Value>> {
