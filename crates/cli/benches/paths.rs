@@ -25,16 +25,9 @@ use lowwater_sql::plan::JobPlan;
 
 #[path = "../../core/benches/proc/mod.rs"]
 mod proc_stat;
-use proc_stat::{cpu_seconds, peak_rss_mb};
+use proc_stat::{cpu_seconds, env_num, peak_rss_mb};
 
 const CASE_VAR: &str = "LOWWATER_PATHS_CASE";
-
-fn env_num(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// `rows` JSON lines of 1,000 users, event times 10 ms apart with a little
 /// disorder (every 7th row 2 s back), in one file.

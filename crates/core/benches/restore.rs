@@ -101,7 +101,7 @@ fn fire_all(mut op: WindowOperator) -> Vec<WindowOutput> {
 
 #[path = "proc/mod.rs"]
 mod proc_stat;
-use proc_stat::peak_rss_mb;
+use proc_stat::{env_num, peak_rss_mb};
 
 fn measure(v: &Variant, keys: usize) {
     let t0 = Instant::now();
@@ -150,10 +150,7 @@ fn measure(v: &Variant, keys: usize) {
 }
 
 fn main() {
-    let keys: usize = std::env::var("OPEN")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000);
+    let keys = env_num("OPEN", 1_000_000);
     println!("restore bench: {keys} open key-windows (TUMBLE 1 min, keys user-NNNNNN), best of 3");
     for v in variants() {
         measure(&v, keys);

@@ -20,6 +20,10 @@ use lowwater_core::window::assigner::WindowAssigner;
 use lowwater_core::window::batch::InputBatch;
 use lowwater_core::window::operator::{WindowOperator, WindowOutput, WindowSpec};
 
+#[path = "proc/mod.rs"]
+mod proc_stat;
+use proc_stat::env_num;
+
 const DAY: i64 = 1_757_808_000_000;
 const BATCH: usize = 1_024;
 
@@ -101,10 +105,7 @@ fn run(spec: &WindowSpec, batches: &[InputBatch], per_batch: bool) -> (f64, usiz
 }
 
 fn main() {
-    let records: usize = std::env::var("RECORDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(5_000_000);
+    let records = env_num("RECORDS", 5_000_000);
     println!("window bench: {records} records per shape, 1-minute TUMBLE, best of 5");
     for shape in shapes() {
         let input = batches(&shape, records);

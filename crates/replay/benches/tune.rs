@@ -19,7 +19,7 @@ mod common;
 use common::generate;
 #[path = "../../core/benches/proc/mod.rs"]
 mod proc_stat;
-use proc_stat::cpu_seconds;
+use proc_stat::{cpu_seconds, env_num};
 
 fn timed<T>(f: impl FnOnce() -> T) -> (f64, f64, T) {
     let (t, c) = (Instant::now(), cpu_seconds());
@@ -28,10 +28,7 @@ fn timed<T>(f: impl FnOnce() -> T) -> (f64, f64, T) {
 }
 
 fn main() {
-    let n: usize = std::env::var("RECORDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000);
+    let n = env_num("RECORDS", 1_000_000);
     let path = std::env::temp_dir().join(format!("lowwater-bench-tune-{n}.jsonl"));
     if !path.exists() {
         generate(&path, n, Some(11));

@@ -36,7 +36,7 @@ use common::{best, runs};
 #[path = "../../core/benches/proc/mod.rs"]
 mod proc_stat;
 use lowwater_sql::plan::JobPlan;
-use proc_stat::cpu_seconds;
+use proc_stat::{cpu_seconds, env_num};
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
@@ -211,10 +211,7 @@ fn raw_consume(topic: &str, n: usize, backoff_ms: Option<&str>) -> f64 {
 }
 
 fn main() {
-    let n: usize = std::env::var("RECORDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000);
+    let n = env_num("RECORDS", 1_000_000);
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/kafka.sh");
     let ok = std::process::Command::new("bash")
         .arg(script)

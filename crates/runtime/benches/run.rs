@@ -42,7 +42,7 @@ use common::{best, runs};
 #[path = "../../core/benches/proc/mod.rs"]
 mod proc_stat;
 use lowwater_sql::plan::JobPlan;
-use proc_stat::{cpu_seconds, peak_rss_mb, thread_cpu_seconds};
+use proc_stat::{cpu_seconds, env_num, peak_rss_mb, thread_cpu_seconds};
 
 fn generate(dir: &std::path::Path, records: usize) {
     std::fs::create_dir_all(dir).expect("bench dir");
@@ -69,10 +69,7 @@ fn main() {
         scrape_cost();
         return;
     }
-    let n: usize = std::env::var("RECORDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000_000);
+    let n = env_num("RECORDS", 10_000_000);
     let dir = std::env::temp_dir().join(format!("lowwater-run-bench-{n}"));
     if !dir.join("part-1.json").exists() {
         generate(&dir, n);

@@ -1,6 +1,7 @@
-//! What the bench binaries read of their own process from /proc: CPU time
-//! and peak resident memory. One file, included with `#[path]` by the
-//! benches of every crate (each uses part of it).
+//! What the bench binaries read of their own process from /proc (CPU time
+//! and peak resident memory) and of their environment (sizes). One file,
+//! included with `#[path]` by the benches of every crate (each uses part of
+//! it).
 #![allow(dead_code)]
 
 /// This process's CPU time so far (user + system), seconds.
@@ -33,4 +34,13 @@ pub fn peak_rss_mb() -> f64 {
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|kb| kb.parse::<f64>().ok())
         .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// The number in environment variable `name` (a bench's size), or
+/// `default` when it is unset or not a number.
+pub fn env_num(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
