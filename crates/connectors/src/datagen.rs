@@ -376,9 +376,7 @@ impl DatagenPartition {
     /// length is overwritten in place.)
     pub fn generate(&mut self, now: Timestamp, row: &mut Row) {
         let n = self.table.gens.len();
-        if row.len() != n {
-            row.resize(n, Value::Null);
-        }
+        row.resize(n, Value::Null);
         let k = i128::from((self.produced - self.credit).saturating_sub(1) as i64);
         let seq = k * i128::from(self.table.spec.partitions) + i128::from(self.partition);
         for (i, (g, null_rate)) in self.table.gens.iter().enumerate() {
