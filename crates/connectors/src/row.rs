@@ -277,7 +277,9 @@ impl RowBuilder {
     /// Fills metadata and computed columns of a row whose physical columns
     /// are set (by the decoder, or by a generator).
     pub fn complete(&self, rec: RecordRef<'_>, row: &mut Row) -> Result<(), RecordError> {
-        row.resize(self.table.columns.len(), Value::Null);
+        if row.len() != self.table.columns.len() {
+            row.resize(self.table.columns.len(), Value::Null);
+        }
         for &i in &self.derived {
             let c = &self.table.columns[i];
             match &c.source {

@@ -25,6 +25,7 @@ mod align;
 mod checkpoint;
 pub mod clock;
 mod coordinator;
+mod deliver;
 mod discovery;
 mod exchange;
 mod fs_sink;

@@ -3,7 +3,6 @@
 //! watermark/status messages to the window subtasks.
 
 use std::collections::VecDeque;
-use std::io::BufRead;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -11,14 +10,14 @@ use std::time::Duration;
 
 use lowwater_connectors::datagen::DatagenPartition;
 use lowwater_connectors::input::Loaded;
-use lowwater_connectors::row::{Built, RecordError, RecordRef, RowBuilder};
+use lowwater_connectors::row::{RecordError, RecordRef, RowBuilder};
 use lowwater_core::checkpoint::CheckpointId;
 use lowwater_core::clock::Clock;
 use lowwater_core::source::{SourceSubtask, SplitId};
 use lowwater_core::watermark::Progress;
 use lowwater_core::window::batch::InputBatch;
 use lowwater_core::{Row, Timestamp, Value};
-use lowwater_sql::plan::{JobPlan, LateReason};
+use lowwater_sql::plan::JobPlan;
 
 use crate::exchange::PipeOut;
 
@@ -141,7 +140,7 @@ pub(crate) struct SourceTask {
     pub align: Option<crate::align::SourceAlign>,
 }
 
-enum Read {
+pub(crate) enum Read {
     Record,
     Nothing,
     Exhausted,
@@ -233,6 +232,16 @@ impl SourceTask {
             }
             for (i, done) in exhausted.iter_mut().enumerate() {
                 if *done || self.is_paused(i) {
+                    continue;
+                }
+                if matches!(self.inputs[i].1, Input::Gen(_) | Input::Lines { .. }) {
+                    let (n, read) = self.read_run(i, now, &mut row, 64);
+                    got += n;
+                    match read {
+                        Ok(Read::Exhausted) => *done = true,
+                        Ok(_) => {}
+                        Err(e) => self.shared.fail(e),
+                    }
                     continue;
                 }
                 for _ in 0..64 {
@@ -403,7 +412,6 @@ impl SourceTask {
     fn read_current(&mut self, i: usize, now: Timestamp, row: &mut Row) -> Result<Read, RunError> {
         let id = self.inputs[i].0;
         let mut nulled = 0;
-        let table = &self.plan.tables[self.rows.table_index()].name;
         let built = match &mut self.inputs[i].1 {
             Input::Kafka => {
                 if !std::mem::take(&mut self.kafka_pending) {
@@ -426,66 +434,14 @@ impl SourceTask {
                 };
                 self.rows.build(r, row, &mut nulled)
             }
-            Input::Gen(g) => {
-                if g.finished() {
-                    return Ok(Read::Exhausted);
-                }
-                if !g.take(now) {
-                    // An unbounded partition that never produces (or has a
-                    // zero rate) is not done: it holds its watermark like a
-                    // silent Kafka partition.
-                    return Ok(if g.finished() {
-                        Read::Exhausted
-                    } else {
-                        Read::Nothing
-                    });
-                }
-                g.generate(now, row);
-                let rec = RecordRef {
-                    topic: table,
-                    partition: g.partition(),
-                    offset: None,
-                    ts: now,
-                    payload: None,
-                    key: None,
-                };
-                self.rows
-                    .complete(rec, row)
-                    .and_then(|_| self.rows.event_time(row, self.rows.ignores_errors()))
-            }
-            Input::Lines {
-                path,
-                reader,
-                buf,
-                line,
-            } => {
-                buf.clear();
-                match reader.read_until(b'\n', buf) {
-                    Ok(0) => return Ok(Read::Exhausted),
-                    Ok(_) => {}
-                    Err(e) => {
-                        return Err(RunError::Io(format!(
-                            "{}:{}: {e}",
-                            path.display(),
-                            *line + 1
-                        )))
-                    }
-                }
-                *line += 1;
-                let mut bytes = &buf[..];
-                while let [rest @ .., b'\n' | b'\r'] = bytes {
-                    bytes = rest;
-                }
-                let rec = RecordRef {
-                    topic: table,
-                    partition: self.names[i].1,
-                    offset: Some(*line as i64 - 1),
-                    ts: now,
-                    payload: Some(bytes),
-                    key: None,
-                };
-                self.rows.build(rec, row, &mut nulled)
-            }
+            Input::Gen(_) => match self.generate(i, now, row) {
+                Ok(built) => built,
+                Err(read) => return Ok(read),
+            },
+            Input::Lines { .. } => match self.next_line(i, now, row, &mut nulled) {
+                Ok(built) => built,
+                Err(read) => return read,
+            },
             Input::Dump { recs, .. } => {
                 let Some(l) = recs.front() else {
                     return Ok(Read::Exhausted);
@@ -501,82 +457,7 @@ impl SourceTask {
                 self.rows.build(rec, row, &mut nulled)
             }
         };
-        let built = built.map_err(|e| self.fail_at(i, e));
-        self.records_read += 1;
-        self.unpublished.0 += 1;
-        let ts = match built? {
-            Built::Row(ts) => ts,
-            Built::Skipped => {
-                self.count(id, 1, 0);
-                self.track_kafka(i, None);
-                return Ok(Read::Record);
-            }
-        };
-        if let Err(e) = self.placeable(ts) {
-            if self.rows.ignores_errors() {
-                self.count(id, 1, 0);
-                self.track_kafka(i, None);
-                return Ok(Read::Record);
-            }
-            return Err(self.fail_at(i, e));
-        }
-        // The future-timestamp guard: a record dated further ahead of its
-        // arrival than the table allows moves no watermark and joins no
-        // window; it is counted, and the first of each partition is named.
-        if let Some(m) = self.rows.table().max_future {
-            if ts > now.saturating_add(m) {
-                self.track_kafka(i, None);
-                let first = match self.shared.sources[self.source].subtasks[self.subtask].lock() {
-                    Ok(mut v) => {
-                        let n = v.future.entry(id).or_insert(0);
-                        *n += 1;
-                        *n == 1
-                    }
-                    Err(_) => false,
-                };
-                if first {
-                    tracing::warn!(
-                        "{}: event time {} is {} ahead of its arrival, more than \
-                         lowwater.watermark.max-future ({}) allows: it is kept out of the \
-                         watermark and the windows, and counted (later ones of this partition \
-                         are counted without a message)",
-                        self.place(i),
-                        lowwater_core::time::format_timestamp(ts, ' '),
-                        lowwater_core::time::display_duration(ts.saturating_sub(now)),
-                        lowwater_core::time::display_duration(m)
-                    );
-                }
-                if let Some(late) = self.plan.late_row(self.source) {
-                    let values = late.values(row, LateReason::Future);
-                    self.send_late(id, values);
-                }
-                return Ok(Read::Record);
-            }
-        }
-        self.track_kafka(i, Some(ts));
-        if nulled > 0 {
-            self.count(id, 0, nulled);
-        }
-        let progress = match self.sub.on_record(id, ts, now) {
-            Ok(p) => p,
-            Err(e) => return Err(self.fail_at(i, RecordError::other(e.to_string()))),
-        };
-        if !progress.is_empty() {
-            self.flush_all();
-            self.broadcast(progress);
-        }
-        for k in 0..self.outs.len() {
-            if let Err(e) = self.route(k, id, ts, row) {
-                return Err(self.fail_at(i, e));
-            }
-        }
-        // On-event emission: the watermark this record made due follows it.
-        let after = self.sub.after_record(id, now);
-        if !after.is_empty() {
-            self.flush_all();
-            self.broadcast(after);
-        }
-        Ok(Read::Record)
+        self.deliver(i, id, built, row, nulled, now)
     }
 
     /// Adds the records read and filtered since the last call to the
@@ -592,32 +473,10 @@ impl SourceTask {
         }
     }
 
-    /// Whether every INSERT reading this source can place event time `ts`
-    /// in a window (an absurd time is the record's error, with its place).
-    fn placeable(&self, ts: Timestamp) -> Result<(), RecordError> {
-        if ts > self.placeable_above {
-            return Ok(());
-        }
-        for out in &self.outs {
-            let pl = &self.plan.pipelines[out.pipeline];
-            pl.window
-                .assigner
-                .check(ts)
-                .map_err(|e| RecordError::decode(e.to_string()))?;
-        }
-        Ok(())
-    }
-
-    fn track_kafka(&mut self, i: usize, ts: Option<Timestamp>) {
-        if let (Input::Kafka, Some(offset)) = (&self.inputs[i].1, self.kafka_current) {
-            self.track(i, offset, ts);
-        }
-    }
-
     /// The error for a record of input `i`, with where it came from
     /// (formatted only when there is an error).
     /// Where the current record of input `i` is, for messages.
-    fn place(&self, i: usize) -> String {
+    pub(crate) fn place(&self, i: usize) -> String {
         let input = &self.inputs[i].1;
         let table = &self.plan.tables[self.rows.table_index()].name;
         match input {
@@ -640,7 +499,7 @@ impl SourceTask {
         }
     }
 
-    fn fail_at(&self, i: usize, e: RecordError) -> RunError {
+    pub(crate) fn fail_at(&self, i: usize, e: RecordError) -> RunError {
         let table = &self.plan.tables[self.rows.table_index()].name;
         let place = self.place(i);
         let option = self.rows.table().value_format.skip_option();
@@ -653,7 +512,7 @@ impl SourceTask {
         RunError::Record(format!("{place}: {}{hint}", e.message))
     }
 
-    fn count(&self, id: SplitId, skipped: u64, nulled: u64) {
+    pub(crate) fn count(&self, id: SplitId, skipped: u64, nulled: u64) {
         if let Ok(mut v) = self.shared.sources[self.source].subtasks[self.subtask].lock() {
             *v.skipped.entry(id).or_insert(0) += skipped;
             *v.nulled.entry(id).or_insert(0) += nulled;

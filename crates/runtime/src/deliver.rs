@@ -1,0 +1,269 @@
+//! A built row's way out of a source subtask: the checks on its event time,
+//! the watermark, and the route to the window subtasks; and the loop that
+//! generates a datagen partition's rows, or reads a file's lines, and sends
+//! each on this way without a call (and a frame) per record.
+
+use std::io::BufRead;
+
+use lowwater_connectors::row::{Built, RecordError, RecordRef};
+use lowwater_core::source::SplitId;
+use lowwater_core::{Millis, Row, Timestamp};
+use lowwater_sql::plan::LateReason;
+
+use crate::job::RunError;
+use crate::source::{Input, Read, SourceTask};
+
+impl SourceTask {
+    /// Everything after a record of input `i` (split `id`) was built into
+    /// `row` at `now` (`nulled`: fields set to NULL by the decoder): its
+    /// event time checked, the watermark told, the row routed.
+    #[inline(always)]
+    pub(crate) fn deliver(
+        &mut self,
+        i: usize,
+        id: SplitId,
+        built: Result<Built, RecordError>,
+        row: &Row,
+        nulled: u64,
+        now: Timestamp,
+    ) -> Result<Read, RunError> {
+        let built = built.map_err(|e| self.fail_at(i, e));
+        self.records_read += 1;
+        self.unpublished.0 += 1;
+        let ts = match built? {
+            Built::Row(ts) => ts,
+            Built::Skipped => {
+                self.count(id, 1, 0);
+                self.track_kafka(i, None);
+                return Ok(Read::Record);
+            }
+        };
+        if let Err(e) = self.placeable(ts) {
+            if self.rows.ignores_errors() {
+                self.count(id, 1, 0);
+                self.track_kafka(i, None);
+                return Ok(Read::Record);
+            }
+            return Err(self.fail_at(i, e));
+        }
+        if let Some(m) = self.rows.table().max_future {
+            if ts > now.saturating_add(m) {
+                self.future_record(i, id, ts, now, m, row);
+                return Ok(Read::Record);
+            }
+        }
+        self.track_kafka(i, Some(ts));
+        if nulled > 0 {
+            self.count(id, 0, nulled);
+        }
+        let progress = match self.sub.on_record(id, ts, now) {
+            Ok(p) => p,
+            Err(e) => return Err(self.fail_at(i, RecordError::other(e.to_string()))),
+        };
+        if !progress.is_empty() {
+            self.flush_all();
+            self.broadcast(progress);
+        }
+        for k in 0..self.outs.len() {
+            if let Err(e) = self.route(k, id, ts, row) {
+                return Err(self.fail_at(i, e));
+            }
+        }
+        // On-event emission: the watermark this record made due follows it.
+        let after = self.sub.after_record(id, now);
+        if !after.is_empty() {
+            self.flush_all();
+            self.broadcast(after);
+        }
+        Ok(Read::Record)
+    }
+
+    /// The future-timestamp guard: a record dated further ahead of its
+    /// arrival than the table allows (`max_future`) moves no watermark and
+    /// joins no window; it is counted, the first of each partition is
+    /// named, and it goes to the late-data sink if there is one.
+    #[cold]
+    #[inline(never)]
+    fn future_record(
+        &mut self,
+        i: usize,
+        id: SplitId,
+        ts: Timestamp,
+        now: Timestamp,
+        max_future: Millis,
+        row: &Row,
+    ) {
+        self.track_kafka(i, None);
+        let first = match self.shared.sources[self.source].subtasks[self.subtask].lock() {
+            Ok(mut v) => {
+                let n = v.future.entry(id).or_insert(0);
+                *n += 1;
+                *n == 1
+            }
+            Err(_) => false,
+        };
+        if first {
+            tracing::warn!(
+                "{}: event time {} is {} ahead of its arrival, more than \
+                 lowwater.watermark.max-future ({}) allows: it is kept out of the \
+                 watermark and the windows, and counted (later ones of this partition \
+                 are counted without a message)",
+                self.place(i),
+                lowwater_core::time::format_timestamp(ts, ' '),
+                lowwater_core::time::display_duration(ts.saturating_sub(now)),
+                lowwater_core::time::display_duration(max_future)
+            );
+        }
+        if let Some(late) = self.plan.late_row(self.source) {
+            let values = late.values(row, LateReason::Future);
+            self.send_late(id, values);
+        }
+    }
+
+    /// The next row of datagen input `i`, generated at `now` into `row`
+    /// and completed (its metadata and computed columns), or why there is
+    /// none.
+    #[inline(always)]
+    pub(crate) fn generate(
+        &mut self,
+        i: usize,
+        now: Timestamp,
+        row: &mut Row,
+    ) -> Result<Result<Built, RecordError>, Read> {
+        let Input::Gen(g) = &mut self.inputs[i].1 else {
+            return Err(Read::Exhausted);
+        };
+        if g.finished() {
+            return Err(Read::Exhausted);
+        }
+        if !g.take(now) {
+            // An unbounded partition that never produces (or has a zero
+            // rate) is not done: it holds its watermark like a silent
+            // Kafka partition.
+            return Err(if g.finished() {
+                Read::Exhausted
+            } else {
+                Read::Nothing
+            });
+        }
+        g.generate(now, row);
+        let rec = RecordRef {
+            topic: &self.plan.tables[self.rows.table_index()].name,
+            partition: g.partition(),
+            offset: None,
+            ts: now,
+            payload: None,
+            key: None,
+        };
+        Ok(self
+            .rows
+            .complete(rec, row)
+            .and_then(|_| self.rows.event_time(row, self.rows.ignores_errors())))
+    }
+
+    /// The next line of file input `i` decoded into `row` (`nulled`
+    /// counts the fields the decoder set to NULL), or why there is none.
+    #[inline(always)]
+    pub(crate) fn next_line(
+        &mut self,
+        i: usize,
+        now: Timestamp,
+        row: &mut Row,
+        nulled: &mut u64,
+    ) -> Result<Result<Built, RecordError>, Result<Read, RunError>> {
+        let Input::Lines {
+            path,
+            reader,
+            buf,
+            line,
+        } = &mut self.inputs[i].1
+        else {
+            return Err(Ok(Read::Exhausted));
+        };
+        buf.clear();
+        match reader.read_until(b'\n', buf) {
+            Ok(0) => return Err(Ok(Read::Exhausted)),
+            Ok(_) => {}
+            Err(e) => {
+                return Err(Err(RunError::Io(format!(
+                    "{}:{}: {e}",
+                    path.display(),
+                    *line + 1
+                ))))
+            }
+        }
+        *line += 1;
+        let mut bytes = &buf[..];
+        while let [rest @ .., b'\n' | b'\r'] = bytes {
+            bytes = rest;
+        }
+        let rec = RecordRef {
+            topic: &self.plan.tables[self.rows.table_index()].name,
+            partition: self.names[i].1,
+            offset: Some(*line as i64 - 1),
+            ts: now,
+            payload: Some(bytes),
+            key: None,
+        };
+        Ok(self.rows.build(rec, row, nulled))
+    }
+
+    /// Reads and routes up to `max` records of datagen or file input `i`
+    /// in one loop (the input's kind matched once, not per record);
+    /// returns how many, and why it stopped (`Record`: `max` were read).
+    pub(crate) fn read_run(
+        &mut self,
+        i: usize,
+        now: Timestamp,
+        row: &mut Row,
+        max: usize,
+    ) -> (usize, Result<Read, RunError>) {
+        let id = self.inputs[i].0;
+        if matches!(self.inputs[i].1, Input::Gen(_)) {
+            for n in 0..max {
+                let built = match self.generate(i, now, row) {
+                    Ok(built) => built,
+                    Err(read) => return (n, Ok(read)),
+                };
+                if let Err(e) = self.deliver(i, id, built, row, 0, now) {
+                    return (n, Err(e));
+                }
+            }
+        } else {
+            for n in 0..max {
+                let mut nulled = 0;
+                let built = match self.next_line(i, now, row, &mut nulled) {
+                    Ok(built) => built,
+                    Err(read) => return (n, read),
+                };
+                if let Err(e) = self.deliver(i, id, built, row, nulled, now) {
+                    return (n, Err(e));
+                }
+            }
+        }
+        (max, Ok(Read::Record))
+    }
+
+    /// Whether every INSERT reading this source can place event time `ts`
+    /// in a window (an absurd time is the record's error, with its place).
+    fn placeable(&self, ts: Timestamp) -> Result<(), RecordError> {
+        if ts > self.placeable_above {
+            return Ok(());
+        }
+        for out in &self.outs {
+            let pl = &self.plan.pipelines[out.pipeline];
+            pl.window
+                .assigner
+                .check(ts)
+                .map_err(|e| RecordError::decode(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn track_kafka(&mut self, i: usize, ts: Option<Timestamp>) {
+        if let (Input::Kafka, Some(offset)) = (&self.inputs[i].1, self.kafka_current) {
+            self.track(i, offset, ts);
+        }
+    }
+}
