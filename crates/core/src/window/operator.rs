@@ -144,7 +144,17 @@ pub struct WindowOperator {
     /// doubling (allocating and rehashing at each step).
     #[serde(skip)]
     keys_hint: usize,
+    /// The last window's table, emptied, for the next window to open (its
+    /// vectors kept rather than freed and allocated again: with glibc, a
+    /// large free every window also sweeps the allocator's small free
+    /// lists). Kept only up to `SPARE_KEYS` keys.
+    #[serde(skip)]
+    spare: Option<KeyTable>,
 }
+
+/// The most keys a window's emptied table may have held to be kept for
+/// the next window.
+const SPARE_KEYS: usize = 16_384;
 
 impl WindowOperator {
     /// An operator at watermark `MIN`. Validates the window definition.
@@ -160,6 +170,7 @@ impl WindowOperator {
             scratch: Vec::new(),
             last_tumble: None,
             keys_hint: 0,
+            spare: None,
         })
     }
 
@@ -334,7 +345,7 @@ impl WindowOperator {
 
     /// Adds `records`, all in the open window `w`, to its state.
     fn add_run<'a>(&mut self, w: Window, records: impl Iterator<Item = InputRef<'a>>) {
-        let keys = table(&mut self.windows, w, self.keys_hint);
+        let keys = table(&mut self.windows, w, self.keys_hint, &mut self.spare);
         let mut n = 0;
         for input in records {
             keys.add(input.key, input.row, &self.spec.aggregates);
@@ -430,7 +441,6 @@ impl WindowOperator {
                 return;
             }
             let mut states = entry.remove();
-            self.keys_hint = states.len();
             for s in states.unfired_sorted() {
                 let key = states.take_key(s);
                 out.push(WindowOutput::Fired(result(
@@ -441,6 +451,7 @@ impl WindowOperator {
                     false,
                 )));
             }
+            self.retire(states);
         }
     }
 
@@ -456,7 +467,7 @@ impl WindowOperator {
     }
 
     fn add_to_window(&mut self, w: Window, input: InputRef<'_>, out: &mut Vec<WindowOutput>) {
-        let keys = table(&mut self.windows, w, self.keys_hint);
+        let keys = table(&mut self.windows, w, self.keys_hint, &mut self.spare);
         let s = keys.add(input.key, input.row, &self.spec.aggregates);
         if w.max_timestamp() <= self.watermark {
             // Late but within allowed lateness: fire again with full contents.
@@ -539,24 +550,42 @@ impl WindowOperator {
             }
             let w = *w;
             if let Some(keys) = self.windows.remove(&w) {
-                self.keys_hint = keys.len();
                 if self.spec.assigner.is_merging() {
                     for key in keys.keys() {
                         forget_session(&mut self.sessions, key, &w);
                     }
                 }
+                self.retire(keys);
             }
+        }
+    }
+
+    /// A window's table leaves the state: its size is the next window's
+    /// hint, and it is kept, emptied, for the next window to open.
+    fn retire(&mut self, mut keys: KeyTable) {
+        self.keys_hint = keys.len();
+        if keys.capacity() <= SPARE_KEYS {
+            keys.clear();
+            self.spare = Some(keys);
         }
     }
 }
 
-/// Window `w`'s states, made when it has none yet with room for
-/// `keys_hint` keys (the last window's size, at most 1,024: many windows
-/// open at once after a large one would otherwise each take its size).
-fn table(windows: &mut BTreeMap<Window, KeyTable>, w: Window, keys_hint: usize) -> &mut KeyTable {
-    windows
-        .entry(w)
-        .or_insert_with(|| KeyTable::with_capacity(keys_hint.min(1_024)))
+/// Window `w`'s states, made when it has none yet: the spare table if
+/// there is one, else one with room for `keys_hint` keys (the last
+/// window's size, at most 1,024: many windows open at once after a large
+/// one would otherwise each take its size).
+fn table<'a>(
+    windows: &'a mut BTreeMap<Window, KeyTable>,
+    w: Window,
+    keys_hint: usize,
+    spare: &mut Option<KeyTable>,
+) -> &'a mut KeyTable {
+    windows.entry(w).or_insert_with(|| {
+        spare
+            .take()
+            .unwrap_or_else(|| KeyTable::with_capacity(keys_hint.min(1_024)))
+    })
 }
 
 /// Takes window `w` off `key`'s open sessions.

@@ -77,6 +77,24 @@ impl KeyTable {
         }
     }
 
+    /// Keys the table has room for without growing.
+    pub fn capacity(&self) -> usize {
+        self.index.capacity()
+    }
+
+    /// Empties the table, keeping its vectors' room.
+    pub fn clear(&mut self) {
+        self.index.clear();
+        self.hashes.clear();
+        self.ends.clear();
+        self.slots.clear();
+        self.keys.clear();
+        self.uniform = None;
+        self.width = 0;
+        self.accs.clear();
+        self.live = 0;
+    }
+
     /// Keys held.
     pub fn len(&self) -> usize {
         self.live
@@ -375,6 +393,30 @@ mod tests {
                 .map(|(p, a)| p.finish(a))
                 .collect(),
         )
+    }
+
+    #[test]
+    fn a_cleared_table_keeps_its_room_and_holds_nothing_of_before() {
+        let mut t = KeyTable::default();
+        for i in 0..300 {
+            add(&mut t, &[Value::Int(i)], i);
+        }
+        let room = t.capacity();
+        t.clear();
+        assert_eq!((t.len(), t.capacity()), (0, room));
+        assert_eq!(state(&t, &[Value::Int(7)]), None);
+        assert_eq!(t.keys().count(), 0);
+        // Keys of another width than before, as a new table takes them.
+        add(&mut t, &[Value::str("a"), Value::Int(1)], 5);
+        add(&mut t, &[Value::str("a"), Value::Int(1)], 6);
+        add(&mut t, &[Value::Int(7)], 1);
+        assert_eq!(t.len(), 2);
+        assert_eq!(
+            state(&t, &[Value::str("a"), Value::Int(1)]),
+            Some(vec![Value::Int(2), Value::Int(11)])
+        );
+        assert_eq!(state(&t, &[Value::Int(7)]), Some(vec![Value::Int(1), Value::Int(1)]));
+        assert_eq!(t.keys().count(), 2);
     }
 
     #[test]
