@@ -415,7 +415,10 @@ mod tests {
             state(&t, &[Value::str("a"), Value::Int(1)]),
             Some(vec![Value::Int(2), Value::Int(11)])
         );
-        assert_eq!(state(&t, &[Value::Int(7)]), Some(vec![Value::Int(1), Value::Int(1)]));
+        assert_eq!(
+            state(&t, &[Value::Int(7)]),
+            Some(vec![Value::Int(1), Value::Int(1)])
+        );
         assert_eq!(t.keys().count(), 2);
     }
 
