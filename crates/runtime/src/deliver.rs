@@ -209,8 +209,9 @@ impl SourceTask {
     }
 
     /// Reads and routes up to `max` records of datagen or file input `i`
-    /// in one loop (the input's kind matched once, not per record);
-    /// returns how many, and why it stopped (`Record`: `max` were read).
+    /// in one loop, the way a record is built and delivered inlined into
+    /// it (no call and frame per record); returns how many, and why it
+    /// stopped (`Record`: `max` were read).
     pub(crate) fn read_run(
         &mut self,
         i: usize,

@@ -25,7 +25,9 @@ use crate::source::{Envelope, Msg, SourceTask};
 pub(crate) struct BatchPool(std::sync::Mutex<Vec<InputBatch>>);
 
 impl BatchPool {
-    /// Batches kept at most (more are in flight only briefly).
+    /// Batches kept at most (more are in flight only briefly). A kept
+    /// batch holds its values until it is taken again: no more than the
+    /// same batches held in flight.
     const KEEP: usize = 32;
 
     /// An empty batch from the pool, or a new one with room for `records`

@@ -434,14 +434,8 @@ impl SourceTask {
                 };
                 self.rows.build(r, row, &mut nulled)
             }
-            Input::Gen(_) => match self.generate(i, now, row) {
-                Ok(built) => built,
-                Err(read) => return Ok(read),
-            },
-            Input::Lines { .. } => match self.next_line(i, now, row, &mut nulled) {
-                Ok(built) => built,
-                Err(read) => return read,
-            },
+            // Generated rows and file lines have their own loop.
+            Input::Gen(_) | Input::Lines { .. } => return self.read_run(i, now, row, 1).1,
             Input::Dump { recs, .. } => {
                 let Some(l) = recs.front() else {
                     return Ok(Read::Exhausted);

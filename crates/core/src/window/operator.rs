@@ -147,7 +147,8 @@ pub struct WindowOperator {
     /// The last window's table, emptied, for the next window to open (its
     /// vectors kept rather than freed and allocated again: with glibc, a
     /// large free every window also sweeps the allocator's small free
-    /// lists). Kept only up to `SPARE_KEYS` keys.
+    /// lists). Kept only up to `SPARE_KEYS` keys; not state (not in
+    /// checkpoints, nor in the state's bytes).
     #[serde(skip)]
     spare: Option<KeyTable>,
 }
