@@ -2,18 +2,38 @@
 //! lines dropped, line numbers and bytes read counted. Both passes over a
 //! dump read it with this: the scan of its record headers and the parse
 //! of its records.
+//!
+//! The file is read 64 KiB at a time into one buffer, whose whole lines
+//! are checked as UTF-8 at once and then handed out as slices of it: a
+//! line is neither copied nor checked on its own (a dump line is a few
+//! hundred bytes, so a copy and a check per line cost as much as finding
+//! it). A line longer than the buffer grows it.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::InputError;
 
+/// Bytes asked of the file at a time.
+const CHUNK: usize = 1 << 16;
+
 pub(crate) struct Lines {
     path: PathBuf,
-    reader: BufReader<File>,
-    buf: String,
-    end: usize,
+    file: File,
+    /// Whole lines read and checked (each ending with its newline, but
+    /// the file's last line may have none).
+    text: String,
+    /// Where the next line starts in `text`.
+    next: usize,
+    /// The line last returned: its start and end in `text`.
+    span: (usize, usize),
+    /// Bytes read after the last whole line, for the next `text`.
+    rest: Vec<u8>,
+    /// Whether the line at the start of `rest` is not UTF-8.
+    bad: bool,
+    /// Whether the file is read to its end.
+    eof: bool,
     /// The 1-based number of the line last returned.
     pub(crate) line: usize,
     /// Bytes read so far.
@@ -23,15 +43,19 @@ pub(crate) struct Lines {
 impl Lines {
     /// Reads `read`, naming `shown` in errors (a pipe's copy is read).
     pub(crate) fn open_as(read: &Path, shown: &Path) -> Result<Self, InputError> {
-        let f = File::open(read).map_err(|source| InputError::Io {
+        let file = File::open(read).map_err(|source| InputError::Io {
             path: shown.to_path_buf(),
             source,
         })?;
         Ok(Lines {
             path: shown.to_path_buf(),
-            reader: BufReader::with_capacity(1 << 16, f),
-            buf: String::new(),
-            end: 0,
+            file,
+            text: String::new(),
+            next: 0,
+            span: (0, 0),
+            rest: Vec::new(),
+            bad: false,
+            eof: false,
             line: 0,
             bytes: 0,
         })
@@ -49,41 +73,185 @@ impl Lines {
 
     /// Moves to the next non-blank line; `false` at the end.
     pub(crate) fn advance(&mut self) -> Result<bool, InputError> {
-        let end = loop {
-            self.buf.clear();
-            let n = match self.reader.read_line(&mut self.buf) {
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-                    self.line += 1;
-                    return Err(self.error(
-                        1,
-                        "the line is not UTF-8 text; a dump is JSON lines (kcat -J)".to_string(),
-                    ));
+        loop {
+            if self.next >= self.text.len() {
+                if !self.fill()? {
+                    return Ok(false);
                 }
-                Err(source) => {
-                    return Err(InputError::Io {
-                        path: self.path.clone(),
-                        source,
-                    })
-                }
-            };
-            if n == 0 {
-                return Ok(false);
+                continue;
             }
-            self.bytes += n as u64;
+            let from = self.next;
+            let bytes = self.text.as_bytes();
+            let newline = memchr::memchr(b'\n', &bytes[from..]).map(|i| from + i);
+            let mut end = newline.unwrap_or(bytes.len());
+            self.next = newline.map_or(end, |n| n + 1);
+            self.bytes += (self.next - from) as u64;
             self.line += 1;
-            let text = self.buf.strip_suffix('\n').unwrap_or(&self.buf);
-            let text = text.strip_suffix('\r').unwrap_or(text);
-            if !text.trim().is_empty() {
-                break text.len();
+            if end > from && bytes[end - 1] == b'\r' {
+                end -= 1;
             }
-        };
-        self.end = end;
-        Ok(true)
+            if !self.text[from..end].trim().is_empty() {
+                self.span = (from, end);
+                return Ok(true);
+            }
+        }
     }
 
     /// The current line, without its line ending.
     pub(crate) fn current(&self) -> &str {
-        &self.buf[..self.end]
+        &self.text[self.span.0..self.span.1]
+    }
+
+    /// Replaces the lines, all handed out, with the next whole lines of
+    /// the file (at its end, what is left); `false` when there are none.
+    fn fill(&mut self) -> Result<bool, InputError> {
+        let mut buf = std::mem::take(&mut self.text).into_bytes();
+        buf.clear();
+        (self.next, self.span) = (0, (0, 0));
+        if self.bad {
+            // Reported once; the reader ends there.
+            self.line += 1;
+            (self.bad, self.eof) = (false, true);
+            self.rest.clear();
+            return Err(self.error(
+                1,
+                "the line is not UTF-8 text; a dump is JSON lines (kcat -J)".to_string(),
+            ));
+        }
+        buf.append(&mut self.rest);
+        // Until the buffer holds a newline, or the file ends.
+        while !self.eof {
+            let have = buf.len();
+            buf.resize(have + CHUNK, 0);
+            let n = loop {
+                match self.file.read(&mut buf[have..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(source) => {
+                        return Err(InputError::Io {
+                            path: self.path.clone(),
+                            source,
+                        })
+                    }
+                }
+            };
+            buf.truncate(have + n);
+            if n == 0 {
+                self.eof = true;
+            } else if memchr::memchr(b'\n', &buf[have..]).is_some() {
+                break;
+            }
+        }
+        if buf.is_empty() {
+            self.text = String::from_utf8(buf).unwrap_or_default();
+            return Ok(false);
+        }
+        // The bytes after the last newline are the start of a line: they
+        // wait for the next read (at the end of the file they are a line).
+        let cut = match self.eof {
+            true => buf.len(),
+            false => memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1),
+        };
+        self.rest.extend_from_slice(&buf[cut..]);
+        buf.truncate(cut);
+        self.text = match String::from_utf8(buf) {
+            Ok(text) => text,
+            Err(e) => {
+                // The lines before the one that is not UTF-8 are read
+                // first; that line is an error when it is reached.
+                let valid = e.utf8_error().valid_up_to();
+                let mut buf = e.into_bytes();
+                let start = memchr::memrchr(b'\n', &buf[..valid]).map_or(0, |i| i + 1);
+                let mut after = buf.split_off(start);
+                after.append(&mut self.rest);
+                self.rest = after;
+                self.bad = true;
+                // Valid: it ends before the first byte that is not.
+                String::from_utf8(buf).unwrap_or_default()
+            }
+        };
+        Ok(!self.text.is_empty() || self.bad)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(bytes: &[u8]) -> (Vec<(usize, String)>, Option<InputError>, u64) {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("dump.jsonl");
+        std::fs::write(&path, bytes).expect("write");
+        let mut lines = Lines::open_as(&path, &path).expect("open");
+        let mut got = Vec::new();
+        loop {
+            match lines.advance() {
+                Ok(true) => got.push((lines.line, lines.current().to_string())),
+                Ok(false) => return (got, None, lines.bytes),
+                Err(e) => return (got, Some(e), lines.bytes),
+            }
+        }
+    }
+
+    /// The lines as `BufRead::lines` splits them, numbered, blank ones left out.
+    fn expected(text: &str) -> Vec<(usize, String)> {
+        text.split('\n')
+            .enumerate()
+            .map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l).to_string()))
+            .filter(|(_, l)| !l.trim().is_empty())
+            .collect()
+    }
+
+    #[test]
+    fn lines_across_reads_are_whole_numbered_and_counted() {
+        // Lines of every length around the read size, one far longer than
+        // it, CRLF endings, blank and whitespace-only lines, non-ASCII
+        // text split by a read, and a last line without its newline.
+        let mut text = String::new();
+        for i in 0..400 {
+            let len = (i * 997) % 700;
+            text.push_str(&format!("{i}:{}é", "x".repeat(len)));
+            text.push_str(match i % 5 {
+                0 => "\r\n",
+                1 => "\n \t\n",
+                2 => "\n\n",
+                _ => "\n",
+            });
+        }
+        text.push_str(&"y".repeat(3 * CHUNK + 17));
+        text.push_str("\n\u{a0}\u{2028}\nlast without newline");
+        let (got, err, bytes) = read_all(text.as_bytes());
+        assert!(err.is_none(), "{err:?}");
+        assert_eq!(got, expected(&text));
+        assert_eq!(bytes, text.len() as u64);
+        let (got, err, bytes) = read_all(b"");
+        assert!(got.is_empty() && err.is_none() && bytes == 0);
+        let (got, _, _) = read_all(b"\n\n  \n");
+        assert!(got.is_empty());
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_an_error_at_its_number_after_the_lines_before() {
+        for before in [3usize, 900, 2_000] {
+            let mut bytes = Vec::new();
+            for i in 0..before {
+                bytes.extend_from_slice(format!("line {i} {}\n", "z".repeat(i % 90)).as_bytes());
+            }
+            bytes.extend_from_slice(b"bad \xff\xfe line\nafter\n");
+            let (got, err, _) = read_all(&bytes);
+            assert_eq!(got.len(), before);
+            assert_eq!(got.last().map(|l| l.0), Some(before));
+            match err {
+                Some(InputError::Dump { line, message, .. }) => {
+                    assert_eq!(line, before + 1);
+                    assert!(message.contains("not UTF-8"), "{message}");
+                }
+                other => panic!("expected the UTF-8 error, got {other:?}"),
+            }
+        }
+        // A multi-byte character cut by the end of the file.
+        let (got, err, _) = read_all("ok\nends in \u{e9}".as_bytes().split_last().expect("b").1);
+        assert_eq!(got, vec![(1, "ok".to_string())]);
+        assert!(matches!(err, Some(InputError::Dump { line: 2, .. })), "{err:?}");
     }
 }
