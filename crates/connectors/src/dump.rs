@@ -60,7 +60,7 @@ pub struct RawRecord<'a> {
 
 /// Parses one dump line: the plain kcat -J shape on the fast path
 /// (`dump/fast.rs`), any other line (and every error) on the general one.
-pub fn parse_raw(line: &str) -> Result<RawRecord<'static>, DumpError> {
+pub fn parse_raw(line: &str) -> Result<RawRecord<'_>, DumpError> {
     match fast::parse(line) {
         Some(r) => Ok(r),
         None => parse_general(line),

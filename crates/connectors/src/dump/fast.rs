@@ -11,10 +11,10 @@
 use std::borrow::Cow;
 
 use super::RawRecord;
-use crate::json::flat::{scan, unescape, Token};
+use crate::json::flat::{scan, unescape_bytes, Token};
 
 /// The record of `line`, if it has the plain shape.
-pub(super) fn parse(line: &str) -> Option<RawRecord<'static>> {
+pub(super) fn parse(line: &str) -> Option<RawRecord<'_>> {
     let mut topic = None;
     let (mut partition, mut offset, mut ts) = (None, None, None);
     let (mut key, mut payload) = (None, None);
@@ -26,7 +26,7 @@ pub(super) fn parse(line: &str) -> Option<RawRecord<'static>> {
             "topic" => {
                 first(topic.is_some())?;
                 let Token::Str(t) = token else { return None };
-                topic = Some(t.to_string());
+                topic = Some(t);
             }
             "partition" => {
                 first(partition.is_some())?;
@@ -64,7 +64,7 @@ pub(super) fn parse(line: &str) -> Option<RawRecord<'static>> {
         Some(())
     })?;
     Some(RawRecord {
-        topic: Cow::Owned(topic?),
+        topic: Cow::Borrowed(topic?),
         partition: partition?,
         offset: offset.flatten(),
         ts: ts?,
@@ -78,7 +78,7 @@ fn bytes(token: Token<'_>) -> Option<Option<Vec<u8>>> {
     match token {
         Token::Null => Some(None),
         Token::Str(s) => Some(Some(s.as_bytes().to_vec())),
-        Token::Escaped(s) => Some(Some(unescape(s).into_bytes())),
+        Token::Escaped(s) => Some(Some(unescape_bytes(s))),
         _ => None,
     }
 }

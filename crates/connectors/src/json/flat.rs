@@ -110,31 +110,67 @@ pub(crate) fn plain_run(bytes: &[u8]) -> Option<usize> {
         .map(|i| at + i)
 }
 
-/// The text of an [`Token::Escaped`] string, unescaped (the scanner
-/// checked its escapes: each is one of `\" \\ \/ \b \f \n \r \t`, all
-/// ASCII, so the runs between them are whole characters).
+/// The text of an [`Token::Escaped`] string, unescaped (see
+/// [`unescape_bytes`]).
 pub(crate) fn unescape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    // Inside a checked string only a backslash stops a run.
-    while let Some(at) = memchr::memchr(b'\\', rest.as_bytes()) {
-        out.push_str(&rest[..at]);
-        let Some(c) = rest[at + 1..].chars().next() else {
+    // The unescaped bytes are UTF-8: escapes of ASCII characters became
+    // those characters, the runs between them are copied whole.
+    String::from_utf8(unescape_bytes(text)).unwrap_or_default()
+}
+
+/// The bytes of an [`Token::Escaped`] string, unescaped. The scanner
+/// checked its escapes: each is one of `\" \\ \/ \b \f \n \r \t`, a
+/// backslash and an ASCII character, so the runs between them are whole
+/// characters and an escape is replaced byte for byte.
+pub(crate) fn unescape_bytes(text: &str) -> Vec<u8> {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut at = 0;
+    while let Some(run) = backslash(&b[at..]) {
+        out.extend_from_slice(&b[at..at + run]);
+        let Some(&c) = b.get(at + run + 1) else {
             break;
         };
         out.push(match c {
-            'b' => '\u{8}',
-            'f' => '\u{c}',
-            'n' => '\n',
-            'r' => '\r',
-            't' => '\t',
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
             // `"`, `\\` and `/` stand for themselves.
             other => other,
         });
-        rest = &rest[at + 1 + c.len_utf8()..];
+        at += run + 2;
     }
-    out.push_str(rest);
+    out.extend_from_slice(&b[at.min(b.len())..]);
     out
+}
+
+/// Where the first backslash of `bytes` is, eight bytes at a time (an
+/// escaped payload's runs are short: a call to memchr per run costs more
+/// than the run).
+#[inline]
+fn backslash(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let mut at = 0;
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        let mut word = [0; 8];
+        word.copy_from_slice(w);
+        let v = u64::from_le_bytes(word) ^ (ONES * u64::from(b'\\'));
+        // The lowest flag is exact (as in `plain_run`).
+        let hit = v.wrapping_sub(ONES) & !v & HIGH;
+        if hit != 0 {
+            return Some(at + hit.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(|&c| c == b'\\')
+        .map(|i| at + i)
 }
 
 struct Scanner<'a> {
