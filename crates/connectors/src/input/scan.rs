@@ -15,6 +15,7 @@ use sonic_rs::JsonValueTrait;
 use super::lines::Lines;
 use super::{InputError, Topics};
 use crate::dump::parse_raw;
+use crate::json::flat::json_int;
 
 /// A record's header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,21 +146,6 @@ fn plain(line: &str, topics: &mut Topics) -> Option<Header> {
 /// null) is left to the full parse.
 fn int(v: &sonic_rs::LazyValue<'_>) -> Option<i64> {
     json_int(v.as_raw_str())
-}
-
-/// An integer as JSON writes one that the full parse reads as an integer:
-/// an optional minus and digits without leading zeros (not `+1`, `01` or
-/// `-0`, which Rust's parser would take).
-fn json_int(s: &str) -> Option<i64> {
-    let digits = s.strip_prefix('-').unwrap_or(s);
-    let plain = !digits.is_empty()
-        && digits.bytes().all(|b| b.is_ascii_digit())
-        && (digits == "0" || !digits.starts_with('0'))
-        && s != "-0";
-    if !plain {
-        return None;
-    }
-    s.parse().ok()
 }
 
 /// The plain case, read lazily; `None` for anything else. Fields repeated

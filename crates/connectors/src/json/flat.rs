@@ -66,48 +66,84 @@ pub(crate) fn scan<'a>(
     (s.at == s.bytes.len()).then_some(())
 }
 
-/// The bytes that end a string's plain run: the closing quote, a
-/// backslash (an escape) and control characters.
-const STRING_STOP: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        t[b] = true;
-        b += 1;
-    }
-    t[b'"' as usize] = true;
-    t[b'\\' as usize] = true;
-    t
-};
+const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+const LOW: u64 = u64::from_ne_bytes([0x7f; 8]);
+const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
 
-/// The length of `bytes`' run before its first quote, backslash or
-/// control character (`None`: there is none). Eight bytes at a time: a
-/// byte is flagged when it equals `"` or `\\`, or is below 0x20; the
-/// lowest flag is exact (a false one can only follow a true one), and
-/// bytes are read little-endian, so it is the first such byte.
-#[inline(never)]
-pub(crate) fn plain_run(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
-    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    let mut at = 0;
-    let mut words = bytes.chunks_exact(8);
-    for w in &mut words {
+/// Per byte of the word `v`, its high bit set where the byte is zero,
+/// exactly: a byte's low seven bits plus 0x7f carry into its own high
+/// bit, never into the next byte.
+#[inline(always)]
+fn zero_bytes(v: u64) -> u64 {
+    !(((v & LOW) + LOW) | v | LOW)
+}
+
+/// Per byte of the word `v`, its high bit set where a string stops being
+/// plain: a quote, a backslash, a control character (below 0x20). Exact
+/// for every byte, so that all of a word's stops can be taken in turn.
+#[inline(always)]
+fn stops(v: u64) -> u64 {
+    let control = !(((v & LOW) + ONES * (0x80 - 0x20)) | v) & HIGH;
+    zero_bytes(v ^ (ONES * u64::from(b'"'))) | zero_bytes(v ^ (ONES * u64::from(b'\\'))) | control
+}
+
+/// Whether `c` may follow a backslash on the fast path (`\u`, with its
+/// surrogate pairs, lone or not, is the general path's).
+#[inline(always)]
+fn simple_escape(c: u8) -> bool {
+    matches!(c, b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')
+}
+
+/// The end of the string whose text starts at `bytes[from]`: the index of
+/// its closing quote, and whether it holds escape sequences (each a
+/// simple one). `None`: a control character, another escape, no end.
+///
+/// Eight bytes at a time, and every stop of a word taken in the word: a
+/// string of escaped JSON (a dump's payload) has an escape every few
+/// bytes, so going back to the byte loop, or to a call, per run would
+/// cost more than the runs.
+#[inline]
+pub(crate) fn string_end(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
+    let mut escaped = false;
+    let mut i = from;
+    loop {
+        let Some(w) = bytes.get(i..i + 8) else {
+            // Fewer than eight bytes left: one at a time.
+            match *bytes.get(i)? {
+                b'"' => return Some((i, escaped)),
+                b'\\' if simple_escape(*bytes.get(i + 1)?) => {
+                    escaped = true;
+                    i += 2;
+                }
+                c if c < 0x20 || c == b'\\' => return None,
+                _ => i += 1,
+            }
+            continue;
+        };
         let mut word = [0; 8];
         word.copy_from_slice(w);
-        let v = u64::from_le_bytes(word);
-        let stop = zero(v ^ (ONES * u64::from(b'"')))
-            | zero(v ^ (ONES * u64::from(b'\\')))
-            | (v.wrapping_sub(ONES * 0x20) & !v & HIGH);
-        if stop != 0 {
-            return Some(at + stop.trailing_zeros() as usize / 8);
+        let mut stop = stops(u64::from_le_bytes(word));
+        let mut next = i + 8;
+        while stop != 0 {
+            let j = i + stop.trailing_zeros() as usize / 8;
+            match bytes[j] {
+                b'"' => return Some((j, escaped)),
+                b'\\' if simple_escape(*bytes.get(j + 1)?) => {
+                    escaped = true;
+                    // The escaped character is text, not a stop.
+                    let past = j + 2 - i;
+                    if past >= 8 {
+                        next = j + 2;
+                        stop = 0;
+                    } else {
+                        stop &= !0u64 << (8 * past);
+                    }
+                }
+                _ => return None,
+            }
         }
-        at += 8;
+        i = next;
     }
-    let tail = words.remainder();
-    tail.iter()
-        .position(|&b| STRING_STOP[usize::from(b)])
-        .map(|i| at + i)
 }
 
 /// The text of an [`Token::Escaped`] string, unescaped (see
@@ -151,16 +187,12 @@ pub(crate) fn unescape_bytes(text: &str) -> Vec<u8> {
 /// than the run).
 #[inline]
 fn backslash(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
     let mut at = 0;
     let mut words = bytes.chunks_exact(8);
     for w in &mut words {
         let mut word = [0; 8];
         word.copy_from_slice(w);
-        let v = u64::from_le_bytes(word) ^ (ONES * u64::from(b'\\'));
-        // The lowest flag is exact (as in `plain_run`).
-        let hit = v.wrapping_sub(ONES) & !v & HIGH;
+        let hit = zero_bytes(u64::from_le_bytes(word) ^ (ONES * u64::from(b'\\')));
         if hit != 0 {
             return Some(at + hit.trailing_zeros() as usize / 8);
         }
@@ -171,6 +203,36 @@ fn backslash(bytes: &[u8]) -> Option<usize> {
         .iter()
         .position(|&c| c == b'\\')
         .map(|i| at + i)
+}
+
+/// An integer as JSON writes one, read as the general path reads it as an
+/// integer: an optional minus and digits without leading zeros, that fit
+/// in 64 bits; not `+1`, `01`, `1.0` or `-0` (which sonic-rs, as Jackson,
+/// reads as a double, -0.0). One pass over the digits.
+pub(crate) fn json_int(s: &str) -> Option<i64> {
+    let (negative, digits) = match s.as_bytes() {
+        [b'-', rest @ ..] => (true, rest),
+        all => (false, all),
+    };
+    match digits {
+        [] => return None,
+        [b'0'] if negative => return None,
+        [b'0', _, ..] => return None,
+        _ => {}
+    }
+    // Summed below zero, so that i64::MIN fits.
+    let mut v: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_sub(i64::from(d - b'0'))?;
+    }
+    if negative {
+        Some(v)
+    } else {
+        v.checked_neg()
+    }
 }
 
 struct Scanner<'a> {
@@ -205,29 +267,8 @@ impl<'a> Scanner<'a> {
     fn string(&mut self) -> Option<(&'a str, bool)> {
         self.expect(b'"')?;
         let start = self.at;
-        let mut escaped = false;
-        // Plain runs (most strings are one) up to the closing quote, an
-        // escape between two, giving up at a control character or an
-        // invalid escape (a string of escaped JSON, as a dump's payload,
-        // is many short runs: each is skipped eight bytes at a time).
-        loop {
-            self.at += plain_run(self.bytes.get(self.at..)?)?;
-            match self.bytes[self.at] {
-                b'"' => break,
-                b'\\' => {
-                    escaped = true;
-                    // `\u` (with its surrogate pairs, lone or not) is the
-                    // general path's.
-                    match self.bytes.get(self.at + 1)? {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.at += 2,
-                        _ => return None,
-                    }
-                }
-                _ => return None,
-            }
-        }
-        let end = self.at;
-        self.at += 1;
+        let (end, escaped) = string_end(self.bytes, start)?;
+        self.at = end + 1;
         // Quotes are ASCII: both ends lie on character boundaries.
         Some((self.text.get(start..end)?, escaped))
     }
@@ -278,10 +319,9 @@ impl<'a> Scanner<'a> {
             self.some_digits()?;
         }
         let text = self.text.get(start..self.at)?;
-        // sonic-rs reads `-0` as a double (-0.0), as Jackson does.
-        Some(match text.parse::<i64>() {
-            Ok(i) if integer && text != "-0" => Token::Int(i),
-            _ => Token::Other,
+        Some(match integer.then(|| json_int(text)).flatten() {
+            Some(i) => Token::Int(i),
+            None => Token::Other,
         })
     }
 
@@ -371,18 +411,54 @@ mod tests {
         );
     }
 
+    #[test]
+    fn json_int_reads_what_rust_reads_of_json_integers() {
+        for text in [
+            "0", "7", "-7", "10", "9223372036854775807", "-9223372036854775808", "1757808000000",
+        ] {
+            assert_eq!(json_int(text), text.parse().ok(), "{text}");
+        }
+        for text in [
+            "", "-", "-0", "01", "-01", "+1", "1.0", "1e3", " 1", "1 ", "9223372036854775808",
+            "-9223372036854775809", "99999999999999999999", "1a", "--1",
+        ] {
+            assert_eq!(json_int(text), None, "{text}");
+        }
+    }
+
     use proptest::prelude::*;
 
     proptest! {
-        /// Eight bytes at a time finds what a byte at a time finds, on
-        /// bytes of every value (multi-byte characters included).
+        /// Eight bytes at a time ends a string where a byte at a time
+        /// does, on bytes of every value (multi-byte characters, every
+        /// escape, escapes across words included).
         #[test]
-        fn plain_run_stops_where_a_byte_scan_does(bytes in prop::collection::vec(any::<u8>(), 0..40), plain in 0usize..30) {
-            // Often a long plain run first, so that the stop is past a word.
+        fn string_end_is_where_a_byte_scan_ends(
+            bytes in prop::collection::vec(prop_oneof![
+                4 => Just(b'a'), 2 => Just(b'\\'), 2 => Just(b'"'), 1 => Just(b'n'),
+                1 => Just(b'u'), 1 => any::<u8>(),
+            ], 0..60),
+            plain in 0usize..20,
+        ) {
             let mut v: Vec<u8> = std::iter::repeat_n(b'a', plain).collect();
             v.extend(bytes);
-            let expected = v.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20);
-            prop_assert_eq!(plain_run(&v), expected);
+            let mut expected = None;
+            let (mut i, mut escaped) = (0, false);
+            while let Some(&c) = v.get(i) {
+                match c {
+                    b'"' => { expected = Some((i, escaped)); break; }
+                    b'\\' => match v.get(i + 1) {
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                            escaped = true;
+                            i += 2;
+                        }
+                        _ => break,
+                    },
+                    c if c < 0x20 => break,
+                    _ => i += 1,
+                }
+            }
+            prop_assert_eq!(string_end(&v, 0), expected);
         }
     }
 }
