@@ -116,7 +116,8 @@ pub fn sort(
     let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
     let total: u64 = read.iter().map(|(_, p)| size(p)).sum();
     let mut topics = Topics::default();
-    let mut partitions: BTreeMap<(usize, u32, i32), First> = BTreeMap::new();
+    // Looked up on every line: a hash map, ordered once at the end.
+    let mut partitions: hashbrown::HashMap<(usize, u32, i32), First> = hashbrown::HashMap::new();
     let (mut records, mut first_ts, mut done) = (0u64, None::<i64>, 0u64);
     // Per dump: the sliding window that orders it (in records, None: too
     // far out of order), and its records.
@@ -195,7 +196,7 @@ pub fn sort(
     }
     Ok(Sorted {
         topics: topics.names,
-        partitions,
+        partitions: partitions.into_iter().collect(),
         records,
         first_ts,
         runs_spilled,

@@ -66,7 +66,7 @@ pub(crate) fn scan<'a>(
     (s.at == s.bytes.len()).then_some(())
 }
 
-const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+pub(crate) const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
 const LOW: u64 = u64::from_ne_bytes([0x7f; 8]);
 const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
 
@@ -74,7 +74,7 @@ const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
 /// exactly: a byte's low seven bits plus 0x7f carry into its own high
 /// bit, never into the next byte.
 #[inline(always)]
-fn zero_bytes(v: u64) -> u64 {
+pub(crate) fn zero_bytes(v: u64) -> u64 {
     !(((v & LOW) + LOW) | v | LOW)
 }
 
