@@ -12,6 +12,8 @@
 //!   line, which `lowwater replay` reads and writes; [`input`] reads dumps
 //!   as a job's inputs, in arrival order.
 //!
+//! [`lines`] reads a file's lines for the `filesystem` source.
+//!
 //! Kafka, filesystem, datagen and print connectors for the live runtime
 //! come with it.
 
@@ -21,5 +23,6 @@ pub mod datagen;
 pub mod dump;
 pub mod input;
 pub mod json;
+pub mod lines;
 pub mod row;
 pub mod sink;

@@ -3,8 +3,6 @@
 //! generates a datagen partition's rows, or reads a file's lines, and sends
 //! each on this way without a call (and a frame) per record.
 
-use std::io::BufRead;
-
 use lowwater_connectors::row::{Built, RecordError, RecordRef};
 use lowwater_core::source::SplitId;
 use lowwater_core::{Millis, Row, Timestamp};
@@ -171,19 +169,12 @@ impl SourceTask {
         row: &mut Row,
         nulled: &mut u64,
     ) -> Result<Result<Built, RecordError>, Result<Read, RunError>> {
-        let Input::Lines {
-            path,
-            reader,
-            buf,
-            line,
-        } = &mut self.inputs[i].1
-        else {
+        let Input::Lines { path, reader, line } = &mut self.inputs[i].1 else {
             return Err(Ok(Read::Exhausted));
         };
-        buf.clear();
-        match reader.read_until(b'\n', buf) {
-            Ok(0) => return Err(Ok(Read::Exhausted)),
-            Ok(_) => {}
+        let buf = match reader.next_line() {
+            Ok(None) => return Err(Ok(Read::Exhausted)),
+            Ok(Some(buf)) => buf,
             Err(e) => {
                 return Err(Err(RunError::Io(format!(
                     "{}:{}: {e}",
@@ -191,9 +182,9 @@ impl SourceTask {
                     *line + 1
                 ))))
             }
-        }
+        };
         *line += 1;
-        let mut bytes = &buf[..];
+        let mut bytes = buf;
         while let [rest @ .., b'\n' | b'\r'] = bytes {
             bytes = rest;
         }

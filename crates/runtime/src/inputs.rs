@@ -256,19 +256,12 @@ fn bounded(table: &lowwater_sql::plan::TableDef) -> bool {
 /// already read); Kafka and datagen inputs position themselves.
 fn skip_to(input: &mut Input, pos: i64) -> Result<(), RunError> {
     match input {
-        Input::Lines {
-            path,
-            reader,
-            buf,
-            line,
-        } => {
-            use std::io::BufRead;
+        Input::Lines { path, reader, line } => {
             while (*line as i64) < pos {
-                buf.clear();
-                let n = reader
-                    .read_until(b'\n', buf)
+                let read = reader
+                    .next_line()
                     .map_err(|e| RunError::Io(format!("{}: {e}", path.display())))?;
-                if n == 0 {
+                if read.is_none() {
                     return Err(RunError::Usage(format!(
                         "{}: the checkpoint read {pos} lines of it, but it has only {line} now; \
                          was the file replaced? Start without state with --reset-state",
@@ -440,14 +433,12 @@ fn source_inputs(
             for (i, f) in files.into_iter().enumerate() {
                 let file = std::fs::File::open(&f)
                     .map_err(|e| RunError::Io(format!("{}: {e}", f.display())))?;
-                let reader = std::io::BufReader::with_capacity(1 << 16, file);
                 inputs.push((
                     table.name.clone(),
                     i as i32,
                     Input::Lines {
                         path: f,
-                        reader,
-                        buf: Vec::new(),
+                        reader: lowwater_connectors::lines::ByteLines::new(file),
                         line: 0,
                     },
                 ));

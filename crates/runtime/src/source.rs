@@ -65,8 +65,7 @@ pub(crate) enum Input {
     /// JSON lines of a file.
     Lines {
         path: PathBuf,
-        reader: std::io::BufReader<std::fs::File>,
-        buf: Vec<u8>,
+        reader: lowwater_connectors::lines::ByteLines,
         line: usize,
     },
     /// Generated rows.

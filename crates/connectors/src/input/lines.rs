@@ -252,6 +252,9 @@ mod tests {
         // A multi-byte character cut by the end of the file.
         let (got, err, _) = read_all("ok\nends in \u{e9}".as_bytes().split_last().expect("b").1);
         assert_eq!(got, vec![(1, "ok".to_string())]);
-        assert!(matches!(err, Some(InputError::Dump { line: 2, .. })), "{err:?}");
+        assert!(
+            matches!(err, Some(InputError::Dump { line: 2, .. })),
+            "{err:?}"
+        );
     }
 }

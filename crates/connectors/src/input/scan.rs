@@ -193,11 +193,16 @@ mod tests {
 
     /// The check as it was written first: each name found by memmem.
     fn names_by_search(rest: &[u8]) -> bool {
-        [&b"\"topic\""[..], b"\"partition\"", b"\"offset\"", b"\"ts\""]
-            .iter()
-            .any(|name| {
-                memchr::memmem::find_iter(rest, name).any(|at| at == 0 || rest[at - 1] != b'\\')
-            })
+        [
+            &b"\"topic\""[..],
+            b"\"partition\"",
+            b"\"offset\"",
+            b"\"ts\"",
+        ]
+        .iter()
+        .any(|name| {
+            memchr::memmem::find_iter(rest, name).any(|at| at == 0 || rest[at - 1] != b'\\')
+        })
     }
 
     use proptest::prelude::*;
