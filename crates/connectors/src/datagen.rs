@@ -331,14 +331,32 @@ impl DatagenPartition {
     /// generated are never lost: the partition is not
     /// [`finished`](DatagenPartition::finished) while it holds any.
     pub fn take(&mut self, now: Timestamp) -> bool {
-        if self.credit == 0 {
-            self.credit = self.due(now, AHEAD);
-        }
-        if self.credit == 0 {
+        if self.reserve(now, 1) == 0 {
             return false;
         }
         self.credit -= 1;
         true
+    }
+
+    /// How many rows due by `now` may be made next, one after another, by
+    /// [`DatagenPartition::generate_next`] (at most `max`; 0: none is due).
+    /// [`DatagenPartition::take`] for a run of rows: the schedule and the
+    /// partition's end are asked once, not per row.
+    pub fn reserve(&mut self, now: Timestamp, max: u64) -> u64 {
+        if self.credit == 0 {
+            self.credit = self.due(now, AHEAD);
+        }
+        self.credit.min(max)
+    }
+
+    /// Counts and generates one of the rows [`DatagenPartition::reserve`]
+    /// said may be made (as [`DatagenPartition::take`] and then
+    /// [`DatagenPartition::generate`]).
+    #[inline]
+    pub fn generate_next(&mut self, now: Timestamp, row: &mut Row) {
+        debug_assert!(self.credit > 0, "generate_next without a reserved row");
+        self.credit = self.credit.saturating_sub(1);
+        self.generate(now, row);
     }
 
     /// When the next row is due (for sleeping until then); `None` if never.

@@ -118,45 +118,56 @@ impl SourceTask {
         }
     }
 
-    /// The next row of datagen input `i`, generated at `now` into `row`
-    /// and completed (its metadata and computed columns), or why there is
-    /// none.
+    /// Up to `max` rows of datagen input `i`, generated at `now` into
+    /// `row` one after another, completed (their metadata and computed
+    /// columns) and delivered; how many, and why it stopped. The schedule
+    /// and the partition's end are asked once per run of due rows.
     #[inline(always)]
-    pub(crate) fn generate(
+    fn generate_run(
         &mut self,
         i: usize,
+        id: SplitId,
         now: Timestamp,
         row: &mut Row,
-    ) -> Result<Result<Built, RecordError>, Read> {
-        let Input::Gen(g) = &mut self.inputs[i].1 else {
-            return Err(Read::Exhausted);
-        };
-        if g.finished() {
-            return Err(Read::Exhausted);
+        max: usize,
+    ) -> (usize, Result<Read, RunError>) {
+        let mut n = 0;
+        while n < max {
+            let ready = match &mut self.inputs[i].1 {
+                Input::Gen(g) if !g.finished() => g.reserve(now, (max - n) as u64) as usize,
+                _ => return (n, Ok(Read::Exhausted)),
+            };
+            if ready == 0 {
+                // An unbounded partition that never produces (or has a
+                // zero rate) is not done: it holds its watermark like a
+                // silent Kafka partition.
+                let done = matches!(&self.inputs[i].1, Input::Gen(g) if g.finished());
+                return (n, Ok(if done { Read::Exhausted } else { Read::Nothing }));
+            }
+            for _ in 0..ready {
+                let Input::Gen(g) = &mut self.inputs[i].1 else {
+                    return (n, Ok(Read::Exhausted));
+                };
+                g.generate_next(now, row);
+                let rec = RecordRef {
+                    topic: &self.plan.tables[self.rows.table_index()].name,
+                    partition: g.partition(),
+                    offset: None,
+                    ts: now,
+                    payload: None,
+                    key: None,
+                };
+                let built = self
+                    .rows
+                    .complete(rec, row)
+                    .and_then(|_| self.rows.event_time(row, self.rows.ignores_errors()));
+                if let Err(e) = self.deliver(i, id, built, row, 0, now) {
+                    return (n, Err(e));
+                }
+                n += 1;
+            }
         }
-        if !g.take(now) {
-            // An unbounded partition that never produces (or has a zero
-            // rate) is not done: it holds its watermark like a silent
-            // Kafka partition.
-            return Err(if g.finished() {
-                Read::Exhausted
-            } else {
-                Read::Nothing
-            });
-        }
-        g.generate(now, row);
-        let rec = RecordRef {
-            topic: &self.plan.tables[self.rows.table_index()].name,
-            partition: g.partition(),
-            offset: None,
-            ts: now,
-            payload: None,
-            key: None,
-        };
-        Ok(self
-            .rows
-            .complete(rec, row)
-            .and_then(|_| self.rows.event_time(row, self.rows.ignores_errors())))
+        (n, Ok(Read::Record))
     }
 
     /// The next line of file input `i` decoded into `row` (`nulled`
@@ -212,25 +223,16 @@ impl SourceTask {
     ) -> (usize, Result<Read, RunError>) {
         let id = self.inputs[i].0;
         if matches!(self.inputs[i].1, Input::Gen(_)) {
-            for n in 0..max {
-                let built = match self.generate(i, now, row) {
-                    Ok(built) => built,
-                    Err(read) => return (n, Ok(read)),
-                };
-                if let Err(e) = self.deliver(i, id, built, row, 0, now) {
-                    return (n, Err(e));
-                }
-            }
-        } else {
-            for n in 0..max {
-                let mut nulled = 0;
-                let built = match self.next_line(i, now, row, &mut nulled) {
-                    Ok(built) => built,
-                    Err(read) => return (n, read),
-                };
-                if let Err(e) = self.deliver(i, id, built, row, nulled, now) {
-                    return (n, Err(e));
-                }
+            return self.generate_run(i, id, now, row, max);
+        }
+        for n in 0..max {
+            let mut nulled = 0;
+            let built = match self.next_line(i, now, row, &mut nulled) {
+                Ok(built) => built,
+                Err(read) => return (n, read),
+            };
+            if let Err(e) = self.deliver(i, id, built, row, nulled, now) {
+                return (n, Err(e));
             }
         }
         (max, Ok(Read::Record))
@@ -238,10 +240,18 @@ impl SourceTask {
 
     /// Whether every INSERT reading this source can place event time `ts`
     /// in a window (an absurd time is the record's error, with its place).
+    #[inline(always)]
     fn placeable(&self, ts: Timestamp) -> Result<(), RecordError> {
         if ts > self.placeable_above {
             return Ok(());
         }
+        self.check_placeable(ts)
+    }
+
+    /// [`SourceTask::placeable`] of a time near MIN, against each window.
+    #[cold]
+    #[inline(never)]
+    fn check_placeable(&self, ts: Timestamp) -> Result<(), RecordError> {
         for out in &self.outs {
             let pl = &self.plan.pipelines[out.pipeline];
             pl.window
