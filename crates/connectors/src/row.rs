@@ -276,10 +276,19 @@ impl RowBuilder {
 
     /// Fills metadata and computed columns of a row whose physical columns
     /// are set (by the decoder, or by a generator).
+    #[inline]
     pub fn complete(&self, rec: RecordRef<'_>, row: &mut Row) -> Result<(), RecordError> {
         if row.len() != self.table.columns.len() {
             row.resize(self.table.columns.len(), Value::Null);
         }
+        if self.derived.is_empty() {
+            return Ok(());
+        }
+        self.derive(rec, row)
+    }
+
+    /// The metadata and computed columns of [`RowBuilder::complete`].
+    fn derive(&self, rec: RecordRef<'_>, row: &mut Row) -> Result<(), RecordError> {
         for &i in &self.derived {
             let c = &self.table.columns[i];
             match &c.source {

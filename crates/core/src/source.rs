@@ -90,6 +90,7 @@ impl SourceSubtask {
 
     /// A record with event time `ts` was read from split `id` at processing
     /// time `now`. Send the returned progress downstream before the record.
+    #[inline]
     pub fn on_record(&mut self, id: SplitId, ts: Timestamp, now: Timestamp) -> Result<Progress> {
         let i = self.index(id).ok_or_else(|| {
             Error::InvalidIndex(format!("split {id} is not assigned to this subtask"))

@@ -262,7 +262,7 @@ impl SourceTask {
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn track_kafka(&mut self, i: usize, ts: Option<Timestamp>) {
         if let (Input::Kafka, Some(offset)) = (&self.inputs[i].1, self.kafka_current) {
             self.track(i, offset, ts);

@@ -221,7 +221,9 @@ impl AggSpec {
         }
     }
 
-    /// Adds one row to `acc`.
+    /// Adds one row to `acc`. (`COUNT(*)` inline, where it is a count;
+    /// every other function out of line.)
+    #[inline]
     pub fn add(&self, acc: &mut Accumulator, row: &[Value]) {
         if self.func == AggFunc::CountStar {
             if let Accumulator::Count(n) = acc {
@@ -229,6 +231,11 @@ impl AggSpec {
             }
             return;
         }
+        self.add_arg(acc, row);
+    }
+
+    /// [`AggSpec::add`] of a function with an argument.
+    fn add_arg(&self, acc: &mut Accumulator, row: &[Value]) {
         let v = match self.column.and_then(|c| row.get(c)) {
             Some(v) if !v.is_null() => v,
             _ => return,
