@@ -28,7 +28,7 @@ impl BatchPool {
     /// Batches kept at most (more are in flight only briefly). A kept
     /// batch holds its values until it is taken again: no more than the
     /// same batches held in flight.
-    const KEEP: usize = 16;
+    const KEEP: usize = 32;
 
     /// An empty batch from the pool, or a new one with room for `records`
     /// records of `widths` (key, argument) values. A pooled batch that

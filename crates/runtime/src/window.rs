@@ -24,9 +24,9 @@ use crate::job::{RunError, Shared};
 use crate::source::{Envelope, Msg};
 
 /// Messages of channels held by a barrier alignment that a window subtask
-/// keeps before it gives the checkpoint up (batches of up to 16384
-/// records: about 2M records).
-const MAX_HELD: usize = 128;
+/// keeps before it gives the checkpoint up (batches of up to 8192 records:
+/// about 2M records).
+const MAX_HELD: usize = 256;
 
 /// A window subtask.
 pub(crate) struct WindowTask {

@@ -47,9 +47,10 @@ fn a_stalled_watermark_with_1m_keys_stops_at_the_limit_within_its_memory() {
         err.contains("more than lowwater.state.max-open-windows (400000) allows"),
         "{err}"
     );
-    // Every (window, key) state is counted every 4,096 records: at most that
-    // many past the limit. Each costs about 200 bytes (a COUNT per BIGINT
-    // key); 1 KB each is a generous bound that still catches a leak.
+    // Every (window, key) state is counted after every batch (of up to
+    // 8,192 records): at most that many past the limit. Each costs about
+    // 200 bytes (a COUNT per BIGINT key); 1 KB each is a generous bound
+    // that still catches a leak.
     let per_state = grown / LIMIT;
     eprintln!(
         "peak grew {} MB: {per_state} bytes per open (window, key)",
@@ -94,6 +95,8 @@ fn with_fire_oldest_the_windows_fire_early_and_the_job_goes_on() {
         t.records_in,
         "{t:?}"
     );
+    // Counted after every batch (of up to 8,192 records): at most a
+    // batch's new states past the limit.
     assert!(
         out.peak_open_windows["out"] <= LIMIT + 4_096 * 2,
         "{:?}",

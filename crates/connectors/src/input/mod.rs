@@ -111,16 +111,26 @@ pub fn load(inputs: &[(usize, PathBuf)]) -> Result<Inputs, InputError> {
 pub(crate) struct Topics {
     pub(crate) names: Vec<String>,
     ids: hashbrown::HashMap<String, u32>,
+    /// The number last given: a dump's lines are mostly of one topic, so
+    /// the name is compared with it before it is hashed.
+    last: u32,
 }
 
 impl Topics {
     pub(crate) fn id(&mut self, name: &str) -> u32 {
-        if let Some(&id) = self.ids.get(name) {
-            return id;
+        if self.names.get(self.last as usize).is_some_and(|n| n == name) {
+            return self.last;
         }
-        let id = self.names.len() as u32;
-        self.names.push(name.to_string());
-        self.ids.insert(name.to_string(), id);
+        let id = match self.ids.get(name) {
+            Some(&id) => id,
+            None => {
+                let id = self.names.len() as u32;
+                self.names.push(name.to_string());
+                self.ids.insert(name.to_string(), id);
+                id
+            }
+        };
+        self.last = id;
         id
     }
 }
