@@ -118,7 +118,11 @@ pub(crate) struct Topics {
 
 impl Topics {
     pub(crate) fn id(&mut self, name: &str) -> u32 {
-        if self.names.get(self.last as usize).is_some_and(|n| n == name) {
+        if self
+            .names
+            .get(self.last as usize)
+            .is_some_and(|n| n == name)
+        {
             return self.last;
         }
         let id = match self.ids.get(name) {
