@@ -166,8 +166,18 @@ impl Lines {
                 after.append(&mut self.rest);
                 self.rest = after;
                 self.bad = true;
-                // Valid: it ends before the first byte that is not.
-                String::from_utf8(buf).unwrap_or_default()
+                match String::from_utf8(buf) {
+                    // It ends before the first byte that is not UTF-8.
+                    Ok(valid) => valid,
+                    // Cannot happen; if it did, its first line would be
+                    // reported as not UTF-8 rather than lost.
+                    Err(e) => {
+                        let mut all = e.into_bytes();
+                        all.append(&mut self.rest);
+                        self.rest = all;
+                        String::new()
+                    }
+                }
             }
         };
         Ok(!self.text.is_empty() || self.bad)

@@ -150,8 +150,12 @@ pub(crate) fn string_end(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
 /// [`unescape_bytes`]).
 pub(crate) fn unescape(text: &str) -> String {
     // The unescaped bytes are UTF-8: escapes of ASCII characters became
-    // those characters, the runs between them are copied whole.
-    String::from_utf8(unescape_bytes(text)).unwrap_or_default()
+    // those characters, the runs between them are copied whole (were it
+    // otherwise, the text would show replacement characters, not vanish).
+    match String::from_utf8(unescape_bytes(text)) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
 }
 
 /// The bytes of an [`Token::Escaped`] string, unescaped. The scanner
