@@ -239,7 +239,8 @@ pub fn stall_report_in(
         source: cx.source.clone(),
         from_ts: s.from,
         to_ts: to,
-        duration_ms: to - s.from,
+        // Saturating: arrival times may lie near the ends of the range.
+        duration_ms: to.saturating_sub(s.from),
         resolved: s.resolved,
         watermark: wm(s.watermark),
         reason,
@@ -255,7 +256,7 @@ pub fn stalled_line(r: &StallReport, now: Timestamp) -> String {
         r.sink,
         r.watermark
             .map_or("MIN".to_string(), |w| format_timestamp(w, ' ')),
-        display_duration(now - r.from_ts),
+        display_duration(now.saturating_sub(r.from_ts)),
         r.reason
     )
 }

@@ -495,7 +495,11 @@ impl<'p> Engine<'p> {
         Some(Holder {
             subtask,
             split: split.map(|s| s.id),
-            silent_ms: self.now - split.and_then(|s| s.last_arrival).unwrap_or(self.t0),
+            // Saturating: a dump may hold arrival times near the ends of
+            // the range (a hostile or broken producer clock).
+            silent_ms: self
+                .now
+                .saturating_sub(split.and_then(|s| s.last_arrival).unwrap_or(self.t0)),
             never_had_record: split.is_none_or(|s| s.records == 0),
         })
     }
