@@ -1,8 +1,11 @@
-//! A file's lines as bytes, for the `filesystem` source: read 64 KiB at a
-//! time into one buffer and handed out as slices of it. `BufRead::
-//! read_until` copies every line into a buffer of the caller's first; on
-//! a file job read at full speed that copy, and the call around it, cost
-//! as much as finding the line.
+//! A file's lines read 64 KiB at a time into one buffer and handed out as
+//! slices of it. `BufRead::read_until` copies every line into a buffer of
+//! the caller's first; on a file read at full speed that copy, and the
+//! call around it, cost as much as finding the line.
+//!
+//! [`WholeLines`] reads a file in pieces that end at a line's end; the
+//! `filesystem` source's [`ByteLines`] and the dumps' reader (which checks
+//! each piece as UTF-8 at once) split those pieces into lines.
 
 use std::fs::File;
 use std::io::Read;
@@ -10,63 +13,110 @@ use std::io::Read;
 /// Bytes asked of the file at a time.
 const CHUNK: usize = 1 << 16;
 
+/// A file read in pieces of whole lines.
+#[derive(Debug)]
+pub(crate) struct WholeLines {
+    file: File,
+    /// Bytes read after the last whole line handed out: the start of the
+    /// next piece.
+    rest: Vec<u8>,
+    /// Whether the file is read to its end.
+    eof: bool,
+}
+
+impl WholeLines {
+    pub(crate) fn new(file: File) -> Self {
+        WholeLines {
+            file,
+            rest: Vec::new(),
+            eof: false,
+        }
+    }
+
+    /// Replaces `buf`'s bytes (its room is kept) with the file's next
+    /// whole lines: up to and with the last newline read, or at the end of
+    /// the file what is left. `false` when nothing is left.
+    pub(crate) fn fill(&mut self, buf: &mut Vec<u8>) -> std::io::Result<bool> {
+        buf.clear();
+        buf.append(&mut self.rest);
+        // Until the buffer holds a newline, or the file ends (a line
+        // longer than a read grows the buffer).
+        while !self.eof {
+            let have = buf.len();
+            buf.resize(have + CHUNK, 0);
+            let n = loop {
+                match self.file.read(&mut buf[have..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        // Nothing is lost: a read that is tried again
+                        // starts where this one did.
+                        buf.truncate(have);
+                        self.unread(std::mem::take(buf));
+                        return Err(e);
+                    }
+                }
+            };
+            buf.truncate(have + n);
+            if n == 0 {
+                self.eof = true;
+            } else if memchr::memchr(b'\n', &buf[have..]).is_some() {
+                break;
+            }
+        }
+        if !self.eof {
+            let cut = memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1);
+            self.rest.extend_from_slice(&buf[cut..]);
+            buf.truncate(cut);
+        }
+        Ok(!buf.is_empty())
+    }
+
+    /// Puts `bytes` back before what is still to be read.
+    pub(crate) fn unread(&mut self, mut bytes: Vec<u8>) {
+        bytes.append(&mut self.rest);
+        self.rest = bytes;
+    }
+
+    /// Reads nothing more.
+    pub(crate) fn end(&mut self) {
+        self.rest.clear();
+        self.eof = true;
+    }
+}
+
 /// The lines of a file, one at a time.
 #[derive(Debug)]
 pub struct ByteLines {
-    file: File,
-    /// Read bytes in `buf[start..filled]` (the vector's length is its
-    /// room: it is written by `read`, never resized per read).
+    whole: WholeLines,
+    /// Whole lines read, and where the next one starts.
     buf: Vec<u8>,
-    start: usize,
-    filled: usize,
-    eof: bool,
+    next: usize,
 }
 
 impl ByteLines {
     /// The lines of `file`, from where it is.
     pub fn new(file: File) -> Self {
         ByteLines {
-            file,
-            buf: vec![0; CHUNK],
-            start: 0,
-            filled: 0,
-            eof: false,
+            whole: WholeLines::new(file),
+            buf: Vec::new(),
+            next: 0,
         }
     }
 
     /// The next line with its newline (the file's last line may have
     /// none), as `read_until(b'\n')` gives it; `None` at the end.
     pub fn next_line(&mut self) -> std::io::Result<Option<&[u8]>> {
-        let mut searched = self.start;
-        loop {
-            if let Some(i) = memchr::memchr(b'\n', &self.buf[searched..self.filled]) {
-                let (from, to) = (self.start, searched + i + 1);
-                self.start = to;
-                return Ok(Some(&self.buf[from..to]));
+        if self.next >= self.buf.len() {
+            self.next = 0;
+            if !self.whole.fill(&mut self.buf)? {
+                return Ok(None);
             }
-            if self.eof {
-                let from = std::mem::replace(&mut self.start, self.filled);
-                return Ok((from < self.filled).then(|| &self.buf[from..self.filled]));
-            }
-            // The partial line moves to the front; a line longer than the
-            // buffer doubles it.
-            self.buf.copy_within(self.start..self.filled, 0);
-            self.filled -= self.start;
-            searched = self.filled;
-            self.start = 0;
-            if self.buf.len() - self.filled < CHUNK / 2 {
-                self.buf.resize(self.buf.len() * 2, 0);
-            }
-            let n = loop {
-                match self.file.read(&mut self.buf[self.filled..]) {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(e),
-                }
-            };
-            self.eof = n == 0;
-            self.filled += n;
         }
+        let from = self.next;
+        self.next =
+            memchr::memchr(b'\n', &self.buf[from..]).map_or(self.buf.len(), |i| from + i + 1);
+        Ok(Some(&self.buf[from..self.next]))
     }
 }
 

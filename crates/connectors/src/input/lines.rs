@@ -3,24 +3,21 @@
 //! dump read it with this: the scan of its record headers and the parse
 //! of its records.
 //!
-//! The file is read 64 KiB at a time into one buffer, whose whole lines
-//! are checked as UTF-8 at once and then handed out as slices of it: a
-//! line is neither copied nor checked on its own (a dump line is a few
+//! The file is read in pieces of whole lines ([`WholeLines`]), each
+//! checked as UTF-8 at once, and its lines are handed out as slices of it:
+//! a line is neither copied nor checked on its own (a dump line is a few
 //! hundred bytes, so a copy and a check per line cost as much as finding
-//! it). A line longer than the buffer grows it.
+//! it).
 
 use std::fs::File;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::InputError;
-
-/// Bytes asked of the file at a time.
-const CHUNK: usize = 1 << 16;
+use crate::lines::WholeLines;
 
 pub(crate) struct Lines {
     path: PathBuf,
-    file: File,
+    whole: WholeLines,
     /// Whole lines read and checked (each ending with its newline, but
     /// the file's last line may have none).
     text: String,
@@ -28,12 +25,9 @@ pub(crate) struct Lines {
     next: usize,
     /// The line last returned: its start and end in `text`.
     span: (usize, usize),
-    /// Bytes read after the last whole line, for the next `text`.
-    rest: Vec<u8>,
-    /// Whether the line at the start of `rest` is not UTF-8.
+    /// Whether the next line to read (the start of what `whole` has
+    /// left) is not UTF-8.
     bad: bool,
-    /// Whether the file is read to its end.
-    eof: bool,
     /// The 1-based number of the line last returned.
     pub(crate) line: usize,
     /// Bytes read so far.
@@ -49,13 +43,11 @@ impl Lines {
         })?;
         Ok(Lines {
             path: shown.to_path_buf(),
-            file,
+            whole: WholeLines::new(file),
             text: String::new(),
             next: 0,
             span: (0, 0),
-            rest: Vec::new(),
             bad: false,
-            eof: false,
             line: 0,
             bytes: 0,
         })
@@ -106,54 +98,21 @@ impl Lines {
     /// the file (at its end, what is left); `false` when there are none.
     fn fill(&mut self) -> Result<bool, InputError> {
         let mut buf = std::mem::take(&mut self.text).into_bytes();
-        buf.clear();
         (self.next, self.span) = (0, (0, 0));
         if self.bad {
             // Reported once; the reader ends there.
             self.line += 1;
-            (self.bad, self.eof) = (false, true);
-            self.rest.clear();
+            self.bad = false;
+            self.whole.end();
             return Err(self.error(
                 1,
                 "the line is not UTF-8 text; a dump is JSON lines (kcat -J)".to_string(),
             ));
         }
-        buf.append(&mut self.rest);
-        // Until the buffer holds a newline, or the file ends.
-        while !self.eof {
-            let have = buf.len();
-            buf.resize(have + CHUNK, 0);
-            let n = loop {
-                match self.file.read(&mut buf[have..]) {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(source) => {
-                        return Err(InputError::Io {
-                            path: self.path.clone(),
-                            source,
-                        })
-                    }
-                }
-            };
-            buf.truncate(have + n);
-            if n == 0 {
-                self.eof = true;
-            } else if memchr::memchr(b'\n', &buf[have..]).is_some() {
-                break;
-            }
-        }
-        if buf.is_empty() {
-            self.text = String::from_utf8(buf).unwrap_or_default();
-            return Ok(false);
-        }
-        // The bytes after the last newline are the start of a line: they
-        // wait for the next read (at the end of the file they are a line).
-        let cut = match self.eof {
-            true => buf.len(),
-            false => memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1),
-        };
-        self.rest.extend_from_slice(&buf[cut..]);
-        buf.truncate(cut);
+        let more = self.whole.fill(&mut buf).map_err(|source| InputError::Io {
+            path: self.path.clone(),
+            source,
+        })?;
         self.text = match String::from_utf8(buf) {
             Ok(text) => text,
             Err(e) => {
@@ -162,9 +121,7 @@ impl Lines {
                 let valid = e.utf8_error().valid_up_to();
                 let mut buf = e.into_bytes();
                 let start = memchr::memrchr(b'\n', &buf[..valid]).map_or(0, |i| i + 1);
-                let mut after = buf.split_off(start);
-                after.append(&mut self.rest);
-                self.rest = after;
+                self.whole.unread(buf.split_off(start));
                 self.bad = true;
                 match String::from_utf8(buf) {
                     // It ends before the first byte that is not UTF-8.
@@ -172,15 +129,13 @@ impl Lines {
                     // Cannot happen; if it did, its first line would be
                     // reported as not UTF-8 rather than lost.
                     Err(e) => {
-                        let mut all = e.into_bytes();
-                        all.append(&mut self.rest);
-                        self.rest = all;
+                        self.whole.unread(e.into_bytes());
                         String::new()
                     }
                 }
             }
         };
-        Ok(!self.text.is_empty() || self.bad)
+        Ok(more)
     }
 }
 
@@ -228,7 +183,7 @@ mod tests {
                 _ => "\n",
             });
         }
-        text.push_str(&"y".repeat(3 * CHUNK + 17));
+        text.push_str(&"y".repeat(3 * (1 << 16) + 17));
         text.push_str("\n\u{a0}\u{2028}\nlast without newline");
         let (got, err, bytes) = read_all(text.as_bytes());
         assert!(err.is_none(), "{err:?}");
