@@ -249,14 +249,14 @@ pub struct DatagenPartition {
     start: Timestamp,
     produced: u64,
     /// Rows taken from the schedule (and a bounded table's budget) by
-    /// [`DatagenPartition::take`] but not generated yet: a few at a time,
+    /// [`DatagenPartition::reserve`] but not generated yet: a few at a time,
     /// so that the shared budget is not touched on every row.
     credit: u64,
     seq_limit: Option<u64>,
     rng: Rng,
 }
 
-/// How many due rows [`DatagenPartition::take`] reserves at once.
+/// How many due rows [`DatagenPartition::reserve`] takes from the schedule at once.
 const AHEAD: u64 = 64;
 
 impl DatagenPartition {
@@ -283,7 +283,7 @@ impl DatagenPartition {
     /// How many rows are due by `now` (at most `max`), taking them from a
     /// bounded table's budget. Rows scheduled during a quiet period are never
     /// produced. (Private: callers take rows through
-    /// [`DatagenPartition::take`], whose rows taken ahead it would not see.)
+    /// [`DatagenPartition::reserve`], whose rows taken ahead it would not see.)
     fn due(&mut self, now: Timestamp, max: u64) -> u64 {
         if self.finished() {
             return 0;
@@ -325,23 +325,13 @@ impl DatagenPartition {
             && (self.table.exhausted() || self.seq_limit.is_some_and(|l| self.produced >= l))
     }
 
-    /// Whether a row is due by `now`; if so it is counted, and
-    /// [`DatagenPartition::generate`] makes it. Due rows are taken from
-    /// the schedule up to 64 (`AHEAD`) at a time; the ones taken but not yet
-    /// generated are never lost: the partition is not
-    /// [`finished`](DatagenPartition::finished) while it holds any.
-    pub fn take(&mut self, now: Timestamp) -> bool {
-        if self.reserve(now, 1) == 0 {
-            return false;
-        }
-        self.credit -= 1;
-        true
-    }
-
     /// How many rows due by `now` may be made next, one after another, by
-    /// [`DatagenPartition::generate_next`] (at most `max`; 0: none is due).
-    /// [`DatagenPartition::take`] for a run of rows: the schedule and the
-    /// partition's end are asked once, not per row.
+    /// [`DatagenPartition::generate_next`] (at most `max`; 0: none is due):
+    /// the schedule and the partition's end are asked once per run of
+    /// rows, not per row. Due rows are taken from the schedule up to 64
+    /// (`AHEAD`) at a time; the ones taken but not yet generated are never
+    /// lost: the partition is not [`finished`](DatagenPartition::finished)
+    /// while it holds any.
     pub fn reserve(&mut self, now: Timestamp, max: u64) -> u64 {
         if self.credit == 0 {
             self.credit = self.due(now, AHEAD);
@@ -350,8 +340,7 @@ impl DatagenPartition {
     }
 
     /// Counts and generates one of the rows [`DatagenPartition::reserve`]
-    /// said may be made (as [`DatagenPartition::take`] and then
-    /// [`DatagenPartition::generate`]).
+    /// said may be made.
     #[inline]
     pub fn generate_next(&mut self, now: Timestamp, row: &mut Row) {
         debug_assert!(self.credit > 0, "generate_next without a reserved row");
@@ -390,9 +379,9 @@ impl DatagenPartition {
     }
 
     /// Fills the physical columns of `row` for the row just counted by
-    /// [`DatagenPartition::take`], produced at `now`. (A row of the right
+    /// [`DatagenPartition::generate_next`], produced at `now`. (A row of the right
     /// length is overwritten in place.)
-    pub fn generate(&mut self, now: Timestamp, row: &mut Row) {
+    fn generate(&mut self, now: Timestamp, row: &mut Row) {
         let n = self.table.gens.len();
         // Checked first: `resize` is not inlined, and a call per row costs
         // more than the comparison (measured: 5% of a datagen job's CPU).
@@ -560,8 +549,8 @@ mod tests {
             // A few rows per turn, so that partitions hold rows taken ahead
             // while the budget runs out under them.
             for _ in 0..5 {
-                if p.take(1_000_000) {
-                    p.generate(1_000_000, &mut row);
+                if p.reserve(1_000_000, 1) > 0 {
+                    p.generate_next(1_000_000, &mut row);
                     seen.push(row[0].as_int().expect("int"));
                 }
             }
