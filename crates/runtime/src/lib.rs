@@ -27,6 +27,7 @@ pub mod clock;
 mod coordinator;
 mod deliver;
 mod discovery;
+mod emit;
 mod exchange;
 mod fs_sink;
 pub mod http;

@@ -48,6 +48,9 @@ pub(crate) struct SinkWriter {
     /// Rows written (the offsets of dump output).
     pub written: u64,
     pub counters: Arc<Mutex<SinkCounters>>,
+    /// What the rows written since the last flush add to `counters`:
+    /// published at the flush, one lock per batch of rows, not per row.
+    pub tally: SinkCounters,
     /// Emission lag of window rows, in seconds.
     pub lag_seconds: prometheus_client::metrics::histogram::Histogram,
     /// `lowwater.sink.max-emission-lag`.
@@ -88,20 +91,19 @@ impl SinkWriter {
     ) -> std::io::Result<()> {
         let offset = self.written as i64;
         self.written += 1;
-        if let Ok(mut c) = self.counters.lock() {
-            c.rows += 1;
-            c.last_emit = Some(now);
-            match lag {
-                Some(l) => {
-                    c.window_rows += 1;
-                    c.max_lag = Some(c.max_lag.map_or(l, |m| m.max(l)));
-                    c.last_lag = Some(l);
-                    if self.max_emission_lag.is_some_and(|m| l > m) {
-                        c.lag_breaches += 1;
-                    }
+        let c = &mut self.tally;
+        c.rows += 1;
+        c.last_emit = Some(now);
+        match lag {
+            Some(l) => {
+                c.window_rows += 1;
+                c.max_lag = Some(c.max_lag.map_or(l, |m| m.max(l)));
+                c.last_lag = Some(l);
+                if self.max_emission_lag.is_some_and(|m| l > m) {
+                    c.lag_breaches += 1;
                 }
-                None => c.late_rows += 1,
             }
+            None => c.late_rows += 1,
         }
         if let Some(l) = lag {
             self.lag_seconds.observe(l as f64 / 1000.0);
@@ -138,7 +140,28 @@ impl SinkWriter {
         }
     }
 
+    /// Adds the tally of the rows written since the last time to the
+    /// counters readers see.
+    fn publish(&mut self) {
+        let t = std::mem::take(&mut self.tally);
+        if t.rows == 0 {
+            return;
+        }
+        if let Ok(mut c) = self.counters.lock() {
+            c.rows += t.rows;
+            c.window_rows += t.window_rows;
+            c.late_rows += t.late_rows;
+            c.lag_breaches += t.lag_breaches;
+            c.early_rows += t.early_rows;
+            c.max_lag = c.max_lag.max(t.max_lag);
+            c.last_emit = t.last_emit.or(c.last_emit);
+            c.last_lag = t.last_lag.or(c.last_lag);
+        }
+    }
+
+    /// Publishes the counters of the rows written, then flushes them.
     pub fn flush(&mut self) -> std::io::Result<()> {
+        self.publish();
         if let Some(k) = &self.kafka {
             k.flush().map_err(std::io::Error::other)?;
         }
@@ -254,6 +277,7 @@ pub(crate) fn sink_writer(
         dump,
         written: 0,
         counters: Arc::new(Mutex::new(SinkCounters::default())),
+        tally: SinkCounters::default(),
         lag_seconds: lag_histograms
             .get_or_create(&vec![("sink".to_string(), table.name.clone())])
             .clone(),

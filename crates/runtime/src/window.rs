@@ -11,15 +11,20 @@ use lowwater_core::checkpoint::barrier::{Alignment, BarrierAligner};
 use lowwater_core::checkpoint::CheckpointId;
 use lowwater_core::clock::Clock;
 use lowwater_core::watermark::valve::ChannelValve;
-use lowwater_core::window::operator::{WindowOperator, WindowOutput};
-use lowwater_core::{Millis, Timestamp, Value};
+use lowwater_core::window::operator::WindowOperator;
+use lowwater_core::Timestamp;
 
 /// How often (in records) the open (window, key) states are counted
 /// against `lowwater.state.max-open-windows`.
 const OPEN_CHECK_EVERY: u32 = 4_096;
-use lowwater_sql::plan::{JobPlan, LateReason, OnOpenLimit};
+
+/// Fired results held before they are written, while a watermark fires
+/// many windows (a window's results are written together).
+const EMIT_CHUNK: usize = 4_096;
+use lowwater_sql::plan::{JobPlan, OnOpenLimit};
 
 use crate::checkpoint::WindowPart;
+use crate::emit::Rows;
 use crate::job::{RunError, Shared};
 use crate::source::{Envelope, Msg};
 
@@ -41,6 +46,8 @@ pub(crate) struct WindowTask {
     aligner: BarrierAligner,
     /// Input of channels held by a barrier alignment, in arrival order.
     held: VecDeque<Envelope>,
+    /// Writes the rows.
+    rows: Rows,
 }
 
 impl WindowTask {
@@ -55,23 +62,24 @@ impl WindowTask {
         let op = WindowOperator::new(plan.pipelines[pipeline].window.clone())
             .map_err(|e| e.to_string())?;
         Ok(WindowTask {
-            plan,
             pipeline,
             subtask,
             senders,
             rx,
             op,
             valve: ChannelValve::new(senders),
-            shared,
             aligner: BarrierAligner::new(senders),
             held: VecDeque::new(),
+            rows: Rows::new(plan.clone(), shared.clone(), pipeline, subtask),
+            plan,
+            shared,
         })
     }
 
     /// This subtask's number among the window subtasks of every INSERT:
     /// its own part files in a filesystem sink several INSERTs write to.
     fn writer(&self) -> usize {
-        self.pipeline * self.plan.settings.parallelism + self.subtask
+        self.rows.writer()
     }
 
     /// Continues from a checkpoint's state of this subtask.
@@ -263,7 +271,13 @@ impl WindowTask {
                 Msg::Progress(p) => {
                     for vp in self.valve.input(env.from, p) {
                         if let Some(wm) = vp.watermark {
-                            self.op.on_watermark(wm, &mut out);
+                            // Rows are written a few thousand at a time
+                            // while the windows fire.
+                            let rows = &mut self.rows;
+                            self.op
+                                .on_watermark_in_chunks(wm, &mut out, EMIT_CHUNK, &mut |o| {
+                                    rows.emit(o)
+                                });
                             advanced = Some(wm);
                         }
                     }
@@ -277,10 +291,8 @@ impl WindowTask {
                     if let Some(ls) =
                         self.plan.tables[self.plan.pipelines[self.pipeline].source].late_data_sink
                     {
-                        let mut touched = Vec::new();
                         let now = self.shared.clock.now();
-                        self.write_row(ls, &values, now, None, &mut touched);
-                        self.flush(touched);
+                        self.rows.write_one(ls, &values, now, None);
                     }
                 }
                 Msg::Mark(m) => marked = Some((env.from, m)),
@@ -297,7 +309,7 @@ impl WindowTask {
                 }
             }
             if !out.is_empty() {
-                self.emit(&mut out);
+                self.rows.emit(&mut out);
             }
             // Published only once the rows it fired are written and
             // flushed: sources commit Kafka offsets by it (no checkpoints).
@@ -343,110 +355,6 @@ impl WindowTask {
     fn publish_late(&self) {
         if let Ok(mut l) = self.shared.late[self.pipeline][self.subtask].lock() {
             l.clone_from(self.op.late());
-        }
-    }
-
-    fn emit(&self, out: &mut Vec<WindowOutput>) {
-        let now: Timestamp = self.shared.clock.now();
-        let pl = &self.plan.pipelines[self.pipeline];
-        let n_args = pl.agg_args.len();
-        let late = self.plan.late_row(pl.source);
-        let mut touched = Vec::new();
-        // Window Top-N: the rows of a window (and partition) fire together
-        // in this subtask and are ranked.
-        let ranks = match pl.ranks(out) {
-            Ok(r) => r,
-            Err(e) => {
-                self.shared.fail(RunError::Record(format!(
-                    "ranking the windows of INSERT INTO {}: {e}",
-                    self.plan.tables[pl.sink].name
-                )));
-                return;
-            }
-        };
-        for (i, o) in out.drain(..).enumerate() {
-            let (table, values, lag, early) = match o {
-                WindowOutput::Fired(r) => {
-                    let rank = ranks.get(i).map_or(&[][..], Vec::as_slice);
-                    match pl.sink_values(&r, rank, self.plan.tables[pl.sink].columns.len()) {
-                        Ok(Some(values)) => {
-                            let lag = now.saturating_sub(r.window.end);
-                            (pl.sink, values, Some(lag), r.early)
-                        }
-                        // HAVING filtered the window's row out.
-                        Ok(None) => continue,
-                        Err(e) => {
-                            self.shared.fail(RunError::Record(format!(
-                                "the window [{}, {}) of INSERT INTO {}: {e}",
-                                lowwater_core::time::display_time(r.window.start),
-                                lowwater_core::time::display_time(r.window.end),
-                                self.plan.tables[pl.sink].name
-                            )));
-                            // The job stops here, as a Flink task does at
-                            // the exception: no later row is written.
-                            return;
-                        }
-                    }
-                }
-                WindowOutput::Late(input) => match &late {
-                    Some(l) => (
-                        l.sink,
-                        l.from_carried(
-                            input.row.get(n_args..).unwrap_or_default(),
-                            LateReason::Late,
-                        ),
-                        None,
-                        false,
-                    ),
-                    None => continue,
-                },
-            };
-            self.write_row(table, &values, now, lag, &mut touched);
-            if early {
-                if let Some(Ok(mut c)) = self.shared.sink_counters.get(&table).map(|c| c.lock()) {
-                    c.early_rows += 1;
-                }
-            }
-        }
-        self.flush(touched);
-    }
-
-    /// Writes one row to sink `table` at `now` (`lag`: a window row's
-    /// emission lag; `None`: a late row) and notes the sink in `touched`.
-    fn write_row(
-        &self,
-        table: usize,
-        values: &[Value],
-        now: Timestamp,
-        lag: Option<Millis>,
-        touched: &mut Vec<usize>,
-    ) {
-        if let Some(w) = self.shared.sinks.get(&table) {
-            if let Ok(mut w) = w.lock() {
-                if let Err(e) = w.write(values, now, lag, (self.subtask, self.writer())) {
-                    self.shared.fail(RunError::Io(format!(
-                        "writing sink {}: {e}",
-                        self.plan.tables[table].name
-                    )));
-                }
-            }
-            if !touched.contains(&table) {
-                touched.push(table);
-            }
-        }
-    }
-
-    /// Flushes the sinks written to.
-    fn flush(&self, touched: Vec<usize>) {
-        for t in touched {
-            if let Some(Ok(mut w)) = self.shared.sinks.get(&t).map(|w| w.lock()) {
-                if let Err(e) = w.flush() {
-                    self.shared.fail(RunError::Io(format!(
-                        "flushing sink {}: {e}",
-                        self.plan.tables[t].name
-                    )));
-                }
-            }
         }
     }
 }

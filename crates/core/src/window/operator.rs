@@ -403,11 +403,28 @@ impl WindowOperator {
     /// wm` that has not fired, then drops the state of late windows. A
     /// watermark not above the current one changes nothing.
     pub fn on_watermark(&mut self, wm: Timestamp, out: &mut Vec<WindowOutput>) {
+        self.on_watermark_in_chunks(wm, out, usize::MAX, &mut |_| {});
+    }
+
+    /// [`WindowOperator::on_watermark`], handing the results out as it
+    /// goes: after a window has fired, if `out` holds `chunk` results or
+    /// more, `take(out)` is called to empty it. The results and their order
+    /// are the same; a watermark that fires hundreds of windows of
+    /// thousands of keys at once does not hold all their results in memory
+    /// (where the first ones would have left the caches before they are
+    /// written). A window's results are never split between two calls.
+    pub fn on_watermark_in_chunks(
+        &mut self,
+        wm: Timestamp,
+        out: &mut Vec<WindowOutput>,
+        chunk: usize,
+        take: &mut dyn FnMut(&mut Vec<WindowOutput>),
+    ) {
         if wm <= self.watermark {
             return;
         }
         self.watermark = wm;
-        self.fire_and_drop(wm, out);
+        self.fire_and_drop(wm, out, chunk, take);
         for (window, keys) in self.windows.iter_mut() {
             if window.max_timestamp() > wm {
                 break;
@@ -422,16 +439,25 @@ impl WindowOperator {
                     false,
                 )));
             }
+            if out.len() >= chunk {
+                take(out);
+            }
         }
         self.cleanup();
     }
 
-    /// The first part of [`WindowOperator::on_watermark`] for the windows
-    /// that are late as soon as they fire (all of them without allowed
-    /// lateness), in the same order: each leaves the state and its keys
-    /// move into the results instead of being copied. Session windows are
-    /// left to the general path (their keys are also in `sessions`).
-    fn fire_and_drop(&mut self, wm: Timestamp, out: &mut Vec<WindowOutput>) {
+    /// The first part of [`WindowOperator::on_watermark_in_chunks`] for the
+    /// windows that are late as soon as they fire (all of them without
+    /// allowed lateness), in the same order: each leaves the state and its
+    /// keys move into the results instead of being copied. Session windows
+    /// are left to the general path (their keys are also in `sessions`).
+    fn fire_and_drop(
+        &mut self,
+        wm: Timestamp,
+        out: &mut Vec<WindowOutput>,
+        chunk: usize,
+        take: &mut dyn FnMut(&mut Vec<WindowOutput>),
+    ) {
         if self.spec.assigner.is_merging() {
             return;
         }
@@ -442,17 +468,30 @@ impl WindowOperator {
                 return;
             }
             let mut states = entry.remove();
-            for s in states.unfired_sorted() {
-                let key = states.take_key(s);
-                out.push(WindowOutput::Fired(result(
-                    &self.spec,
-                    key,
+            let order = states.unfired_sorted();
+            // The results are computed in slot order, reading the
+            // accumulators front to back (a window's state may have left
+            // the caches long before it fires), then handed out in key
+            // order.
+            let mut values = vec![Vec::new(); states.slot_count()];
+            let mut by_slot = order.clone();
+            by_slot.sort_unstable();
+            for &s in &by_slot {
+                values[s] = finish(&self.spec, states.accs(s));
+            }
+            for s in order {
+                out.push(WindowOutput::Fired(WindowResult {
+                    key: states.take_key(s),
                     window,
-                    states.accs(s),
-                    false,
-                )));
+                    values: std::mem::take(&mut values[s]),
+                    refired: false,
+                    early: false,
+                }));
             }
             self.retire(states);
+            if out.len() >= chunk {
+                take(out);
+            }
         }
     }
 
@@ -615,13 +654,17 @@ fn result(
     WindowResult {
         key,
         window,
-        values: spec
-            .aggregates
-            .iter()
-            .zip(accs)
-            .map(|(s, a)| s.finish(a))
-            .collect(),
+        values: finish(spec, accs),
         refired,
         early: false,
     }
+}
+
+/// The aggregates' results from a key's accumulators.
+fn finish(spec: &WindowSpec, accs: &[Accumulator]) -> Vec<Value> {
+    spec.aggregates
+        .iter()
+        .zip(accs)
+        .map(|(s, a)| s.finish(a))
+        .collect()
 }

@@ -104,6 +104,11 @@ impl KeyTable {
         self.live == 0
     }
 
+    /// Slots, live or gone: every slot number is below it.
+    pub fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
     /// A key's hash: a single integer or string key (the usual GROUP BY)
     /// hashed as itself, without the slice's length and the value's tag
     /// (equal keys always take the same branch: an INT equals only an INT).

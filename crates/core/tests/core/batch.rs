@@ -2,11 +2,13 @@
 //! `process_ref` one record at a time (replay's): the same results, late
 //! records, counters and errors, over random batches of disordered
 //! records, watermarks between them, allowed lateness and side outputs.
+//! The batch side takes its watermarks' results in chunks (the window
+//! subtask's way), which must change neither the results nor their order.
 
 use lowwater_core::window::aggregate::{AggFunc, AggSpec};
 use lowwater_core::window::assigner::WindowAssigner;
 use lowwater_core::window::batch::InputBatch;
-use lowwater_core::window::operator::{WindowOperator, WindowSpec};
+use lowwater_core::window::operator::{WindowOperator, WindowOutput, WindowSpec};
 use lowwater_core::{Value, MIN_WATERMARK};
 use proptest::prelude::*;
 
@@ -62,7 +64,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
-    fn a_batch_at_a_time_is_a_record_at_a_time(spec in spec(), steps in prop::collection::vec(step(), 1..30)) {
+    fn a_batch_at_a_time_is_a_record_at_a_time(spec in spec(), steps in prop::collection::vec(step(), 1..30), chunk in 1usize..6) {
         let mut one = WindowOperator::new(spec.clone()).expect("valid");
         let mut many = WindowOperator::new(spec).expect("valid");
         let (mut out_one, mut out_many) = (Vec::new(), Vec::new());
@@ -87,7 +89,25 @@ proptest! {
                 }
                 Step::Watermark(wm) => {
                     one.on_watermark(*wm, &mut out_one);
-                    many.on_watermark(*wm, &mut out_many);
+                    let mut taken = Vec::new();
+                    let mut splits = Vec::new();
+                    many.on_watermark_in_chunks(*wm, &mut out_many, chunk, &mut |o| {
+                        assert!(o.len() >= chunk, "taken early: {} results", o.len());
+                        taken.append(o);
+                        splits.push(taken.len());
+                    });
+                    // A chunk ends where a window does.
+                    let window = |o: &WindowOutput| match o {
+                        WindowOutput::Fired(r) => Some(r.window),
+                        WindowOutput::Late(_) => None,
+                    };
+                    taken.append(&mut out_many);
+                    for &at in &splits {
+                        if at < taken.len() {
+                            prop_assert_ne!(window(&taken[at - 1]), window(&taken[at]));
+                        }
+                    }
+                    out_many = taken;
                 }
             }
             prop_assert_eq!(&out_many, &out_one);

@@ -727,6 +727,22 @@ impl Pipeline {
         ranks: &[i64],
         width: usize,
     ) -> std::result::Result<Option<Vec<Value>>, String> {
+        let mut values = Vec::new();
+        Ok(self
+            .sink_values_into(r, ranks, width, &mut values)?
+            .then_some(values))
+    }
+
+    /// [`Pipeline::sink_values`] into `values` (its old contents replaced,
+    /// its buffer reused); returns whether the row is kept (`false`:
+    /// `HAVING` filtered it out).
+    pub fn sink_values_into(
+        &self,
+        r: &WindowResult,
+        ranks: &[i64],
+        width: usize,
+        values: &mut Vec<Value>,
+    ) -> std::result::Result<bool, String> {
         let needs_row = self.having.is_some()
             || self.qualify.is_some()
             || self
@@ -740,12 +756,13 @@ impl Pipeline {
         };
         for filter in self.having.iter().chain(&self.qualify) {
             if filter.eval(&row)? != Value::Bool(true) {
-                return Ok(None);
+                return Ok(false);
             }
         }
-        let mut values = vec![Value::Null; width];
+        values.clear();
+        values.resize(width, Value::Null);
         for (o, &col) in self.outputs.iter().zip(&self.sink_columns) {
-            values[col] = match &o.kind {
+            let v = match &o.kind {
                 OutputKind::WindowStart => Value::Timestamp(r.window.start),
                 OutputKind::WindowEnd => Value::Timestamp(r.window.end),
                 OutputKind::WindowTime => Value::Timestamp(r.window.max_timestamp()),
@@ -753,10 +770,7 @@ impl Pipeline {
                 OutputKind::Agg(i) => r.values.get(*i).cloned().unwrap_or(Value::Null),
                 OutputKind::Expr(e) => e.eval(&row)?,
             };
-            values[col] = match (
-                self.sink_types.get(col),
-                std::mem::replace(&mut values[col], Value::Null),
-            ) {
+            values[col] = match (self.sink_types.get(col), v) {
                 (Some(SqlType::Decimal(p, s)), v) if !v.is_null() => {
                     lowwater_core::decimal::coerce(&v, *p, *s)
                 }
@@ -772,7 +786,7 @@ impl Pipeline {
         if let Some(c) = self.incomplete {
             values[c] = Value::Bool(r.early);
         }
-        Ok(Some(values))
+        Ok(true)
     }
 }
 

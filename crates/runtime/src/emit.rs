@@ -1,0 +1,169 @@
+//! What a window subtask writes: its fired windows' rows (and late rows)
+//! into the sinks, with their emission lag against the system clock.
+//!
+//! A batch of results is written under one lock of its sink (taken again
+//! only when the next row goes to another sink), into one reused row, and
+//! the sink's counters are published once per batch, at its flush.
+
+use std::sync::{Arc, MutexGuard};
+
+use lowwater_core::clock::Clock;
+use lowwater_core::window::operator::WindowOutput;
+use lowwater_core::{Millis, Timestamp, Value};
+use lowwater_sql::plan::{JobPlan, LateReason};
+
+use crate::job::{RunError, Shared};
+use crate::sink::SinkWriter;
+
+/// A window subtask's writer of rows.
+pub(crate) struct Rows {
+    pub plan: Arc<JobPlan>,
+    pub shared: Arc<Shared>,
+    pub pipeline: usize,
+    pub subtask: usize,
+    /// The sink row being written, its buffer reused from row to row.
+    row: Vec<Value>,
+    /// A window's row could not be computed: the job stops, and no later
+    /// row is written (the rest of a watermark's chunks included).
+    stopped: bool,
+}
+
+impl Rows {
+    pub fn new(plan: Arc<JobPlan>, shared: Arc<Shared>, pipeline: usize, subtask: usize) -> Self {
+        Rows {
+            plan,
+            shared,
+            pipeline,
+            subtask,
+            row: Vec::new(),
+            stopped: false,
+        }
+    }
+
+    /// This subtask's number among the window subtasks of every INSERT:
+    /// its own part files in a filesystem sink several INSERTs write to.
+    pub fn writer(&self) -> usize {
+        self.pipeline * self.plan.settings.parallelism + self.subtask
+    }
+
+    /// Writes `out`'s rows (emptying it) and flushes the sinks written to.
+    pub fn emit(&mut self, out: &mut Vec<WindowOutput>) {
+        if self.stopped {
+            out.clear();
+            return;
+        }
+        let now: Timestamp = self.shared.clock.now();
+        let pl = &self.plan.pipelines[self.pipeline];
+        let n_args = pl.agg_args.len();
+        let late = self.plan.late_row(pl.source);
+        let width = self.plan.tables[pl.sink].columns.len();
+        let at = (self.subtask, self.writer());
+        let mut touched = Vec::new();
+        // Window Top-N: the rows of a window (and partition) fire together
+        // in this subtask and are ranked.
+        let ranks = match pl.ranks(out) {
+            Ok(r) => r,
+            Err(e) => {
+                self.shared.fail(RunError::Record(format!(
+                    "ranking the windows of INSERT INTO {}: {e}",
+                    self.plan.tables[pl.sink].name
+                )));
+                self.stopped = true;
+                out.clear();
+                return;
+            }
+        };
+        let mut held: Option<(usize, MutexGuard<'_, SinkWriter>)> = None;
+        for (i, o) in out.drain(..).enumerate() {
+            let (table, lag, early) = match o {
+                WindowOutput::Fired(r) => {
+                    let rank = ranks.get(i).map_or(&[][..], Vec::as_slice);
+                    match pl.sink_values_into(&r, rank, width, &mut self.row) {
+                        Ok(true) => (pl.sink, Some(now.saturating_sub(r.window.end)), r.early),
+                        // HAVING filtered the window's row out.
+                        Ok(false) => continue,
+                        Err(e) => {
+                            self.shared.fail(RunError::Record(format!(
+                                "the window [{}, {}) of INSERT INTO {}: {e}",
+                                lowwater_core::time::display_time(r.window.start),
+                                lowwater_core::time::display_time(r.window.end),
+                                self.plan.tables[pl.sink].name
+                            )));
+                            // The job stops here, as a Flink task does at
+                            // the exception: no later row is written.
+                            self.stopped = true;
+                            return;
+                        }
+                    }
+                }
+                WindowOutput::Late(input) => match &late {
+                    Some(l) => {
+                        self.row = l.from_carried(
+                            input.row.get(n_args..).unwrap_or_default(),
+                            LateReason::Late,
+                        );
+                        (l.sink, None, false)
+                    }
+                    None => continue,
+                },
+            };
+            if held.as_ref().is_none_or(|(t, _)| *t != table) {
+                // One sink lock at a time: two subtasks never wait on
+                // each other's.
+                drop(held.take());
+                held = self
+                    .shared
+                    .sinks
+                    .get(&table)
+                    .and_then(|w| w.lock().ok())
+                    .map(|w| (table, w));
+                if held.is_some() && !touched.contains(&table) {
+                    touched.push(table);
+                }
+            }
+            if let Some((_, w)) = &mut held {
+                if let Err(e) = w.write(&self.row, now, lag, at) {
+                    self.shared.fail(RunError::Io(format!(
+                        "writing sink {}: {e}",
+                        self.plan.tables[table].name
+                    )));
+                }
+                if early {
+                    w.tally.early_rows += 1;
+                }
+            }
+        }
+        drop(held);
+        self.flush(touched);
+    }
+
+    /// Writes one row to sink `table` at `now` (`lag`: a window row's
+    /// emission lag; `None`: a late row) and flushes it.
+    pub fn write_one(&self, table: usize, values: &[Value], now: Timestamp, lag: Option<Millis>) {
+        if let Some(w) = self.shared.sinks.get(&table) {
+            if let Ok(mut w) = w.lock() {
+                if let Err(e) = w.write(values, now, lag, (self.subtask, self.writer())) {
+                    self.shared.fail(RunError::Io(format!(
+                        "writing sink {}: {e}",
+                        self.plan.tables[table].name
+                    )));
+                }
+            }
+            self.flush(vec![table]);
+        }
+    }
+
+    /// Flushes the sinks written to.
+    fn flush(&self, touched: Vec<usize>) {
+        for t in touched {
+            if let Some(Ok(mut w)) = self.shared.sinks.get(&t).map(|w| w.lock()) {
+                if let Err(e) = w.flush() {
+                    self.shared.fail(RunError::Io(format!(
+                        "flushing sink {}: {e}",
+                        self.plan.tables[t].name
+                    )));
+                }
+            }
+        }
+    }
+}
