@@ -3,7 +3,10 @@
 //!
 //! A batch of results is written under one lock of its sink (taken again
 //! only when the next row goes to another sink), into one reused row, and
-//! the sink's counters are published once per batch, at its flush.
+//! the sink's counters are published at its flush (and every 4,096 rows of
+//! a longer batch), not under a lock per row. A ranking pipeline's
+//! watermark is written at once, so that a failed ranking writes none of
+//! its rows.
 
 use std::sync::{Arc, MutexGuard};
 

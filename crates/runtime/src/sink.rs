@@ -33,6 +33,10 @@ pub(crate) struct SinkCounters {
     pub early_rows: u64,
 }
 
+/// Rows after which a writer publishes its counters even before its flush
+/// (a long batch, or a sink whose writes block, still shows progress).
+const PUBLISH_EVERY: u64 = 4_096;
+
 /// A sink table's writer, shared by the window subtasks writing to it.
 pub(crate) struct SinkWriter {
     pub format: SinkFormat,
@@ -49,7 +53,8 @@ pub(crate) struct SinkWriter {
     pub written: u64,
     pub counters: Arc<Mutex<SinkCounters>>,
     /// What the rows written since the last flush add to `counters`:
-    /// published at the flush, one lock per batch of rows, not per row.
+    /// published at the flush (or after `PUBLISH_EVERY` rows), one lock per
+    /// batch of rows, not per row.
     pub tally: SinkCounters,
     /// Emission lag of window rows, in seconds.
     pub lag_seconds: prometheus_client::metrics::histogram::Histogram,
@@ -107,6 +112,9 @@ impl SinkWriter {
         }
         if let Some(l) = lag {
             self.lag_seconds.observe(l as f64 / 1000.0);
+        }
+        if self.tally.rows >= PUBLISH_EVERY {
+            self.publish();
         }
         if let Some(k) = &mut self.kafka {
             let r = self.format.render(values).map_err(std::io::Error::other)?;

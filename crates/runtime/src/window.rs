@@ -269,20 +269,28 @@ impl WindowTask {
                     }
                 }
                 Msg::Progress(p) => {
+                    let mut wrote = false;
+                    // Rows are written a few thousand at a time while the
+                    // windows fire; a ranking pipeline's rows all at once
+                    // (a failed ranking writes none of the watermark's).
+                    let chunk = if self.plan.pipelines[self.pipeline].rank.is_some() {
+                        usize::MAX
+                    } else {
+                        EMIT_CHUNK
+                    };
                     for vp in self.valve.input(env.from, p) {
                         if let Some(wm) = vp.watermark {
-                            // Rows are written a few thousand at a time
-                            // while the windows fire.
                             let rows = &mut self.rows;
                             self.op
-                                .on_watermark_in_chunks(wm, &mut out, EMIT_CHUNK, &mut |o| {
+                                .on_watermark_in_chunks(wm, &mut out, chunk, &mut |o| {
+                                    wrote = true;
                                     rows.emit(o)
                                 });
                             advanced = Some(wm);
                         }
                     }
                     let now = self.shared.clock.now();
-                    if !out.is_empty() && now >= next_publish {
+                    if (wrote || !out.is_empty()) && now >= next_publish {
                         next_publish = now.saturating_add(1_000);
                         self.publish_open();
                     }
