@@ -20,10 +20,10 @@ use crate::sink::SinkWriter;
 
 /// A window subtask's writer of rows.
 pub(crate) struct Rows {
-    pub plan: Arc<JobPlan>,
-    pub shared: Arc<Shared>,
-    pub pipeline: usize,
-    pub subtask: usize,
+    plan: Arc<JobPlan>,
+    shared: Arc<Shared>,
+    pipeline: usize,
+    subtask: usize,
     /// The sink row being written, its buffer reused from row to row.
     row: Vec<Value>,
     /// A window's row could not be computed: the job stops, and no later
@@ -60,7 +60,6 @@ impl Rows {
         let n_args = pl.agg_args.len();
         let late = self.plan.late_row(pl.source);
         let width = self.plan.tables[pl.sink].columns.len();
-        let at = (self.subtask, self.writer());
         let mut touched = Vec::new();
         // Window Top-N: the rows of a window (and partition) fire together
         // in this subtask and are ranked.
@@ -125,12 +124,7 @@ impl Rows {
                 }
             }
             if let Some((_, w)) = &mut held {
-                if let Err(e) = w.write(&self.row, now, lag, at) {
-                    self.shared.fail(RunError::Io(format!(
-                        "writing sink {}: {e}",
-                        self.plan.tables[table].name
-                    )));
-                }
+                self.write(w, table, &self.row, now, lag);
                 if early {
                     w.tally.early_rows += 1;
                 }
@@ -145,14 +139,27 @@ impl Rows {
     pub fn write_one(&self, table: usize, values: &[Value], now: Timestamp, lag: Option<Millis>) {
         if let Some(w) = self.shared.sinks.get(&table) {
             if let Ok(mut w) = w.lock() {
-                if let Err(e) = w.write(values, now, lag, (self.subtask, self.writer())) {
-                    self.shared.fail(RunError::Io(format!(
-                        "writing sink {}: {e}",
-                        self.plan.tables[table].name
-                    )));
-                }
+                self.write(&mut w, table, values, now, lag);
             }
             self.flush(vec![table]);
+        }
+    }
+
+    /// Writes one row into `w`, sink `table`'s writer; a failed write
+    /// fails the job, naming the sink.
+    fn write(
+        &self,
+        w: &mut SinkWriter,
+        table: usize,
+        values: &[Value],
+        now: Timestamp,
+        lag: Option<Millis>,
+    ) {
+        if let Err(e) = w.write(values, now, lag, (self.subtask, self.writer())) {
+            self.shared.fail(RunError::Io(format!(
+                "writing sink {}: {e}",
+                self.plan.tables[table].name
+            )));
         }
     }
 

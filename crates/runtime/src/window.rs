@@ -13,6 +13,12 @@ use lowwater_core::clock::Clock;
 use lowwater_core::watermark::valve::ChannelValve;
 use lowwater_core::window::operator::WindowOperator;
 use lowwater_core::Timestamp;
+use lowwater_sql::plan::{JobPlan, OnOpenLimit};
+
+use crate::checkpoint::WindowPart;
+use crate::emit::Rows;
+use crate::job::{RunError, Shared};
+use crate::source::{Envelope, Msg};
 
 /// How often (in records) the open (window, key) states are counted
 /// against `lowwater.state.max-open-windows`.
@@ -21,12 +27,6 @@ const OPEN_CHECK_EVERY: u32 = 4_096;
 /// Fired results held before they are written, while a watermark fires
 /// many windows (a window's results are written together).
 const EMIT_CHUNK: usize = 4_096;
-use lowwater_sql::plan::{JobPlan, OnOpenLimit};
-
-use crate::checkpoint::WindowPart;
-use crate::emit::Rows;
-use crate::job::{RunError, Shared};
-use crate::source::{Envelope, Msg};
 
 /// Messages of channels held by a barrier alignment that a window subtask
 /// keeps before it gives the checkpoint up (batches of up to 8192 records:

@@ -468,17 +468,16 @@ impl WindowOperator {
                 return;
             }
             let mut states = entry.remove();
-            let order = states.unfired_sorted();
             // The results are computed in slot order, reading the
             // accumulators front to back (a window's state may have left
             // the caches long before it fires), then handed out in key
             // order.
-            let mut values = vec![Vec::new(); states.slot_count()];
-            let mut by_slot = order.clone();
-            by_slot.sort_unstable();
-            for &s in &by_slot {
+            let mut order = states.unfired();
+            let mut values = vec![Vec::new(); order.last().map_or(0, |&s| s + 1)];
+            for &s in &order {
                 values[s] = finish(&self.spec, states.accs(s));
             }
+            states.sort_by_key(&mut order);
             for s in order {
                 out.push(WindowOutput::Fired(WindowResult {
                     key: states.take_key(s),

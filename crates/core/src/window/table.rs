@@ -104,11 +104,6 @@ impl KeyTable {
         self.live == 0
     }
 
-    /// Slots, live or gone: every slot number is below it.
-    pub fn slot_count(&self) -> usize {
-        self.slots.len()
-    }
-
     /// A key's hash: a single integer or string key (the usual GROUP BY)
     /// hashed as itself, without the slice's length and the value's tag
     /// (equal keys always take the same branch: an INT equals only an INT).
@@ -278,13 +273,23 @@ impl KeyTable {
         std::mem::replace(&mut self.slots[s], Slot::Fired) == Slot::Fired
     }
 
+    /// The slots that have not fired, in slot order.
+    pub fn unfired(&self) -> Vec<usize> {
+        (0..self.slots.len())
+            .filter(|&s| self.slots[s] == Slot::Open)
+            .collect()
+    }
+
+    /// Puts `slots` in the order of their keys.
+    pub fn sort_by_key(&self, slots: &mut [usize]) {
+        // Keys are unique: an unstable sort gives the one order.
+        slots.sort_unstable_by(|&a, &b| self.key(a).cmp(self.key(b)));
+    }
+
     /// The slots that have not fired, in key order.
     pub fn unfired_sorted(&self) -> Vec<usize> {
-        let mut fire: Vec<usize> = (0..self.slots.len())
-            .filter(|&s| self.slots[s] == Slot::Open)
-            .collect();
-        // Keys are unique: an unstable sort gives the one order.
-        fire.sort_unstable_by(|&a, &b| self.key(a).cmp(self.key(b)));
+        let mut fire = self.unfired();
+        self.sort_by_key(&mut fire);
         fire
     }
 
