@@ -1,7 +1,7 @@
 //! The fast path of a dump line: the kcat -J shape (`topic`, `partition`,
 //! `offset`, `tstype`, `ts`, `key`, `payload`, in any order, each once) read
-//! in one pass by the JSON fast path's scanner, the payload unescaped
-//! straight into its bytes. Anything else gives up (`None`) and the line
+//! in one pass by the JSON fast path's scanner, the key and payload
+//! unescaped into their bytes as they are scanned. Anything else gives up (`None`) and the line
 //! goes to the general path (sonic-rs's document tree), which also gives
 //! every error: another field (`broker`, `headers`, `key_base64`...), a
 //! repeated one, a value of another type, a missing or NULL required
@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 
 use super::RawRecord;
-use crate::json::flat::{scan, unescape_bytes, Token};
+use crate::json::flat::{scan_with, Token};
 
 /// The record of `line`, if it has the plain shape.
 pub(super) fn parse(line: &str) -> Option<RawRecord<'_>> {
@@ -19,9 +19,21 @@ pub(super) fn parse(line: &str) -> Option<RawRecord<'_>> {
     let (mut partition, mut offset, mut ts) = (None, None, None);
     let (mut key, mut payload) = (None, None);
     let mut tstype = false;
-    scan(line, |name, token| {
+    scan_with(line, |name, s| {
         // Each field once (the general path takes a repeated one's last).
         let first = |seen: bool| (!seen).then_some(());
+        if let "key" | "payload" = name {
+            // Unescaped as it is scanned, into the record's own bytes.
+            let slot = if name == "key" {
+                &mut key
+            } else {
+                &mut payload
+            };
+            first(slot.is_some())?;
+            *slot = Some(s.bytes()?);
+            return Some(());
+        }
+        let token = s.value()?;
         match name {
             "topic" => {
                 first(topic.is_some())?;
@@ -51,14 +63,6 @@ pub(super) fn parse(line: &str) -> Option<RawRecord<'_>> {
                 first(tstype)?;
                 tstype = true;
             }
-            "key" => {
-                first(key.is_some())?;
-                key = Some(bytes(token)?);
-            }
-            "payload" => {
-                first(payload.is_some())?;
-                payload = Some(bytes(token)?);
-            }
             _ => return None,
         }
         Some(())
@@ -71,14 +75,4 @@ pub(super) fn parse(line: &str) -> Option<RawRecord<'_>> {
         key: key.flatten().map(Cow::Owned),
         payload: payload.flatten().map(Cow::Owned),
     })
-}
-
-/// A key's or payload's bytes (`Some(None)`: NULL).
-fn bytes(token: Token<'_>) -> Option<Option<Vec<u8>>> {
-    match token {
-        Token::Null => Some(None),
-        Token::Str(s) => Some(Some(s.as_bytes().to_vec())),
-        Token::Escaped(s) => Some(Some(unescape_bytes(s))),
-        _ => None,
-    }
 }

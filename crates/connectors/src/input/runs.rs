@@ -166,6 +166,17 @@ impl Iterator for Merge {
     type Item = Result<Loaded, InputError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let [run] = &mut self.runs[..] {
+            // One run: its records as they come.
+            let out = self.heads[0].take()?;
+            return Some(match run.next() {
+                Ok(h) => {
+                    self.heads[0] = h;
+                    Ok(out)
+                }
+                Err(e) => Err(e),
+            });
+        }
         let Reverse((_, i)) = self.heap.pop()?;
         let out = self.heads[i].take()?;
         match self.runs[i].next() {

@@ -78,6 +78,8 @@ pub struct Sorted {
     /// How many runs went to disk (0: sorted in memory).
     pub runs_spilled: usize,
     merge: Merge,
+    /// The keys of `partitions`, looked up once per record.
+    seen: hashbrown::HashSet<(usize, u32, i32)>,
     /// The inputs' paths, for errors.
     paths: Vec<PathBuf>,
     /// Copies of inputs that can be read once (pipes), removed when dropped.
@@ -196,6 +198,7 @@ pub fn sort(
     }
     Ok(Sorted {
         topics: topics.names,
+        seen: partitions.keys().copied().collect(),
         partitions: partitions.into_iter().collect(),
         records,
         first_ts,
@@ -300,9 +303,7 @@ impl Iterator for Sorted {
         Some(self.merge.next()?.and_then(|r| {
             // What the first pass saw of it: its partition, and no earlier
             // arrival than the first.
-            let seen = self
-                .partitions
-                .contains_key(&(r.table, r.topic, r.partition));
+            let seen = self.seen.contains(&(r.table, r.topic, r.partition));
             if !seen || self.first_ts.is_some_and(|t| r.ts < t) {
                 return Err(InputError::Dump {
                     path: self.paths[r.file].clone(),

@@ -30,9 +30,21 @@ pub(crate) enum Token<'a> {
 
 /// Calls `field` with every (name, value) of the flat JSON object `text`,
 /// in order. `None`: `text` is not such an object, or `field` gave up.
+#[inline]
 pub(crate) fn scan<'a>(
     text: &'a str,
     mut field: impl FnMut(&'a str, Token<'a>) -> Option<()>,
+) -> Option<()> {
+    scan_with(text, |name, s| field(name, s.value()?))
+}
+
+/// [`scan`], the value left to `field` to read with the scanner it is
+/// given (one of [`Scanner::value`], [`Scanner::bytes`]), so that a value
+/// can be read the way its caller needs it.
+#[inline]
+pub(crate) fn scan_with<'a>(
+    text: &'a str,
+    mut field: impl FnMut(&'a str, &mut Scanner<'a>) -> Option<()>,
 ) -> Option<()> {
     let mut s = Scanner {
         text,
@@ -53,7 +65,12 @@ pub(crate) fn scan<'a>(
             s.ws();
             s.expect(b':')?;
             s.ws();
-            field(name, s.value()?)?;
+            let before = s.at;
+            field(name, &mut s)?;
+            // A caller that read no value gives up.
+            if s.at == before {
+                return None;
+            }
             s.ws();
             match s.next()? {
                 b',' => s.ws(),
@@ -186,6 +203,70 @@ pub(crate) fn unescape_bytes(text: &str) -> Vec<u8> {
     out
 }
 
+/// The string whose text starts at `bytes[from]`, unescaped onto `out` as
+/// it is scanned: the index of its closing quote. The same strings as
+/// [`string_end`] (`None`: a control character, a `\u` or other escape,
+/// no end), read in one pass instead of one to find the end and one to
+/// unescape. A word without a stop is copied whole; at a stop, the whole
+/// word is written and cut back to the bytes before it, so that a run is
+/// never copied by a call.
+pub(crate) fn unescape_into(bytes: &[u8], from: usize, out: &mut Vec<u8>) -> Option<usize> {
+    let mut i = from;
+    loop {
+        let Some(w) = bytes.get(i..i + 8) else {
+            // Fewer than eight bytes left: one at a time.
+            match *bytes.get(i)? {
+                b'"' => return Some(i),
+                b'\\' => {
+                    out.push(unescaped(*bytes.get(i + 1)?)?);
+                    i += 2;
+                }
+                c if c < 0x20 => return None,
+                c => {
+                    out.push(c);
+                    i += 1;
+                }
+            }
+            continue;
+        };
+        let mut word = [0; 8];
+        word.copy_from_slice(w);
+        let stop = stops(u64::from_le_bytes(word));
+        let len = out.len();
+        out.extend_from_slice(&word);
+        if stop == 0 {
+            i += 8;
+            continue;
+        }
+        let run = stop.trailing_zeros() as usize / 8;
+        out.truncate(len + run);
+        let j = i + run;
+        match bytes[j] {
+            b'"' => return Some(j),
+            b'\\' => {
+                out.push(unescaped(*bytes.get(j + 1)?)?);
+                i = j + 2;
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The byte a simple escape (`\` and `c`) stands for; `None` for any
+/// other escape (`\u` is the general path's).
+#[inline(always)]
+fn unescaped(c: u8) -> Option<u8> {
+    Some(match c {
+        b'b' => 0x08,
+        b'f' => 0x0c,
+        b'n' => b'\n',
+        b'r' => b'\r',
+        b't' => b'\t',
+        b'"' | b'\\' | b'/' => c,
+        _ => return None,
+    })
+}
+
 /// Where the first backslash of `bytes` is, eight bytes at a time (an
 /// escaped payload's runs are short: a call to memchr per run costs more
 /// than the run).
@@ -239,7 +320,8 @@ pub(crate) fn json_int(s: &str) -> Option<i64> {
     }
 }
 
-struct Scanner<'a> {
+/// A flat object's reader, at a value when [`scan_with`] hands it over.
+pub(crate) struct Scanner<'a> {
     text: &'a str,
     bytes: &'a [u8],
     at: usize,
@@ -277,7 +359,30 @@ impl<'a> Scanner<'a> {
         Some((self.text.get(start..end)?, escaped))
     }
 
-    fn value(&mut self) -> Option<Token<'a>> {
+    /// A key's or payload's bytes: a string unescaped into bytes of its
+    /// own (`Some(None)`: null). `None`: another value, or a string the
+    /// fast path does not read.
+    pub(crate) fn bytes(&mut self) -> Option<Option<Vec<u8>>> {
+        match self.peek()? {
+            b'n' => self.literal("null", None),
+            b'"' => {
+                // Sized for the rest of the text (a payload is mostly its
+                // last field), and given back if that was far too much.
+                let rest = self.bytes.len() - self.at;
+                let mut out = Vec::with_capacity(rest);
+                let end = unescape_into(self.bytes, self.at + 1, &mut out)?;
+                self.at = end + 1;
+                if out.capacity() - out.len() > 64 {
+                    out.shrink_to_fit();
+                }
+                Some(Some(out))
+            }
+            _ => None,
+        }
+    }
+
+    /// The value at the scanner, as a [`Token`].
+    pub(crate) fn value(&mut self) -> Option<Token<'a>> {
         match self.peek()? {
             b'"' => self.string().map(|(text, escaped)| match escaped {
                 false => Token::Str(text),
@@ -291,7 +396,7 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn literal(&mut self, word: &str, token: Token<'a>) -> Option<Token<'a>> {
+    fn literal<T>(&mut self, word: &str, token: T) -> Option<T> {
         let end = self.at + word.len();
         (self.bytes.get(self.at..end)? == word.as_bytes()).then(|| {
             self.at = end;
@@ -299,15 +404,24 @@ impl<'a> Scanner<'a> {
         })
     }
 
-    /// JSON's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    /// JSON's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`,
+    /// an integer's value read as its digits are (as [`json_int`] reads it).
     fn number(&mut self) -> Option<Token<'a>> {
-        let start = self.at;
-        if self.peek() == Some(b'-') {
+        let negative = self.peek() == Some(b'-');
+        if negative {
             self.at += 1;
         }
+        // Summed below zero, so that i64::MIN fits; `None` once it does not.
+        let mut v = Some(0i64);
         match self.next()? {
             b'0' => {}
-            b'1'..=b'9' => self.digits(),
+            d @ b'1'..=b'9' => {
+                v = Some(-i64::from(d - b'0'));
+                while let Some(d @ b'0'..=b'9') = self.peek() {
+                    self.at += 1;
+                    v = v.and_then(|v| v.checked_mul(10)?.checked_sub(i64::from(d - b'0')));
+                }
+            }
             _ => return None,
         }
         let integer = !matches!(self.peek(), Some(b'.' | b'e' | b'E'));
@@ -322,11 +436,13 @@ impl<'a> Scanner<'a> {
             }
             self.some_digits()?;
         }
-        let text = self.text.get(start..self.at)?;
-        Some(match integer.then(|| json_int(text)).flatten() {
-            Some(i) => Token::Int(i),
-            None => Token::Other,
-        })
+        // `-0` is a double to the general path, as a fraction is.
+        let int = match (integer, negative, v) {
+            (false, _, _) | (_, true, Some(0)) => None,
+            (_, true, v) => v,
+            (_, false, v) => v.and_then(i64::checked_neg),
+        };
+        Some(int.map_or(Token::Other, Token::Int))
     }
 
     fn digits(&mut self) {
@@ -482,6 +598,53 @@ mod tests {
                 }
             }
             prop_assert_eq!(string_end(&v, 0), expected);
+        }
+
+        /// Unescaping as it scans ends where [`string_end`] ends and
+        /// gives what [`unescape_bytes`] gives of the text it found.
+        #[test]
+        fn unescape_into_is_string_end_then_unescape(
+            pieces in prop::collection::vec(prop_oneof![
+                6 => "[a-zé]{1,9}",
+                4 => r#"\\[\\"/bfnrt]"#,
+                1 => r#"\\[ux]"#,
+                1 => Just("\"".to_string()),
+                1 => Just("\u{1}".to_string()),
+            ], 0..12),
+            plain in 0usize..20,
+        ) {
+            let text = format!("{}{}", "a".repeat(plain), pieces.concat());
+            let b = text.as_bytes();
+            let mut out = vec![b'x'];
+            let got = unescape_into(b, 0, &mut out);
+            prop_assert_eq!(got, string_end(b, 0).map(|(end, _)| end));
+            if let Some(end) = got {
+                let mut want = vec![b'x'];
+                want.extend(unescape_bytes(&text[..end]));
+                prop_assert_eq!(out, want);
+            }
+        }
+
+        /// A number's token is what [`json_int`] reads of its text, or
+        /// `Other` where that reads none.
+        #[test]
+        fn numbers_read_as_json_int_reads_them(
+            text in prop_oneof![
+                "-?(0|[1-9][0-9]{0,20})",
+                "-?[0-9]{1,3}(\\.[0-9]{1,3})?([eE][+-]?[0-9]{1,2})?",
+                any::<i64>().prop_map(|i| i.to_string()),
+            ],
+        ) {
+            let object = format!("{{\"n\":{text}}}");
+            let got = fields(&object).map(|f| f[0].1);
+            let want = match text.parse::<f64>() {
+                // Not JSON (a leading zero): the scan gives up.
+                _ if text.trim_start_matches('-').starts_with('0')
+                    && text.trim_start_matches('-').len() > 1
+                    && text.trim_start_matches('-').as_bytes()[1].is_ascii_digit() => None,
+                _ => Some(json_int(&text).map_or(Token::Other, Token::Int)),
+            };
+            prop_assert_eq!(got, want, "{}", text);
         }
     }
 }
