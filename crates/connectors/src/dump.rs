@@ -329,10 +329,14 @@ mod tests {
             payload: Some(br#"{"user_id":"u\"1","url":"/p/0"}"#.to_vec()),
         };
         let line = format_record(&r);
-        assert_eq!(fast::parse(&line).map(owned), Some(r));
+        assert_eq!(fast::parse(&line).map(owned), Some(r.clone()));
+        // kcat's `broker` is read and ignored.
+        let kcat = line.replacen(",\"key\"", ",\"broker\":1001,\"key\"", 1);
+        assert_eq!(fast::parse(&kcat).map(owned), Some(r.clone()), "{kcat}");
         for general_only in [
             r#"{"topic":"t","partition":0,"ts":1,"payload":"\u0041"}"#,
-            r#"{"topic":"t","partition":0,"ts":1,"broker":1}"#,
+            r#"{"topic":"t","partition":0,"ts":1,"headers":["k","v"]}"#,
+            r#"{"topic":"t","partition":0,"ts":1,"payload_base64":"AA=="}"#,
             r#"{"topic":"t","partition":0,"ts":1,"ts":2}"#,
             r#"{"topic":"t","partition":0,"ts":-0}"#,
             r#"{"topic":"t","partition":null,"ts":1}"#,

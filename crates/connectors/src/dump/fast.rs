@@ -1,12 +1,14 @@
 //! The fast path of a dump line: the kcat -J shape (`topic`, `partition`,
-//! `offset`, `tstype`, `ts`, `key`, `payload`, in any order, each once) read
-//! in one pass by the JSON fast path's scanner, the key and payload
-//! unescaped into their bytes as they are scanned. Anything else gives up (`None`) and the line
-//! goes to the general path (sonic-rs's document tree), which also gives
-//! every error: another field (`broker`, `headers`, `key_base64`...), a
-//! repeated one, a value of another type, a missing or NULL required
-//! field, an escaped topic, a `\u` escape, nesting. A property test holds
-//! the two paths to the same record.
+//! `offset`, `tstype`, `ts`, `key`, `payload`, in any order, each once, and
+//! any other field with a scalar value, such as kcat's `broker`, ignored)
+//! read in one pass by the JSON fast path's scanner, the key and payload
+//! unescaped into their bytes as they are scanned. Anything else gives up
+//! (`None`) and the line goes to the general path (sonic-rs's document
+//! tree), which also gives every error: a field with a nested value
+//! (`headers`), `key_base64` or `payload_base64`, a repeated field, a
+//! value of another type, a missing or NULL required field, an escaped
+//! topic, a `\u` escape, nesting. A property test holds the two paths to
+//! the same record.
 
 use std::borrow::Cow;
 
@@ -63,7 +65,11 @@ pub(super) fn parse(line: &str) -> Option<RawRecord<'_>> {
                 first(tstype)?;
                 tstype = true;
             }
-            _ => return None,
+            // Bytes that are not UTF-8: the general path decodes them.
+            "key_base64" | "payload_base64" => return None,
+            // Any other field (kcat's `broker`) is ignored, as the general
+            // path ignores it, once its value is a plain scalar.
+            _ => {}
         }
         Some(())
     })?;
