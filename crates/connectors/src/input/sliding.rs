@@ -2,6 +2,7 @@
 //! records the first pass found it needs.
 
 use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
 use std::collections::BinaryHeap;
 
 use super::{DumpReader, InputError, Loaded, Order, Topics};
@@ -22,6 +23,9 @@ pub(crate) struct Sliding {
     /// Per lane, the partition whose next records it takes, if any.
     owner: Vec<Option<(u32, i32)>>,
     current: hashbrown::HashMap<(u32, i32), usize>,
+    /// The last record's partition and its lane: a dump's partitions come
+    /// a fetched batch at a time, so mostly the next record's too.
+    recent: Option<((u32, i32), usize)>,
     idle: Vec<usize>,
     /// One entry per lane with records: its first record's place.
     heads: BinaryHeap<Reverse<(Order, usize)>>,
@@ -40,6 +44,7 @@ impl Sliding {
             lanes: Vec::new(),
             owner: Vec::new(),
             current: hashbrown::HashMap::new(),
+            recent: None,
             idle: Vec::new(),
             heads: BinaryHeap::new(),
             held: 0,
@@ -51,10 +56,14 @@ impl Sliding {
     fn hold(&mut self, r: Loaded) {
         let part = (r.topic, r.partition);
         let key = r.order();
-        let lane = match self.current.get(&part) {
-            Some(&l) if self.lanes[l].back().is_none_or(|b| b.order() <= key) => l,
+        let current = match self.recent {
+            Some((p, l)) if p == part => Some(l),
+            _ => self.current.get(&part).copied(),
+        };
+        let lane = match current {
+            Some(l) if self.lanes[l].back().is_none_or(|b| b.order() <= key) => l,
             other => {
-                if let Some(&old) = other {
+                if let Some(old) = other {
                     self.owner[old] = None;
                 }
                 let l = self.idle.pop().unwrap_or_else(|| {
@@ -67,6 +76,7 @@ impl Sliding {
                 l
             }
         };
+        self.recent = Some((part, lane));
         if self.lanes[lane].is_empty() {
             self.heads.push(Reverse((key, lane)));
         }
@@ -90,18 +100,25 @@ impl Sliding {
                 None => self.ended = true,
             }
         }
-        let Some(Reverse((_, lane))) = self.heads.pop() else {
+        let Some(mut top) = self.heads.peek_mut() else {
             return Ok(None);
         };
+        let lane = top.0 .1;
         let Some(r) = self.lanes[lane].pop_front() else {
             return Ok(None);
         };
         self.held -= 1;
         match self.lanes[lane].front() {
-            Some(f) => self.heads.push(Reverse((f.order(), lane))),
+            // The lane's next record takes its place in the heap (one sift
+            // down when the guard drops, not a pop and a push).
+            Some(f) => {
+                top.0 = (f.order(), lane);
+                drop(top);
+            }
             // An empty lane gives back what a long batch grew; one no
             // partition writes to any more is free again.
             None => {
+                PeekMut::pop(top);
                 if self.lanes[lane].capacity() > 1024 {
                     self.lanes[lane].shrink_to(64);
                 }
