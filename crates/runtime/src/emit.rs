@@ -113,12 +113,7 @@ impl Rows {
                 // One sink lock at a time: two subtasks never wait on
                 // each other's.
                 drop(held.take());
-                held = self
-                    .shared
-                    .sinks
-                    .get(&table)
-                    .and_then(|w| w.lock().ok())
-                    .map(|w| (table, w));
+                held = self.shared.sink(table).map(|w| (table, w));
                 if held.is_some() && !touched.contains(&table) {
                     touched.push(table);
                 }
@@ -137,10 +132,9 @@ impl Rows {
     /// Writes one row to sink `table` at `now` (`lag`: a window row's
     /// emission lag; `None`: a late row) and flushes it.
     pub fn write_one(&self, table: usize, values: &[Value], now: Timestamp, lag: Option<Millis>) {
-        if let Some(w) = self.shared.sinks.get(&table) {
-            if let Ok(mut w) = w.lock() {
-                self.write(&mut w, table, values, now, lag);
-            }
+        if let Some(mut w) = self.shared.sink(table) {
+            self.write(&mut w, table, values, now, lag);
+            drop(w);
             self.flush(vec![table]);
         }
     }
@@ -166,7 +160,7 @@ impl Rows {
     /// Flushes the sinks written to.
     fn flush(&self, touched: Vec<usize>) {
         for t in touched {
-            if let Some(Ok(mut w)) = self.shared.sinks.get(&t).map(|w| w.lock()) {
+            if let Some(mut w) = self.shared.sink(t) {
                 if let Err(e) = w.flush() {
                     self.shared.fail(RunError::Io(format!(
                         "flushing sink {}: {e}",

@@ -277,6 +277,23 @@ impl Shared {
         self.table_names.get(t).cloned().unwrap_or_default()
     }
 
+    /// Sink `t`'s writer, locked; `None` when the job has no such sink,
+    /// or when a thread panicked while it held the writer: then the job
+    /// fails naming the sink, rather than the rows to it being skipped.
+    pub fn sink(&self, t: usize) -> Option<std::sync::MutexGuard<'_, SinkWriter>> {
+        match self.sinks.get(&t)?.lock() {
+            Ok(w) => Some(w),
+            Err(_) => {
+                self.fail(RunError::Io(format!(
+                    "sink {}: a thread panicked while writing to it (a bug in lowwater); \
+                     its rows from then on are not written, so the job stops",
+                    self.table_name(t)
+                )));
+                None
+            }
+        }
+    }
+
     /// Whether the job has failed.
     pub fn failed(&self) -> bool {
         self.error.lock().map_or(true, |e| e.is_some())
@@ -720,7 +737,58 @@ impl Drop for Gone<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::exposed;
+    use super::*;
+
+    /// A sink whose writer a panicking thread held fails the job by name
+    /// instead of having its later rows skipped.
+    #[test]
+    fn a_poisoned_sink_fails_the_job_naming_it() {
+        let plan = JobPlan::from_sql(
+            "CREATE TABLE src (k INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+               WITH ('connector' = 'datagen', 'number-of-rows' = '10');
+             CREATE TABLE out_counts (n BIGINT) WITH ('connector' = 'blackhole');
+             INSERT INTO out_counts SELECT COUNT(*)
+               FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+               GROUP BY window_start, window_end;",
+        )
+        .expect("plans");
+        let lags = crate::observe::lag_family();
+        let sinks = sink_writers(&plan, &[], &lags, None, None).expect("sinks");
+        let clock = SystemClock::new();
+        let start = clock.now();
+        let shared = Shared::new(
+            &plan,
+            &source_tables(&plan),
+            clock,
+            start,
+            sinks,
+            Vec::new(),
+            lags,
+            None,
+            None,
+        );
+        let t = plan.table("out_counts").expect("sink table");
+        assert!(shared.sink(t).is_some() && !shared.failed());
+        std::thread::scope(|s| {
+            let held = s.spawn(|| {
+                let _w = shared.sinks[&t].lock();
+                panic!("a bug while writing");
+            });
+            assert!(held.join().is_err());
+        });
+        assert!(shared.sink(t).is_none());
+        assert!(shared.failed());
+        let e = shared
+            .error
+            .lock()
+            .expect("error slot")
+            .take()
+            .expect("an error");
+        assert!(
+            e.to_string().contains("sink out_counts: a thread panicked"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn only_loopback_addresses_are_private() {

@@ -303,10 +303,10 @@ pub(crate) fn finish_outputs(
     completed: bool,
     coordinator: Option<&mut crate::coordinator::Coordinator>,
 ) -> Result<(), RunError> {
-    for (t, s) in &shared.sinks {
-        if let Ok(mut w) = s.lock() {
+    for &t in shared.sinks.keys() {
+        if let Some(mut w) = shared.sink(t) {
             w.flush().map_err(|e| {
-                let name = shared.table_names.get(*t).map_or("?", String::as_str);
+                let name = shared.table_names.get(t).map_or("?", String::as_str);
                 RunError::Io(format!("writing the rows of sink {name}: {e}"))
             })?;
         }

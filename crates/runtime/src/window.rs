@@ -134,7 +134,7 @@ impl WindowTask {
         let pl = &self.plan.pipelines[self.pipeline];
         let tables = std::iter::once(pl.sink).chain(self.plan.tables[pl.source].late_data_sink);
         for t in tables {
-            if let Some(Ok(mut w)) = self.shared.sinks.get(&t).map(|w| w.lock()) {
+            if let Some(mut w) = self.shared.sink(t) {
                 let rolled = match &mut w.parts {
                     Some(p) => p.roll(self.writer(), id).map_err(std::io::Error::other),
                     None => w.flush(),
