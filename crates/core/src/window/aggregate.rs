@@ -250,12 +250,14 @@ impl AggSpec {
         }
         // A FLOAT sum adds in single precision, each step rounded (Flink's
         // FloatSumAggFunction), so it overflows to Infinity as Flink's does.
-        if let (Narrow::F32, AggFunc::Sum, Accumulator::Sum(s), Some(x)) =
-            (self.narrow, self.func, &mut *acc, v.as_f64())
+        if let (Narrow::F32, AggFunc::Sum, Accumulator::Sum(s)) =
+            (self.narrow, self.func, &mut *acc)
         {
-            let sum = s.as_f64().map_or(x as f32, |s| s as f32 + x as f32);
-            *s = Value::Double(f64::from(sum));
-            return;
+            if let Some(x) = v.as_f64() {
+                let sum = s.as_f64().map_or(x as f32, |s| s as f32 + x as f32);
+                *s = Value::Double(f64::from(sum));
+                return;
+            }
         }
         acc.add_value(v);
     }
@@ -356,14 +358,25 @@ impl Accumulator {
                     set.insert(v.clone());
                 }
             }
-            Accumulator::Sum(s) => *s = add_numbers(s, v),
+            Accumulator::Sum(s) => {
+                if let (Value::Int(a), Value::Int(b)) = (&mut *s, v) {
+                    *a = a.wrapping_add(*b);
+                } else {
+                    *s = add_numbers(s, v);
+                }
+            }
+            // Integers compared and kept in place, without a clone.
             Accumulator::Min(m) => {
-                if m.is_null() || v < m {
+                if let (Value::Int(a), Value::Int(b)) = (&mut *m, v) {
+                    *a = (*a).min(*b);
+                } else if m.is_null() || v < m {
                     *m = v.clone();
                 }
             }
             Accumulator::Max(m) => {
-                if m.is_null() || v > m {
+                if let (Value::Int(a), Value::Int(b)) = (&mut *m, v) {
+                    *a = (*a).max(*b);
+                } else if m.is_null() || v > m {
                     *m = v.clone();
                 }
             }
