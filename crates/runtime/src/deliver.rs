@@ -21,7 +21,7 @@ impl SourceTask {
         i: usize,
         id: SplitId,
         built: Result<Built, RecordError>,
-        row: &Row,
+        row: &mut Row,
         nulled: u64,
         now: Timestamp,
     ) -> Result<Read, RunError> {

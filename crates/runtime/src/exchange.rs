@@ -75,6 +75,9 @@ pub(crate) struct PipeOut {
     args: Vec<Value>,
     /// Key and argument values per record: a new batch's room.
     widths: (usize, usize),
+    /// Per key, whether the last INSERT reading the row moves it out of
+    /// the row ([`lowwater_sql::plan::Pipeline::movable_keys`]).
+    moves: Vec<bool>,
 }
 
 impl PipeOut {
@@ -83,7 +86,10 @@ impl PipeOut {
         // Late rows need the source columns of the late-data sink; they
         // travel after the aggregate arguments, which aggregates ignore.
         let late = plan.late_row(pl.source);
+        let carried = late.as_ref().map(|l| l.columns()).unwrap_or_default();
+        let moves = pl.movable_keys(&carried);
         PipeOut {
+            moves,
             pipeline,
             batches: senders.iter().map(|_| InputBatch::default()).collect(),
             senders,
@@ -101,7 +107,7 @@ impl SourceTask {
         k: usize,
         id: SplitId,
         ts: Timestamp,
-        row: &Row,
+        row: &mut Row,
     ) -> Result<(), RecordError> {
         let pl = &self.plan.pipelines[self.outs[k].pipeline];
         if let Some(f) = &pl.filter {
@@ -115,6 +121,7 @@ impl SourceTask {
                 return Ok(());
             }
         }
+        let last = k + 1 == self.outs.len();
         let out = &mut self.outs[k];
         let n = out.senders.len() as u64;
         // The window subtask, when the key does not choose it: one
@@ -128,8 +135,14 @@ impl SourceTask {
         // The record's key, then its aggregate arguments and the columns
         // its late row needs (which aggregates ignore).
         let late = &out.late;
-        let fill = |key: &mut Vec<Value>, args: &mut Vec<Value>| {
-            pl.append_window_input(row, key, args)?;
+        // The row's last reader takes its keys (the next record's row is
+        // built anew); any other copies them.
+        let moves = (last && out.moves.contains(&true)).then_some(&out.moves);
+        let mut fill = |key: &mut Vec<Value>, args: &mut Vec<Value>| {
+            match moves {
+                Some(m) => pl.append_window_input_taking(row, m, key, args)?,
+                None => pl.append_window_input(row, key, args)?,
+            }
             if let Some(late) = late {
                 args.extend(late.carried(row));
             }

@@ -430,3 +430,45 @@ fn explain_reads_a_datagen_tables_own_partition_count() {
     let w = warnings(&plan, &Default::default()).join("\n");
     assert!(w.contains("it has 4 partitions"), "{w}");
 }
+
+/// A GROUP BY key that is a plain column read by nothing else of the
+/// record is moved out of the source row by its last reader; one an
+/// aggregate or the late-data sink also reads is copied. Either way the
+/// window input is the same.
+#[test]
+fn keys_read_by_nothing_else_move_out_of_the_row() {
+    use lowwater_core::Value;
+    let keyed = |select: &str, late: bool| {
+        let src = if late {
+            SRC.replace(
+                "'format' = 'json');\nCREATE TABLE out",
+                "'format' = 'json', 'late-data.sink' = 'late');\nCREATE TABLE late (user_id STRING, lowwater_late_reason STRING) WITH ('connector' = 'print');\nCREATE TABLE out",
+            )
+        } else {
+            SRC.to_string()
+        };
+        let sql = format!(
+            "{src}INSERT INTO out SELECT window_start, window_end, user_id, {select} AS n
+             FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+             GROUP BY window_start, window_end, user_id"
+        );
+        let plan = JobPlan::from_sql(&sql).expect("plans");
+        let carried = plan.late_row(0).map(|l| l.columns()).unwrap_or_default();
+        let moves = plan.pipelines[0].movable_keys(&carried);
+        (plan, moves)
+    };
+    assert_eq!(keyed("COUNT(*)", false).1, vec![true]);
+    assert_eq!(keyed("COUNT(DISTINCT user_id)", false).1, vec![false]);
+    assert_eq!(keyed("COUNT(*)", true).1, vec![false]);
+    let (plan, moves) = keyed("SUM(amount)", false);
+    let pl = &plan.pipelines[0];
+    let row = vec![Value::str("u1"), Value::Int(5), Value::Timestamp(7)];
+    let (mut key, mut args) = (Vec::new(), Vec::new());
+    pl.window_input(&row, &mut key, &mut args).expect("input");
+    let mut taken = row.clone();
+    let (mut key2, mut args2) = (Vec::new(), Vec::new());
+    pl.append_window_input_taking(&mut taken, &moves, &mut key2, &mut args2)
+        .expect("input");
+    assert_eq!((key2, args2), (key, args));
+    assert_eq!(taken, vec![Value::Null, Value::Int(5), Value::Timestamp(7)]);
+}

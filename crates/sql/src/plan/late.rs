@@ -58,6 +58,11 @@ impl LateRow {
             .map(|&c| row.get(c).cloned().unwrap_or(Value::Null))
     }
 
+    /// The source columns [`LateRow::carried`] reads.
+    pub fn columns(&self) -> Vec<usize> {
+        self.cols.iter().flatten().copied().collect()
+    }
+
     /// The sink row from [`LateRow::carried`] values, late for `reason`.
     pub fn from_carried(&self, carried: &[Value], reason: LateReason) -> Vec<Value> {
         let mut it = carried.iter();

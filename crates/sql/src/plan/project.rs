@@ -173,6 +173,64 @@ impl Pipeline {
         Ok(())
     }
 
+    /// Per GROUP BY key, whether [`Pipeline::append_window_input_taking`]
+    /// may move it out of the source row instead of copying it: a plain
+    /// column that no aggregate argument, no other key and none of `also`
+    /// (columns read after the keys, a late row's) reads.
+    pub fn movable_keys(&self, also: &[usize]) -> Vec<bool> {
+        let mut read = also.to_vec();
+        for e in &self.agg_args {
+            e.columns(&mut read);
+        }
+        let mut keyed = Vec::new();
+        for e in &self.keys {
+            e.columns(&mut keyed);
+        }
+        self.keys
+            .iter()
+            .map(|e| match e {
+                Expr::Column(c) => {
+                    !read.contains(c) && keyed.iter().filter(|k| *k == c).count() == 1
+                }
+                _ => false,
+            })
+            .collect()
+    }
+
+    /// [`Pipeline::append_window_input`] by the last reader of a row that
+    /// is built anew for the next record: the keys `moves` marks (see
+    /// [`Pipeline::movable_keys`]) are moved out of `row`, left NULL. A
+    /// string key is then handed on, not shared once more and let go (two
+    /// changes of its count on a line another core reads).
+    pub fn append_window_input_taking(
+        &self,
+        row: &mut [Value],
+        moves: &[bool],
+        key: &mut Vec<Value>,
+        args: &mut Vec<Value>,
+    ) -> std::result::Result<(), String> {
+        for (e, &moved) in self
+            .keys
+            .iter()
+            .zip(moves.iter().chain(std::iter::repeat(&false)))
+        {
+            match e {
+                Expr::Column(c) if moved => key.push(
+                    row.get_mut(*c)
+                        .map_or(Value::Null, |v| std::mem::replace(v, Value::Null)),
+                ),
+                _ => e
+                    .eval_into(row, key)
+                    .map_err(|m| format!("GROUP BY: {m}"))?,
+            }
+        }
+        for e in &self.agg_args {
+            e.eval_into(row, args)
+                .map_err(|m| format!("aggregate argument: {m}"))?;
+        }
+        Ok(())
+    }
+
     /// A window function's row without aggregation: a result per window it
     /// belongs to, at once (`WindowOutput::Fired` with the row's values as
     /// the key and no aggregates).
