@@ -330,12 +330,20 @@ mod tests {
         };
         let line = format_record(&r);
         assert_eq!(fast::parse(&line).map(owned), Some(r.clone()));
-        // kcat's `broker` is read and ignored.
-        let kcat = line.replacen(",\"key\"", ",\"broker\":1001,\"key\"", 1);
-        assert_eq!(fast::parse(&kcat).map(owned), Some(r.clone()), "{kcat}");
+        // kcat's `broker` and `headers` are read and ignored.
+        for extra in [
+            r#""broker":1001,"#,
+            r#""broker":1,"headers":["trace","a\"b",  "empty",null],"#,
+            r#""headers":[],"#,
+        ] {
+            let kcat = line.replacen("\"key\"", &format!("{extra}\"key\""), 1);
+            assert_eq!(fast::parse(&kcat).map(owned), Some(r.clone()), "{kcat}");
+        }
         for general_only in [
             r#"{"topic":"t","partition":0,"ts":1,"payload":"\u0041"}"#,
-            r#"{"topic":"t","partition":0,"ts":1,"headers":["k","v"]}"#,
+            r#"{"topic":"t","partition":0,"ts":1,"headers":[["k"],"v"]}"#,
+            r#"{"topic":"t","partition":0,"ts":1,"headers":{"k":"v"}}"#,
+            r#"{"topic":"t","partition":0,"ts":1,"headers":["k",]}"#,
             r#"{"topic":"t","partition":0,"ts":1,"payload_base64":"AA=="}"#,
             r#"{"topic":"t","partition":0,"ts":1,"ts":2}"#,
             r#"{"topic":"t","partition":0,"ts":-0}"#,
@@ -350,7 +358,7 @@ mod tests {
         use proptest::prelude::*;
 
         fn field() -> impl Strategy<Value = String> {
-            let value = crate::json::tests::fast_path::value();
+            let value = crate::json::tests::fast_path::value;
             let name = prop_oneof![
                 Just("topic"),
                 Just("partition"),
@@ -362,7 +370,20 @@ mod tests {
                 Just("payload_base64"),
                 Just("broker"),
             ];
-            (name, value).prop_map(|(n, v)| format!("\"{n}\":{v}"))
+            // kcat's headers: an array of names and values (nested values
+            // and objects are the general path's).
+            let array =
+                prop::collection::vec(value(), 0..4).prop_map(|v| format!("[{}]", v.join(" , ")));
+            let headers = prop_oneof![
+                3 => array,
+                1 => Just(r#"[["k"],null]"#.to_string()),
+                1 => Just(r#"{"k":"v"}"#.to_string()),
+                1 => value(),
+            ];
+            prop_oneof![
+                4 => (name, value()).prop_map(|(n, v)| format!("\"{n}\":{v}")),
+                1 => headers.prop_map(|h| format!("\"headers\":{h}")),
+            ]
         }
 
         fn line() -> impl Strategy<Value = String> {

@@ -1,11 +1,12 @@
 //! The fast path of a dump line: the kcat -J shape (`topic`, `partition`,
 //! `offset`, `tstype`, `ts`, `key`, `payload`, in any order, each once, and
-//! any other field with a scalar value, such as kcat's `broker`, ignored)
+//! any other field whose value is a scalar or an array of scalars, such as
+//! kcat's `broker` and `headers`, ignored)
 //! read in one pass by the JSON fast path's scanner, the key and payload
 //! unescaped into their bytes as they are scanned. Anything else gives up
 //! (`None`) and the line goes to the general path (sonic-rs's document
-//! tree), which also gives every error: a field with a nested value
-//! (`headers`), `key_base64` or `payload_base64`, a repeated field, a
+//! tree), which also gives every error: a field with an object or a nested
+//! array, `key_base64` or `payload_base64`, a repeated field, a
 //! value of another type, a missing or NULL required field, an escaped
 //! topic, a `\u` escape, nesting. A property test holds the two paths to
 //! the same record.
@@ -34,6 +35,16 @@ pub(super) fn parse(line: &str) -> Option<RawRecord<'_>> {
             first(slot.is_some())?;
             *slot = Some(s.bytes()?);
             return Some(());
+        }
+        if !matches!(name, "topic" | "partition" | "offset" | "ts" | "tstype") {
+            // Bytes that are not UTF-8: the general path decodes them.
+            if let "key_base64" | "payload_base64" = name {
+                return None;
+            }
+            // Any other field (kcat's `broker` and `headers`) is ignored, as
+            // the general path ignores it, once its value is a scalar or an
+            // array of scalars.
+            return s.skip();
         }
         let token = s.value()?;
         match name {
@@ -65,11 +76,7 @@ pub(super) fn parse(line: &str) -> Option<RawRecord<'_>> {
                 first(tstype)?;
                 tstype = true;
             }
-            // Bytes that are not UTF-8: the general path decodes them.
-            "key_base64" | "payload_base64" => return None,
-            // Any other field (kcat's `broker`) is ignored, as the general
-            // path ignores it, once its value is a plain scalar.
-            _ => {}
+            _ => return None,
         }
         Some(())
     })?;

@@ -381,6 +381,29 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// Skips the value at the scanner: a scalar, or an array of scalars
+    /// (kcat's `headers`: names and values). `None`: anything else.
+    pub(crate) fn skip(&mut self) -> Option<()> {
+        if self.peek() != Some(b'[') {
+            return self.value().map(drop);
+        }
+        self.at += 1;
+        self.ws();
+        if self.peek() == Some(b']') {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            self.value()?;
+            self.ws();
+            match self.next()? {
+                b',' => self.ws(),
+                b']' => return Some(()),
+                _ => return None,
+            }
+        }
+    }
+
     /// The value at the scanner, as a [`Token`].
     pub(crate) fn value(&mut self) -> Option<Token<'a>> {
         match self.peek()? {
