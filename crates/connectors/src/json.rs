@@ -12,6 +12,8 @@
 //! as `null` (left out with `json.encode.ignore-null-fields`), timestamps in
 //! the same text form with the fraction trimmed (`03:37:00`, `03:37:59.999`).
 
+use std::hash::BuildHasher;
+
 use lowwater_core::time::{civil_from_days, parse_timestamp, parse_timestamp_with, DateCache};
 use lowwater_core::{Row, Timestamp, Value};
 use lowwater_sql::options::{JsonFormat, TimestampStandard};
@@ -50,7 +52,10 @@ pub struct JsonDecoder {
 /// shared instead of allocated per record. Bounded: cleared when full.
 #[derive(Debug, Clone, Default)]
 pub struct Interner {
-    map: hashbrown::HashMap<Box<str>, Value>,
+    /// Each string's own copy (compared here, on this thread, rather than
+    /// the shared value's text) and its shared value.
+    table: hashbrown::HashTable<(Box<str>, Value)>,
+    hasher: hashbrown::DefaultHashBuilder,
 }
 
 impl Interner {
@@ -58,16 +63,36 @@ impl Interner {
 
     /// `s` as a string value, shared with a recent equal one.
     pub fn get(&mut self, s: &str) -> Value {
-        if let Some(v) = self.map.get(s) {
+        let hash = self.hasher.hash_one(s);
+        if let Some((_, v)) = self
+            .table
+            .find(hash, |(k, _)| same(k.as_bytes(), s.as_bytes()))
+        {
             return v.clone();
         }
-        if self.map.len() >= Self::CAPACITY {
-            self.map.clear();
+        if self.table.len() >= Self::CAPACITY {
+            self.table.clear();
         }
         let v = Value::str(s);
-        self.map.insert(Box::from(s), v.clone());
+        let hasher = &self.hasher;
+        self.table
+            .insert_unique(hash, (Box::from(s), v.clone()), |(k, _)| {
+                hasher.hash_one(&**k)
+            });
         v
     }
+}
+
+/// Whether `a` and `b` are the same bytes; a short string (a key, a field
+/// name) compared in place rather than by a call to `memcmp`.
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len()
+        && if a.len() <= 16 {
+            a.iter().zip(b).all(|(x, y)| x == y)
+        } else {
+            a == b
+        }
 }
 
 /// One JSON object level: the decoded fields in it (name, index in
@@ -229,7 +254,11 @@ impl JsonDecoder {
         let (strings, standard) = (&mut self.strings, self.format.timestamp_standard);
         let dates = &mut self.dates;
         flat::scan(text, |name, token| {
-            let Some(&(_, f)) = level.fields.iter().find(|(n, _)| n == name) else {
+            let Some(&(_, f)) = level
+                .fields
+                .iter()
+                .find(|(n, _)| same(n.as_bytes(), name.as_bytes()))
+            else {
                 return Some(());
             };
             let (_, pos, ty) = &fields[f];
