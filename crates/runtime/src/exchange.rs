@@ -87,7 +87,7 @@ impl PipeOut {
         // travel after the aggregate arguments, which aggregates ignore.
         let late = plan.late_row(pl.source);
         let carried = late.as_ref().map(|l| l.columns()).unwrap_or_default();
-        let moves = pl.movable_keys(&carried);
+        let moves = pl.movable_keys(&plan.tables[pl.source], &carried);
         PipeOut {
             moves,
             pipeline,

@@ -454,7 +454,7 @@ fn keys_read_by_nothing_else_move_out_of_the_row() {
         );
         let plan = JobPlan::from_sql(&sql).expect("plans");
         let carried = plan.late_row(0).map(|l| l.columns()).unwrap_or_default();
-        let moves = plan.pipelines[0].movable_keys(&carried);
+        let moves = plan.pipelines[0].movable_keys(&plan.tables[0], &carried);
         (plan, moves)
     };
     assert_eq!(keyed("COUNT(*)", false).1, vec![true]);
@@ -470,5 +470,23 @@ fn keys_read_by_nothing_else_move_out_of_the_row() {
     pl.append_window_input_taking(&mut taken, &moves, &mut key2, &mut args2)
         .expect("input");
     assert_eq!((key2, args2), (key, args));
+    assert_eq!(taken, vec![Value::Null, Value::Int(5), Value::Timestamp(7)]);
+    // A number is copied (it costs nothing to), even where asked to move.
+    let by_amount = JobPlan::from_sql(&job(
+        "INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) AS n
+         FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+         GROUP BY window_start, window_end, user_id, amount",
+    ))
+    .expect("plans");
+    let pl = &by_amount.pipelines[0];
+    assert_eq!(
+        pl.movable_keys(&by_amount.tables[0], &[]),
+        vec![true, false]
+    );
+    let mut taken = row.clone();
+    let (mut key, mut args) = (Vec::new(), Vec::new());
+    pl.append_window_input_taking(&mut taken, &[true, true], &mut key, &mut args)
+        .expect("input");
+    assert_eq!(key, vec![Value::str("u1"), Value::Int(5)]);
     assert_eq!(taken, vec![Value::Null, Value::Int(5), Value::Timestamp(7)]);
 }

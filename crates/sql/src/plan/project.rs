@@ -174,10 +174,17 @@ impl Pipeline {
     }
 
     /// Per GROUP BY key, whether [`Pipeline::append_window_input_taking`]
-    /// may move it out of the source row instead of copying it: a plain
-    /// column that no aggregate argument, no other key and none of `also`
-    /// (columns read after the keys, a late row's) reads.
-    pub fn movable_keys(&self, also: &[usize]) -> Vec<bool> {
+    /// may move it out of the row of `source` (the pipeline's source table)
+    /// instead of copying it: a plain STRING column that no aggregate
+    /// argument, no other key and none of `also` (columns read after the
+    /// keys, a late row's) reads. (A number costs nothing to copy.)
+    pub fn movable_keys(&self, source: &super::TableDef, also: &[usize]) -> Vec<bool> {
+        let string = |c: usize| {
+            source
+                .columns
+                .get(c)
+                .is_some_and(|col| col.ty == SqlType::String)
+        };
         let mut read = also.to_vec();
         for e in &self.agg_args {
             e.columns(&mut read);
@@ -190,7 +197,7 @@ impl Pipeline {
             .iter()
             .map(|e| match e {
                 Expr::Column(c) => {
-                    !read.contains(c) && keyed.iter().filter(|k| *k == c).count() == 1
+                    string(*c) && !read.contains(c) && keyed.iter().filter(|k| *k == c).count() == 1
                 }
                 _ => false,
             })
@@ -198,9 +205,9 @@ impl Pipeline {
     }
 
     /// [`Pipeline::append_window_input`] by the last reader of a row that
-    /// is built anew for the next record: the keys `moves` marks (see
-    /// [`Pipeline::movable_keys`]) are moved out of `row`, left NULL. A
-    /// string key is then handed on, not shared once more and let go (two
+    /// is built anew for the next record: the string keys `moves` marks
+    /// (see [`Pipeline::movable_keys`]) are moved out of `row`, left NULL.
+    /// Such a key is then handed on, not shared once more and let go (two
     /// changes of its count on a line another core reads).
     pub fn append_window_input_taking(
         &self,
@@ -214,11 +221,9 @@ impl Pipeline {
             .iter()
             .zip(moves.iter().chain(std::iter::repeat(&false)))
         {
-            match e {
-                Expr::Column(c) if moved => key.push(
-                    row.get_mut(*c)
-                        .map_or(Value::Null, |v| std::mem::replace(v, Value::Null)),
-                ),
+            // Only a string is moved (a NULL is copied).
+            match (e, row.get_mut(moved_column(e, moved))) {
+                (_, Some(v @ Value::Str(_))) => key.push(std::mem::replace(v, Value::Null)),
                 _ => e
                     .eval_into(row, key)
                     .map_err(|m| format!("GROUP BY: {m}"))?,
@@ -254,5 +259,14 @@ impl Pipeline {
             }));
         }
         Ok(())
+    }
+}
+
+/// The column a key moved out of the row takes (`usize::MAX`, no column,
+/// for a key that is not moved).
+fn moved_column(key: &Expr, moved: bool) -> usize {
+    match key {
+        Expr::Column(c) if moved => *c,
+        _ => usize::MAX,
     }
 }
