@@ -344,6 +344,8 @@ mod tests {
             r#"{"topic":"t","partition":0,"ts":1,"headers":[["k"],"v"]}"#,
             r#"{"topic":"t","partition":0,"ts":1,"headers":{"k":"v"}}"#,
             r#"{"topic":"t","partition":0,"ts":1,"headers":["k",]}"#,
+            r#"{"topic":"t","partition":0,"ts":1,"broker":1e400}"#,
+            r#"{"topic":"t","partition":0,"ts":1,"headers":["k",1e400]}"#,
             r#"{"topic":"t","partition":0,"ts":1,"payload_base64":"AA=="}"#,
             r#"{"topic":"t","partition":0,"ts":1,"ts":2}"#,
             r#"{"topic":"t","partition":0,"ts":-0}"#,
@@ -378,6 +380,8 @@ mod tests {
                 3 => array,
                 1 => Just(r#"[["k"],null]"#.to_string()),
                 1 => Just(r#"{"k":"v"}"#.to_string()),
+                1 => Just("1e400".to_string()),
+                1 => Just(r#"["k",1e400]"#.to_string()),
                 1 => value(),
             ];
             prop_oneof![

@@ -1,15 +1,16 @@
 //! The fast path of a dump line: the kcat -J shape (`topic`, `partition`,
-//! `offset`, `tstype`, `ts`, `key`, `payload`, in any order, each once, and
-//! any other field whose value is a scalar or an array of scalars, such as
-//! kcat's `broker` and `headers`, ignored)
-//! read in one pass by the JSON fast path's scanner, the key and payload
-//! unescaped into their bytes as they are scanned. Anything else gives up
-//! (`None`) and the line goes to the general path (sonic-rs's document
-//! tree), which also gives every error: a field with an object or a nested
-//! array, `key_base64` or `payload_base64`, a repeated field, a
-//! value of another type, a missing or NULL required field, an escaped
-//! topic, a `\u` escape, nesting. A property test holds the two paths to
-//! the same record.
+//! `offset`, `ts`, `key`, `payload`, in any order, each once, and any other
+//! field, such as `tstype` and kcat's `broker` and `headers`, ignored when
+//! its value is a scalar or an array of scalars) read in one pass by the
+//! JSON fast path's scanner, the key and payload unescaped into their
+//! bytes as they are scanned. Anything else gives up (`None`) and the line
+//! goes to the general path (sonic-rs's document tree), which also gives
+//! every error: a field with an object or a nested array, a number other
+//! than a 64-bit integer in an ignored field (the general path refuses one
+//! that overflows a double), `key_base64` or `payload_base64`, a repeated
+//! field, a value of another type, a missing or NULL required field, an
+//! escaped topic, a `\u` escape, nesting. A property test holds the two
+//! paths to the same record.
 
 use std::borrow::Cow;
 
@@ -21,7 +22,6 @@ pub(super) fn parse(line: &str) -> Option<RawRecord<'_>> {
     let mut topic = None;
     let (mut partition, mut offset, mut ts) = (None, None, None);
     let (mut key, mut payload) = (None, None);
-    let mut tstype = false;
     scan_with(line, |name, s| {
         // Each field once (the general path takes a repeated one's last).
         let first = |seen: bool| (!seen).then_some(());
@@ -33,17 +33,17 @@ pub(super) fn parse(line: &str) -> Option<RawRecord<'_>> {
                 &mut payload
             };
             first(slot.is_some())?;
-            *slot = Some(s.bytes()?);
+            *slot = Some(s.bytes(name == "payload")?);
             return Some(());
         }
-        if !matches!(name, "topic" | "partition" | "offset" | "ts" | "tstype") {
+        if !matches!(name, "topic" | "partition" | "offset" | "ts") {
             // Bytes that are not UTF-8: the general path decodes them.
             if let "key_base64" | "payload_base64" = name {
                 return None;
             }
-            // Any other field (kcat's `broker` and `headers`) is ignored, as
-            // the general path ignores it, once its value is a scalar or an
-            // array of scalars.
+            // Any other field (`tstype`, kcat's `broker` and `headers`) is
+            // ignored, as the general path ignores it, once its value is a
+            // scalar or an array of scalars that the general path reads.
             return s.skip();
         }
         let token = s.value()?;
@@ -70,11 +70,6 @@ pub(super) fn parse(line: &str) -> Option<RawRecord<'_>> {
                 first(ts.is_some())?;
                 let Token::Int(t) = token else { return None };
                 ts = Some(t);
-            }
-            // Read by no one (any value, as the general path).
-            "tstype" => {
-                first(tstype)?;
-                tstype = true;
             }
             _ => return None,
         }

@@ -1,8 +1,9 @@
 //! The fast path of the JSON decoder and of topic dumps: one pass over a
-//! flat object (no nested object or array, no escape sequence in a name),
-//! handing each field's name and value to the caller without building
-//! anything. A string value with escapes is handed over still escaped (the
-//! JSON decoder leaves it to the general path; a dump's payload is one).
+//! flat object (no nested object, no array but one of scalars to skip, no
+//! escape sequence in a name), handing each field's name and value to the
+//! caller without building anything. A string value with escapes is
+//! handed over still escaped (the JSON decoder unescapes it), or unescaped
+//! into bytes of its own as it is scanned (a dump's key and payload).
 //!
 //! It is deliberately narrow. Anything it does not fully check gives up
 //! (`None`) and the decoder starts again on its general path (sonic-rs),
@@ -39,7 +40,7 @@ pub(crate) fn scan<'a>(
 }
 
 /// [`scan`], the value left to `field` to read with the scanner it is
-/// given (one of [`Scanner::value`], [`Scanner::bytes`]), so that a value
+/// given (one of [`Scanner::value`], [`Scanner::bytes`], [`Scanner::skip`]), so that a value
 /// can be read the way its caller needs it.
 #[inline]
 pub(crate) fn scan_with<'a>(
@@ -116,9 +117,8 @@ fn simple_escape(c: u8) -> bool {
 /// simple one). `None`: a control character, another escape, no end.
 ///
 /// Eight bytes at a time, and every stop of a word taken in the word: a
-/// string of escaped JSON (a dump's payload) has an escape every few
-/// bytes, so going back to the byte loop, or to a call, per run would
-/// cost more than the runs.
+/// string of escaped JSON has an escape every few bytes, so going back to
+/// the byte loop, or to a call, per run would cost more than the runs.
 #[inline]
 pub(crate) fn string_end(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
     let mut escaped = false;
@@ -179,7 +179,7 @@ pub(crate) fn unescape(text: &str) -> String {
 /// checked its escapes: each is one of `\" \\ \/ \b \f \n \r \t`, a
 /// backslash and an ASCII character, so the runs between them are whole
 /// characters and an escape is replaced byte for byte.
-pub(crate) fn unescape_bytes(text: &str) -> Vec<u8> {
+fn unescape_bytes(text: &str) -> Vec<u8> {
     let b = text.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut at = 0;
@@ -362,17 +362,25 @@ impl<'a> Scanner<'a> {
     /// A key's or payload's bytes: a string unescaped into bytes of its
     /// own (`Some(None)`: null). `None`: another value, or a string the
     /// fast path does not read.
-    pub(crate) fn bytes(&mut self) -> Option<Option<Vec<u8>>> {
+    ///
+    /// With `last` (a dump's payload, its line's last field but for a few
+    /// bytes) the bytes are sized for the rest of the text and unescaped in
+    /// one pass, given back only if more than a quarter went unused;
+    /// otherwise (a key, before the payload) the string's end is found
+    /// first and the bytes sized to it.
+    pub(crate) fn bytes(&mut self, last: bool) -> Option<Option<Vec<u8>>> {
         match self.peek()? {
             b'n' => self.literal("null", None),
             b'"' => {
-                // Sized for the rest of the text (a payload is mostly its
-                // last field), and given back if that was far too much.
-                let rest = self.bytes.len() - self.at;
-                let mut out = Vec::with_capacity(rest);
-                let end = unescape_into(self.bytes, self.at + 1, &mut out)?;
+                let from = self.at + 1;
+                let room = match last {
+                    true => self.bytes.len() - from,
+                    false => string_end(self.bytes, from)?.0 - from,
+                };
+                let mut out = Vec::with_capacity(room);
+                let end = unescape_into(self.bytes, from, &mut out)?;
                 self.at = end + 1;
-                if out.capacity() - out.len() > 64 {
+                if out.capacity() - out.len() > out.len() / 4 + 64 {
                     out.shrink_to_fit();
                 }
                 Some(Some(out))
@@ -382,10 +390,12 @@ impl<'a> Scanner<'a> {
     }
 
     /// Skips the value at the scanner: a scalar, or an array of scalars
-    /// (kcat's `headers`: names and values). `None`: anything else.
+    /// (kcat's `headers`: names and values). `None`: anything else, and a
+    /// number other than a 64-bit integer (the general path reads one into
+    /// a double and refuses it if it overflows, so it decides).
     pub(crate) fn skip(&mut self) -> Option<()> {
         if self.peek() != Some(b'[') {
-            return self.value().map(drop);
+            return self.plain_scalar();
         }
         self.at += 1;
         self.ws();
@@ -394,13 +404,23 @@ impl<'a> Scanner<'a> {
             return Some(());
         }
         loop {
-            self.value()?;
+            self.plain_scalar()?;
             self.ws();
             match self.next()? {
                 b',' => self.ws(),
                 b']' => return Some(()),
                 _ => return None,
             }
+        }
+    }
+
+    /// A scalar read and dropped; `None` for a number that is not a 64-bit
+    /// integer (see [`Scanner::skip`]).
+    pub(crate) fn plain_scalar(&mut self) -> Option<()> {
+        let number = matches!(self.peek()?, b'-' | b'0'..=b'9');
+        match self.value()? {
+            Token::Other if number => None,
+            _ => Some(()),
         }
     }
 
@@ -660,7 +680,7 @@ mod tests {
         ) {
             let object = format!("{{\"n\":{text}}}");
             let got = fields(&object).map(|f| f[0].1);
-            let want = match text.parse::<f64>() {
+            let want = match () {
                 // Not JSON (a leading zero): the scan gives up.
                 _ if text.trim_start_matches('-').starts_with('0')
                     && text.trim_start_matches('-').len() > 1
