@@ -167,10 +167,10 @@ impl Coordinator {
                     }
                     Failpoint::hit(&self.failpoint, "after-commit", id);
                 }
-                for w in shared.sinks.values() {
-                    let committed = match w.lock() {
-                        Ok(mut w) => w.parts.as_mut().map_or(Ok(()), |p| p.commit(id)),
-                        Err(_) => Ok(()),
+                for &t in shared.sinks.keys() {
+                    let committed = match shared.sink(t) {
+                        Some(mut w) => w.parts.as_mut().map_or(Ok(()), |p| p.commit(id)),
+                        None => Ok(()),
                     };
                     if let Err(e) = committed {
                         tracing::warn!("checkpoint {id}: finishing part files: {e}");
@@ -203,8 +203,8 @@ impl Coordinator {
         ended: &[(usize, usize)],
         id: CheckpointId,
     ) -> Result<(), String> {
-        for w in shared.sinks.values() {
-            let Ok(mut w) = w.lock() else {
+        for &t in shared.sinks.keys() {
+            let Some(mut w) = shared.sink(t) else {
                 continue;
             };
             if let Some(parts) = w.parts.as_mut() {

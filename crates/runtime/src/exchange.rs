@@ -76,8 +76,9 @@ pub(crate) struct PipeOut {
     /// Key and argument values per record: a new batch's room.
     widths: (usize, usize),
     /// Per key, whether the last INSERT reading the row moves it out of
-    /// the row ([`lowwater_sql::plan::Pipeline::movable_keys`]).
-    moves: Vec<bool>,
+    /// the row ([`lowwater_sql::plan::Pipeline::movable_keys`]); `None`
+    /// when no key may move.
+    moves: Option<Vec<bool>>,
 }
 
 impl PipeOut {
@@ -87,7 +88,8 @@ impl PipeOut {
         // travel after the aggregate arguments, which aggregates ignore.
         let late = plan.late_row(pl.source);
         let carried = late.as_ref().map(|l| l.columns()).unwrap_or_default();
-        let moves = pl.movable_keys(&plan.tables[pl.source], &carried);
+        let moves =
+            Some(pl.movable_keys(&plan.tables[pl.source], &carried)).filter(|m| m.contains(&true));
         PipeOut {
             moves,
             pipeline,
@@ -137,7 +139,7 @@ impl SourceTask {
         let late = &out.late;
         // The row's last reader takes its keys (the next record's row is
         // built anew); any other copies them.
-        let moves = (last && out.moves.contains(&true)).then_some(&out.moves);
+        let moves = out.moves.as_deref().filter(|_| last);
         let mut fill = |key: &mut Vec<Value>, args: &mut Vec<Value>| {
             match moves {
                 Some(m) => pl.append_window_input_taking(row, m, key, args)?,

@@ -188,15 +188,8 @@ fn unescape_bytes(text: &str) -> Vec<u8> {
         let Some(&c) = b.get(at + run + 1) else {
             break;
         };
-        out.push(match c {
-            b'b' => 0x08,
-            b'f' => 0x0c,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
-            // `"`, `\\` and `/` stand for themselves.
-            other => other,
-        });
+        // The scanner let only simple escapes through.
+        out.push(unescaped(c).unwrap_or(c));
         at += run + 2;
     }
     out.extend_from_slice(&b[at.min(b.len())..]);

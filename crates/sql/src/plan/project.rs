@@ -166,6 +166,11 @@ impl Pipeline {
             e.eval_into(row, key)
                 .map_err(|m| format!("GROUP BY: {m}"))?;
         }
+        self.append_args(row, args)
+    }
+
+    /// The record's aggregate arguments appended to `args`.
+    fn append_args(&self, row: &[Value], args: &mut Vec<Value>) -> std::result::Result<(), String> {
         for e in &self.agg_args {
             e.eval_into(row, args)
                 .map_err(|m| format!("aggregate argument: {m}"))?;
@@ -222,18 +227,16 @@ impl Pipeline {
             .zip(moves.iter().chain(std::iter::repeat(&false)))
         {
             // Only a string is moved (a NULL is copied).
-            match (e, row.get_mut(moved_column(e, moved))) {
-                (_, Some(v @ Value::Str(_))) => key.push(std::mem::replace(v, Value::Null)),
-                _ => e
-                    .eval_into(row, key)
-                    .map_err(|m| format!("GROUP BY: {m}"))?,
+            if let (Expr::Column(c), true) = (e, moved) {
+                if let Some(v @ Value::Str(_)) = row.get_mut(*c) {
+                    key.push(std::mem::replace(v, Value::Null));
+                    continue;
+                }
             }
+            e.eval_into(row, key)
+                .map_err(|m| format!("GROUP BY: {m}"))?;
         }
-        for e in &self.agg_args {
-            e.eval_into(row, args)
-                .map_err(|m| format!("aggregate argument: {m}"))?;
-        }
-        Ok(())
+        self.append_args(row, args)
     }
 
     /// A window function's row without aggregation: a result per window it
@@ -259,14 +262,5 @@ impl Pipeline {
             }));
         }
         Ok(())
-    }
-}
-
-/// The column a key moved out of the row takes (`usize::MAX`, no column,
-/// for a key that is not moved).
-fn moved_column(key: &Expr, moved: bool) -> usize {
-    match key {
-        Expr::Column(c) if moved => *c,
-        _ => usize::MAX,
     }
 }
