@@ -8,7 +8,7 @@
 //! every error: a field with an object or a nested array, a number other
 //! than a 64-bit integer in an ignored field (the general path refuses one
 //! that overflows a double), `key_base64` or `payload_base64`, a repeated
-//! field, a value of another type, a missing or NULL required field, an
+//! field (an error), a value of another type, a missing or NULL required field, an
 //! escaped topic, a `\u` escape, nesting. A property test holds the two
 //! paths to the same record.
 
@@ -23,7 +23,7 @@ pub(super) fn parse(line: &str) -> Option<RawRecord<'_>> {
     let (mut partition, mut offset, mut ts) = (None, None, None);
     let (mut key, mut payload) = (None, None);
     scan_with(line, |name, s| {
-        // Each field once (the general path takes a repeated one's last).
+        // Each field once (the general path refuses a repeated one).
         let first = |seen: bool| (!seen).then_some(());
         if let "key" | "payload" = name {
             // Unescaped as it is scanned, into the record's own bytes.

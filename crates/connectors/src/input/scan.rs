@@ -1,21 +1,26 @@
 //! The first pass over a dump: each line's header (topic, partition,
-//! offset, arrival time) without its key and payload, which the JSON
-//! parser skips instead of copying and unescaping. What ordering needs:
+//! offset, arrival time) without its key and payload. What ordering needs:
 //! the partitions that exist, the earliest arrival, the record count and
 //! whether the dump is already in arrival order.
 //!
-//! A line whose header is not the plain case (a field missing, null or of
-//! another type, an escaped topic name, a line that does not parse) is
-//! parsed in full instead, so it fails with the error the second pass
-//! would give, or yields what the full parse reads. Every line is parsed
-//! in full in the second pass in any case.
+//! A line in the shape `lowwater dump` and kcat -J write starts with its
+//! header: it is read from there by its fixed text (`dump/shape.rs`) and
+//! the rest of the line is not looked at (a header field named again
+//! after the payload is an error of the second pass). Any other line is read lazily
+//! (sonic-rs skips the key and payload), and one whose header is not the
+//! plain case (a field missing, null, of another type or named twice, an
+//! escaped topic name, a line that does not parse) is parsed in full, so
+//! that it fails with the error the second pass would give. The second
+//! pass parses every line in full in any case: a line whose header reads
+//! well and whose rest does not (or names a header field again after its
+//! payload) fails there, naming its line.
 
 use sonic_rs::JsonValueTrait;
 
 use super::lines::Lines;
 use super::{InputError, Topics};
-use crate::dump::parse_raw;
-use crate::json::flat::{json_int, zero_bytes, ONES};
+use crate::dump::{parse_raw, shape};
+use crate::json::flat::json_int;
 
 /// A record's header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,17 +34,27 @@ pub(crate) struct Header {
 /// The header of the line `lines` last returned (`line`), its topic
 /// interned in `topics`.
 pub(crate) fn header(lines: &Lines, line: &str, topics: &mut Topics) -> Result<Header, InputError> {
-    let h = match plain(line, topics).or_else(|| fast(line, topics)) {
-        Some(h) => h,
-        None => {
-            let raw = parse_raw(line).map_err(|e| lines.error(e.column, e.message))?;
-            Header {
-                topic: topics.id(&raw.topic),
-                partition: raw.partition,
-                offset: raw.offset,
-                ts: raw.ts,
+    // A header without an offset is read in full: the rest of the line
+    // may name one.
+    let h = match shape::head(line).filter(|h| h.has_offset) {
+        Some(h) => Header {
+            topic: topics.id(h.topic),
+            partition: h.partition,
+            offset: h.offset,
+            ts: h.ts,
+        },
+        None => match lazy(line, topics) {
+            Some(h) => h,
+            None => {
+                let raw = parse_raw(line).map_err(|e| lines.error(e.column, e.message))?;
+                Header {
+                    topic: topics.id(&raw.topic),
+                    partition: raw.partition,
+                    offset: raw.offset,
+                    ts: raw.ts,
+                }
             }
-        }
+        },
     };
     check_partition(lines, line, h.partition)?;
     Ok(h)
@@ -57,123 +72,29 @@ pub(crate) fn check_partition(lines: &Lines, line: &str, partition: i32) -> Resu
     Ok(())
 }
 
-/// Whether `rest` (what follows the fourth header field) names a header
-/// field again as a key: the full parse takes a repeated field's last
-/// value, so such a line is read in full. A key's opening quote is not
-/// escaped; in a string every quote is, so a name after a backslash is
-/// text. (A string that only looks like a key costs a full read.)
-///
-/// One pass, eight bytes at a time: the quotes of a word are found at
-/// once, and only a quote not after a backslash is looked at (a dump's
-/// payload is escaped JSON: its many quotes are all escaped).
-fn names_a_header_field(rest: &[u8]) -> bool {
-    let named = |at: usize| {
-        let after = &rest[at + 1..];
-        match after.first() {
-            Some(b't') => after.starts_with(b"topic\"") || after.starts_with(b"ts\""),
-            Some(b'p') => after.starts_with(b"partition\""),
-            Some(b'o') => after.starts_with(b"offset\""),
-            _ => false,
-        }
-    };
-    let key = |at: usize| (at == 0 || rest[at - 1] != b'\\') && named(at);
-    let mut words = rest.chunks_exact(8);
-    let mut base = 0;
-    for w in &mut words {
-        let mut word = [0; 8];
-        word.copy_from_slice(w);
-        let mut quotes = zero_bytes(u64::from_le_bytes(word) ^ (ONES * u64::from(b'"')));
-        while quotes != 0 {
-            if key(base + quotes.trailing_zeros() as usize / 8) {
-                return true;
-            }
-            quotes &= quotes - 1;
-        }
-        base += 8;
-    }
-    (base..rest.len()).any(|at| rest[at] == b'"' && key(at))
-}
-
-/// The header as kcat and `lowwater dump` write it, read by hand: an
-/// object whose first fields are `"name":value` pairs with plain values
-/// (a string without escapes, an integer, null), up to the four header
-/// fields. `None` at anything else, which the lazy parser then reads.
-fn plain(line: &str, topics: &mut Topics) -> Option<Header> {
-    let b = line.as_bytes();
-    let mut i = b.iter().position(|c| !c.is_ascii_whitespace())?;
-    if b[i] != b'{' {
-        return None;
-    }
-    i += 1;
-    let (mut topic, mut partition, mut offset, mut ts) = (None, None, None::<Option<i64>>, None);
-    loop {
-        // "name":
-        if b.get(i) != Some(&b'"') {
-            return None;
-        }
-        let name_end = i + 1 + b[i + 1..].iter().position(|&c| c == b'"' || c == b'\\')?;
-        if b[name_end] != b'"' || b.get(name_end + 1) != Some(&b':') {
-            return None;
-        }
-        let name = &b[i + 1..name_end];
-        i = name_end + 2;
-        // A plain value, up to the next ',' or '}'.
-        let value_end = if b.get(i) == Some(&b'"') {
-            let close = i + 1 + b[i + 1..].iter().position(|&c| c == b'"' || c == b'\\')?;
-            if b[close] != b'"' {
-                return None;
-            }
-            close + 1
-        } else {
-            i + b[i..].iter().position(|&c| c == b',' || c == b'}')?
-        };
-        let value = &line[i..value_end];
-        match name {
-            b"topic" => topic = Some(value.strip_prefix('"')?.strip_suffix('"')?),
-            b"partition" => partition = Some(i32::try_from(json_int(value)?).ok()?),
-            b"offset" if value == "null" => offset = Some(None),
-            b"offset" => offset = Some(Some(json_int(value)?)),
-            b"ts" => ts = Some(json_int(value)?),
-            _ if value.starts_with('"') || value == "null" || json_int(value).is_some() => {}
-            _ => return None,
-        }
-        if let (Some(t), Some(p), Some(o), Some(ts)) = (topic, partition, offset, ts) {
-            if names_a_header_field(&b[value_end..]) {
-                return None;
-            }
-            return Some(Header {
-                topic: topics.id(t),
-                partition: p,
-                offset: o,
-                ts,
-            });
-        }
-        i = value_end;
-        match b.get(i) {
-            Some(b',') => i += 1,
-            _ => return None,
-        }
-    }
-}
-
 /// A plain integer (digits, maybe a minus); anything else (`1e3`, `1.0`,
 /// null) is left to the full parse.
 fn int(v: &sonic_rs::LazyValue<'_>) -> Option<i64> {
     json_int(v.as_raw_str())
 }
 
-/// The plain case, read lazily; `None` for anything else. Fields repeated
-/// take their last value, and null is absent, as in the full parse.
-fn fast(line: &str, topics: &mut Topics) -> Option<Header> {
+/// The plain case, read lazily; `None` for anything else. A header field
+/// named twice is the full parse's (an error), and null is absent, as in
+/// the full parse.
+fn lazy(line: &str, topics: &mut Topics) -> Option<Header> {
     let (mut topic, mut partition, mut offset, mut ts) = (None, None, None, None);
+    let mut offset_named = false;
     for item in sonic_rs::to_object_iter(line) {
         let (k, v) = item.ok()?;
         match &*k {
-            "topic" => topic = Some(v),
-            "partition" => partition = Some(i32::try_from(int(&v)?).ok()?),
-            "offset" if v.is_null() => offset = None,
-            "offset" => offset = Some(int(&v)?),
-            "ts" => ts = Some(int(&v)?),
+            "topic" if topic.is_none() => topic = Some(v),
+            "partition" if partition.is_none() => partition = Some(i32::try_from(int(&v)?).ok()?),
+            "offset" if !offset_named => {
+                offset_named = true;
+                offset = if v.is_null() { None } else { Some(int(&v)?) };
+            }
+            "ts" if ts.is_none() => ts = Some(int(&v)?),
+            "topic" | "partition" | "offset" | "ts" => return None,
             _ => {}
         }
     }
@@ -191,43 +112,15 @@ mod tests {
 
     use super::*;
 
-    /// The check as it was written first: each name found by memmem.
-    fn names_by_search(rest: &[u8]) -> bool {
-        [
-            &b"\"topic\""[..],
-            b"\"partition\"",
-            b"\"offset\"",
-            b"\"ts\"",
-        ]
-        .iter()
-        .any(|name| {
-            memchr::memmem::find_iter(rest, name).any(|at| at == 0 || rest[at - 1] != b'\\')
-        })
-    }
-
-    use proptest::prelude::*;
-
-    proptest! {
-        /// The one-pass check finds every repeated header field the search
-        /// for each name finds (and may find more: a line it flags is read
-        /// by the full parse, which is never wrong).
-        #[test]
-        fn the_one_pass_check_finds_what_the_search_finds(
-            parts in prop::collection::vec(prop_oneof![
-                Just(&b"\"topic\""[..]), Just(&b"\"partition\""[..]), Just(&b"\"offset\""[..]),
-                Just(&b"\"ts\""[..]), Just(&b"\\"[..]), Just(&b"\""[..]), Just(&b"t"[..]),
-                Just(&b"x:1,"[..]), Just(&b"\\\"ts\\\""[..]),
-            ], 0..24),
-        ) {
-            let rest: Vec<u8> = parts.concat();
-            if names_by_search(&rest) {
-                prop_assert!(names_a_header_field(&rest));
-            }
-        }
+    fn read(line: &str) -> Result<(String, Header), InputError> {
+        let lines = Lines::open_as(Path::new("/dev/null"), Path::new("x")).expect("open");
+        let mut topics = Topics::default();
+        let h = header(&lines, line, &mut topics)?;
+        Ok((topics.names[h.topic as usize].clone(), h))
     }
 
     #[test]
-    fn the_hand_read_header_is_the_full_parse_or_nothing() {
+    fn every_way_of_reading_a_header_is_the_full_parse() {
         let lines = [
             r#"{"topic":"clicks","partition":3,"offset":17,"tstype":"create","ts":1757808000000,"broker":1,"key":null,"payload":"{\"a\":1}"}"#,
             r#"{"topic":"clicks","partition":0,"offset":null,"ts":-5,"payload":"x"}"#,
@@ -235,52 +128,65 @@ mod tests {
             r#"{"topic":"a\"b","partition":1,"offset":1,"ts":1}"#,
             r#"{"topic": "spaced","partition":1,"offset":1,"ts":1}"#,
             r#"{"topic":"t","partition":1,"ts":1,"payload":"no offset"}"#,
-            r#"{"topic":"t","partition":"1","offset":1,"ts":1}"#,
             r#"{"topic":"t","extra":{"a":1,"b":2},"partition":1,"offset":1,"ts":1}"#,
+            r#"{"topic":"t","partition":1,"offset":1,"ts":1,"payload":"{\"ts\":7,\"topic\":\"x\"}"}"#,
+        ];
+        let mut by_shape = 0;
+        for line in lines {
+            by_shape += usize::from(shape::head(line).is_some_and(|h| h.has_offset));
+            let (topic, h) = read(line).expect("a valid line");
+            let raw = parse_raw(line).expect("a valid line");
+            assert_eq!(topic, raw.topic, "{line}");
+            assert_eq!(
+                (h.partition, h.offset, h.ts),
+                (raw.partition, raw.offset, raw.ts),
+                "{line}"
+            );
+        }
+        assert_eq!(by_shape, 3);
+        for bad in [
+            r#"{"topic":"t","partition":"1","offset":1,"ts":1}"#,
             r#"{"topic":"t","partition":1,"offset":1,"ts":1.5}"#,
             r#"{"topic":"t","partition":+1,"offset":1,"ts":1}"#,
             r#"{"topic":"t","partition":1,"offset":01,"ts":1}"#,
             r#"{"topic":"t","partition":1,"offset":1,"ts":-0}"#,
-        ];
-        let mut plain_read = 0;
-        for line in lines {
-            let mut topics = Topics::default();
-            match plain(line, &mut topics) {
-                Some(h) => {
-                    plain_read += 1;
-                    let raw = parse_raw(line).expect("a valid line");
-                    assert_eq!(topics.names[h.topic as usize], raw.topic, "{line}");
-                    assert_eq!(
-                        (h.partition, h.offset, h.ts),
-                        (raw.partition, raw.offset, raw.ts),
-                        "{line}"
-                    );
-                }
-                None => {
-                    // The lazy parser or the full parse reads it instead.
-                    let mut t = Topics::default();
-                    let lazy = fast(line, &mut t);
-                    if let Ok(raw) = parse_raw(line) {
-                        if let Some(h) = lazy {
-                            assert_eq!((h.partition, h.ts), (raw.partition, raw.ts), "{line}");
-                        }
-                    }
-                }
-            }
+            r#"{"topic":"t","partition":-1,"offset":1,"ts":1}"#,
+        ] {
+            assert!(read(bad).is_err(), "{bad}");
+            assert!(parse_raw(bad).is_err() || bad.contains("-1"), "{bad}");
         }
-        assert_eq!(plain_read, 3);
-        // A repeated header field: read in full, the last one wins.
+    }
+
+    #[test]
+    fn a_header_field_named_twice_is_an_error_in_one_pass_or_the_other() {
+        // Not in the shape: the first pass refuses it, naming the second.
+        let line = r#"{"partition":5,"topic":"t","offset":1,"ts":1,"partition":9}"#;
+        let Err(InputError::Dump {
+            column, message, ..
+        }) = read(line)
+        else {
+            panic!("a repeated partition must be refused");
+        };
+        assert!(
+            message.contains("\"partition\" is named twice"),
+            "{message}"
+        );
+        assert_eq!(column, line.rfind("\"partition\"").expect("there") + 1);
+        // In the shape up to its header: the first pass reads the header,
+        // the second pass refuses the line.
         let line = r#"{"topic":"t","partition":5,"offset":1,"ts":1,"payload":"{\"partition\":7}","partition":9}"#;
-        assert!(plain(line, &mut Topics::default()).is_none());
-        let lines_at = super::super::lines::Lines::open_as(Path::new("/dev/null"), Path::new("x"))
-            .expect("open");
-        let mut topics = Topics::default();
-        let h = header(&lines_at, line, &mut topics).expect("a valid line");
-        assert_eq!(h.partition, 9);
-        assert!(plain(
-            r#"{"topic":"t","partition":5,"offset":1,"ts":1,"payload":"{\"ts\":7,\"topic\":\"x\"}"}"#,
-            &mut Topics::default()
-        )
-        .is_some());
+        assert_eq!(read(line).expect("the header").1.partition, 5);
+        let e = parse_raw(line).expect_err("a repeated partition");
+        assert!(e.message.contains("named twice"), "{e}");
+        for again in ["topic", "ts", "key", "payload"] {
+            let line = format!(
+                r#"{{"topic":"t","partition":5,"ts":1,"key":null,"payload":null,"{again}":null}}"#
+            );
+            let e = parse_raw(&line).expect_err("a repeated field");
+            assert!(
+                e.message.contains(&format!("\"{again}\" is named twice")),
+                "{e}"
+            );
+        }
     }
 }

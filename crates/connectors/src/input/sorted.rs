@@ -223,8 +223,7 @@ fn copy_of(path: &Path, dir: &Path) -> Result<tempfile::NamedTempFile, InputErro
 
 pub(crate) const CHANGED: &str =
     "the record reads differently than in the first pass over the dump \
-     (the dump changed while it was read, or the line repeats its topic or ts after its payload); \
-     replay a copy that is not being written";
+     (the dump changed while it was read); replay a copy that is not being written";
 
 /// Reads the dumps `files` of `inputs` in full into the buffer, spilling
 /// each full buffer as a sorted run; the last buffer is a run in memory.

@@ -1,0 +1,219 @@
+//! The line as `lowwater dump` and kcat -J write it, read by matching its
+//! fixed text: `{"topic":"T","partition":P,"offset":O,"tstype":"X","ts":TS`
+//! (`offset` and `tstype` may be left out, `offset` may be null), then for
+//! the whole record `,"broker":B` (kcat's, optional), `,"key":K`,
+//! `,"payload":V` and `}` ending the line. Each field's name is compared as
+//! bytes, not scanned, and each comes once, in this order: a line in this
+//! shape cannot repeat a field.
+//!
+//! The first pass over a dump reads only the header ([`head`]); the second
+//! reads the record ([`parse`]). Anything else (another order, whitespace,
+//! an escaped topic, kcat's `headers`, a number that is not a plain
+//! integer) gives up (`None`) and the line goes to the general fast path
+//! (`dump/fast.rs`) and then to the general parse, which read every line
+//! this does to the same record (a property test holds them to it).
+
+use std::borrow::Cow;
+
+use super::RawRecord;
+use crate::json::flat::{string_end, unescape_into};
+
+/// A record's header, and where its text ends in the line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Head<'a> {
+    pub(crate) topic: &'a str,
+    pub(crate) partition: i32,
+    pub(crate) offset: Option<i64>,
+    pub(crate) ts: i64,
+    /// Whether the header names `offset`: if it does not, the rest of the
+    /// line may (a header read alone does not know it).
+    pub(crate) has_offset: bool,
+    /// The index just after the `ts` value.
+    pub(crate) end: usize,
+}
+
+/// `at` past `text`, if the line has `text` at `at`.
+#[inline(always)]
+fn lit(b: &[u8], at: usize, text: &[u8]) -> Option<usize> {
+    let end = at + text.len();
+    (b.get(at..end)? == text).then_some(end)
+}
+
+/// The end of a plain string's text starting at `from` (its closing
+/// quote): no escape, no control character (either gives up).
+#[inline(always)]
+fn plain_end(b: &[u8], from: usize) -> Option<usize> {
+    let end = from
+        + b[from..]
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+    (b[end] == b'"').then_some(end)
+}
+
+/// An integer as JSON writes one at `at` (a minus, digits without leading
+/// zeros, not `-0`, in 64 bits) and the index after it. What follows is
+/// the caller's to match: a fraction or exponent does not match it.
+#[inline(always)]
+fn int(b: &[u8], at: usize) -> Option<(i64, usize)> {
+    let negative = b.get(at) == Some(&b'-');
+    let mut i = at + usize::from(negative);
+    let first = *b.get(i)?;
+    if !first.is_ascii_digit() {
+        return None;
+    }
+    // Summed below zero, so that i64::MIN fits.
+    let mut v = -i64::from(first - b'0');
+    i += 1;
+    while let Some(&d) = b.get(i) {
+        if !d.is_ascii_digit() {
+            break;
+        }
+        if first == b'0' {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_sub(i64::from(d - b'0'))?;
+        i += 1;
+    }
+    match negative {
+        true if v == 0 => None,
+        true => Some((v, i)),
+        false => Some((v.checked_neg()?, i)),
+    }
+}
+
+/// The header of `line`, if it starts in the shape.
+#[inline]
+pub(crate) fn head(line: &str) -> Option<Head<'_>> {
+    let b = line.as_bytes();
+    let from = lit(b, 0, b"{\"topic\":\"")?;
+    let until = plain_end(b, from)?;
+    let at = lit(b, until, b"\",\"partition\":")?;
+    let (partition, mut at) = int(b, at)?;
+    let partition = i32::try_from(partition).ok()?;
+    let (mut offset, mut has_offset) = (None, false);
+    if let Some(o) = lit(b, at, b",\"offset\":") {
+        has_offset = true;
+        (offset, at) = match lit(b, o, b"null") {
+            Some(end) => (None, end),
+            None => int(b, o).map(|(o, end)| (Some(o), end))?,
+        };
+    }
+    if let Some(t) = lit(b, at, b",\"tstype\":\"") {
+        at = plain_end(b, t)? + 1;
+    }
+    let at = lit(b, at, b",\"ts\":")?;
+    let (ts, end) = int(b, at)?;
+    // Not a fraction or an exponent: the next field, or the end.
+    if !matches!(b.get(end), Some(b',' | b'}')) {
+        return None;
+    }
+    Some(Head {
+        topic: &line[from..until],
+        partition,
+        offset,
+        ts,
+        has_offset,
+        end,
+    })
+}
+
+/// A key or payload at `at`: null, or a string unescaped into bytes of
+/// its own (sized to its end first, or with `last` to the rest of the
+/// line), and the index after it.
+#[inline(always)]
+fn bytes(b: &[u8], at: usize, last: bool) -> Option<(Option<Vec<u8>>, usize)> {
+    if let Some(end) = lit(b, at, b"null") {
+        return Some((None, end));
+    }
+    let from = lit(b, at, b"\"")?;
+    let room = match last {
+        true => b.len() - from,
+        false => string_end(b, from)?.0 - from,
+    };
+    let mut out = Vec::with_capacity(room);
+    let end = unescape_into(b, from, &mut out)?;
+    if out.capacity() - out.len() > out.len() / 4 + 64 {
+        out.shrink_to_fit();
+    }
+    Some((Some(out), end + 1))
+}
+
+/// The record of `line`, if it is in the shape from end to end.
+#[inline]
+pub(crate) fn parse(line: &str) -> Option<RawRecord<'_>> {
+    let b = line.as_bytes();
+    let h = head(line)?;
+    let mut at = h.end;
+    if let Some(broker) = lit(b, at, b",\"broker\":") {
+        at = int(b, broker)?.1;
+    }
+    let at = lit(b, at, b",\"key\":")?;
+    let (key, at) = bytes(b, at, false)?;
+    let at = lit(b, at, b",\"payload\":")?;
+    let (payload, at) = bytes(b, at, true)?;
+    (lit(b, at, b"}")? == b.len()).then_some(())?;
+    Some(RawRecord {
+        topic: Cow::Borrowed(h.topic),
+        partition: h.partition,
+        offset: h.offset,
+        ts: h.ts,
+        key: key.map(Cow::Owned),
+        payload: payload.map(Cow::Owned),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_as_json_writes_them() {
+        fn read(s: &str) -> Option<(i64, &str)> {
+            int(s.as_bytes(), 0).map(|(v, end)| (v, &s[end..]))
+        }
+        assert_eq!(read("0,"), Some((0, ",")));
+        assert_eq!(read("-17}"), Some((-17, "}")));
+        assert_eq!(read("9223372036854775807"), Some((i64::MAX, "")));
+        assert_eq!(read("-9223372036854775808"), Some((i64::MIN, "")));
+        // What the caller's next text then refuses: a fraction, an exponent.
+        assert_eq!(read("1.5"), Some((1, ".5")));
+        for refused in ["", "-", "-0", "01", "-01", "+1", "9223372036854775808", "x"] {
+            assert_eq!(read(refused), None, "{refused}");
+        }
+    }
+
+    #[test]
+    fn reads_the_shape_and_nothing_else() {
+        let line = r#"{"topic":"clicks","partition":3,"offset":7,"tstype":"create","ts":1757808000000,"key":"u\"1","payload":"{\"a\":1}"}"#;
+        let r = parse(line).expect("the shape");
+        assert_eq!(
+            (&*r.topic, r.partition, r.offset, r.ts),
+            ("clicks", 3, Some(7), 1_757_808_000_000)
+        );
+        assert_eq!(r.key.as_deref(), Some(&b"u\"1"[..]));
+        assert_eq!(r.payload.as_deref(), Some(&br#"{"a":1}"#[..]));
+        // Optional fields, kcat's broker, a tombstone.
+        let short = r#"{"topic":"t","partition":0,"offset":null,"ts":-5,"broker":1001,"key":null,"payload":null}"#;
+        let r = parse(short).expect("the shape");
+        assert_eq!((r.offset, r.ts, r.key, r.payload), (None, -5, None, None));
+        let h = head(r#"{"topic":"t","partition":2,"ts":9,"payload":"x"}"#).expect("a header");
+        assert_eq!((h.topic, h.partition, h.offset, h.ts), ("t", 2, None, 9));
+        assert_eq!(head(r#"{"topic":"t","partition":2,"ts":9e3}"#), None);
+        for other in [
+            r#"{"topic":"a\"b","partition":1,"offset":1,"ts":1,"key":null,"payload":null}"#,
+            r#"{"topic": "t","partition":1,"offset":1,"ts":1,"key":null,"payload":null}"#,
+            r#"{"partition":1,"topic":"t","offset":1,"ts":1,"key":null,"payload":null}"#,
+            r#"{"topic":"t","partition":1,"offset":1,"ts":1.5,"key":null,"payload":null}"#,
+            r#"{"topic":"t","partition":1,"offset":01,"ts":1,"key":null,"payload":null}"#,
+            r#"{"topic":"t","partition":1,"offset":1,"ts":-0,"key":null,"payload":null}"#,
+            r#"{"topic":"t","partition":4294967296,"ts":1,"key":null,"payload":null}"#,
+            r#"{"topic":"t","partition":1,"ts":1,"headers":[],"key":null,"payload":null}"#,
+            r#"{"topic":"t","partition":1,"ts":1,"key":null,"payload":null,"ts":2}"#,
+            r#"{"topic":"t","partition":1,"ts":1,"key":null,"payload":"a\u0041"}"#,
+            r#"{"topic":"t","partition":1,"ts":1,"key":null,"payload":null} "#,
+            r#"{"topic":"t","partition":1,"ts":1,"key":null}"#,
+        ] {
+            assert!(parse(other).is_none(), "{other}");
+        }
+    }
+}
