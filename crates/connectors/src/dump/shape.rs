@@ -177,8 +177,43 @@ mod tests {
         assert_eq!(read("-9223372036854775808"), Some((i64::MIN, "")));
         // What the caller's next text then refuses: a fraction, an exponent.
         assert_eq!(read("1.5"), Some((1, ".5")));
-        for refused in ["", "-", "-0", "01", "-01", "+1", "9223372036854775808", "x"] {
+        assert_eq!(
+            read("1234567812345678,"),
+            Some((1_234_567_812_345_678, ","))
+        );
+        for refused in [
+            "",
+            "-",
+            "-0",
+            "01",
+            "-01",
+            "00000000",
+            "+1",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "99999999999999999999999",
+            "x",
+        ] {
             assert_eq!(read(refused), None, "{refused}");
+        }
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The header's integers are read as JSON's integers are.
+        #[test]
+        fn integers_read_as_json_int_reads_them(
+            text in prop_oneof![
+                any::<i64>().prop_map(|v| v.to_string()),
+                "-?[0-9]{1,22}",
+                "-?[0-9]{0,9}[/:a.e][0-9]{0,9}",
+            ],
+        ) {
+            let digits = text.trim_start_matches('-');
+            let end = text.len() - digits.len() + digits.bytes().take_while(u8::is_ascii_digit).count();
+            let want = crate::json::flat::json_int(&text[..end]).map(|v| (v, end));
+            prop_assert_eq!(int(text.as_bytes(), 0), want, "{}", text);
         }
     }
 
