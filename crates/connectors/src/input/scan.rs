@@ -4,7 +4,8 @@
 //! whether the dump is already in arrival order.
 //!
 //! A line in the shape `lowwater dump` and kcat -J write starts with its
-//! header: it is read from there by its fixed text (`dump/shape.rs`) and
+//! header: when that header names `offset` (else the rest of the line
+//! might), it is read from there by its fixed text (`dump/shape.rs`) and
 //! the rest of the line is not looked at (a header field named again
 //! after the payload is an error of the second pass). Any other line is read lazily
 //! (sonic-rs skips the key and payload), and one whose header is not the

@@ -132,8 +132,9 @@ impl Sliding {
 
     /// `r`, coming next, if it is in order.
     fn checked(&mut self, r: Loaded) -> Result<Loaded, InputError> {
-        // The first pass measured the window on the headers; a record the
-        // full parse reads differently may not fit it.
+        // The first pass measured the window on the headers; a record that
+        // reads differently now (the dump changed while it was read) may
+        // not fit it.
         if self.last.is_some_and(|l| l > r.order()) {
             return Err(self.reader.changed());
         }
