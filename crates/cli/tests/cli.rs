@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 mod common;
 use common::hostile_payloads;
-use sonic_rs::{JsonContainerTrait, JsonValueTrait};
+use sonic_rs::JsonValueTrait;
 
 fn lowwater(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_lowwater"))
