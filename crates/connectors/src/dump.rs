@@ -481,7 +481,12 @@ mod tests {
                     Just('-'), Just('.'), Just('e'), Just('n'), Just('\u{1}'), Just('é'),
                 ]),
             ) {
-                prop_assert!(shape::parse(&line).is_some(), "{}", line);
+                // Headers the fast path skips (an array of scalars, numbers
+                // 64-bit integers) keep the line in the shape.
+                let odd_headers = [r#""headers":[["#, r#","headers":{"#, "1.5]"];
+                if !odd_headers.iter().any(|h| line.contains(h)) {
+                    prop_assert!(shape::parse(&line).is_some(), "{}", line);
+                }
                 shape_reads_as_the_general_path(&line)?;
                 let mut changed = line.clone();
                 let at = at.index(line.len());
@@ -527,11 +532,20 @@ mod tests {
                 ]),
                 prop::option::of("[a-zé ]{0,8}"),
                 any::<i64>(),
-                prop::option::of(any::<i64>()),
+                (
+                    prop::option::of(any::<i64>()),
+                    prop::option::of(prop_oneof![
+                        Just("[]"),
+                        Just(r#"["trace","a\"b", null,7]"#),
+                        Just(r#"[["k"]]"#),
+                        Just(r#"["k",1.5]"#),
+                        Just("{}"),
+                    ]),
+                ),
                 bytes.clone(),
                 bytes,
             )
-                .prop_map(|(t, p, o, tstype, ts, broker, key, payload)| {
+                .prop_map(|(t, p, o, tstype, ts, (broker, headers), key, payload)| {
                     let mut line = format!(r#"{{"topic":"{t}","partition":{p}"#);
                     if let Some(o) = o {
                         line.push_str(&format!(r#","offset":{o}"#));
@@ -542,6 +556,9 @@ mod tests {
                     line.push_str(&format!(r#","ts":{ts}"#));
                     if let Some(b) = broker {
                         line.push_str(&format!(r#","broker":{b}"#));
+                    }
+                    if let Some(h) = headers {
+                        line.push_str(&format!(r#","headers":{h}"#));
                     }
                     line.push_str(&format!(r#","key":{key},"payload":{payload}}}"#));
                     line

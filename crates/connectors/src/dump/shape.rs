@@ -2,21 +2,22 @@
 //! fixed text: `{"topic":"T","partition":P,"offset":O,"tstype":"X","ts":TS`
 //! (`offset` and `tstype` may be left out, `offset` may be null), then for
 //! the whole record `,"broker":B` (kcat's, optional), `,"key":K`,
-//! `,"payload":V` and `}` ending the line. Each field's name is compared as
+//! `,"payload":V` and `}` ending the line; kcat's `,"headers":[...]` (an
+//! array of scalars) may come before the key. Each field's name is compared as
 //! bytes, not scanned, and each comes once, in this order: a line in this
 //! shape cannot repeat a field.
 //!
 //! The first pass over a dump reads only the header ([`head`]); the second
 //! reads the record ([`parse`]). Anything else (another order, whitespace,
-//! an escaped topic, kcat's `headers`, a number that is not a plain
-//! integer) gives up (`None`) and the line goes to the general fast path
+//! an escaped topic, headers that are not an array of scalars, a number
+//! that is not a plain integer) gives up (`None`) and the line goes to the general fast path
 //! (`dump/fast.rs`) and then to the general parse, which read every line
 //! this does to the same record (a property test holds them to it).
 
 use std::borrow::Cow;
 
 use super::RawRecord;
-use crate::json::flat::{string_end, unescape_into};
+use crate::json::flat::{skip_at, string_end, unescape_into};
 
 /// A record's header, and where its text ends in the line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,6 +148,11 @@ pub(crate) fn parse(line: &str) -> Option<RawRecord<'_>> {
     if let Some(broker) = lit(b, at, b",\"broker\":") {
         at = int(b, broker)?.1;
     }
+    // kcat's headers (names and values), skipped as the fast path skips
+    // them.
+    if let Some(headers) = lit(b, at, b",\"headers\":") {
+        at = skip_at(line, headers)?;
+    }
     let at = lit(b, at, b",\"key\":")?;
     let (key, at) = bytes(b, at, false)?;
     let at = lit(b, at, b",\"payload\":")?;
@@ -231,6 +237,11 @@ mod tests {
         let short = r#"{"topic":"t","partition":0,"offset":null,"ts":-5,"broker":1001,"key":null,"payload":null}"#;
         let r = parse(short).expect("the shape");
         assert_eq!((r.offset, r.ts, r.key, r.payload), (None, -5, None, None));
+        let kcat = r#"{"topic":"t","partition":0,"ts":1,"broker":1,"headers":["k","v\"",null,2],"key":null,"payload":"p"}"#;
+        assert_eq!(
+            parse(kcat).and_then(|r| r.payload).as_deref(),
+            Some(&b"p"[..])
+        );
         let h = head(r#"{"topic":"t","partition":2,"ts":9,"payload":"x"}"#).expect("a header");
         assert_eq!((h.topic, h.partition, h.offset, h.ts), ("t", 2, None, 9));
         assert_eq!(head(r#"{"topic":"t","partition":2,"ts":9e3}"#), None);
@@ -242,7 +253,9 @@ mod tests {
             r#"{"topic":"t","partition":1,"offset":01,"ts":1,"key":null,"payload":null}"#,
             r#"{"topic":"t","partition":1,"offset":1,"ts":-0,"key":null,"payload":null}"#,
             r#"{"topic":"t","partition":4294967296,"ts":1,"key":null,"payload":null}"#,
-            r#"{"topic":"t","partition":1,"ts":1,"headers":[],"key":null,"payload":null}"#,
+            r#"{"topic":"t","partition":1,"ts":1,"headers":[["a"]],"key":null,"payload":null}"#,
+            r#"{"topic":"t","partition":1,"ts":1,"headers":{},"key":null,"payload":null}"#,
+            r#"{"topic":"t","partition":1,"ts":1,"headers":[1e400],"key":null,"payload":null}"#,
             r#"{"topic":"t","partition":1,"ts":1,"key":null,"payload":null,"ts":2}"#,
             r#"{"topic":"t","partition":1,"ts":1,"key":null,"payload":"a\u0041"}"#,
             r#"{"topic":"t","partition":1,"ts":1,"key":null,"payload":null} "#,

@@ -313,6 +313,18 @@ pub(crate) fn json_int(s: &str) -> Option<i64> {
     }
 }
 
+/// Skips the value at `at` in `text` as [`Scanner::skip`] does: the index
+/// after it, or `None` where that gives up.
+pub(crate) fn skip_at(text: &str, at: usize) -> Option<usize> {
+    let mut s = Scanner {
+        text,
+        bytes: text.as_bytes(),
+        at,
+    };
+    s.skip()?;
+    Some(s.at)
+}
+
 /// A flat object's reader, at a value when [`scan_with`] hands it over.
 pub(crate) struct Scanner<'a> {
     text: &'a str,
