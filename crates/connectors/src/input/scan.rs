@@ -37,25 +37,23 @@ pub(crate) struct Header {
 pub(crate) fn header(lines: &Lines, line: &str, topics: &mut Topics) -> Result<Header, InputError> {
     // A header without an offset is read in full: the rest of the line
     // may name one.
-    let h = match shape::head(line).filter(|h| h.has_offset) {
-        Some(h) => Header {
-            topic: topics.id(h.topic),
-            partition: h.partition,
-            offset: h.offset,
-            ts: h.ts,
-        },
-        None => match lazy(line, topics) {
-            Some(h) => h,
-            None => {
-                let raw = parse_raw(line).map_err(|e| lines.error(e.column, e.message))?;
-                Header {
-                    topic: topics.id(&raw.topic),
-                    partition: raw.partition,
-                    offset: raw.offset,
-                    ts: raw.ts,
-                }
+    let shaped = shape::head(line).filter(|h| h.has_offset).map(|h| Header {
+        topic: topics.id(h.topic),
+        partition: h.partition,
+        offset: h.offset,
+        ts: h.ts,
+    });
+    let h = match shaped.or_else(|| lazy(line, topics)) {
+        Some(h) => h,
+        None => {
+            let raw = parse_raw(line).map_err(|e| lines.error(e.column, e.message))?;
+            Header {
+                topic: topics.id(&raw.topic),
+                partition: raw.partition,
+                offset: raw.offset,
+                ts: raw.ts,
             }
-        },
+        }
     };
     check_partition(lines, line, h.partition)?;
     Ok(h)

@@ -47,11 +47,7 @@ pub(crate) fn scan_with<'a>(
     text: &'a str,
     mut field: impl FnMut(&'a str, &mut Scanner<'a>) -> Option<()>,
 ) -> Option<()> {
-    let mut s = Scanner {
-        text,
-        bytes: text.as_bytes(),
-        at: 0,
-    };
+    let mut s = Scanner::at(text, 0);
     s.ws();
     s.expect(b'{')?;
     s.ws();
@@ -313,18 +309,6 @@ pub(crate) fn json_int(s: &str) -> Option<i64> {
     }
 }
 
-/// Skips the value at `at` in `text` as [`Scanner::skip`] does: the index
-/// after it, or `None` where that gives up.
-pub(crate) fn skip_at(text: &str, at: usize) -> Option<usize> {
-    let mut s = Scanner {
-        text,
-        bytes: text.as_bytes(),
-        at,
-    };
-    s.skip()?;
-    Some(s.at)
-}
-
 /// A flat object's reader, at a value when [`scan_with`] hands it over.
 pub(crate) struct Scanner<'a> {
     text: &'a str,
@@ -333,6 +317,23 @@ pub(crate) struct Scanner<'a> {
 }
 
 impl<'a> Scanner<'a> {
+    /// A reader of `text` at `at`, for a caller that found the value's
+    /// place by other means (a dump line matched by its fixed text).
+    #[inline]
+    pub(crate) fn at(text: &'a str, at: usize) -> Self {
+        Scanner {
+            text,
+            bytes: text.as_bytes(),
+            at,
+        }
+    }
+
+    /// Where the reader is: just after the value it last read.
+    #[inline]
+    pub(crate) fn position(&self) -> usize {
+        self.at
+    }
+
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
@@ -373,6 +374,7 @@ impl<'a> Scanner<'a> {
     /// one pass, given back only if more than a quarter went unused;
     /// otherwise (a key, before the payload) the string's end is found
     /// first and the bytes sized to it.
+    #[inline(always)]
     pub(crate) fn bytes(&mut self, last: bool) -> Option<Option<Vec<u8>>> {
         match self.peek()? {
             b'n' => self.literal("null", None),
