@@ -65,9 +65,14 @@ pub struct RawRecord<'a> {
 /// path (`dump/fast.rs`), any other line (and every error) on the general
 /// one.
 pub fn parse_raw(line: &str) -> Result<RawRecord<'_>, DumpError> {
-    if let Some(r) = shape::parse(line) {
-        return Ok(r);
+    match shape::parse(line) {
+        Some(r) => Ok(r),
+        None => parse_unshaped(line),
     }
+}
+
+/// [`parse_raw`] of a line that is not in the shape `dump/shape.rs` reads.
+pub(crate) fn parse_unshaped(line: &str) -> Result<RawRecord<'_>, DumpError> {
     match fast::parse(line) {
         Some(r) => Ok(r),
         None => parse_general(line),
@@ -504,6 +509,19 @@ mod tests {
                     "{line}: shape read it, general: {general:?}"
                 );
                 prop_assert_eq!(Some(owned(r)), general.as_ref().ok().cloned(), "{}", line);
+            }
+            // Read owned, a payload kept as written or not: the same record.
+            let read = shape::parse_owned(line).map(|(h, key, payload)| DumpRecord {
+                topic: h.topic.to_string(),
+                partition: h.partition,
+                offset: h.offset,
+                ts: h.ts,
+                key,
+                payload: payload.map(crate::payload::Payload::into_bytes),
+            });
+            prop_assert_eq!(read.is_some(), shape::parse(line).is_some(), "{}", line);
+            if read.is_some() {
+                prop_assert_eq!(read, general.as_ref().ok().cloned(), "{}", line);
             }
             if let Some(h) = shape::head(line).filter(|h| h.has_offset) {
                 if let Ok(g) = &general {

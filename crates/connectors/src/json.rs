@@ -26,6 +26,8 @@ use crate::dump::write_json_str;
 pub(crate) mod flat;
 use flat::Token;
 
+use crate::payload::PayloadRef;
+
 /// Why a payload could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -226,12 +228,39 @@ impl JsonDecoder {
             });
         }
         let mut nulled = 0;
-        if !self.root.rows.is_empty() || self.decode_flat(payload, row).is_none() {
+        if !self.root.rows.is_empty() || self.decode_flat::<false>(payload, row).is_none() {
             // The general path, from the start.
             row.iter_mut().for_each(|v| *v = Value::Null);
             self.seen.iter_mut().for_each(|s| *s = false);
             self.decode_general(payload, row, &mut nulled)?;
         }
+        self.missing()?;
+        Ok(nulled)
+    }
+
+    /// [`JsonDecoder::decode`] of quoted text (a dump's payload as written
+    /// in its line, see [`crate::payload`]): a flat object is read as it
+    /// stands ([`flat::scan_quoted`]); anything else is unescaped and
+    /// decoded, with the same values and errors either way.
+    pub fn decode_quoted(&mut self, text: &str, row: &mut Row) -> Result<usize, DecodeError> {
+        if self.root.rows.is_empty() && text.trim_start().starts_with('{') {
+            row.clear();
+            row.resize(self.width, Value::Null);
+            self.seen.iter_mut().for_each(|s| *s = false);
+            if self.decode_flat::<true>(text, row).is_some() {
+                self.missing()?;
+                return Ok(0);
+            }
+        }
+        let bytes = PayloadRef::Quoted(text).bytes();
+        // Unescaping `\"` keeps UTF-8 text UTF-8.
+        let plain = std::str::from_utf8(&bytes).map_err(|e| DecodeError(e.to_string()))?;
+        self.decode(plain, row)
+    }
+
+    /// With `fail-on-missing-field`, the error for a field the record did
+    /// not have.
+    fn missing(&self) -> Result<(), DecodeError> {
         if self.format.fail_on_missing_field {
             if let Some(f) = self.seen.iter().position(|s| !s) {
                 return Err(DecodeError(format!(
@@ -240,7 +269,7 @@ impl JsonDecoder {
                 )));
             }
         }
-        Ok(nulled)
+        Ok(())
     }
 }
 
@@ -249,11 +278,13 @@ impl JsonDecoder {
     /// strings, integers, timestamps or null in their plain form. `None`:
     /// something else, for the general path to decode (or refuse) from the
     /// start.
-    fn decode_flat(&mut self, text: &str, row: &mut Row) -> Option<()> {
+    /// `QUOTED`: `text` is quoted text ([`flat::scan_quoted`]).
+    #[inline(always)]
+    fn decode_flat<const QUOTED: bool>(&mut self, text: &str, row: &mut Row) -> Option<()> {
         let (fields, level, seen) = (&self.fields, &self.root, &mut self.seen);
         let (strings, standard) = (&mut self.strings, self.format.timestamp_standard);
         let dates = &mut self.dates;
-        flat::scan(text, |name, token| {
+        let field = |name: &str, token| {
             let Some(&(_, f)) = level
                 .fields
                 .iter()
@@ -277,7 +308,11 @@ impl JsonDecoder {
                 _ => return None,
             }
             Some(())
-        })
+        };
+        match QUOTED {
+            true => flat::scan_quoted(text, field),
+            false => flat::scan(text, field),
+        }
     }
 
     /// The general path: every JSON object, nested ROW fields, every

@@ -12,7 +12,9 @@
 //!   line, which `lowwater replay` reads and writes; [`input`] reads dumps
 //!   as a job's inputs, in arrival order.
 //!
-//! [`lines`] reads a file's lines for the `filesystem` source.
+//! [`lines`] reads a file's lines for the `filesystem` source; [`payload`]
+//! is a record's value as a source holds it (a dump's JSON payload is kept
+//! as written in its line, and read so).
 //!
 //! Kafka, filesystem, datagen and print connectors for the live runtime
 //! come with it.
@@ -24,5 +26,6 @@ pub mod dump;
 pub mod input;
 pub mod json;
 pub mod lines;
+pub mod payload;
 pub mod row;
 pub mod sink;

@@ -12,6 +12,7 @@ use lowwater_sql::formats::ValueFormat;
 use crate::avro::AvroReader;
 use crate::csv::{CsvDecoder, CsvRead};
 use crate::json::JsonDecoder;
+use crate::payload::PayloadRef;
 
 /// One input record, borrowed.
 #[derive(Debug, Clone, Copy)]
@@ -25,7 +26,7 @@ pub struct RecordRef<'a> {
     /// The connector's record timestamp (Kafka's; arrival time in a dump).
     pub ts: Timestamp,
     /// Value (`None`: tombstone).
-    pub payload: Option<&'a [u8]>,
+    pub payload: Option<PayloadRef<'a>>,
     /// Key (`None`: no key), read with `key.format` when the table takes
     /// columns from it (`key.fields` with `value.fields-include` =
     /// 'EXCEPT_KEY').
@@ -209,7 +210,8 @@ impl RowBuilder {
                 let col = *col;
                 row.clear();
                 row.resize(self.table.columns.len(), Value::Null);
-                row[col] = match rec.payload.map(|p| text(p, "value")).transpose() {
+                let bytes = rec.payload.map(PayloadRef::bytes);
+                row[col] = match bytes.as_deref().map(|p| text(p, "value")).transpose() {
                     Ok(p) => p.map_or(Value::Null, |p| self.decoder.intern(p)),
                     Err(_) if ignore => return Ok(Built::Skipped),
                     Err(e) => return Err(e),
@@ -218,13 +220,21 @@ impl RowBuilder {
                 return self.event_time(row, ignore);
             }
             ValueDecoder::Json => {
-                let payload = match rec.payload.map(|p| text(p, "value")) {
-                    Some(Ok(p)) if !p.trim().is_empty() => p,
-                    Some(Err(_)) if ignore => return Ok(Built::Skipped),
-                    Some(Err(e)) => return Err(e),
+                let decoded = match rec.payload {
+                    // A dump's payload as written in its line: read as it
+                    // stands (its text is UTF-8, its line was).
+                    Some(PayloadRef::Quoted(q)) if !q.trim().is_empty() => {
+                        self.decoder.decode_quoted(q, row)
+                    }
+                    Some(PayloadRef::Bytes(p)) => match text(p, "value") {
+                        Ok(p) if !p.trim().is_empty() => self.decoder.decode(p, row),
+                        Err(_) if ignore => return Ok(Built::Skipped),
+                        Err(e) => return Err(e),
+                        Ok(_) => return Ok(Built::Skipped),
+                    },
                     _ => return Ok(Built::Skipped),
                 };
-                match self.decoder.decode(payload, row) {
+                match decoded {
                     Ok(n) => *nulled += n as u64,
                     Err(_) if ignore => return Ok(Built::Skipped),
                     Err(e) => return Err(RecordError::decode(e.0)),
@@ -232,10 +242,10 @@ impl RowBuilder {
             }
             ValueDecoder::Csv(d) => {
                 // A tombstone gives no row (Flink's csv format returns none).
-                let Some(p) = rec.payload else {
+                let Some(p) = rec.payload.map(PayloadRef::bytes) else {
                     return Ok(Built::Skipped);
                 };
-                match d.decode(p, row) {
+                match d.decode(&p, row) {
                     Ok(CsvRead::Row(n)) => *nulled += n as u64,
                     Ok(CsvRead::Skipped) => return Ok(Built::Skipped),
                     Err(e) => return Err(RecordError::decode(format!("CSV record: {e}"))),
@@ -243,11 +253,11 @@ impl RowBuilder {
             }
             ValueDecoder::Avro(r) => {
                 // A tombstone gives no row, as in Flink's Avro formats.
-                let Some(p) = rec.payload else {
+                let Some(p) = rec.payload.map(PayloadRef::bytes) else {
                     return Ok(Built::Skipped);
                 };
                 // Flink's Avro formats have no option to skip such records.
-                r.read(p, row).map_err(RecordError::other)?;
+                r.read(&p, row).map_err(RecordError::other)?;
             }
         }
         if let Some((decoder, cols, scratch)) = &mut self.key {

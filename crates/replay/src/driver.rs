@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use lowwater_connectors::dump::DumpRecord;
 use lowwater_connectors::input::sorted::{self, SortOptions, Sorted};
 use lowwater_connectors::input::Loaded;
+use lowwater_connectors::payload::Payload;
 use lowwater_core::{Millis, Timestamp};
 use lowwater_sql::options::Connector;
 use lowwater_sql::plan::JobPlan;
@@ -320,7 +321,7 @@ impl<'p, 'l> Driver<'p, 'l> {
             partition: l.partition,
             offset: l.offset,
             ts: l.ts,
-            payload: l.payload.as_deref(),
+            payload: l.payload.as_ref().map(Payload::view),
             key: l.key.as_deref(),
         };
         let Some(id) = self.ids.get(l.table, l.topic, l.partition) else {

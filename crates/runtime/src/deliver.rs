@@ -3,6 +3,7 @@
 //! generates a datagen partition's rows, or reads a file's lines, and sends
 //! each on this way without a call (and a frame) per record.
 
+use lowwater_connectors::payload::PayloadRef;
 use lowwater_connectors::row::{Built, RecordError, RecordRef};
 use lowwater_core::source::SplitId;
 use lowwater_core::{Millis, Row, Timestamp};
@@ -204,7 +205,7 @@ impl SourceTask {
             partition: self.names[i].1,
             offset: Some(*line as i64 - 1),
             ts: now,
-            payload: Some(bytes),
+            payload: Some(PayloadRef::Bytes(bytes)),
             key: None,
         };
         Ok(self.rows.build(rec, row, nulled))

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use lowwater_connectors::datagen::DatagenPartition;
 use lowwater_connectors::input::Loaded;
+use lowwater_connectors::payload::{Payload, PayloadRef};
 use lowwater_connectors::row::{RecordError, RecordRef, RowBuilder};
 use lowwater_core::checkpoint::CheckpointId;
 use lowwater_core::clock::Clock;
@@ -428,7 +429,7 @@ impl SourceTask {
                     partition: rec.partition,
                     offset: Some(rec.offset),
                     ts: rec.timestamp.unwrap_or(now),
-                    payload: rec.payload.as_deref(),
+                    payload: rec.payload.as_deref().map(PayloadRef::Bytes),
                     key: rec.key.as_deref(),
                 };
                 self.rows.build(r, row, &mut nulled)
@@ -444,7 +445,7 @@ impl SourceTask {
                     partition: l.partition,
                     offset: l.offset,
                     ts: l.ts,
-                    payload: l.payload.as_deref(),
+                    payload: l.payload.as_ref().map(Payload::view),
                     key: l.key.as_deref(),
                 };
                 self.rows.build(rec, row, &mut nulled)

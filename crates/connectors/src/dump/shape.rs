@@ -22,6 +22,7 @@ use std::borrow::Cow;
 
 use super::RawRecord;
 use crate::json::flat::Scanner;
+use crate::payload::Payload;
 
 /// A record's header, and where its text ends in the line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,6 +126,42 @@ pub(crate) fn head(line: &str) -> Option<Head<'_>> {
 /// The record of `line`, if it is in the shape from end to end.
 #[inline]
 pub(crate) fn parse(line: &str) -> Option<RawRecord<'_>> {
+    let (h, key, mut s) = up_to_payload(line)?;
+    let payload = s.bytes(true)?;
+    ended(line, s.position())?;
+    Some(RawRecord {
+        topic: Cow::Borrowed(h.topic),
+        partition: h.partition,
+        offset: h.offset,
+        ts: h.ts,
+        key: key.map(Cow::Owned),
+        payload: payload.map(Cow::Owned),
+    })
+}
+
+/// [`parse`], its header, key and payload owned; a payload that is quoted
+/// text (a JSON payload whose strings hold no escape) kept as written,
+/// [`Payload::Quoted`], instead of unescaped.
+#[inline]
+pub(crate) fn parse_owned(line: &str) -> Option<(Head<'_>, Option<Vec<u8>>, Option<Payload>)> {
+    let (h, key, mut s) = up_to_payload(line)?;
+    let b = line.as_bytes();
+    let from = s.position() + 1;
+    // Quoted text has no unescaped quote: the string runs to the `"}`
+    // that ends the line.
+    if b.get(from - 1) == Some(&b'"') && b.len() >= from + 2 && b.ends_with(b"\"}") {
+        if let Some(p) = line.get(from..b.len() - 2).and_then(Payload::quoted) {
+            return Some((h, key, Some(p)));
+        }
+    }
+    let payload = s.bytes(true)?;
+    ended(line, s.position())?;
+    Some((h, key, payload.map(Payload::Bytes)))
+}
+
+/// The header and key of `line`, and a scanner at its payload's value.
+#[inline(always)]
+fn up_to_payload(line: &str) -> Option<(Head<'_>, Option<Vec<u8>>, Scanner<'_>)> {
     let b = line.as_bytes();
     let h = head(line)?;
     let mut at = h.end;
@@ -138,21 +175,18 @@ pub(crate) fn parse(line: &str) -> Option<RawRecord<'_>> {
         s.skip()?;
         at = s.position();
     }
-    // The key, then the payload (sized to the rest of the line), each
-    // unescaped into bytes of its own as the fast path reads them.
+    // The key, unescaped into bytes of its own as the fast path reads it;
+    // the payload is the caller's.
     let mut s = Scanner::at(line, lit(b, at, b",\"key\":")?);
     let key = s.bytes(false)?;
-    let mut s = Scanner::at(line, lit(b, s.position(), b",\"payload\":")?);
-    let payload = s.bytes(true)?;
-    (lit(b, s.position(), b"}")? == b.len()).then_some(())?;
-    Some(RawRecord {
-        topic: Cow::Borrowed(h.topic),
-        partition: h.partition,
-        offset: h.offset,
-        ts: h.ts,
-        key: key.map(Cow::Owned),
-        payload: payload.map(Cow::Owned),
-    })
+    let s = Scanner::at(line, lit(b, s.position(), b",\"payload\":")?);
+    Some((h, key, s))
+}
+
+/// `Some` if `line` ends with the `}` at `at`.
+#[inline(always)]
+fn ended(line: &str, at: usize) -> Option<()> {
+    (lit(line.as_bytes(), at, b"}")? == line.len()).then_some(())
 }
 
 #[cfg(test)]

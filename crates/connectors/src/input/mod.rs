@@ -15,11 +15,13 @@ mod scan;
 mod sliding;
 pub mod sorted;
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use lines::Lines;
 
-use crate::dump::parse_raw;
+use crate::dump::{parse_unshaped, shape};
+use crate::payload::Payload;
 
 /// Why an input dump could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -63,8 +65,9 @@ pub struct Loaded {
     pub partition: i32,
     /// Offset, when the dump has it.
     pub offset: Option<i64>,
-    /// The value (`None`: a tombstone).
-    pub payload: Option<Vec<u8>>,
+    /// The value (`None`: a tombstone); a JSON payload as its dump line
+    /// writes it ([`Payload::Quoted`]) when that can be read as it stands.
+    pub payload: Option<Payload>,
     /// The key (`None`: none).
     pub key: Option<Vec<u8>>,
 }
@@ -181,18 +184,41 @@ impl DumpReader {
             return Ok(None);
         }
         let line = self.lines.current();
-        let raw = parse_raw(line).map_err(|e| self.lines.error(e.column, e.message))?;
-        scan::check_partition(&self.lines, line, raw.partition)?;
+        // A line in the shape `lowwater dump` writes keeps a JSON payload
+        // as written; any other line is read with its payload unescaped.
+        let (topic, partition, offset, ts, key, payload) = match shape::parse_owned(line) {
+            Some((h, key, payload)) => (
+                Cow::Borrowed(h.topic),
+                h.partition,
+                h.offset,
+                h.ts,
+                key,
+                payload,
+            ),
+            None => {
+                let r = parse_unshaped(line).map_err(|e| self.lines.error(e.column, e.message))?;
+                let payload = r.payload.map(|p| Payload::Bytes(p.into_owned()));
+                (
+                    r.topic,
+                    r.partition,
+                    r.offset,
+                    r.ts,
+                    r.key.map(Cow::into_owned),
+                    payload,
+                )
+            }
+        };
+        scan::check_partition(&self.lines, line, partition)?;
         Ok(Some(Loaded {
             table: self.table,
             file: self.file,
             line: self.lines.line,
-            ts: raw.ts,
-            topic: topics.id(&raw.topic),
-            partition: raw.partition,
-            offset: raw.offset,
-            payload: raw.payload.map(|p| p.into_owned()),
-            key: raw.key.map(|k| k.into_owned()),
+            ts,
+            topic: topics.id(&topic),
+            partition,
+            offset,
+            payload,
+            key,
         }))
     }
 }

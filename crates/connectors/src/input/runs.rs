@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use super::sliding::Sliding;
 use super::{InputError, Loaded, Order};
+use crate::payload::Payload;
 
 /// A sorted run: a dump sorted in a sliding window as it is read, the
 /// last buffer in memory, or a temporary file.
@@ -71,6 +72,32 @@ fn write_bytes<W: Write>(w: &mut W, b: &Option<Vec<u8>>) -> std::io::Result<()> 
     }
 }
 
+/// A payload: absent as `u64::MAX` bytes, else its bytes and, after them,
+/// whether they are quoted text ([`Payload::Quoted`]).
+fn write_payload<W: Write>(w: &mut W, p: &Option<Payload>) -> std::io::Result<()> {
+    let (bytes, quoted) = match p {
+        None => return w.write_all(&u64::MAX.to_le_bytes()),
+        Some(Payload::Bytes(b)) => (b.as_slice(), 0),
+        Some(Payload::Quoted(q)) => (q.as_bytes(), 1),
+    };
+    w.write_all(&(bytes.len() as u64).to_le_bytes())?;
+    w.write_all(bytes)?;
+    w.write_all(&[quoted])
+}
+
+fn read_payload<R: Read>(r: &mut R) -> std::io::Result<Option<Payload>> {
+    let Some(bytes) = read_bytes(r)? else {
+        return Ok(None);
+    };
+    Ok(Some(match read_array::<1, R>(r)?[0] {
+        0 => Payload::Bytes(bytes),
+        _ => Payload::Quoted(
+            String::from_utf8(bytes)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?,
+        ),
+    }))
+}
+
 /// A run's record: fixed-width little-endian fields, then the payload and
 /// key with their lengths (`u64::MAX`: absent).
 fn write_record<W: Write>(w: &mut W, r: &Loaded) -> std::io::Result<()> {
@@ -87,7 +114,7 @@ fn write_record<W: Write>(w: &mut W, r: &Loaded) -> std::io::Result<()> {
             w.write_all(&o.to_le_bytes())?;
         }
     }
-    write_bytes(w, &r.payload)?;
+    write_payload(w, &r.payload)?;
     write_bytes(w, &r.key)
 }
 
@@ -135,7 +162,7 @@ fn read_record<R: Read>(r: &mut R) -> std::io::Result<Option<Loaded>> {
         topic,
         partition,
         offset,
-        payload: read_bytes(r)?,
+        payload: read_payload(r)?,
         key: read_bytes(r)?,
     }))
 }

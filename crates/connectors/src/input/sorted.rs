@@ -31,6 +31,7 @@ use super::runs::{write_run, Merge, Run, FAN};
 use super::scan::header;
 use super::sliding::Sliding;
 use super::{DumpReader, InputError, Loaded, Topics};
+use crate::payload::Payload;
 
 /// How much memory ordering may use, and where runs go.
 #[derive(Debug, Clone)]
@@ -291,8 +292,12 @@ fn spill_sort(
 /// What a buffered record costs: the struct, its payload and key, and the
 /// allocator's overhead for each.
 fn weight(r: &Loaded) -> usize {
-    let bytes = |b: &Option<Vec<u8>>| b.as_ref().map_or(0, |v| v.capacity() + 16);
-    bytes(&r.payload) + bytes(&r.key)
+    let bytes = |b: Option<usize>| b.map_or(0, |n| n + 16);
+    let payload = r.payload.as_ref().map(|p| match p {
+        Payload::Bytes(b) => b.capacity(),
+        Payload::Quoted(q) => q.capacity(),
+    });
+    bytes(payload) + bytes(r.key.as_ref().map(Vec::capacity))
 }
 
 impl Iterator for Sorted {

@@ -39,15 +39,41 @@ pub(crate) fn scan<'a>(
     scan_with(text, |name, s| field(name, s.value()?))
 }
 
+/// [`scan`] of a flat JSON object written inside a JSON string whose only
+/// escape sequences are `\"` (a dump's payload as it stands in its line,
+/// see [`crate::payload`]): each `\"` is read as a quote, and a string in
+/// it holding an escape sequence of its own (written `\\` and more)
+/// gives up, as does anything else [`scan`] gives up on. The same fields
+/// and tokens as [`scan`] of the text with each `\"` made `"`.
+#[inline]
+pub(crate) fn scan_quoted<'a>(
+    text: &'a str,
+    mut field: impl FnMut(&'a str, Token<'a>) -> Option<()>,
+) -> Option<()> {
+    let s = Scanner::<'a, true> {
+        text,
+        bytes: text.as_bytes(),
+        at: 0,
+    };
+    scan_in(s, |name, s| field(name, s.value()?))
+}
+
 /// [`scan`], the value left to `field` to read with the scanner it is
 /// given (one of [`Scanner::value`], [`Scanner::bytes`], [`Scanner::skip`]), so that a value
 /// can be read the way its caller needs it.
 #[inline]
 pub(crate) fn scan_with<'a>(
     text: &'a str,
-    mut field: impl FnMut(&'a str, &mut Scanner<'a>) -> Option<()>,
+    field: impl FnMut(&'a str, &mut Scanner<'a>) -> Option<()>,
 ) -> Option<()> {
-    let mut s = Scanner::at(text, 0);
+    scan_in(Scanner::at(text, 0), field)
+}
+
+#[inline(always)]
+fn scan_in<'a, const QUOTED: bool>(
+    mut s: Scanner<'a, QUOTED>,
+    mut field: impl FnMut(&'a str, &mut Scanner<'a, QUOTED>) -> Option<()>,
+) -> Option<()> {
     s.ws();
     s.expect(b'{')?;
     s.ws();
@@ -97,8 +123,41 @@ pub(crate) fn zero_bytes(v: u64) -> u64 {
 /// for every byte, so that all of a word's stops can be taken in turn.
 #[inline(always)]
 fn stops(v: u64) -> u64 {
-    let control = !(((v & LOW) + ONES * (0x80 - 0x20)) | v) & HIGH;
-    zero_bytes(v ^ (ONES * u64::from(b'"'))) | zero_bytes(v ^ (ONES * u64::from(b'\\'))) | control
+    zero_bytes(v ^ (ONES * u64::from(b'"')))
+        | zero_bytes(v ^ (ONES * u64::from(b'\\')))
+        | control(v)
+}
+
+/// Per byte of the word `v`, its high bit set where the byte is a control
+/// character (below 0x20), exactly.
+#[inline(always)]
+pub(crate) fn control(v: u64) -> u64 {
+    !(((v & LOW) + ONES * (0x80 - 0x20)) | v) & HIGH
+}
+
+/// The end of a string of quoted text (see [`scan_quoted`]) whose text
+/// starts at `bytes[from]`: the index of the `\"` that closes it. `None`
+/// when its first stop is anything else (a quote, another escape, a
+/// control character) or there is none.
+#[inline]
+fn quoted_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    let j = loop {
+        let Some(w) = bytes.get(i..i + 8) else {
+            let rest = bytes.get(i..)?;
+            break i + rest
+                .iter()
+                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        };
+        let mut word = [0; 8];
+        word.copy_from_slice(w);
+        let stop = stops(u64::from_le_bytes(word));
+        if stop != 0 {
+            break i + stop.trailing_zeros() as usize / 8;
+        }
+        i += 8;
+    };
+    (bytes[j] == b'\\' && bytes.get(j + 1) == Some(&b'"')).then_some(j)
 }
 
 /// Whether `c` may follow a backslash on the fast path (`\u`, with its
@@ -310,7 +369,11 @@ pub(crate) fn json_int(s: &str) -> Option<i64> {
 }
 
 /// A flat object's reader, at a value when [`scan_with`] hands it over.
-pub(crate) struct Scanner<'a> {
+///
+/// `QUOTED`: the object is written inside a JSON string whose only escapes
+/// are `\"` (see [`scan_quoted`]), so its strings open and close with
+/// `\"` and hold no escape.
+pub(crate) struct Scanner<'a, const QUOTED: bool = false> {
     text: &'a str,
     bytes: &'a [u8],
     at: usize,
@@ -326,43 +389,6 @@ impl<'a> Scanner<'a> {
             bytes: text.as_bytes(),
             at,
         }
-    }
-
-    /// Where the reader is: just after the value it last read.
-    #[inline]
-    pub(crate) fn position(&self) -> usize {
-        self.at
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.at).copied()
-    }
-
-    fn next(&mut self) -> Option<u8> {
-        let b = self.peek()?;
-        self.at += 1;
-        Some(b)
-    }
-
-    fn expect(&mut self, b: u8) -> Option<()> {
-        (self.next()? == b).then_some(())
-    }
-
-    fn ws(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            self.at += 1;
-        }
-    }
-
-    /// A string without control characters: its text between the quotes,
-    /// and whether it holds escape sequences (each a valid one).
-    fn string(&mut self) -> Option<(&'a str, bool)> {
-        self.expect(b'"')?;
-        let start = self.at;
-        let (end, escaped) = string_end(self.bytes, start)?;
-        self.at = end + 1;
-        // Quotes are ASCII: both ends lie on character boundaries.
-        Some((self.text.get(start..end)?, escaped))
     }
 
     /// A key's or payload's bytes: a string unescaped into bytes of its
@@ -394,6 +420,53 @@ impl<'a> Scanner<'a> {
             }
             _ => None,
         }
+    }
+}
+
+impl<'a, const QUOTED: bool> Scanner<'a, QUOTED> {
+    /// Where the reader is: just after the value it last read.
+    #[inline]
+    pub(crate) fn position(&self) -> usize {
+        self.at
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let b = self.peek()?;
+        self.at += 1;
+        Some(b)
+    }
+
+    fn expect(&mut self, b: u8) -> Option<()> {
+        (self.next()? == b).then_some(())
+    }
+
+    fn ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    /// A string without control characters: its text between the quotes,
+    /// and whether it holds escape sequences (each a valid one).
+    fn string(&mut self) -> Option<(&'a str, bool)> {
+        if QUOTED {
+            self.expect(b'\\')?;
+            self.expect(b'"')?;
+            let start = self.at;
+            let end = quoted_end(self.bytes, start)?;
+            self.at = end + 2;
+            return Some((self.text.get(start..end)?, false));
+        }
+        self.expect(b'"')?;
+        let start = self.at;
+        let (end, escaped) = string_end(self.bytes, start)?;
+        self.at = end + 1;
+        // Quotes are ASCII: both ends lie on character boundaries.
+        Some((self.text.get(start..end)?, escaped))
     }
 
     /// Skips the value at the scanner: a scalar, or an array of scalars
@@ -434,10 +507,11 @@ impl<'a> Scanner<'a> {
     /// The value at the scanner, as a [`Token`].
     pub(crate) fn value(&mut self) -> Option<Token<'a>> {
         match self.peek()? {
-            b'"' => self.string().map(|(text, escaped)| match escaped {
+            b'"' if !QUOTED => self.string().map(|(text, escaped)| match escaped {
                 false => Token::Str(text),
                 true => Token::Escaped(text),
             }),
+            b'\\' if QUOTED => self.string().map(|(text, _)| Token::Str(text)),
             b'-' | b'0'..=b'9' => self.number(),
             b'n' => self.literal("null", Token::Null),
             b't' => self.literal("true", Token::Other),

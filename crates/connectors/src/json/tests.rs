@@ -325,9 +325,13 @@ pub(crate) mod fast_path {
         let mut row = Row::new();
         row.resize(dec.width, Value::Null);
         let plain = r#"{"s":"u1","i":7,"b":-3,"ts":"2025-09-14 00:00:01.500","x":[1,{"y":2}]}"#;
-        assert_eq!(dec.decode_flat(plain, &mut row), None, "an array: general");
+        assert_eq!(
+            dec.decode_flat::<false>(plain, &mut row),
+            None,
+            "an array: general"
+        );
         let plain = r#"{"s":"u1","i":7,"b":-3,"ts":"2025-09-14 00:00:01.500","x":1.5}"#;
-        assert_eq!(dec.decode_flat(plain, &mut row), Some(()));
+        assert_eq!(dec.decode_flat::<false>(plain, &mut row), Some(()));
         assert_eq!(row[0], Value::str("u1"));
         assert_eq!(row[1], Value::Int(7));
         assert_eq!(row[5], Value::Timestamp(1_757_808_001_500));
@@ -339,15 +343,50 @@ pub(crate) mod fast_path {
             r#"{"ts":"2025-09-14\/00:00:01"}"#,
         ] {
             assert_eq!(
-                dec.decode_flat(general_only, &mut row),
+                dec.decode_flat::<false>(general_only, &mut row),
                 None,
                 "{general_only}"
             );
         }
         // A string with simple escapes is unescaped on the fast path.
         let escaped = r#"{"s":"a\"b\\c\/d\te"}"#;
-        assert_eq!(dec.decode_flat(escaped, &mut row), Some(()));
+        assert_eq!(dec.decode_flat::<false>(escaped, &mut row), Some(()));
         assert_eq!(row[0], Value::str("a\"b\\c/d\te"));
+    }
+
+    #[test]
+    fn a_plain_record_as_a_dump_line_writes_it_is_read_as_it_stands() {
+        let mut dec = decoder("");
+        let mut row = Row::new();
+        row.resize(dec.width, Value::Null);
+        let quoted =
+            r#"{\"s\":\"u1\", \"i\":7,\"b\":-3,\"ts\":\"2025-09-14 00:00:01.500\",\"x\":1.5}"#;
+        assert_eq!(dec.decode_flat::<true>(quoted, &mut row), Some(()));
+        assert_eq!(row[0], Value::str("u1"));
+        assert_eq!(row[1], Value::Int(7));
+        assert_eq!(row[5], Value::Timestamp(1_757_808_001_500));
+        // Anything else gives up there (and is unescaped and decoded).
+        for other in [
+            r#"{"s":"u1"}"#,
+            r#"{\"s\":"u1"}"#,
+            r#"{\"s\":\"u\\\"1\"}"#,
+            r#"{\"s\":\"u1\\n\"}"#,
+            r#"{\"s\":\"u1}"#,
+            r#"{\"s\":\"u1\"}x"#,
+        ] {
+            assert_eq!(dec.decode_flat::<true>(other, &mut row), None, "{other}");
+        }
+        // Quoted text the fast path gives up on is unescaped and decoded.
+        let mut row2 = Row::new();
+        let plain = r#"{"s":"u1","x":[1,{"y":"z"}],"i":7}"#;
+        assert_eq!(
+            dec.decode_quoted(
+                r#"{\"s\":\"u1\",\"x\":[1,{\"y\":\"z\"}],\"i\":7}"#,
+                &mut row
+            ),
+            dec.decode(plain, &mut row2)
+        );
+        assert_eq!((row[1].clone(), row), (Value::Int(7), row2));
     }
 
     /// JSON values of every kind the fast paths meet or give up on (also
@@ -419,6 +458,30 @@ pub(crate) mod fast_path {
             let mut row = Row::new();
             let got = fast.decode(&payload, &mut row).map(|n| (row, n));
             prop_assert_eq!(got, general(&mut slow, &payload), "{}", payload);
+        }
+    }
+
+    proptest! {
+        // About one drawn record in five writes as quoted text.
+        #![proptest_config(ProptestConfig {
+            cases: 2_000,
+            max_global_rejects: 50_000,
+            ..ProptestConfig::default()
+        })]
+
+        /// A payload as a dump line writes it, when that is quoted text
+        /// (its only escapes `\"`), decodes as the payload does.
+        #[test]
+        fn quoted_text_decodes_as_the_payload(payload in object(), ignore in any::<bool>()) {
+            let extra = if ignore { ",'json.ignore-parse-errors'='true'" } else { "" };
+            let written = sonic_rs::to_string(&payload).expect("a string");
+            let text = &written[1..written.len() - 1];
+            prop_assume!(crate::payload::is_quoted(text.as_bytes()));
+            let (mut quoted, mut plain) = (decoder(extra), decoder(extra));
+            let (mut a, mut b) = (Row::new(), Row::new());
+            let got = quoted.decode_quoted(text, &mut a).map(|n| (a, n));
+            let want = plain.decode(&payload, &mut b).map(|n| (b, n));
+            prop_assert_eq!(got, want, "{}", text);
         }
     }
 }

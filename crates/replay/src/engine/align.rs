@@ -18,6 +18,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use lowwater_connectors::payload::PayloadRef;
 use lowwater_core::source::SplitId;
 use lowwater_core::watermark::alignment::AlignmentGroup;
 use lowwater_core::{Millis, Timestamp, MAX_WATERMARK, MIN_WATERMARK};
@@ -170,7 +171,7 @@ impl Engine<'_> {
                 partition: rec.partition,
                 offset: rec.offset,
                 ts: rec.ts,
-                payload: rec.payload.map(<[u8]>::to_vec),
+                payload: rec.payload.map(|p| p.bytes().into_owned()),
                 key: rec.key.map(<[u8]>::to_vec),
             });
         true
@@ -313,7 +314,7 @@ impl Engine<'_> {
                 partition: r.partition,
                 offset: r.offset,
                 ts: r.ts,
-                payload: r.payload.as_deref(),
+                payload: r.payload.as_deref().map(PayloadRef::Bytes),
                 key: r.key.as_deref(),
             };
             self.process_now(r.table, id, rec).map_err(|error| Failed {

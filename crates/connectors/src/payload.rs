@@ -1,0 +1,207 @@
+//! A record's value as its source holds it: bytes, or the text of a JSON
+//! string kept as it is written in a dump line.
+//!
+//! A dump line holds its payload as a JSON string, so a JSON payload's
+//! quotes are written `\"`. Unescaping it means a copy with a branch at
+//! every quote, which was the largest single cost of a replay after the
+//! line's header. When the string's only escapes are `\"` (any JSON
+//! payload whose own strings hold no escape of their own), the reader keeps
+//! it as written, [`Payload::Quoted`]: the JSON decoder reads that text as
+//! it stands (`json::flat::scan_quoted`), and whatever needs the bytes (the
+//! decoder's general path, the raw, csv and Avro formats) unescapes it then
+//! ([`PayloadRef::bytes`]).
+
+use std::borrow::Cow;
+
+use crate::json::flat::{control, zero_bytes, ONES};
+
+/// A record's value, owned (a dump record read ahead of the engine).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Payload {
+    /// The bytes.
+    Bytes(Vec<u8>),
+    /// The text of a JSON string between its quotes, in which each `\` is
+    /// followed by `"`, each `"` follows a `\`, and no byte is a control
+    /// character: the value is this text with each `\"` read as `"`.
+    Quoted(String),
+}
+
+/// A record's value, borrowed: what the decoders read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PayloadRef<'a> {
+    /// The bytes.
+    Bytes(&'a [u8]),
+    /// Quoted text, as [`Payload::Quoted`].
+    Quoted(&'a str),
+}
+
+impl Payload {
+    /// The value borrowed.
+    pub fn view(&self) -> PayloadRef<'_> {
+        match self {
+            Payload::Bytes(b) => PayloadRef::Bytes(b),
+            Payload::Quoted(q) => PayloadRef::Quoted(q),
+        }
+    }
+
+    /// The value's bytes.
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Payload::Bytes(b) => b,
+            Payload::Quoted(q) => match unquote(&q) {
+                Cow::Borrowed(_) => q.into_bytes(),
+                Cow::Owned(b) => b,
+            },
+        }
+    }
+
+    /// The text of a JSON string (between its quotes) kept as written if
+    /// it is quoted text (see [`Payload::Quoted`]); `None` if it is not.
+    pub(crate) fn quoted(text: &str) -> Option<Payload> {
+        is_quoted(text.as_bytes()).then(|| Payload::Quoted(text.to_string()))
+    }
+}
+
+impl<'a> PayloadRef<'a> {
+    /// The value's bytes (quoted text is unescaped: a copy if it holds a
+    /// `\"`).
+    pub fn bytes(self) -> Cow<'a, [u8]> {
+        match self {
+            PayloadRef::Bytes(b) => Cow::Borrowed(b),
+            PayloadRef::Quoted(q) => unquote(q),
+        }
+    }
+
+    /// The value owned, in the same form.
+    pub fn to_payload(self) -> Payload {
+        match self {
+            PayloadRef::Bytes(b) => Payload::Bytes(b.to_vec()),
+            PayloadRef::Quoted(q) => Payload::Quoted(q.to_string()),
+        }
+    }
+}
+
+/// `text` with each `\"` read as `"` (every other byte as it is).
+fn unquote(text: &str) -> Cow<'_, [u8]> {
+    let b = text.as_bytes();
+    let Some(first) = memchr::memchr(b'\\', b) else {
+        return Cow::Borrowed(b);
+    };
+    let mut out = Vec::with_capacity(b.len());
+    out.extend_from_slice(&b[..first]);
+    let mut i = first;
+    while i < b.len() {
+        if b[i] == b'\\' && b.get(i + 1) == Some(&b'"') {
+            i += 1;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    Cow::Owned(out)
+}
+
+/// Whether `b` is quoted text (see [`Payload::Quoted`]). Eight bytes at a
+/// time and without a branch on the bytes: per word, the backslashes moved
+/// one byte on (the last one into the next word) must be exactly the
+/// quotes, and no byte a control character.
+pub(crate) fn is_quoted(b: &[u8]) -> bool {
+    #[inline(always)]
+    fn word(v: u64, bad: u64, carry: u64) -> (u64, u64) {
+        let slash = zero_bytes(v ^ (ONES * u64::from(b'\\')));
+        let quote = zero_bytes(v ^ (ONES * u64::from(b'"')));
+        (
+            bad | control(v) | (quote ^ ((slash << 8) | carry)),
+            slash >> 56,
+        )
+    }
+    let (mut bad, mut carry) = (0, 0);
+    let mut words = b.chunks_exact(8);
+    for w in &mut words {
+        let mut v = [0; 8];
+        v.copy_from_slice(w);
+        (bad, carry) = word(u64::from_le_bytes(v), bad, carry);
+    }
+    let rest = words.remainder();
+    if !rest.is_empty() {
+        // Padded with a byte that is neither.
+        let mut v = [b'a'; 8];
+        v[..rest.len()].copy_from_slice(rest);
+        (bad, carry) = word(u64::from_le_bytes(v), bad, carry);
+    }
+    bad == 0 && carry == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Quoted text, byte by byte.
+    fn quoted_by_bytes(b: &[u8]) -> bool {
+        let mut i = 0;
+        while i < b.len() {
+            match b[i] {
+                b'\\' if b.get(i + 1) == Some(&b'"') => i += 2,
+                b'\\' | b'"' => return false,
+                c if c < 0x20 => return false,
+                _ => i += 1,
+            }
+        }
+        true
+    }
+
+    #[test]
+    fn quoted_text_and_what_is_not() {
+        for yes in [
+            "",
+            "a",
+            r#"\""#,
+            r#"{\"a\":\"b\"}"#,
+            "é\\\"ü",
+            r#"1234567\"8"#,
+        ] {
+            assert!(is_quoted(yes.as_bytes()), "{yes}");
+        }
+        for no in [
+            "\\",
+            r#"\\"#,
+            r#"\\""#,
+            r#"a"b"#,
+            r#"\n"#,
+            "a\tb",
+            r#"\u0041"#,
+            r#"1234567\"#,
+            r#"12345678\"#,
+            r#"\"\"\\"#,
+            "\u{1f}",
+        ] {
+            assert!(!is_quoted(no.as_bytes()), "{no}");
+        }
+        assert_eq!(&*unquote(r#"{\"a\":1}"#), br#"{"a":1}"#);
+        assert!(matches!(unquote("plain"), Cow::Borrowed(_)));
+    }
+
+    proptest! {
+        /// The word-at-a-time check is the byte-by-byte one, at every
+        /// length and alignment.
+        #[test]
+        fn is_quoted_reads_as_a_byte_scan(
+            pieces in prop::collection::vec(prop_oneof![
+                6 => "[a-zé ]{1,9}",
+                4 => Just(r#"\""#.to_string()),
+                1 => r#"\\[\\/nu]"#,
+                1 => Just("\\".to_string()),
+                1 => Just("\"".to_string()),
+                1 => Just("\u{1}".to_string()),
+            ], 0..14),
+        ) {
+            let text = pieces.concat();
+            prop_assert_eq!(is_quoted(text.as_bytes()), quoted_by_bytes(text.as_bytes()), "{}", text);
+            if is_quoted(text.as_bytes()) {
+                // What JSON reads of the string is what unquoting gives.
+                let json: String = sonic_rs::from_str(&format!("\"{text}\"")).expect("a JSON string");
+                prop_assert_eq!(&*unquote(&text), json.as_bytes());
+            }
+        }
+    }
+}
