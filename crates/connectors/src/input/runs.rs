@@ -241,5 +241,22 @@ mod tests {
         let back = read_record(&mut reader).expect("read").expect("a record");
         assert_eq!(format!("{back:?}"), format!("{r:?}"));
         assert!(read_record(&mut reader).expect("end").is_none());
+        // A payload kept as its line writes it stays so, and bytes stay bytes.
+        for payload in [
+            Payload::Quoted(r#"{\"a\":\"é\"}"#.to_string()),
+            Payload::Bytes(vec![0xff, b'"']),
+            Payload::Quoted(String::new()),
+        ] {
+            let r = Loaded {
+                payload: Some(payload),
+                ..r.clone()
+            };
+            let mut bytes = Vec::new();
+            write_record(&mut bytes, &r).expect("write");
+            let back = read_record(&mut bytes.as_slice())
+                .expect("read")
+                .expect("a record");
+            assert_eq!(back.payload, r.payload);
+        }
     }
 }
