@@ -26,8 +26,6 @@ use crate::dump::write_json_str;
 pub(crate) mod flat;
 use flat::Token;
 
-use crate::payload::PayloadRef;
-
 /// Why a payload could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -252,7 +250,7 @@ impl JsonDecoder {
                 return Ok(0);
             }
         }
-        let bytes = PayloadRef::Quoted(text).bytes();
+        let bytes = crate::payload::unquote(text);
         // Unescaping `\"` keeps UTF-8 text UTF-8.
         let plain = std::str::from_utf8(&bytes).map_err(|e| DecodeError(e.to_string()))?;
         self.decode(plain, row)

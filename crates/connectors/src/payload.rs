@@ -4,85 +4,132 @@
 //! A dump line holds its payload as a JSON string, so a JSON payload's
 //! quotes are written `\"`. Unescaping it means a copy with a branch at
 //! every quote, which was the largest single cost of a replay after the
-//! line's header. When the string's only escapes are `\"` (any JSON
-//! payload whose own strings hold no escape of their own), the reader keeps
-//! it as written, [`Payload::Quoted`]: the JSON decoder reads that text as
-//! it stands (`json::flat::scan_quoted`), and whatever needs the bytes (the
-//! decoder's general path, the raw, csv and Avro formats) unescapes it then
-//! ([`PayloadRef::bytes`]).
+//! line's header. When the line escapes nothing in the payload but its
+//! quotes (a JSON payload with no whitespace but spaces, whose own strings
+//! hold no escape), the reader keeps it as written, quoted text
+//! ([`Payload::quoted`]): the JSON decoder reads that text as it stands
+//! (`json::flat::scan_quoted`), and whatever needs the bytes (the decoder's
+//! general path, the raw, csv and Avro formats, a record held back by
+//! watermark alignment) unescapes it then ([`PayloadRef::bytes`]).
 
 use std::borrow::Cow;
 
 use crate::json::flat::{control, zero_bytes, ONES};
 
-/// A record's value, owned (a dump record read ahead of the engine).
+/// A record's value, owned (a dump record read ahead of the engine): its
+/// bytes, or quoted text, the text of a JSON string (between its quotes)
+/// in which each `\` is followed by `"`, each `"` follows a `\`, and no
+/// byte is a control character, whose value is the text with each `\"`
+/// read as `"`. Quoted text is made only by [`Payload::quoted`], which
+/// checks it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Payload {
-    /// The bytes.
+pub struct Payload(Owned);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Owned {
     Bytes(Vec<u8>),
-    /// The text of a JSON string between its quotes, in which each `\` is
-    /// followed by `"`, each `"` follows a `\`, and no byte is a control
-    /// character: the value is this text with each `\"` read as `"`.
     Quoted(String),
 }
 
-/// A record's value, borrowed: what the decoders read.
+/// A record's value, borrowed: what the decoders read (bytes, or quoted
+/// text as [`Payload`] holds it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PayloadRef<'a> {
-    /// The bytes.
+pub struct PayloadRef<'a>(Borrowed<'a>);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Borrowed<'a> {
     Bytes(&'a [u8]),
-    /// Quoted text, as [`Payload::Quoted`].
     Quoted(&'a str),
 }
 
+impl From<Vec<u8>> for Payload {
+    fn from(bytes: Vec<u8>) -> Self {
+        Payload(Owned::Bytes(bytes))
+    }
+}
+
+impl<'a> From<&'a [u8]> for PayloadRef<'a> {
+    fn from(bytes: &'a [u8]) -> Self {
+        PayloadRef(Borrowed::Bytes(bytes))
+    }
+}
+
 impl Payload {
+    /// The text of a JSON string (between its quotes) kept as it is
+    /// written, if it is quoted text; `None` if it is not.
+    pub fn quoted(text: &str) -> Option<Payload> {
+        is_quoted(text.as_bytes()).then(|| Payload(Owned::Quoted(text.to_string())))
+    }
+
     /// The value borrowed.
     pub fn view(&self) -> PayloadRef<'_> {
-        match self {
-            Payload::Bytes(b) => PayloadRef::Bytes(b),
-            Payload::Quoted(q) => PayloadRef::Quoted(q),
-        }
+        PayloadRef(match &self.0 {
+            Owned::Bytes(b) => Borrowed::Bytes(b),
+            Owned::Quoted(q) => Borrowed::Quoted(q),
+        })
     }
 
     /// The value's bytes.
     pub fn into_bytes(self) -> Vec<u8> {
-        match self {
-            Payload::Bytes(b) => b,
-            Payload::Quoted(q) => match unquote(&q) {
+        match self.0 {
+            Owned::Bytes(b) => b,
+            Owned::Quoted(q) => match unquote(&q) {
                 Cow::Borrowed(_) => q.into_bytes(),
                 Cow::Owned(b) => b,
             },
         }
     }
 
-    /// The text of a JSON string (between its quotes) kept as written if
-    /// it is quoted text (see [`Payload::Quoted`]); `None` if it is not.
-    pub(crate) fn quoted(text: &str) -> Option<Payload> {
-        is_quoted(text.as_bytes()).then(|| Payload::Quoted(text.to_string()))
+    /// What it holds, as written: its bytes, or its quoted text's bytes
+    /// (and `true`).
+    pub(crate) fn as_written(&self) -> (&[u8], bool) {
+        match &self.0 {
+            Owned::Bytes(b) => (b, false),
+            Owned::Quoted(q) => (q.as_bytes(), true),
+        }
+    }
+
+    /// The memory it holds.
+    pub(crate) fn capacity(&self) -> usize {
+        match &self.0 {
+            Owned::Bytes(b) => b.capacity(),
+            Owned::Quoted(q) => q.capacity(),
+        }
     }
 }
 
 impl<'a> PayloadRef<'a> {
+    /// Quoted text (see [`Payload`]) as it is written; `None` if `text` is
+    /// not quoted text.
+    pub fn quoted(text: &'a str) -> Option<Self> {
+        is_quoted(text.as_bytes()).then_some(PayloadRef(Borrowed::Quoted(text)))
+    }
+
     /// The value's bytes (quoted text is unescaped: a copy if it holds a
     /// `\"`).
     pub fn bytes(self) -> Cow<'a, [u8]> {
-        match self {
-            PayloadRef::Bytes(b) => Cow::Borrowed(b),
-            PayloadRef::Quoted(q) => unquote(q),
+        match self.0 {
+            Borrowed::Bytes(b) => Cow::Borrowed(b),
+            Borrowed::Quoted(q) => unquote(q),
         }
     }
 
     /// The value owned, in the same form.
     pub fn to_payload(self) -> Payload {
-        match self {
-            PayloadRef::Bytes(b) => Payload::Bytes(b.to_vec()),
-            PayloadRef::Quoted(q) => Payload::Quoted(q.to_string()),
-        }
+        Payload(match self.0 {
+            Borrowed::Bytes(b) => Owned::Bytes(b.to_vec()),
+            Borrowed::Quoted(q) => Owned::Quoted(q.to_string()),
+        })
+    }
+
+    /// What it holds, for the decoders.
+    pub(crate) fn form(self) -> Borrowed<'a> {
+        self.0
     }
 }
 
 /// `text` with each `\"` read as `"` (every other byte as it is).
-fn unquote(text: &str) -> Cow<'_, [u8]> {
+pub(crate) fn unquote(text: &str) -> Cow<'_, [u8]> {
     let b = text.as_bytes();
     let Some(first) = memchr::memchr(b'\\', b) else {
         return Cow::Borrowed(b);
@@ -100,7 +147,7 @@ fn unquote(text: &str) -> Cow<'_, [u8]> {
     Cow::Owned(out)
 }
 
-/// Whether `b` is quoted text (see [`Payload::Quoted`]). Eight bytes at a
+/// Whether `b` is quoted text (see [`Payload`]). Eight bytes at a
 /// time and without a branch on the bytes: per word, the backslashes moved
 /// one byte on (the last one into the next word) must be exactly the
 /// quotes, and no byte a control character.

@@ -12,7 +12,7 @@ use lowwater_sql::formats::ValueFormat;
 use crate::avro::AvroReader;
 use crate::csv::{CsvDecoder, CsvRead};
 use crate::json::JsonDecoder;
-use crate::payload::PayloadRef;
+use crate::payload::{Borrowed, PayloadRef};
 
 /// One input record, borrowed.
 #[derive(Debug, Clone, Copy)]
@@ -220,13 +220,13 @@ impl RowBuilder {
                 return self.event_time(row, ignore);
             }
             ValueDecoder::Json => {
-                let decoded = match rec.payload {
+                let decoded = match rec.payload.map(PayloadRef::form) {
                     // A dump's payload as written in its line: read as it
                     // stands (its text is UTF-8, its line was).
-                    Some(PayloadRef::Quoted(q)) if !q.trim().is_empty() => {
+                    Some(Borrowed::Quoted(q)) if !q.trim().is_empty() => {
                         self.decoder.decode_quoted(q, row)
                     }
-                    Some(PayloadRef::Bytes(p)) => match text(p, "value") {
+                    Some(Borrowed::Bytes(p)) => match text(p, "value") {
                         Ok(p) if !p.trim().is_empty() => self.decoder.decode(p, row),
                         Err(_) if ignore => return Ok(Built::Skipped),
                         Err(e) => return Err(e),

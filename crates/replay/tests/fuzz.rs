@@ -445,7 +445,7 @@ proptest! {
             partition: 0,
             offset: Some(3),
             ts: 1_757_851_200_000,
-            payload: Some(PayloadRef::Bytes(&payload)),
+            payload: Some(PayloadRef::from(&payload[..])),
             key: None,
         };
         let built = rows.build(rec, &mut row, &mut nulled);
@@ -464,11 +464,11 @@ proptest! {
             let s = sonic_rs::to_string(p).expect("a string");
             s[1..s.len() - 1].to_string()
         });
-        if let Some(text) = written.filter(|t| !t.replace("\\\"", "").contains('\\')) {
+        if let Some(quoted) = written.as_deref().and_then(PayloadRef::quoted) {
             let (mut quoted_row, mut quoted_nulled) = (Vec::new(), 0);
-            let rec = RecordRef { payload: Some(PayloadRef::Quoted(&text)), ..rec };
+            let rec = RecordRef { payload: Some(quoted), ..rec };
             let quoted = rows.build(rec, &mut quoted_row, &mut quoted_nulled);
-            prop_assert_eq!(format!("{quoted:?}"), format!("{built:?}"), "{}", text);
+            prop_assert_eq!(format!("{quoted:?}"), format!("{built:?}"), "{:?}", written);
             prop_assert_eq!(quoted_row, row);
             prop_assert_eq!(quoted_nulled, nulled);
         }

@@ -205,7 +205,7 @@ impl SourceTask {
             partition: self.names[i].1,
             offset: Some(*line as i64 - 1),
             ts: now,
-            payload: Some(PayloadRef::Bytes(bytes)),
+            payload: Some(PayloadRef::from(bytes)),
             key: None,
         };
         Ok(self.rows.build(rec, row, nulled))

@@ -429,7 +429,7 @@ impl SourceTask {
                     partition: rec.partition,
                     offset: Some(rec.offset),
                     ts: rec.timestamp.unwrap_or(now),
-                    payload: rec.payload.as_deref().map(PayloadRef::Bytes),
+                    payload: rec.payload.as_deref().map(PayloadRef::from),
                     key: rec.key.as_deref(),
                 };
                 self.rows.build(r, row, &mut nulled)

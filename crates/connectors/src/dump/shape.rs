@@ -11,7 +11,9 @@
 //! scanner ([`Scanner`]), as the fast path reads them.
 //!
 //! The first pass over a dump reads only the header ([`head`]); the second
-//! reads the record ([`parse`]). Anything else (another order, whitespace,
+//! reads the record ([`parse_owned`]), where a payload that is quoted text
+//! (its only escapes `\"`, see [`crate::payload`]) is checked as such and
+//! kept as written, not scanned and unescaped. Anything else (another order, whitespace,
 //! an escaped topic, headers that are not an array of scalars, a number
 //! that is not a plain integer) gives up (`None`) and the line goes to the
 //! general fast path (`dump/fast.rs`) and then to the general parse, which
@@ -141,7 +143,7 @@ pub(crate) fn parse(line: &str) -> Option<RawRecord<'_>> {
 
 /// [`parse`], its header, key and payload owned; a payload that is quoted
 /// text (a JSON payload whose strings hold no escape) kept as written,
-/// [`Payload::Quoted`], instead of unescaped.
+/// ([`Payload::quoted`]), instead of unescaped.
 #[inline]
 pub(crate) fn parse_owned(line: &str) -> Option<(Head<'_>, Option<Vec<u8>>, Option<Payload>)> {
     let (h, key, mut s) = up_to_payload(line)?;
@@ -156,7 +158,7 @@ pub(crate) fn parse_owned(line: &str) -> Option<(Head<'_>, Option<Vec<u8>>, Opti
     }
     let payload = s.bytes(true)?;
     ended(line, s.position())?;
-    Some((h, key, payload.map(Payload::Bytes)))
+    Some((h, key, payload.map(Payload::from)))
 }
 
 /// The header and key of `line`, and a scanner at its payload's value.

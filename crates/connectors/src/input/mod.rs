@@ -65,8 +65,8 @@ pub struct Loaded {
     pub partition: i32,
     /// Offset, when the dump has it.
     pub offset: Option<i64>,
-    /// The value (`None`: a tombstone); a JSON payload as its dump line
-    /// writes it ([`Payload::Quoted`]) when that can be read as it stands.
+    /// The value (`None`: a tombstone); a JSON payload kept as its dump
+    /// line writes it when that is quoted text (see [`Payload`]).
     pub payload: Option<Payload>,
     /// The key (`None`: none).
     pub key: Option<Vec<u8>>,
@@ -197,7 +197,7 @@ impl DumpReader {
             ),
             None => {
                 let r = parse_unshaped(line).map_err(|e| self.lines.error(e.column, e.message))?;
-                let payload = r.payload.map(|p| Payload::Bytes(p.into_owned()));
+                let payload = r.payload.map(|p| Payload::from(p.into_owned()));
                 (
                     r.topic,
                     r.partition,

@@ -72,34 +72,36 @@ fn write_bytes<W: Write>(w: &mut W, b: &Option<Vec<u8>>) -> std::io::Result<()> 
     }
 }
 
-/// A payload: absent as `u64::MAX` bytes, else its bytes and, after them,
-/// whether they are quoted text ([`Payload::Quoted`]).
+/// A payload: absent as `u64::MAX` bytes, else its bytes as written and,
+/// after them, whether they are quoted text (see [`Payload`]).
 fn write_payload<W: Write>(w: &mut W, p: &Option<Payload>) -> std::io::Result<()> {
-    let (bytes, quoted) = match p {
-        None => return w.write_all(&u64::MAX.to_le_bytes()),
-        Some(Payload::Bytes(b)) => (b.as_slice(), 0),
-        Some(Payload::Quoted(q)) => (q.as_bytes(), 1),
+    let Some((bytes, quoted)) = p.as_ref().map(Payload::as_written) else {
+        return w.write_all(&u64::MAX.to_le_bytes());
     };
     w.write_all(&(bytes.len() as u64).to_le_bytes())?;
     w.write_all(bytes)?;
-    w.write_all(&[quoted])
+    w.write_all(&[u8::from(quoted)])
 }
 
 fn read_payload<R: Read>(r: &mut R) -> std::io::Result<Option<Payload>> {
     let Some(bytes) = read_bytes(r)? else {
         return Ok(None);
     };
-    Ok(Some(match read_array::<1, R>(r)?[0] {
-        0 => Payload::Bytes(bytes),
-        _ => Payload::Quoted(
-            String::from_utf8(bytes)
-                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?,
-        ),
-    }))
+    if read_array::<1, R>(r)?[0] == 0 {
+        return Ok(Some(Payload::from(bytes)));
+    }
+    let quoted = std::str::from_utf8(&bytes).ok().and_then(Payload::quoted);
+    quoted.map(Some).ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "a spilled run's quoted payload is not quoted text",
+        )
+    })
 }
 
 /// A run's record: fixed-width little-endian fields, then the payload and
-/// key with their lengths (`u64::MAX`: absent).
+/// key with their lengths (`u64::MAX`: absent), the payload followed by its
+/// form ([`write_payload`]).
 fn write_record<W: Write>(w: &mut W, r: &Loaded) -> std::io::Result<()> {
     w.write_all(&r.ts.to_le_bytes())?;
     w.write_all(&(r.table as u64).to_le_bytes())?;
@@ -243,9 +245,9 @@ mod tests {
         assert!(read_record(&mut reader).expect("end").is_none());
         // A payload kept as its line writes it stays so, and bytes stay bytes.
         for payload in [
-            Payload::Quoted(r#"{\"a\":\"é\"}"#.to_string()),
-            Payload::Bytes(vec![0xff, b'"']),
-            Payload::Quoted(String::new()),
+            Payload::quoted(r#"{\"a\":\"é\"}"#).expect("quoted text"),
+            Payload::from(vec![0xff, b'"']),
+            Payload::quoted("").expect("quoted text"),
         ] {
             let r = Loaded {
                 payload: Some(payload),

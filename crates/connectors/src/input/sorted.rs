@@ -293,11 +293,7 @@ fn spill_sort(
 /// allocator's overhead for each.
 fn weight(r: &Loaded) -> usize {
     let bytes = |b: Option<usize>| b.map_or(0, |n| n + 16);
-    let payload = r.payload.as_ref().map(|p| match p {
-        Payload::Bytes(b) => b.capacity(),
-        Payload::Quoted(q) => q.capacity(),
-    });
-    bytes(payload) + bytes(r.key.as_ref().map(Vec::capacity))
+    bytes(r.payload.as_ref().map(Payload::capacity)) + bytes(r.key.as_ref().map(Vec::capacity))
 }
 
 impl Iterator for Sorted {

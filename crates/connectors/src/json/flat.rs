@@ -3,7 +3,10 @@
 //! escape sequence in a name), handing each field's name and value to the
 //! caller without building anything. A string value with escapes is
 //! handed over still escaped (the JSON decoder unescapes it), or unescaped
-//! into bytes of its own as it is scanned (a dump's key and payload).
+//! into bytes of its own as it is scanned (a dump's key and payload). A
+//! dump's JSON payload kept as its line writes it (quoted text, see
+//! [`crate::payload`]) is read as it stands by [`scan_quoted`], its `\"`
+//! taken for quotes.
 //!
 //! It is deliberately narrow. Anything it does not fully check gives up
 //! (`None`) and the decoder starts again on its general path (sonic-rs),
@@ -451,7 +454,8 @@ impl<'a, const QUOTED: bool> Scanner<'a, QUOTED> {
     }
 
     /// A string without control characters: its text between the quotes,
-    /// and whether it holds escape sequences (each a valid one).
+    /// and whether it holds escape sequences (each a valid one). In quoted
+    /// text, a string between `\"` and `\"` that holds none.
     fn string(&mut self) -> Option<(&'a str, bool)> {
         if QUOTED {
             self.expect(b'\\')?;

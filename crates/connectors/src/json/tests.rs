@@ -389,6 +389,37 @@ pub(crate) mod fast_path {
         assert_eq!((row[1].clone(), row), (Value::Int(7), row2));
     }
 
+    #[test]
+    fn quoted_text_takes_its_quotes_wherever_they_fall_in_a_word() {
+        for k in 0..20 {
+            let (name, value) = ("n".repeat(k), "v".repeat(k));
+            let text = format!(r#"{{\"{name}\":\"{value}\", \"b\":7}}"#);
+            let mut got = Vec::new();
+            flat::scan_quoted(&text, |n, t| {
+                got.push((n.to_string(), t));
+                Some(())
+            })
+            .expect("quoted text");
+            assert_eq!(
+                got,
+                [
+                    (name.clone(), Token::Str(&value)),
+                    ("b".into(), Token::Int(7))
+                ],
+                "{text}"
+            );
+            // A bare quote, an escape of the string's own or no end gives up.
+            for bad in [
+                format!(r#"{{\"{name}\":"{value}\"}}"#),
+                format!(r#"{{\"{name}\":\"{value}"}}"#),
+                format!(r#"{{\"{name}\":\"{value}\\n\"}}"#),
+                format!(r#"{{\"{name}\":\"{value}"#),
+            ] {
+                assert_eq!(flat::scan_quoted(&bad, |_, _| Some(())), None, "{bad}");
+            }
+        }
+    }
+
     /// JSON values of every kind the fast paths meet or give up on (also
     /// the dump fast path's property test's).
     pub(crate) fn value() -> impl Strategy<Value = String> {

@@ -314,7 +314,7 @@ impl Engine<'_> {
                 partition: r.partition,
                 offset: r.offset,
                 ts: r.ts,
-                payload: r.payload.as_deref().map(PayloadRef::Bytes),
+                payload: r.payload.as_deref().map(PayloadRef::from),
                 key: r.key.as_deref(),
             };
             self.process_now(r.table, id, rec).map_err(|error| Failed {
