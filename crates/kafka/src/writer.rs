@@ -169,6 +169,13 @@ impl TopicWriter {
         }
     }
 
+    /// Serves the delivery reports that came in, without waiting: an error
+    /// if the broker rejected any row sent so far.
+    pub fn poll(&mut self) -> Result<(), String> {
+        self.producer.poll(Duration::ZERO);
+        self.undelivered()
+    }
+
     /// Waits until every row sent is acknowledged.
     pub fn flush(&self) -> Result<(), String> {
         self.producer

@@ -157,11 +157,12 @@ impl Rows {
         }
     }
 
-    /// Flushes the sinks written to.
+    /// Flushes the sinks written to (without waiting on Kafka's
+    /// acknowledgements: [`SinkWriter::flush_emitted`]).
     fn flush(&self, touched: Vec<usize>) {
         for t in touched {
             if let Some(mut w) = self.shared.sink(t) {
-                if let Err(e) = w.flush() {
+                if let Err(e) = w.flush_emitted() {
                     self.shared.fail(RunError::Io(format!(
                         "flushing sink {}: {e}",
                         self.plan.tables[t].name

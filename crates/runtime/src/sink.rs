@@ -167,11 +167,27 @@ impl SinkWriter {
         }
     }
 
-    /// Publishes the counters of the rows written, then flushes them.
+    /// Publishes the counters of the rows written, then flushes them: a
+    /// Kafka sink waits until the broker acknowledged every row (a
+    /// checkpoint's barrier and the job's end).
     pub fn flush(&mut self) -> std::io::Result<()> {
-        self.publish();
         if let Some(k) = &self.kafka {
             k.flush().map_err(std::io::Error::other)?;
+        }
+        self.flush_emitted()
+    }
+
+    /// After a batch of window rows: publishes the counters and flushes
+    /// what a reader waits on (stdout, files). A Kafka producer is not
+    /// waited on: its rows leave within its `linger.ms` anyway, a
+    /// checkpoint and the job's end wait for every acknowledgement
+    /// ([`SinkWriter::flush`]), and a row the broker refused fails the job
+    /// at the next row or flush. (Waiting here held a job writing a few
+    /// rows per watermark to one broker round trip per watermark.)
+    pub fn flush_emitted(&mut self) -> std::io::Result<()> {
+        self.publish();
+        if let Some(k) = &mut self.kafka {
+            k.poll().map_err(std::io::Error::other)?;
         }
         if let Some(p) = &mut self.parts {
             p.flush()?;
