@@ -209,9 +209,7 @@ impl JsonDecoder {
     /// (as in Flink's `JsonToRowDataConverters`); the number of such fields
     /// is returned, so that the caller can count them.
     pub fn decode(&mut self, payload: &str, row: &mut Row) -> Result<usize, DecodeError> {
-        row.clear();
-        row.resize(self.width, Value::Null);
-        self.seen.iter_mut().for_each(|s| *s = false);
+        self.reset(row);
         if nests_deeper(payload, MAX_NESTING) {
             return Err(DecodeError(format!(
                 "the payload nests JSON deeper than {MAX_NESTING} levels (Jackson's limit, which \
@@ -242,18 +240,20 @@ impl JsonDecoder {
     /// decoded, with the same values and errors either way.
     pub fn decode_quoted(&mut self, text: &str, row: &mut Row) -> Result<usize, DecodeError> {
         if self.root.rows.is_empty() && text.trim_start().starts_with('{') {
-            row.clear();
-            row.resize(self.width, Value::Null);
-            self.seen.iter_mut().for_each(|s| *s = false);
+            self.reset(row);
             if self.decode_flat::<true>(text, row).is_some() {
                 self.missing()?;
                 return Ok(0);
             }
         }
-        let bytes = crate::payload::unquote(text);
-        // Unescaping `\"` keeps UTF-8 text UTF-8.
-        let plain = std::str::from_utf8(&bytes).map_err(|e| DecodeError(e.to_string()))?;
-        self.decode(plain, row)
+        self.decode(&crate::payload::unquote(text), row)
+    }
+
+    /// `row` as wide as the table and all NULL, no field seen yet.
+    fn reset(&mut self, row: &mut Row) {
+        row.clear();
+        row.resize(self.width, Value::Null);
+        self.seen.iter_mut().for_each(|s| *s = false);
     }
 
     /// With `fail-on-missing-field`, the error for a field the record did

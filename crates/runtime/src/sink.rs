@@ -171,10 +171,11 @@ impl SinkWriter {
     /// Kafka sink waits until the broker acknowledged every row (a
     /// checkpoint's barrier and the job's end).
     pub fn flush(&mut self) -> std::io::Result<()> {
-        if let Some(k) = &self.kafka {
-            k.flush().map_err(std::io::Error::other)?;
+        self.flush_emitted()?;
+        match &self.kafka {
+            Some(k) => k.flush().map_err(std::io::Error::other),
+            None => Ok(()),
         }
-        self.flush_emitted()
     }
 
     /// After a batch of window rows: publishes the counters and flushes
