@@ -84,10 +84,32 @@ impl StallDetector {
         None
     }
 
-    /// Records the current explanation of an open stall (ignored otherwise).
-    pub fn explain(&mut self, holder: Option<Holder>) {
-        if let Some(s) = &mut self.open {
-            s.held_by = holder.or(s.held_by);
+    /// Records the current explanation of an open stall (ignored otherwise):
+    /// `holder`, whose own watermark is `holding`.
+    ///
+    /// Only a holder that still holds the stuck watermark explains the
+    /// stall. Once the partition that held it has a record again, its
+    /// watermark moves first and the job's follows a little later (the next
+    /// periodic emit, the window thread); in between, the slowest partition
+    /// is the next-slowest one, whose watermark is above the stuck one and
+    /// which held nothing: it is not recorded. And the same partition named
+    /// again keeps the longest silence seen: the record that released it
+    /// ends its silence, it does not make it a partition that "trails".
+    pub fn explain(&mut self, holder: Option<Holder>, holding: Timestamp) {
+        let Some(s) = &mut self.open else {
+            return;
+        };
+        let Some(h) = holder else {
+            return;
+        };
+        if holding > s.watermark {
+            return;
+        }
+        let shorter_silence_of_the_same = s.held_by.is_some_and(|old| {
+            (old.subtask, old.split) == (h.subtask, h.split) && h.silent_ms < old.silent_ms
+        });
+        if !shorter_silence_of_the_same {
+            s.held_by = Some(h);
         }
     }
 
@@ -146,13 +168,53 @@ mod tests {
             silent_ms: 1_500,
             never_had_record: true,
         };
-        d.explain(Some(h));
+        d.explain(Some(h), i64::MIN);
         let closed = d.on_advance(2_000, 5).expect("closed");
         assert_eq!(
             (closed.from, closed.to, closed.held_by),
             (0, Some(2_000), Some(h))
         );
         assert_eq!(d.current(), None);
+    }
+
+    /// Issue 33 item 3: partition 5 held the watermark; once it had a
+    /// record, the slowest partition for a moment was partition 10, whose
+    /// watermark was already above the stuck one. The stall stays explained
+    /// by partition 5 and its silence, as the live WARN said.
+    #[test]
+    fn the_holder_is_the_partition_that_held_the_stuck_watermark_not_the_next_slowest() {
+        let mut d = StallDetector::new(1_000, 0, 5_000);
+        d.on_record(0);
+        d.on_record(2_000).expect("opened");
+        let five = |silent_ms| Holder {
+            subtask: 1,
+            split: Some(5),
+            silent_ms,
+            never_had_record: false,
+        };
+        d.explain(Some(five(8_000)), 5_000);
+        d.explain(Some(five(9_000)), 5_000);
+        // Partition 5 has a record: its silence is over, its watermark not
+        // yet published.
+        d.explain(Some(five(20)), 5_000);
+        // Its watermark moved: the next-slowest, above the stuck one.
+        let ten = Holder {
+            subtask: 0,
+            split: Some(10),
+            silent_ms: 5,
+            never_had_record: false,
+        };
+        d.explain(Some(ten), 61_000);
+        d.explain(None, 0);
+        let closed = d.on_advance(10_000, 61_000).expect("closed");
+        assert_eq!(closed.held_by, Some(five(9_000)));
+        // Another partition at the stuck watermark does take over.
+        let mut d = StallDetector::new(1_000, 0, 5_000);
+        d.on_record(0);
+        d.on_record(2_000).expect("opened");
+        d.explain(Some(five(3_000)), 5_000);
+        d.explain(Some(ten), 5_000);
+        assert_eq!(d.current().and_then(|s| s.held_by), Some(ten));
     }
 
     #[test]

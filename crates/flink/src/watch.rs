@@ -287,14 +287,12 @@ impl Watcher {
             }
             if arrived.contains(&self.pipes[pi].source) {
                 if self.pipes[pi].detector.on_record(now).is_some() {
-                    let h = self.holder(pi, now);
-                    self.pipes[pi].detector.explain(h);
+                    self.explain(pi, now);
                     if let Some(s) = self.pipes[pi].detector.current() {
                         events.push(Event::Stalled(self.report(pi, &s, now)));
                     }
                 } else if self.pipes[pi].detector.current().is_some() {
-                    let h = self.holder(pi, now);
-                    self.pipes[pi].detector.explain(h);
+                    self.explain(pi, now);
                 }
             }
         }
@@ -361,6 +359,23 @@ impl Watcher {
             }
             None => now - s.first_seen,
         }
+    }
+
+    /// Explains pipeline `pi`'s open stall by who holds it now, with the
+    /// watermark of the subtask it holds (an inferred holder, on a Flink
+    /// without per-split watermarks, has none to compare: MIN).
+    fn explain(&mut self, pi: usize, now: Timestamp) {
+        let h = self.holder(pi, now);
+        let table = &self.pipes[pi].source;
+        let at = match (h, self.inferred(table)) {
+            (Some(h), false) => self
+                .subtasks(table)
+                .get(&h.subtask)
+                .and_then(|(w, _)| *w)
+                .unwrap_or(MIN_WATERMARK),
+            _ => MIN_WATERMARK,
+        };
+        self.pipes[pi].detector.explain(h, at);
     }
 
     /// Who holds pipeline `pi` now: the active subtask with the smallest

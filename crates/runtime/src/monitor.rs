@@ -82,8 +82,22 @@ impl Monitor {
     /// The live holder of pipeline `pi`'s watermark: the active source subtask
     /// with the lowest watermark, and its active split with the lowest.
     fn holder(&self, pi: usize, now: Timestamp) -> Option<Holder> {
+        self.holding(pi, now).map(|(h, _)| h)
+    }
+
+    /// [`Monitor::holder`] with the watermark of the subtask it holds.
+    fn holding(&self, pi: usize, now: Timestamp) -> Option<(Holder, Timestamp)> {
         let views = crate::report::views(&self.shared);
         holder_of(&views[self.source_index(pi)], self.shared.start, now)
+    }
+
+    /// Explains pipeline `pi`'s open stall by who holds it now.
+    fn explain(&mut self, pi: usize, now: Timestamp) -> Option<Holder> {
+        let (h, at) = self.holding(pi, now).unzip();
+        self.pipes[pi]
+            .detector
+            .explain(h, at.unwrap_or(MIN_WATERMARK));
+        self.pipes[pi].detector.current().and_then(|s| s.held_by)
     }
 
     fn report(&self, pi: usize, s: &Stall, now: Timestamp) -> StallReport {
@@ -156,14 +170,12 @@ impl Monitor {
             if records > self.pipes[pi].records {
                 self.pipes[pi].records = records;
                 if let Some(s) = self.pipes[pi].detector.on_record(now) {
-                    let h = self.holder(pi, now);
-                    self.pipes[pi].detector.explain(h);
+                    let h = self.explain(pi, now).or_else(|| self.holder(pi, now));
                     let r = self.report(pi, &Stall { held_by: h, ..s }, now);
                     tracing::warn!("{}", lowwater_report::stalled_line(&r, now));
                     self.pipes[pi].open_reason = Some(r.reason);
                 } else if self.pipes[pi].detector.current().is_some() {
-                    let h = self.holder(pi, now);
-                    self.pipes[pi].detector.explain(h);
+                    self.explain(pi, now);
                 }
             }
         }
@@ -333,12 +345,12 @@ pub(crate) fn source_index(plan: &JobPlan, shared: &Shared, pi: usize) -> usize 
 
 /// The live holder of a watermark among one source's subtask views (taken
 /// at one moment): the active source subtask with the lowest watermark, and
-/// its active split with the lowest.
+/// its active split with the lowest; with that subtask's watermark.
 pub(crate) fn holder_of(
     views: &[crate::job::SubtaskView],
     start: Timestamp,
     now: Timestamp,
-) -> Option<Holder> {
+) -> Option<(Holder, Timestamp)> {
     let (subtask, view) = views
         .iter()
         .enumerate()
@@ -349,12 +361,13 @@ pub(crate) fn holder_of(
         .iter()
         .filter(|s| !s.idle)
         .min_by_key(|s| (s.watermark, s.id));
-    Some(Holder {
+    let holder = Holder {
         subtask,
         split: split.map(|s| s.id),
         silent_ms: now - split.and_then(|s| s.last_arrival).unwrap_or(start),
         never_had_record: split.is_none_or(|s| s.records == 0),
-    })
+    };
+    Some((holder, view.watermark))
 }
 
 /// Source `si`'s Kafka partitions that are behind, named, with how many

@@ -275,7 +275,7 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
     let holders: Vec<Option<Holder>> = (0..plan.pipelines.len())
         .map(|pi| {
             let si = crate::monitor::source_index(plan, shared, pi);
-            crate::monitor::holder_of(&views[si], shared.start, now)
+            crate::monitor::holder_of(&views[si], shared.start, now).map(|(h, _)| h)
         })
         .collect();
     let mut stalls = past;

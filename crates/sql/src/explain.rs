@@ -78,7 +78,7 @@ fn window_text(a: &WindowAssigner) -> String {
     }
 }
 
-fn agg_name(f: AggFunc) -> &'static str {
+pub(crate) fn agg_name(f: AggFunc) -> &'static str {
     match f {
         AggFunc::CountStar => "COUNT(*)",
         AggFunc::Count => "COUNT",
@@ -96,6 +96,8 @@ fn agg_name(f: AggFunc) -> &'static str {
         AggFunc::VarSamp => "VAR_SAMP",
         AggFunc::StddevPop => "STDDEV_POP",
         AggFunc::StddevSamp => "STDDEV_SAMP",
+        AggFunc::ListAggDistinct => "LISTAGG(DISTINCT)",
+        AggFunc::LastValueDistinct => "LAST_VALUE(DISTINCT)",
     }
 }
 

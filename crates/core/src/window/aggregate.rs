@@ -11,12 +11,20 @@
 //! - `COUNT(DISTINCT col)` counts distinct non-NULL values.
 //! - `FIRST_VALUE`/`LAST_VALUE` keep the first/last non-NULL value in arrival
 //!   order; `LISTAGG` joins the non-NULL values in arrival order.
+//! - `DISTINCT` passes each value's first occurrence only, as Flink's
+//!   distinct aggregation does (a map of the values seen; only a value new to
+//!   it reaches the aggregate): `LISTAGG(DISTINCT)` joins the distinct values
+//!   in the order they first arrived, `LAST_VALUE(DISTINCT)` is the last
+//!   value to arrive for the first time, and MIN, MAX and `FIRST_VALUE` are
+//!   the same with or without it.
 //!
 //! Accumulators merge (for session windows) with the same results as if every
 //! record had gone into one accumulator.
 
 use std::collections::HashSet;
 use std::sync::Arc;
+
+use indexmap::IndexSet;
 
 use crate::value::Value;
 use serde::{Deserialize, Serialize};
@@ -58,6 +66,12 @@ pub enum AggFunc {
     StddevPop,
     /// `STDDEV_SAMP(col)` (and `STDDEV`).
     StddevSamp,
+    /// `LISTAGG(DISTINCT col [, sep])`: each distinct non-NULL value once,
+    /// in the order of its first arrival.
+    ListAggDistinct,
+    /// `LAST_VALUE(DISTINCT col)`: the last value that arrived for the first
+    /// time (a repeat of an earlier value does not reach the aggregate).
+    LastValueDistinct,
 }
 
 /// An aggregate call: a function and the row position of its argument
@@ -140,22 +154,21 @@ impl AggSpec {
     /// The aggregate's result from `acc`, in the aggregate's result type.
     pub fn finish(&self, acc: &Accumulator) -> Value {
         let result = match (self.func, acc) {
-            // SUM / AVG over the distinct values, added in sorted order so
-            // that a double sum does not depend on the set's order.
+            // SUM / AVG over the distinct values in the order they first
+            // arrived, as Flink's SUM and AVG see them (a double sum
+            // depends on the order).
+            (AggFunc::SumDistinct | AggFunc::AvgDistinct, Accumulator::Ordered { values, .. }) => {
+                return self.fold_distinct(values.iter());
+            }
+            // A set restored from a checkpoint of an earlier lowwater, which
+            // kept no order: added in sorted order, as that version did.
             (AggFunc::SumDistinct | AggFunc::AvgDistinct, Accumulator::Distinct(set)) => {
                 let mut values: Vec<&Value> = set.iter().collect();
                 values.sort();
-                let mut sum = Accumulator::Avg {
-                    sum: Value::Null,
-                    count: 0,
-                };
-                for v in values {
-                    sum.add_value(v);
-                }
-                match (self.func, sum) {
-                    (AggFunc::SumDistinct, Accumulator::Avg { sum, .. }) => sum,
-                    (_, avg) => avg.result(),
-                }
+                return self.fold_distinct(values.into_iter());
+            }
+            (AggFunc::LastValueDistinct, Accumulator::Ordered { values, .. }) => {
+                values.last().cloned().unwrap_or(Value::Null)
             }
             (
                 f @ (AggFunc::VarPop | AggFunc::VarSamp | AggFunc::StddevPop | AggFunc::StddevSamp),
@@ -191,13 +204,26 @@ impl AggSpec {
         }
     }
 
+    /// SUM or AVG (DISTINCT) of `values`: the plain aggregate fed each
+    /// value once, in the given order.
+    fn fold_distinct<'a>(&self, values: impl Iterator<Item = &'a Value>) -> Value {
+        let func = match self.func {
+            AggFunc::SumDistinct => AggFunc::Sum,
+            _ => AggFunc::Avg,
+        };
+        let plain = AggSpec::on(func, 0).narrowed(self.narrow);
+        let mut acc = plain.create();
+        for v in values {
+            plain.add(&mut acc, std::slice::from_ref(v));
+        }
+        plain.finish(&acc)
+    }
+
     /// A fresh accumulator.
     pub fn create(&self) -> Accumulator {
         match self.func {
             AggFunc::CountStar | AggFunc::Count => Accumulator::Count(0),
-            AggFunc::CountDistinct | AggFunc::SumDistinct | AggFunc::AvgDistinct => {
-                Accumulator::Distinct(HashSet::new())
-            }
+            AggFunc::CountDistinct => Accumulator::Distinct(HashSet::new()),
             AggFunc::Sum => Accumulator::Sum(Value::Null),
             AggFunc::Min => Accumulator::Min(Value::Null),
             AggFunc::Max => Accumulator::Max(Value::Null),
@@ -209,6 +235,13 @@ impl AggSpec {
             AggFunc::LastValue => Accumulator::Last(Value::Null),
             AggFunc::ListAgg => Accumulator::List {
                 text: None,
+                sep: None,
+            },
+            AggFunc::ListAggDistinct
+            | AggFunc::LastValueDistinct
+            | AggFunc::SumDistinct
+            | AggFunc::AvgDistinct => Accumulator::Ordered {
+                values: IndexSet::new(),
                 sep: None,
             },
             AggFunc::VarPop | AggFunc::VarSamp | AggFunc::StddevPop | AggFunc::StddevSamp => {
@@ -240,7 +273,7 @@ impl AggSpec {
             Some(v) if !v.is_null() => v,
             _ => return,
         };
-        if let Accumulator::List { sep, .. } = acc {
+        if let Accumulator::List { sep, .. } | Accumulator::Ordered { sep, .. } = acc {
             if sep.is_none() {
                 *sep = match self.column.and_then(|c| row.get(c + 1)) {
                     Some(Value::Str(s)) => Some(s.clone()),
@@ -279,6 +312,10 @@ impl Accumulator {
             | Accumulator::Last(v)
             | Accumulator::Avg { sum: v, .. } => v.heap_bytes(),
             Accumulator::List { text, .. } => text.as_ref().map_or(0, String::capacity),
+            Accumulator::Ordered { values, .. } => {
+                values.capacity() * (std::mem::size_of::<Value>() + 8)
+                    + values.iter().map(Value::heap_bytes).sum::<usize>()
+            }
             Accumulator::Count(_) | Accumulator::Moments { .. } => 0,
         }
     }
@@ -326,6 +363,22 @@ pub enum Accumulator {
         /// The sum of squared deviations from the mean.
         m2: f64,
     },
+    /// `LISTAGG(DISTINCT)` and `LAST_VALUE(DISTINCT)`: the distinct values
+    /// in the order of their first arrival.
+    Ordered {
+        /// The values, each once.
+        values: IndexSet<Value>,
+        /// The separator (read from the first row).
+        sep: Option<Arc<str>>,
+    },
+}
+
+/// A value as `LISTAGG` writes it.
+fn list_item(v: &Value) -> String {
+    match v {
+        Value::Str(s) => s.to_string(),
+        other => other.to_string(),
+    }
 }
 
 fn add_numbers(a: &Value, b: &Value) -> Value {
@@ -398,11 +451,13 @@ impl Accumulator {
                     *m2 += d * (x - *mean);
                 }
             }
+            Accumulator::Ordered { values, .. } => {
+                if !values.contains(v) {
+                    values.insert(v.clone());
+                }
+            }
             Accumulator::List { text, sep } => {
-                let item = match v {
-                    Value::Str(s) => s.to_string(),
-                    other => other.to_string(),
-                };
+                let item = list_item(v);
                 match text {
                     Some(t) => {
                         t.push_str(sep.as_deref().unwrap_or(","));
@@ -461,6 +516,27 @@ impl Accumulator {
                     (Some(_), None) => {}
                 }
             }
+            // `other`'s values new to `self` follow, in their order.
+            (
+                Accumulator::Ordered { values, sep },
+                Accumulator::Ordered {
+                    values: more,
+                    sep: s2,
+                },
+            ) => {
+                if sep.is_none() {
+                    *sep = s2;
+                }
+                values.extend(more);
+            }
+            // A SUM or AVG (DISTINCT) set restored from an earlier lowwater
+            // meeting one of this version's (sessions merging).
+            (Accumulator::Distinct(set), Accumulator::Ordered { values, .. }) => set.extend(values),
+            (Accumulator::Ordered { values, .. }, Accumulator::Distinct(set)) => {
+                let mut more: Vec<Value> = set.into_iter().collect();
+                more.sort();
+                values.extend(more);
+            }
             _ => {}
         }
     }
@@ -476,6 +552,14 @@ impl Accumulator {
             | Accumulator::First(v)
             | Accumulator::Last(v) => v.clone(),
             Accumulator::List { text, .. } => text.as_deref().map_or(Value::Null, Value::str),
+            // `LISTAGG(DISTINCT)`'s (`LAST_VALUE(DISTINCT)` is read in
+            // `AggSpec::finish`).
+            Accumulator::Ordered { values, .. } if values.is_empty() => Value::Null,
+            Accumulator::Ordered { values, sep } => {
+                let sep = sep.as_deref().unwrap_or(",");
+                let items: Vec<String> = values.iter().map(list_item).collect();
+                Value::str(&items.join(sep))
+            }
             // Which of the four is decided in `AggSpec::finish`; alone, the
             // population variance.
             Accumulator::Moments { count, m2, .. } if *count > 0 => {
@@ -668,6 +752,47 @@ mod tests {
             left.merge(right);
             assert_eq!(left.result(), Value::str(want), "{func:?}");
         }
+    }
+
+    /// Issue 33: `LISTAGG(DISTINCT page)` over a, a, b, a, b gave
+    /// `a,a,b,a,b`; Flink gives `a,b`.
+    #[test]
+    fn listagg_and_last_value_distinct_see_each_value_once() {
+        let rows: Vec<Value> = ["a", "a", "b", "a", "b"]
+            .into_iter()
+            .map(Value::str)
+            .chain([Value::Null])
+            .collect();
+        let finish = |func, rows: &[Value]| {
+            let spec = AggSpec::on(func, 0);
+            let mut acc = spec.create();
+            for v in rows {
+                spec.add(&mut acc, &[v.clone(), Value::str(";")]);
+            }
+            spec.finish(&acc)
+        };
+        assert_eq!(finish(AggFunc::ListAggDistinct, &rows), Value::str("a;b"));
+        assert_eq!(finish(AggFunc::ListAgg, &rows), Value::str("a;a;b;a;b"));
+        // a, b, a: the second a is not new, so the last new value is b.
+        let aba = [Value::str("a"), Value::str("b"), Value::str("a")];
+        assert_eq!(finish(AggFunc::LastValueDistinct, &aba), Value::str("b"));
+        assert_eq!(finish(AggFunc::LastValue, &aba), Value::str("a"));
+        assert_eq!(
+            finish(AggFunc::ListAggDistinct, &[Value::Null]),
+            Value::Null
+        );
+        assert_eq!(finish(AggFunc::LastValueDistinct, &[]), Value::Null);
+        // A merge appends the other's values new to this one, in their order.
+        let spec = AggSpec::on(AggFunc::ListAggDistinct, 0);
+        let (mut left, mut right) = (spec.create(), spec.create());
+        for v in ["x", "y"] {
+            spec.add(&mut left, &[Value::str(v), Value::str(",")]);
+        }
+        for v in ["z", "x", "w"] {
+            spec.add(&mut right, &[Value::str(v), Value::str(",")]);
+        }
+        left.merge(right);
+        assert_eq!(spec.finish(&left), Value::str("x,y,z,w"));
     }
 
     #[test]

@@ -476,10 +476,22 @@ impl<'p> Engine<'p> {
 
     fn note_record(&mut self, pi: usize) -> Result<(), RecordError> {
         if self.pipes[pi].detector.on_record(self.now).is_some() {
-            let h = self.holder(pi);
-            self.pipes[pi].detector.explain(h);
+            self.explain(pi);
         }
         Ok(())
+    }
+
+    /// Explains pipeline `pi`'s open stall by who holds it now (with the
+    /// watermark of the channel it holds).
+    fn explain(&mut self, pi: usize) {
+        let h = self.holder(pi);
+        let pipe = &mut self.pipes[pi];
+        let at = pipe
+            .valve
+            .holding_channel()
+            .and_then(|c| pipe.valve.channel(c))
+            .map_or(MIN_WATERMARK, |c| c.watermark);
+        pipe.detector.explain(h, at);
     }
 
     /// Who holds pipeline `pi`'s watermark now.
@@ -580,8 +592,7 @@ impl<'p> Engine<'p> {
             }
             for pi in 0..self.pipes.len() {
                 if self.pipes[pi].detector.current().is_some() {
-                    let h = self.holder(pi);
-                    self.pipes[pi].detector.explain(h);
+                    self.explain(pi);
                 }
             }
         }

@@ -346,20 +346,7 @@ pub(super) fn pipeline(
         result.aggs.into_inner().into_iter().map(|a| a.0).collect(),
         result.agg_args.into_inner(),
     );
-    if ins.tvf.kind == TvfKind::Session
-        && aggs
-            .iter()
-            .any(|a| matches!(a.func, AggFunc::FirstValue | AggFunc::LastValue))
-    {
-        // Flink: "Could not find an implementation method 'merge' in class
-        // FirstValueAggFunction": session windows merge accumulators.
-        return Err(SqlError::new(
-            ins.tvf.loc,
-            "FIRST_VALUE and LAST_VALUE cannot run in SESSION windows: merging sessions needs \
-             their merge, which Flink does not have either (it rejects the job); use them with \
-             TUMBLE, HOP or CUMULATE",
-        ));
-    }
+    refuse_unmergeable(ins.tvf.kind, &aggs, ins.tvf.loc)?;
     let sink_columns = sink_mapping(ins, &tables[sink], &outputs)?;
     let sink_types = tables[sink].columns.iter().map(|c| c.ty).collect();
     let incomplete = tables[sink]
@@ -484,6 +471,54 @@ impl Scope for ResultScope<'_> {
     }
 }
 
+/// Refuses what Flink 2.3 refuses in a window that merges accumulators
+/// (checked on a real Flink in streaming mode): HOP and CUMULATE share
+/// slices and SESSION merges sessions, and FIRST_VALUE and LAST_VALUE have
+/// no merge ("Could not find an implementation method 'merge' in class
+/// FirstValueAggFunction"); HOP's slices merge a DISTINCT aggregate through
+/// its retraction, which SUM and LISTAGG do not have ("This function does
+/// not support retraction"). lowwater could compute them (it keeps one
+/// accumulator per window), but a job Flink cannot run is not a Flink job.
+fn refuse_unmergeable(kind: TvfKind, aggs: &[AggSpec], loc: Loc) -> Result<()> {
+    let window = match kind {
+        TvfKind::Tumble => return Ok(()),
+        TvfKind::Hop => "HOP",
+        TvfKind::Cumulate => "CUMULATE",
+        TvfKind::Session => "SESSION",
+    };
+    let first_last = |a: &&AggSpec| {
+        matches!(
+            a.func,
+            AggFunc::FirstValue | AggFunc::LastValue | AggFunc::LastValueDistinct
+        )
+    };
+    if let Some(a) = aggs.iter().find(first_last) {
+        let name = crate::explain::agg_name(a.func);
+        return Err(SqlError::new(
+            loc,
+            format!(
+                "{name} cannot run in {window} windows: they merge accumulators, and Flink's \
+                 FIRST_VALUE and LAST_VALUE have no merge (Flink rejects the job too); use them \
+                 with TUMBLE"
+            ),
+        ));
+    }
+    let unretractable =
+        |a: &&AggSpec| matches!(a.func, AggFunc::SumDistinct | AggFunc::ListAggDistinct);
+    if let (TvfKind::Hop, Some(a)) = (kind, aggs.iter().find(unretractable)) {
+        let name = crate::explain::agg_name(a.func);
+        return Err(SqlError::new(
+            loc,
+            format!(
+                "{name} cannot run in HOP windows: Flink merges a HOP window's slices of a \
+                 DISTINCT aggregate by retracting, and its SUM and LISTAGG cannot retract (Flink \
+                 rejects the job too); use TUMBLE or CUMULATE, or COUNT/AVG(DISTINCT ...)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn aggregate_name(name: &str) -> Option<AggFunc> {
     match name.to_ascii_uppercase().as_str() {
         "COUNT" => Some(AggFunc::Count),
@@ -599,11 +634,15 @@ fn aggregate(
         ));
     }
     if distinct {
-        // MIN and MAX of the distinct values are the MIN and MAX.
+        // Only a value's first occurrence reaches the aggregate (Flink's
+        // distinct aggregation): MIN, MAX and FIRST_VALUE of the distinct
+        // values are the MIN, MAX and FIRST_VALUE.
         func = match func {
             AggFunc::Count => AggFunc::CountDistinct,
             AggFunc::Sum => AggFunc::SumDistinct,
             AggFunc::Avg => AggFunc::AvgDistinct,
+            AggFunc::ListAgg => AggFunc::ListAggDistinct,
+            AggFunc::LastValue => AggFunc::LastValueDistinct,
             other => other,
         };
     }
@@ -640,7 +679,7 @@ fn aggregate(
                 format!("{name} of a DECIMAL is not supported yet; CAST the argument to DOUBLE"),
             ))
         }
-        AggFunc::ListAgg if arg_ty != SqlType::String => {
+        AggFunc::ListAgg | AggFunc::ListAggDistinct if arg_ty != SqlType::String => {
             return Err(SqlError::new(
                 at,
                 format!("LISTAGG needs a STRING argument, found {}", arg_ty.name()),
@@ -650,7 +689,7 @@ fn aggregate(
     };
     agg_args.push(only_when(t.expr, arg_ty));
     let spec = AggSpec::on(func, agg_args.len() - 1);
-    if func == AggFunc::ListAgg {
+    if matches!(func, AggFunc::ListAgg | AggFunc::ListAggDistinct) {
         // The separator goes in the row position after the argument's.
         let sep = match list.args.get(1) {
             Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(x))) => {
