@@ -103,6 +103,9 @@ num.partitions=1
 offsets.topic.replication.factor=1
 transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
+# The brokers look for transactions older than their timeout every second
+# (10 s by default), so that the test of an expired transaction is short.
+transaction.abort.timed.out.transaction.cleanup.interval.ms=1000
 share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0

@@ -174,3 +174,125 @@ fn format_ts(ms: i64) -> String {
     // As a JSON string in Flink's SQL timestamp form.
     format!("\"{}\"", lowwater_core::time::format_timestamp(ms, ' '))
 }
+
+mod common;
+
+use common::kafka_jobs::{consume_all_with, job_with, row_count};
+use std::time::Instant;
+
+/// Issue 33 item 4: checkpoints that fail for longer than
+/// `transaction.timeout.ms` under an exactly-once sink. Each failed
+/// checkpoint says that the output waits invisible in an open transaction,
+/// and for how long; when the brokers abort it for its age, the job stops
+/// saying so (it was blamed on "another instance" that did not exist); the
+/// same command then continues from the last committed checkpoint and every
+/// window is written exactly once. The checkpoint directory is broken by
+/// putting a file where it was.
+#[test]
+fn an_expired_transaction_is_named_and_the_restart_writes_its_windows_exactly_once() {
+    let (dir, id) = common::kafka_scratch("txn-expiry");
+    let (input, output) = (format!("expiry-in-{id}"), format!("expiry-out-{id}"));
+    common::create_topic(&input, 1);
+    common::create_topic(&output, 1);
+    let settings = format!(
+        "SET 'execution.checkpointing.interval' = '1 s';\nSET 'execution.checkpointing.dir' = '{}';",
+        dir.join("ck").display()
+    );
+    let sink = format!(
+        ", 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = \
+         'expiry-{id}', 'properties.transaction.timeout.ms' = '12000'"
+    );
+    let job = job_with(&dir, &input, &output, &settings, "", &sink);
+    let ck = dir.join("ck").join(&output);
+    let base: i64 = 1_757_808_000_000;
+    let producer = common::producer();
+    let send = |i: i64| {
+        let payload = format!(
+            "{{\"user_id\":\"u{}\",\"ts\":\"{}\"}}",
+            i % 3,
+            common::sql_ts(base + i * 100)
+        );
+        producer
+            .send(BaseRecord::<(), str>::to(&input).payload(&payload))
+            .expect("produce");
+        producer.poll(Duration::ZERO);
+    };
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_lowwater"))
+            .args(["run", job.to_str().expect("utf-8")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn lowwater")
+    };
+    let mut next = 0;
+    for _ in 0..50 {
+        send(next);
+        next += 1;
+    }
+    producer.flush(Duration::from_secs(10)).expect("flush");
+    let mut first = run();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::fs::read_dir(&ck).map_or(0, |d| d.count()) == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // No directory to write checkpoints to from now on.
+    let saved = dir.join("ck-saved");
+    std::fs::rename(&ck, &saved).expect("move the checkpoints away");
+    std::fs::write(&ck, "not a directory").expect("a file in its place");
+    // Records keep coming, so that windows keep firing into the open
+    // transaction, until the job stops (about 12 s after the last commit).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = first.try_wait().expect("try_wait") {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the job did not stop");
+        send(next);
+        next += 1;
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(first.stderr.as_mut().expect("stderr"), &mut err)
+        .expect("stderr");
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("stays invisible to read_committed consumers")
+            && err.contains("transaction.timeout.ms (12s)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("the brokers aborted the Kafka transaction")
+            && !err.contains("Another instance"),
+        "{err}"
+    );
+    std::fs::remove_file(&ck).expect("the file");
+    std::fs::rename(&saved, &ck).expect("the checkpoints back");
+    // A record far ahead fires every window.
+    let last = next;
+    send(last + 100);
+    producer.flush(Duration::from_secs(10)).expect("flush");
+    let mut again = run();
+    let mut want = std::collections::BTreeMap::new();
+    for i in 0..last {
+        *want
+            .entry((i * 100 / 1000, format!("u{}", i % 3)))
+            .or_insert(0i64) += 1;
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut rows = consume_all_with(&output, 1, "read_committed");
+    while rows.len() < want.len() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(300));
+        rows = consume_all_with(&output, 1, "read_committed");
+    }
+    let _ = Command::new("kill")
+        .args(["-TERM", &again.id().to_string()])
+        .status();
+    let _ = again.wait();
+    let got: Vec<(String, i64)> = rows.iter().filter_map(|r| row_count(r)).collect();
+    let keys: std::collections::BTreeSet<&String> = got.iter().map(|(k, _)| k).collect();
+    assert_eq!(keys.len(), got.len(), "a window written twice: {rows:?}");
+    assert_eq!(got.len(), want.len(), "every window once: {rows:?}");
+    let total: i64 = got.iter().map(|(_, n)| n).sum();
+    assert_eq!(total, last, "every record counted once");
+}

@@ -34,7 +34,7 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rdkafka::error::{KafkaError, KafkaResult};
 use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
@@ -117,6 +117,10 @@ pub struct TxnProducer {
     id: String,
     /// The number of the open transaction.
     txn: usize,
+    /// When the open transaction began.
+    opened: Instant,
+    /// `transaction.timeout.ms`.
+    timeout_ms: i64,
 }
 
 impl TxnProducer {
@@ -146,6 +150,8 @@ impl TxnProducer {
             producer,
             id: transactional_id.to_string(),
             txn: 0,
+            opened: Instant::now(),
+            timeout_ms,
         };
         p.init(properties, timeout_ms)?;
         p.begin()?;
@@ -183,9 +189,22 @@ impl TxnProducer {
         }
     }
 
+    /// How long the open transaction has been open: its rows are not
+    /// visible to `read_committed` consumers until it commits, and the
+    /// brokers abort it past [`TxnProducer::timeout_ms`].
+    pub fn open_for(&self) -> Duration {
+        self.opened.elapsed()
+    }
+
+    /// The producer's `transaction.timeout.ms`.
+    pub fn timeout_ms(&self) -> i64 {
+        self.timeout_ms
+    }
+
     /// Begins the next transaction.
     fn begin(&mut self) -> Result<(), TxnError> {
         self.txn = self.txn.wrapping_add(1);
+        self.opened = Instant::now();
         self.producer.context().start(self.txn);
         self.producer
             .begin_transaction()
@@ -347,7 +366,17 @@ impl TxnProducer {
 
     fn error_from(&self, class: Class, during: &'static str, detail: String) -> TxnError {
         let transactional_id = self.id.clone();
+        let open_ms = i64::try_from(self.open_for().as_millis()).unwrap_or(i64::MAX);
         match class {
+            // The brokers abort a transaction older than its timeout and
+            // bump the producer's epoch: the producer learns it as a fence,
+            // though no other producer exists.
+            Class::Fenced if open_ms >= self.timeout_ms => TxnError::Expired {
+                transactional_id,
+                open_ms,
+                timeout_ms: self.timeout_ms,
+                detail,
+            },
             Class::Fenced => TxnError::Fenced {
                 transactional_id,
                 detail,

@@ -76,6 +76,20 @@ pub enum TxnError {
         /// librdkafka's message.
         detail: String,
     },
+    /// The brokers aborted the open transaction because it was open longer
+    /// than `transaction.timeout.ms` (no checkpoint committed it in time),
+    /// and fenced this producer doing so. No other instance is involved;
+    /// what the transaction held since the last commit is discarded.
+    Expired {
+        /// The producer's transactional id.
+        transactional_id: String,
+        /// How long the transaction had been open when this was found.
+        open_ms: i64,
+        /// The producer's `transaction.timeout.ms`.
+        timeout_ms: i64,
+        /// librdkafka's message.
+        detail: String,
+    },
     /// The configuration cannot work; the message says what to set.
     Config(String),
 }
@@ -121,12 +135,38 @@ impl fmt::Display for TxnError {
                 "the transactional Kafka producer '{transactional_id}' failed during {during} \
                  and cannot go on: {detail}"
             ),
+            TxnError::Expired {
+                transactional_id,
+                open_ms,
+                timeout_ms,
+                detail,
+            } => write!(
+                f,
+                "the brokers aborted the Kafka transaction of '{transactional_id}': it had been \
+                 open for {}, longer than transaction.timeout.ms ({}), because no checkpoint \
+                 committed it in that time; no other instance took over (the brokers fence the \
+                 producer of a transaction they abort, and librdkafka then speaks of a newer \
+                 instance). What it held since the last commit is discarded (librdkafka: \
+                 {detail})",
+                seconds(*open_ms),
+                seconds(*timeout_ms)
+            ),
             TxnError::Config(message) => f.write_str(message),
         }
     }
 }
 
 impl std::error::Error for TxnError {}
+
+/// Milliseconds as seconds, the way Kafka's settings are usually read
+/// (`60 s`, `12.5 s`).
+fn seconds(ms: i64) -> String {
+    if ms % 1000 == 0 {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    }
+}
 
 /// What to do about a failed transactional call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

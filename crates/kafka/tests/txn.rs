@@ -291,3 +291,47 @@ fn a_transaction_timeout_above_the_brokers_maximum_is_refused() {
     assert!(m.contains("transaction.max.timeout.ms"), "{m}");
     assert!(m.contains("'properties.transaction.timeout.ms'"), "{m}");
 }
+
+/// Issue 33 item 4: a transaction no checkpoint committed within
+/// `transaction.timeout.ms` is aborted by the brokers, which fence its
+/// producer as they do so. No other instance exists: the error says what
+/// happened (how long it was open, the timeout), not "another producer took
+/// over". (The wait is the real broker's timer: its timeout plus its
+/// cleanup interval, 1 s in `scripts/kafka.sh`.)
+#[test]
+fn a_transaction_the_brokers_abort_for_its_age_is_not_blamed_on_another_instance() {
+    broker();
+    let out = out_topic("txn-expired");
+    let state = state_topic("txn-expired-state");
+    let id = fresh("txn-expired");
+    let timeout = props(&[("transaction.timeout.ms", "12000")]);
+    let mut p = TxnProducer::new(&timeout, &id, INTERVAL_MS).expect("producer");
+    assert_eq!(p.timeout_ms(), 12_000);
+    send(&mut p, &out, "expired-1");
+    while p.open_for() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let sent = p.send(&out, None, b"expired-2", TS, None);
+    let committed = p.commit(&state, "job", b"expired");
+    let e = sent
+        .err()
+        .unwrap_or_else(|| committed.expect_err("an aborted transaction must not commit"));
+    let m = e.to_string();
+    assert!(matches!(e, TxnError::Expired { .. }), "{e:?}");
+    assert!(
+        m.starts_with("the brokers aborted the Kafka transaction")
+            && !m.contains("another producer"),
+        "{m}"
+    );
+    assert!(
+        m.contains("transaction.timeout.ms (12 s)") && m.contains("no checkpoint committed it"),
+        "{m}"
+    );
+    // Nothing of it is visible; a new producer with the id goes on.
+    drop(p);
+    let mut next = TxnProducer::new(&timeout, &id, INTERVAL_MS).expect("next");
+    send(&mut next, &out, "next-1");
+    next.commit(&state, "job", b"next").expect("commit");
+    let committed = read_until(&out, "read_committed", has("next-1"));
+    assert_eq!(payloads(&committed), ["next-1"]);
+}

@@ -9,6 +9,7 @@ use std::sync::atomic::Ordering;
 use lowwater_core::checkpoint::store::{retire, CheckpointStore};
 use lowwater_core::checkpoint::trigger::CheckpointTrigger;
 use lowwater_core::checkpoint::{encode, CheckpointId, JobIdentity};
+use lowwater_core::time::display_duration;
 use lowwater_core::Timestamp;
 use lowwater_sql::plan::JobPlan;
 
@@ -259,9 +260,25 @@ impl Coordinator {
             s.failed += 1;
             s.last_failure = Some(format!("checkpoint {id}: {why}"));
         }
+        // Under exactly-once, output waits for a commit: say for how long
+        // it has waited, and when the brokers give up on it.
+        let invisible = shared
+            .exactly_once
+            .as_ref()
+            .and_then(|eo| eo.open_transaction())
+            .map_or(String::new(), |(open, limit)| {
+                format!(
+                    ". Exactly-once output written since the last committed checkpoint stays \
+                     invisible to read_committed consumers until a checkpoint commits: its \
+                     Kafka transaction has been open for {}, and past transaction.timeout.ms \
+                     ({}) the brokers abort it and the job stops",
+                    display_duration(open),
+                    display_duration(limit)
+                )
+            });
         tracing::warn!(
             "checkpoint {id} failed: {why}; the job goes on and the next checkpoint follows the \
-             interval (a restart now would restore the previous one, in {})",
+             interval (a restart now would restore the previous one, in {}){invisible}",
             self.store.dir().display()
         );
     }

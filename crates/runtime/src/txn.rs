@@ -96,6 +96,15 @@ impl ExactlyOnce {
         Ok(marker.and_then(|m| Marker::parse(&String::from_utf8_lossy(&m))))
     }
 
+    /// How long the open transaction has been open, and the brokers'
+    /// limit for it (`transaction.timeout.ms`), in milliseconds. `None`
+    /// while a sink holds the producer (this never waits for it).
+    pub fn open_transaction(&self) -> Option<(i64, i64)> {
+        let p = self.producer.try_lock().ok()?;
+        let open = i64::try_from(p.open_for().as_millis()).unwrap_or(i64::MAX);
+        Some((open, p.timeout_ms()))
+    }
+
     /// Commits the open transaction with the marker of checkpoint `id`
     /// (whose file has CRC `crc`; 0 for no checkpoint).
     pub fn commit(&self, id: CheckpointId, crc: u32) -> Result<(), String> {
@@ -145,6 +154,13 @@ pub(crate) fn describe(e: &TxnError) -> String {
         TxnError::Fenced { .. } => format!(
             "{e}. Another instance of this job (same sink.transactional-id-prefix) is running; \
              this one stops, its uncommitted output is discarded"
+        ),
+        TxnError::Expired { .. } => format!(
+            "{e}. The job stops; the same command continues from the last committed checkpoint \
+             and writes that output again (nothing committed is lost or written twice). Find why \
+             the checkpoints failed (the WARNs above), or give a transaction more time with \
+             'properties.transaction.timeout.ms' (up to the brokers' \
+             transaction.max.timeout.ms, 15 min by default)"
         ),
         _ => format!(
             "{e}. The job stops; the same command continues from the last committed checkpoint \

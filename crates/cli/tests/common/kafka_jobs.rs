@@ -82,10 +82,17 @@ pub fn run_with_traffic(
 }
 
 pub fn consume_all(topic: &str, partitions: i32) -> Vec<String> {
+    // librdkafka's default isolation.
+    consume_all_with(topic, partitions, "read_committed")
+}
+
+/// [`consume_all`] with `isolation.level` = `isolation`.
+pub fn consume_all_with(topic: &str, partitions: i32, isolation: &str) -> Vec<String> {
     let c: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", BOOTSTRAP)
         .set("group.id", "lowwater-test-reader")
         .set("enable.auto.commit", "false")
+        .set("isolation.level", isolation)
         .create()
         .expect("consumer");
     let mut tpl = TopicPartitionList::new();
