@@ -390,3 +390,66 @@ fn a_poison_record_names_topic_partition_and_offset_or_is_skipped_and_counted() 
     assert!(out.contains("+I[b, 1]"), "{out}");
     assert!(err.contains("1 skipped"), "the skip is counted: {err}");
 }
+
+/// Issue 33 item 3: 16 partitions, partition 5 silent for 8 s between two
+/// records, no idle timeout. The live WARN named partition 5, but the
+/// summary and `--report` named the next-slowest partition, re-explained
+/// in the moment between partition 5's record and the watermark's move.
+/// Every place now names partition 5 and its silence.
+#[test]
+fn the_stall_report_names_the_silent_partition_after_it_writes_again() {
+    let (dir, id) = kafka_scratch("kafka-holder");
+    let (input, out) = (format!("holder-{id}"), format!("holder-out-{id}"));
+    create_topic(&input, 16);
+    create_topic(&out, 1);
+    let busy: Vec<i32> = (0..16).filter(|p| *p != 5).collect();
+    let stalled = job(&dir, &input, &out, "SET 'parallelism.default' = '4';");
+    let report = dir.join("report.json");
+    // Many users, so that the windows the release fires take their time.
+    let (o, _) = run_with_users(
+        &input,
+        &busy,
+        Some((5, 8_000)),
+        (50_000, 1),
+        &[
+            "run",
+            stalled.to_str().unwrap_or_default(),
+            "--duration",
+            "12 s",
+            "--stall-threshold",
+            "3 s",
+            "--report",
+            report.to_str().unwrap_or_default(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let r: sonic_rs::Value =
+        sonic_rs::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    let stall = &r["stalls"][0];
+    assert_eq!(
+        stall["held_by"]["partition"].as_i64(),
+        Some(5),
+        "the report names partition 5: {stall:?}\n{err}"
+    );
+    assert!(
+        stall["held_by"]["silent_ms"].as_i64().unwrap_or(0) >= 3_000,
+        "{stall:?}"
+    );
+    assert!(
+        stall["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("has had no record for")),
+        "{stall:?}"
+    );
+    // The live WARN and the end-of-run summary, line by line: every line
+    // naming a holder names partition 5.
+    let named: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains(&format!(" of {input} (subtask ")))
+        .collect();
+    assert!(named.len() >= 2, "the WARN and the summary: {err}");
+    for l in named {
+        assert!(l.contains(&format!("partition 5 of {input}")), "{l}");
+    }
+}

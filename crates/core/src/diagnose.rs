@@ -93,8 +93,9 @@ impl StallDetector {
     /// periodic emit, the window thread); in between, the slowest partition
     /// is the next-slowest one, whose watermark is above the stuck one and
     /// which held nothing: it is not recorded. And the same partition named
-    /// again keeps the longest silence seen: the record that released it
-    /// ends its silence, it does not make it a partition that "trails".
+    /// again after a silence longer than the threshold keeps that silence:
+    /// the record that released it ends its silence, it does not make it a
+    /// partition that "trails".
     pub fn explain(&mut self, holder: Option<Holder>, holding: Timestamp) {
         let Some(s) = &mut self.open else {
             return;
@@ -105,10 +106,17 @@ impl StallDetector {
         if holding > s.watermark {
             return;
         }
-        let shorter_silence_of_the_same = s.held_by.is_some_and(|old| {
-            (old.subtask, old.split) == (h.subtask, h.split) && h.silent_ms < old.silent_ms
+        // A partition silent for longer than the threshold had its silence
+        // end: that record releases the stall, it is not the explanation.
+        // (One whose records keep coming with old event times is explained
+        // by its latest record.)
+        let threshold = self.threshold;
+        let silence_ended = s.held_by.is_some_and(|old| {
+            (old.subtask, old.split) == (h.subtask, h.split)
+                && h.silent_ms < old.silent_ms
+                && old.silent_ms > threshold
         });
-        if !shorter_silence_of_the_same {
+        if !silence_ended {
             s.held_by = Some(h);
         }
     }
@@ -215,6 +223,11 @@ mod tests {
         d.explain(Some(five(3_000)), 5_000);
         d.explain(Some(ten), 5_000);
         assert_eq!(d.current().and_then(|s| s.held_by), Some(ten));
+        // A partition whose records keep coming (with old event times) is
+        // explained by its latest record, not its longest gap.
+        d.explain(Some(five(800)), 5_000);
+        d.explain(Some(five(0)), 5_000);
+        assert_eq!(d.current().and_then(|s| s.held_by), Some(five(0)));
     }
 
     #[test]

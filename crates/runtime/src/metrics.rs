@@ -260,7 +260,7 @@ fn encode(live: &Live, lags: Option<&LagFamily>, filtered: Vec<(Labels, u64)>) -
         &mut r,
         "lowwater_job_open_windows",
         "Open (window, key) states of the INSERT (they grow while its watermark is stalled; \
-         the job stops past 'lowwater.state.max-open-windows')",
+         past 'lowwater.state.max-open-windows' the job stops unless its watermark is moving)",
         live.inserts
             .iter()
             .map(|i| (ins(i), i.open_windows as f64))

@@ -10,8 +10,10 @@ use std::sync::Arc;
 use lowwater_core::checkpoint::barrier::{Alignment, BarrierAligner};
 use lowwater_core::checkpoint::CheckpointId;
 use lowwater_core::clock::Clock;
+use lowwater_core::time::display_duration;
 use lowwater_core::watermark::valve::ChannelValve;
-use lowwater_core::window::operator::WindowOperator;
+use lowwater_core::window::limit::{OpenStateGuard, Verdict};
+use lowwater_core::window::operator::{WindowOperator, WindowOutput};
 use lowwater_core::Timestamp;
 use lowwater_sql::plan::{JobPlan, OnOpenLimit};
 
@@ -48,6 +50,8 @@ pub(crate) struct WindowTask {
     held: VecDeque<Envelope>,
     /// Writes the rows.
     rows: Rows,
+    /// `lowwater.state.max-open-windows` over the INSERT's states.
+    guard: OpenStateGuard,
 }
 
 impl WindowTask {
@@ -61,7 +65,9 @@ impl WindowTask {
     ) -> Result<Self, String> {
         let op = WindowOperator::new(plan.pipelines[pipeline].window.clone())
             .map_err(|e| e.to_string())?;
+        let guard = OpenStateGuard::new(plan.settings.max_open_windows, plan.open_limit_grace());
         Ok(WindowTask {
+            guard,
             pipeline,
             subtask,
             senders,
@@ -86,6 +92,10 @@ impl WindowTask {
     pub fn restore(&mut self, part: WindowPart) {
         self.valve = part.valve;
         self.op = part.op;
+        // A restore counts as a move of the watermark: the restored windows
+        // get the grace period to fire before the state limit acts.
+        self.guard
+            .restored(self.op.watermark(), self.shared.clock.now());
         if let Ok(mut l) = self.shared.late[self.pipeline][self.subtask].lock() {
             l.clone_from(self.op.late());
         }
@@ -221,50 +231,8 @@ impl WindowTask {
                     if since_check >= OPEN_CHECK_EVERY || now >= next_publish {
                         since_check = 0;
                         next_publish = now.saturating_add(1_000);
-                        let open = self.publish_open();
-                        let limit = self.plan.settings.max_open_windows;
-                        let sink = &self.plan.tables[self.plan.pipelines[self.pipeline].sink].name;
-                        let fire = self.plan.settings.on_open_limit == OnOpenLimit::FireOldest;
-                        if open > limit && fire {
-                            // The oldest windows fire early until 80% of
-                            // the limit is left; their later records are late.
-                            let fired = self.op.fire_oldest((limit / 5 * 4) as usize, &mut out);
-                            if fired_warned.is_none_or(|t| now - t >= 60_000) {
-                                fired_warned = Some(now);
-                                tracing::warn!(
-                                    "INSERT INTO {sink} (window subtask {}): {open} (window, key) \
-                                     states are open, more than lowwater.state.max-open-windows \
-                                     ({limit}): the oldest windows fired early ({fired} rows, \
-                                     incomplete: lowwater_incomplete is true); their later records \
-                                     are late. The watermark does not advance: the stall WARN \
-                                     names the partition holding it",
-                                    self.subtask
-                                );
-                            }
-                        } else if open > limit {
-                            self.shared.fail(RunError::Usage(format!(
-                                "INSERT INTO {sink} (window subtask {}): {open} (window, key) \
-                                 states are open, more than lowwater.state.max-open-windows \
-                                 ({limit}) allows: the watermark does not advance (the stall \
-                                 WARN names the partition holding it); release the stall or \
-                                 raise the limit with SET 'lowwater.state.max-open-windows'",
-                                self.subtask
-                            )));
+                        if !self.check_open(now, &mut out, &mut warned, &mut fired_warned) {
                             return;
-                        }
-                        if !warned && open * 5 > limit * 4 {
-                            warned = true;
-                            tracing::warn!(
-                                "INSERT INTO {sink} (window subtask {}): {open} (window, key) \
-                                 states are open, 80% of lowwater.state.max-open-windows \
-                                 ({limit}); at the limit {}",
-                                self.subtask,
-                                if fire {
-                                    "the oldest windows fire early"
-                                } else {
-                                    "the job stops"
-                                }
-                            );
                         }
                     }
                 }
@@ -287,6 +255,7 @@ impl WindowTask {
                                     rows.emit(o)
                                 });
                             advanced = Some(wm);
+                            self.guard.on_watermark(wm, self.shared.clock.now());
                         }
                     }
                     let now = self.shared.clock.now();
@@ -347,6 +316,80 @@ impl WindowTask {
                 .checkpoints
                 .window_final(self.pipeline, self.subtask, part);
         }
+    }
+
+    /// The open (window, key) states of the whole INSERT (every window
+    /// subtask's, as last published) against
+    /// `lowwater.state.max-open-windows`: a WARN at 80%; over it while the
+    /// watermark stands still, the oldest windows fire early
+    /// (`fire-oldest`) or the job stops. `false` when it stopped.
+    fn check_open(
+        &mut self,
+        now: Timestamp,
+        out: &mut Vec<WindowOutput>,
+        warned: &mut bool,
+        fired_warned: &mut Option<Timestamp>,
+    ) -> bool {
+        let own = self.publish_open();
+        let open: u64 = self.shared.open[self.pipeline]
+            .iter()
+            .enumerate()
+            .map(|(w, [states, ..])| match w == self.subtask {
+                true => own,
+                false => states.load(Ordering::Relaxed),
+            })
+            .sum();
+        let limit = self.guard.limit();
+        let sink = &self.plan.tables[self.plan.pipelines[self.pipeline].sink].name;
+        let fire = self.plan.settings.on_open_limit == OnOpenLimit::FireOldest;
+        match self.guard.check(open, now) {
+            Verdict::Within | Verdict::CatchingUp => {}
+            Verdict::Near if !*warned => {
+                *warned = true;
+                tracing::warn!(
+                    "INSERT INTO {sink}: {open} (window, key) states are open, 80% of \
+                     lowwater.state.max-open-windows ({limit}); past it, unless the watermark \
+                     moved within the last {}, {}",
+                    display_duration(self.guard.grace()),
+                    if fire {
+                        "the oldest windows fire early"
+                    } else {
+                        "the job stops"
+                    }
+                );
+            }
+            Verdict::Near => {}
+            Verdict::Over { .. } if fire => {
+                // This subtask's oldest windows fire early until its share
+                // of 80% of the limit is left; their later records are late.
+                let share = (limit / 5 * 4) / self.shared.open[self.pipeline].len().max(1) as u64;
+                let fired = self.op.fire_oldest(share as usize, out);
+                if fired_warned.is_none_or(|t| now - t >= 60_000) {
+                    *fired_warned = Some(now);
+                    tracing::warn!(
+                        "INSERT INTO {sink}: {open} (window, key) states are open, more than \
+                         lowwater.state.max-open-windows ({limit}), and the watermark stands \
+                         still: the oldest windows fired early ({fired} rows in window subtask \
+                         {}, incomplete: lowwater_incomplete is true); their later records are \
+                         late. The stall WARN names the partition holding the watermark",
+                        self.subtask
+                    );
+                }
+            }
+            Verdict::Over { still_for } => {
+                self.shared.fail(RunError::Usage(format!(
+                    "INSERT INTO {sink}: {open} (window, key) states are open, more than \
+                     lowwater.state.max-open-windows ({limit}) allows, and the watermark {} (the \
+                     stall WARN names the partition holding it); release the stall or raise the \
+                     limit with SET 'lowwater.state.max-open-windows'. A restart restores these \
+                     windows and goes on if the watermark moves within {} of it",
+                    lowwater_core::window::limit::not_moved(still_for),
+                    display_duration(self.guard.grace())
+                )));
+                return false;
+            }
+        }
+        true
     }
 
     /// Publishes the open (window, key) states and their estimated bytes

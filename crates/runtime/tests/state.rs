@@ -103,3 +103,45 @@ fn with_fire_oldest_the_windows_fire_early_and_the_job_goes_on() {
         out.peak_open_windows
     );
 }
+
+/// Issue 33 item 5: the limit is the INSERT's, not each window subtask's.
+/// At parallelism 2 each subtask holds about half of the states: with the
+/// limit at 60,000 and 100,000 keys (partition 0 of 200,000; partition 1
+/// holds the watermark and never writes), neither subtask alone reaches it (the
+/// job used to go on to 100,000 states), the INSERT does.
+#[test]
+fn the_limit_counts_every_window_subtask_of_the_insert() {
+    const LIMIT: u64 = 60_000;
+    let sql = format!(
+        "SET 'lowwater.state.max-open-windows' = '{LIMIT}';
+         SET 'parallelism.default' = '2';
+         CREATE TABLE clicks (user_id BIGINT, event_time TIMESTAMP(3),
+           WATERMARK FOR event_time AS event_time - INTERVAL '1' SECOND
+         ) WITH ('connector' = 'datagen', 'rows-per-second' = '80000',
+           'fields.user_id.kind' = 'sequence', 'fields.user_id.start' = '1',
+           'fields.user_id.end' = '200000', 'lowwater.partitions' = '2',
+           'lowwater.partition.1.never' = 'true');
+         CREATE TABLE out (window_start TIMESTAMP(3), user_id BIGINT, n BIGINT) WITH ('connector' = 'blackhole');
+         INSERT INTO out SELECT window_start, user_id, COUNT(*)
+         FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(event_time), INTERVAL '1' DAY))
+         GROUP BY window_start, window_end, user_id;"
+    );
+    let plan = JobPlan::from_sql(&sql).expect("plans");
+    // The stall never ends: without the limit the job runs until stopped.
+    let args = RunArgs {
+        duration: Some(std::time::Duration::from_secs(8)),
+        ..RunArgs::default()
+    };
+    let err = match run(&plan, &args) {
+        Ok(o) => panic!(
+            "the INSERT's states passed the limit: {:?}",
+            o.peak_open_windows
+        ),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        err.contains("more than lowwater.state.max-open-windows (60000) allows")
+            && err.contains("has not moved since the job started"),
+        "{err}"
+    );
+}

@@ -25,6 +25,19 @@ pub fn produce_live(
     heartbeat: Option<(i32, u64)>,
     stop: &std::sync::atomic::AtomicBool,
 ) -> u64 {
+    produce_live_users(topic, busy, heartbeat, 2, 20, stop)
+}
+
+/// [`produce_live`] with `users` distinct users and a record every
+/// `every_ms` ms.
+pub fn produce_live_users(
+    topic: &str,
+    busy: &[i32],
+    heartbeat: Option<(i32, u64)>,
+    users: u64,
+    every_ms: u64,
+    stop: &std::sync::atomic::AtomicBool,
+) -> u64 {
     let p = producer();
     let now = || {
         std::time::SystemTime::now()
@@ -33,7 +46,7 @@ pub fn produce_live(
     };
     let send = |part: i32, k: u64| {
         let ts = now();
-        let payload = format!(r#"{{"user_id":"u{}","ts":"{}"}}"#, k % 2, sql_ts(ts));
+        let payload = format!(r#"{{"user_id":"u{}","ts":"{}"}}"#, k % users, sql_ts(ts));
         p.send(
             BaseRecord::<(), str>::to(topic)
                 .partition(part)
@@ -56,7 +69,7 @@ pub fn produce_live(
         send(busy[(k % busy.len() as u64) as usize], k);
         k += 1;
         // Paces the producer (real traffic over real time, not a test waiting for time to pass).
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(every_ms));
     }
     p.flush(Duration::from_secs(10)).expect("flush");
     k
@@ -69,9 +82,22 @@ pub fn run_with_traffic(
     heartbeat: Option<(i32, u64)>,
     args: &[&str],
 ) -> (std::process::Output, u64) {
+    run_with_users(topic, busy, heartbeat, (2, 20), args)
+}
+
+/// [`run_with_traffic`] with `(users, every_ms)` as [`produce_live_users`]
+/// takes them.
+pub fn run_with_users(
+    topic: &str,
+    busy: &[i32],
+    heartbeat: Option<(i32, u64)>,
+    (users, every_ms): (u64, u64),
+    args: &[&str],
+) -> (std::process::Output, u64) {
     let stop = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|s| {
-        let producer = s.spawn(|| produce_live(topic, busy, heartbeat, &stop));
+        let producer =
+            s.spawn(|| produce_live_users(topic, busy, heartbeat, users, every_ms, &stop));
         let o = Command::new(env!("CARGO_BIN_EXE_lowwater"))
             .args(args)
             .output()

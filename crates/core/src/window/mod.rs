@@ -4,5 +4,6 @@
 pub mod aggregate;
 pub mod assigner;
 pub mod batch;
+pub mod limit;
 pub mod operator;
 mod table;

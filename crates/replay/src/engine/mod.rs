@@ -20,6 +20,7 @@ use lowwater_core::source::{SourceSubtask, SplitId, SplitView};
 use lowwater_core::watermark::valve::ChannelValve;
 use lowwater_core::watermark::Progress;
 use lowwater_core::window::batch::InputRef;
+use lowwater_core::window::limit::{OpenStateGuard, Verdict};
 use lowwater_core::window::operator::{WindowOperator, WindowOutput};
 use lowwater_core::{Millis, Row, Timestamp, MIN_WATERMARK};
 use lowwater_sql::expr::truth;
@@ -54,6 +55,8 @@ struct Pipe {
     valve: ChannelValve,
     op: WindowOperator,
     detector: StallDetector,
+    /// `lowwater.state.max-open-windows` over the INSERT's states.
+    guard: OpenStateGuard,
     stalls: Vec<Stall>,
     filtered: u64,
     late_map: Option<LateRow>,
@@ -185,6 +188,7 @@ impl<'p> Engine<'p> {
                 valve: ChannelValve::new(p),
                 op: WindowOperator::new(pl.window.clone()).map_err(|e| e.to_string())?,
                 detector: StallDetector::new(threshold, t0, MIN_WATERMARK),
+                guard: OpenStateGuard::new(plan.settings.max_open_windows, plan.open_limit_grace()),
                 stalls: Vec::new(),
                 filtered: 0,
                 late_map,
@@ -436,9 +440,9 @@ impl<'p> Engine<'p> {
         pipe.since_check = 0;
         let open = pipe.op.pending() as u64;
         let limit = self.plan.settings.max_open_windows;
-        if open <= limit {
+        let Verdict::Over { still_for } = pipe.guard.check(open, self.now) else {
             return Ok(());
-        }
+        };
         if self.plan.settings.on_open_limit == OnOpenLimit::FireOldest {
             // The oldest windows fire early until 80% of the limit is left.
             let keep = (limit / 5 * 4) as usize;
@@ -463,10 +467,11 @@ impl<'p> Engine<'p> {
         };
         Err(RecordError::other(format!(
             "INSERT INTO {}: {open} (window, key) states are open, more than \
-             lowwater.state.max-open-windows ({limit}) allows; the watermark is at {} and {held}: \
-             release the stall (an idle timeout for a silent partition) or raise the limit with \
-             SET 'lowwater.state.max-open-windows'",
+             lowwater.state.max-open-windows ({limit}) allows, and the watermark {}; it is at {} \
+             and {held}: release the stall (an idle timeout for a silent partition) or raise the \
+             limit with SET 'lowwater.state.max-open-windows'",
             self.plan.tables[self.plan.pipelines[pi].sink].name,
+            lowwater_core::window::limit::not_moved(still_for),
             match self.pipes[pi].op.watermark() {
                 MIN_WATERMARK => "MIN (none yet)".to_string(),
                 wm => lowwater_core::time::format_timestamp(wm, ' '),
@@ -526,6 +531,7 @@ impl<'p> Engine<'p> {
             for out in self.pipes[pi].valve.input(subtask, p) {
                 if let Some(wm) = out.watermark {
                     self.pipes[pi].op.on_watermark(wm, &mut self.buf);
+                    self.pipes[pi].guard.on_watermark(wm, now);
                     if let Some(s) = self.pipes[pi].detector.on_advance(now, wm) {
                         self.pipes[pi].stalls.push(s);
                     }

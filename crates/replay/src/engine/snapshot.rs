@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use lowwater_core::diagnose::{Stall, StallDetector};
 use lowwater_core::source::{SourceSubtask, SplitId};
 use lowwater_core::watermark::valve::ChannelValve;
+use lowwater_core::window::limit::OpenStateGuard;
 use lowwater_core::window::operator::WindowOperator;
 use lowwater_core::{Millis, Timestamp};
 use serde::{Deserialize, Serialize};
@@ -36,6 +37,7 @@ struct PipeSnapshot {
     valve: ChannelValve,
     op: WindowOperator,
     detector: StallDetector,
+    guard: OpenStateGuard,
     stalls: Vec<Stall>,
     filtered: u64,
     peak_open: u64,
@@ -63,6 +65,7 @@ impl Engine<'_> {
                     valve: p.valve.clone(),
                     op: p.op.clone(),
                     detector: p.detector.clone(),
+                    guard: p.guard.clone(),
                     stalls: p.stalls.clone(),
                     filtered: p.filtered,
                     peak_open: p.peak_open,
@@ -120,6 +123,7 @@ impl Engine<'_> {
             pipe.valve = p.valve;
             pipe.op = p.op;
             pipe.detector = p.detector;
+            pipe.guard = p.guard;
             pipe.stalls = p.stalls;
             pipe.filtered = p.filtered;
             pipe.peak_open = p.peak_open;

@@ -791,6 +791,15 @@ impl Pipeline {
 }
 
 impl JobPlan {
+    /// How long the watermark may stand still while an INSERT's open
+    /// states are over `lowwater.state.max-open-windows` before the limit
+    /// acts: five periodic watermarks, at least 1 s. Long enough for a job
+    /// that restored (or is reading a backlog) to move its watermark, short
+    /// enough that a stall does not grow the states much past the limit.
+    pub fn open_limit_grace(&self) -> Millis {
+        self.settings.emit_interval.saturating_mul(5).max(1_000)
+    }
+
     /// The default stall threshold: 3 x max(largest window, emit interval).
     pub fn default_stall_threshold(&self) -> Millis {
         let window = self
