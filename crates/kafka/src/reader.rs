@@ -409,13 +409,27 @@ impl PartitionReader {
     /// returned; a commit the broker refuses later shows in
     /// [`Self::take_error`].
     pub fn commit_offsets(&self, offsets: &[(String, i32, i64)]) -> Result<(), String> {
+        self.commit_offsets_with(offsets, None)
+    }
+
+    /// [`PartitionReader::commit_offsets`] with `metadata` committed beside
+    /// each offset (Kafka keeps it with the offset; a restart reads both).
+    pub fn commit_offsets_with(
+        &self,
+        offsets: &[(String, i32, i64)],
+        metadata: Option<&str>,
+    ) -> Result<(), String> {
         if !self.commit || offsets.is_empty() {
             return Ok(());
         }
         let mut tpl = TopicPartitionList::new();
         for (topic, p, o) in offsets {
-            tpl.add_partition_offset(topic, *p, Offset::Offset(*o))
+            let mut e = tpl.add_partition(topic, *p);
+            e.set_offset(Offset::Offset(*o))
                 .map_err(|e| format!("cannot commit offset {o} of {topic}/{p}: {e}"))?;
+            if let Some(m) = metadata {
+                e.set_metadata(m);
+            }
         }
         self.consumer
             .commit(&tpl, CommitMode::Async)

@@ -176,6 +176,14 @@ impl TopicWriter {
         self.undelivered()
     }
 
+    /// Whether every row sent so far is acknowledged (delivery reports
+    /// served; no wait): an error if the broker rejected any.
+    pub fn acknowledged(&mut self) -> Result<bool, String> {
+        self.producer.poll(Duration::ZERO);
+        self.undelivered()?;
+        Ok(self.producer.in_flight_count() == 0)
+    }
+
     /// Waits until every row sent is acknowledged.
     pub fn flush(&self) -> Result<(), String> {
         self.producer

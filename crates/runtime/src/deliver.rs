@@ -63,6 +63,10 @@ impl SourceTask {
             self.flush_all();
             self.broadcast(progress);
         }
+        if self.written_to.is_some_and(|w| ts <= w) && self.was_written(ts) {
+            self.rewritten += 1;
+            return Ok(Read::Record);
+        }
         for k in 0..self.outs.len() {
             if let Err(e) = self.route(k, id, ts, row) {
                 return Err(self.fail_at(i, e));
@@ -261,6 +265,17 @@ impl SourceTask {
                 .map_err(|e| RecordError::decode(e.to_string()))?;
         }
         Ok(())
+    }
+
+    /// Whether every window of event time `ts` was written by the last run
+    /// (a record read again after a restart without checkpoints).
+    #[cold]
+    fn was_written(&mut self, ts: Timestamp) -> bool {
+        let Some(floor) = self.written_to else {
+            return false;
+        };
+        let pipelines = self.outs.iter().map(|o| o.pipeline);
+        crate::written::all_written(&self.plan, pipelines, ts, floor, &mut self.windows_buf)
     }
 
     #[inline(always)]

@@ -88,6 +88,9 @@ pub(crate) struct SourceBuild<'a> {
     pub snapshot: Option<&'a JobSnapshot>,
     pub restored_id: Option<CheckpointId>,
     pub args: &'a RunArgs,
+    /// Per source table without checkpoints, how far the last run wrote
+    /// its windows (`crate::written`).
+    pub written: &'a BTreeMap<usize, lowwater_core::Timestamp>,
 }
 
 impl SourceBuild<'_> {
@@ -192,6 +195,10 @@ impl SourceBuild<'_> {
             filtered_count: part.map_or(0, |p| p.filtered),
             unpublished: (0, 0),
             release_after: crate::progress::release_after(plan, t),
+            written_to: self.written.get(&t).copied(),
+            rewritten: 0,
+            fingerprint: crate::written::fingerprint(plan, t),
+            windows_buf: Vec::new(),
             trackers: Vec::new(),
             placeable_above: plan
                 .pipelines
@@ -339,11 +346,13 @@ pub(crate) fn warn_offsets_without_checkpoints(plan: &JobPlan, dumps: &BTreeMap<
         match crate::progress::release_after(plan, pl.source) {
             Some(_) => tracing::warn!(
                 "source '{}': no checkpoints, so offsets are committed to group '{group}' only \
-                 behind records whose windows were written: a restart from group offsets reads \
-                 again the records of windows still open (none is lost), and may write again \
-                 windows that had fired, some with part of their records. SET \
-                 'execution.checkpointing.interval' and 'execution.checkpointing.dir' for exact \
-                 restarts",
+                 behind records whose windows were written (and acknowledged by the sinks' \
+                 brokers), with the watermark up to which they were: a restart from group \
+                 offsets reads again the records of windows still open (none is lost), skips \
+                 those of windows written, and writes again, complete, the windows that fired \
+                 after the last commit (at least once, never a partial row). SET \
+                 'execution.checkpointing.interval' and 'execution.checkpointing.dir' for \
+                 exactly once",
                 t.name
             ),
             None => tracing::warn!(

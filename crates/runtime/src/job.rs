@@ -324,6 +324,11 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     let snapshot = state.restored.as_ref().map(|r| &r.snapshot);
     let restored_id = state.restored.as_ref().map(|r| r.id);
     let (splits, inputs) = number_splits(&plan, &sources, &dumps, start, snapshot)?;
+    // Without checkpoints: how far the last run wrote each source's windows.
+    let written = match snapshot {
+        Some(_) => BTreeMap::new(),
+        None => crate::written::floors(&plan, &splits, &dumps),
+    };
     let lag_histograms = crate::observe::lag_family();
     let eo = state.exactly_once.as_ref();
     let sinks = sink_writers(&plan, &outputs, &lag_histograms, eo, restored_id)?;
@@ -342,7 +347,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     if let Some(snap) = snapshot {
         restore_counters(&shared, snap);
     }
-    let (window_tasks, senders) = window_tasks(&plan, &shared, snapshot, args)?;
+    let (window_tasks, senders) = window_tasks(&plan, &shared, snapshot, args, &written)?;
     let build = crate::inputs::SourceBuild {
         plan: &plan,
         shared: &shared,
@@ -351,6 +356,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         snapshot,
         restored_id,
         args,
+        written: &written,
     };
     let source_tasks = build.tasks(&sources, inputs)?;
     drop(senders);
@@ -525,6 +531,7 @@ fn window_tasks(
     shared: &Arc<Shared>,
     snapshot: Option<&crate::checkpoint::JobSnapshot>,
     args: &RunArgs,
+    written: &BTreeMap<usize, Timestamp>,
 ) -> Result<(Vec<WindowTask>, Senders), RunError> {
     let p = plan.settings.parallelism;
     let mut tasks = Vec::new();
@@ -538,6 +545,9 @@ fn window_tasks(
                 .map_err(RunError::Usage)?;
             if let Some(part) = snapshot.and_then(|s| s.windows.get(pi)?.get(w)) {
                 task.restore(part.clone());
+            }
+            if let Some(&floor) = written.get(&plan.pipelines[pi].source) {
+                task.start_at(floor);
             }
             tasks.push(task);
         }

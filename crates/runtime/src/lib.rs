@@ -44,6 +44,7 @@ mod sink;
 mod source;
 mod txn;
 mod window;
+mod written;
 
 pub use job::{run, RunArgs, RunError, RunOutcome};
 pub use metrics::live_metrics;

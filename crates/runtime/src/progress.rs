@@ -126,9 +126,15 @@ impl SourceTask {
             return;
         }
         if !self.checkpointing {
-            let offsets = self.released_offsets();
+            let (offsets, released) = self.released_offsets();
+            // With the watermark up to which the windows were written (by
+            // this run, or by the last one), so that a restart does not
+            // write them again (`crate::written`).
+            let written_to = released.max(self.written_to.unwrap_or(MIN_WATERMARK));
+            let written = (written_to > MIN_WATERMARK)
+                .then(|| crate::written::metadata(written_to, self.fingerprint));
             if let Some(k) = &self.kafka {
-                if let Err(e) = k.commit_offsets(&offsets) {
+                if let Err(e) = k.commit_offsets_with(&offsets, written.as_deref()) {
                     tracing::warn!("Kafka: committing offsets: {e}");
                 }
             }
@@ -184,8 +190,8 @@ impl SourceTask {
     }
 
     /// The offsets up to which every record's windows were written, by the
-    /// watermark of the window subtasks reading this source.
-    fn released_offsets(&mut self) -> Vec<(String, i32, i64)> {
+    /// watermark of the window subtasks reading this source (returned too).
+    fn released_offsets(&mut self) -> (Vec<(String, i32, i64)>, Timestamp) {
         let released = self
             .outs
             .iter()
@@ -212,6 +218,6 @@ impl SourceTask {
                 out.push((topic.clone(), *partition, o));
             }
         }
-        out
+        (out, released)
     }
 }

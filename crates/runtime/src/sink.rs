@@ -185,6 +185,16 @@ impl SinkWriter {
     /// ([`SinkWriter::flush`]), and a row the broker refused fails the job
     /// at the next row or flush. (Waiting here held a job writing a few
     /// rows per watermark to one broker round trip per watermark.)
+    /// Whether every row written so far is in the sink for good: a Kafka
+    /// sink's rows acknowledged by the broker (no wait); every other sink's
+    /// once written and flushed. An error if the broker refused any.
+    pub fn acknowledged(&mut self) -> std::io::Result<bool> {
+        match &mut self.kafka {
+            Some(k) => k.acknowledged().map_err(std::io::Error::other),
+            None => Ok(true),
+        }
+    }
+
     pub fn flush_emitted(&mut self) -> std::io::Result<()> {
         self.publish();
         if let Some(k) = &mut self.kafka {

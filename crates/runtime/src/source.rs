@@ -129,6 +129,16 @@ pub(crate) struct SourceTask {
     /// windows have all fired (`None`: session windows), and per Kafka
     /// split the records whose windows may still be open.
     pub release_after: Option<lowwater_core::Millis>,
+    /// Without checkpoints, after a restart: the watermark up to which the
+    /// last run wrote this source's windows (`crate::written`).
+    pub written_to: Option<Timestamp>,
+    /// Records read again whose windows were all written by the last run.
+    pub rewritten: u64,
+    /// The fingerprint of the INSERTs reading this source, committed with
+    /// its offsets (`crate::written`).
+    pub fingerprint: u64,
+    /// Scratch for the windows of a record read again.
+    pub windows_buf: Vec<lowwater_core::window::assigner::Window>,
     /// (One per input, by input index; empty until a Kafka record is read.)
     pub trackers: Vec<lowwater_core::checkpoint::commit::CommitTracker>,
     /// Event times above this fit a window of every INSERT reading the
@@ -280,6 +290,15 @@ impl SourceTask {
         };
         self.flush_all();
         self.count_records();
+        if self.rewritten > 0 {
+            tracing::info!(
+                "source '{}' (subtask {}): {} records read again were in windows the last run \
+                 wrote; they were skipped, not written again",
+                self.plan.tables[self.rows.table_index()].name,
+                self.subtask,
+                self.rewritten
+            );
+        }
         self.leave_alignment();
         if !self.inputs.is_empty() {
             self.shared.sources[self.source]

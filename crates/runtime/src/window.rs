@@ -52,6 +52,10 @@ pub(crate) struct WindowTask {
     rows: Rows,
     /// `lowwater.state.max-open-windows` over the INSERT's states.
     guard: OpenStateGuard,
+    /// The watermark (and marks) reached but not published yet: without
+    /// checkpoints, Kafka offsets are committed by what is published, so a
+    /// Kafka sink's rows must be acknowledged first.
+    unpublished: (Option<Timestamp>, Option<(usize, u64)>),
 }
 
 impl WindowTask {
@@ -68,6 +72,7 @@ impl WindowTask {
         let guard = OpenStateGuard::new(plan.settings.max_open_windows, plan.open_limit_grace());
         Ok(WindowTask {
             guard,
+            unpublished: (None, None),
             pipeline,
             subtask,
             senders,
@@ -86,6 +91,12 @@ impl WindowTask {
     /// its own part files in a filesystem sink several INSERTs write to.
     fn writer(&self) -> usize {
         self.rows.writer()
+    }
+
+    /// Starts at watermark `wm` (see `crate::written`): the windows at or
+    /// below it were written by the last run.
+    pub fn start_at(&mut self, wm: Timestamp) {
+        self.op.start_at(wm);
     }
 
     /// Continues from a checkpoint's state of this subtask.
@@ -108,7 +119,20 @@ impl WindowTask {
             return self.held.remove(i);
         }
         loop {
-            let env = self.rx.recv().ok()?;
+            let env = if self.unpublished == (None, None) {
+                self.rx.recv().ok()?
+            } else {
+                // Rows waiting for Kafka's acknowledgements: publish as
+                // soon as they are in, also while no input comes.
+                match self.rx.recv_timeout(std::time::Duration::from_millis(10)) {
+                    Ok(env) => env,
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                        self.publish_progress();
+                        continue;
+                    }
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return None,
+                }
+            };
             if !self.aligner.is_held(env.from) {
                 return Some(env);
             }
@@ -291,14 +315,13 @@ impl WindowTask {
             // Published only once the rows it fired are written and
             // flushed: sources commit Kafka offsets by it (no checkpoints).
             // Not after a failed write: offsets are committed by it.
-            if let Some(wm) = advanced.take().filter(|_| !self.shared.failed()) {
-                self.shared.windows[self.pipeline][self.subtask].store(wm, Ordering::SeqCst);
+            if let Some(wm) = advanced.take() {
+                self.unpublished.0 = Some(wm);
             }
-            if let Some((from, m)) = marked.take().filter(|_| !self.shared.failed()) {
-                if let Some(slot) = self.shared.marks[self.pipeline][self.subtask].get(from) {
-                    slot.store(m, Ordering::SeqCst);
-                }
+            if let Some(m) = marked.take() {
+                self.unpublished.1 = Some(m);
             }
+            self.publish_progress();
             let late = self.op.late();
             let total = late.total_dropped() + late.routed.values().sum::<u64>();
             if total != late_seen {
@@ -316,6 +339,55 @@ impl WindowTask {
                 .checkpoints
                 .window_final(self.pipeline, self.subtask, part);
         }
+    }
+
+    /// Publishes the watermark reached and the last mark seen, once the rows
+    /// written before them are in the sinks for good: sources commit Kafka
+    /// offsets by them when the job takes no checkpoints, so a Kafka sink's
+    /// rows must be acknowledged by the broker first (a kill -9 would lose
+    /// rows still queued, and the restart would not read their records
+    /// again). With checkpoints, offsets follow the checkpoints instead.
+    /// Not after a failed write: nothing is published again.
+    fn publish_progress(&mut self) {
+        if self.unpublished == (None, None) || self.shared.failed() {
+            return;
+        }
+        if !self.shared.checkpoints.enabled() && !self.sinks_acknowledged() {
+            return;
+        }
+        if let Some(wm) = self.unpublished.0.take() {
+            self.shared.windows[self.pipeline][self.subtask].store(wm, Ordering::SeqCst);
+        }
+        if let Some((from, m)) = self.unpublished.1.take() {
+            if let Some(slot) = self.shared.marks[self.pipeline][self.subtask].get(from) {
+                slot.store(m, Ordering::SeqCst);
+            }
+        }
+    }
+
+    /// Whether the rows written to this INSERT's sinks (its own and its
+    /// source's late-data sink) are acknowledged; a refused row fails the
+    /// job, naming the sink.
+    fn sinks_acknowledged(&self) -> bool {
+        let pl = &self.plan.pipelines[self.pipeline];
+        let tables = std::iter::once(pl.sink).chain(self.plan.tables[pl.source].late_data_sink);
+        for t in tables {
+            let Some(mut w) = self.shared.sink(t) else {
+                continue;
+            };
+            match w.acknowledged() {
+                Ok(true) => {}
+                Ok(false) => return false,
+                Err(e) => {
+                    self.shared.fail(RunError::Io(format!(
+                        "writing sink {}: {e}",
+                        self.plan.tables[t].name
+                    )));
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// The open (window, key) states of the whole INSERT (every window

@@ -14,7 +14,10 @@
 //! both: the operators' watermark (the minimum over window subtasks,
 //! published after the fired rows were written) and the marks they have
 //! processed. That is at least once: a restart may read again records whose
-//! windows were written, never skip one whose window was not.
+//! windows were written, never skip one whose window was not. (The live
+//! runtime commits the watermark beside the offsets, so that a restart skips
+//! the records it reads again of windows already written instead of writing
+//! them again with part of their records: `lowwater_runtime`'s `written`.)
 //!
 //! Records are kept in runs (a first offset and the largest release of up
 //! to [`RUN`] records), so memory stays small however long a watermark

@@ -175,6 +175,14 @@ impl WindowOperator {
         })
     }
 
+    /// Starts the operator at watermark `wm`, firing nothing: the windows
+    /// at or below it are taken as written already (a restart without
+    /// checkpoints that knows how far its last run wrote). Records then
+    /// only go into later windows. Ignored once the watermark is past it.
+    pub fn start_at(&mut self, wm: Timestamp) {
+        self.watermark = self.watermark.max(wm);
+    }
+
     /// The operator's current (input) watermark.
     pub fn watermark(&self) -> Timestamp {
         self.watermark

@@ -1,0 +1,207 @@
+//! Without checkpoints: a restart does not write a window again with part
+//! of its records, after the complete row it wrote before the stop.
+//!
+//! Without checkpoints, Kafka offsets are committed behind the oldest
+//! record of any window still open (`lowwater_core::checkpoint::commit`),
+//! so a restart from the group's offsets reads again every record of every
+//! open window: none is lost. It also reads again records of windows that
+//! were already written, when they come after such a record. Those windows
+//! used to fire again with only the records read again: a second, partial
+//! row after the complete one, which a consumer keeping the last row per
+//! key (an upsert table, a compacted topic) kept.
+//!
+//! So each commit carries, as the offsets' metadata, the watermark up to
+//! which every window of the source's INSERTs had been written when it was
+//! made, and a fingerprint of those INSERTs. A restart takes the highest
+//! such watermark over the source's partitions (every window at or below
+//! it was written before one of the commits; every window above it has all
+//! its records read again) and
+//! - skips a record read again whose every window ends at or below it
+//!   (counted, and said at the end),
+//! - starts each window operator reading the source at that watermark, so
+//!   that a record that is also in a later window (HOP, CUMULATE) does not
+//!   open an earlier one again.
+//!
+//! Windows that fired after the last commit are written again, complete:
+//! the restart is at least once for them, and never partial. A commit made
+//! by another job (other windows, keys, filter, aggregates or sink) is not
+//! trusted: a WARN says so, and nothing is skipped.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use lowwater_core::{Timestamp, MIN_WATERMARK};
+use lowwater_sql::options::Connector;
+use lowwater_sql::plan::JobPlan;
+
+use crate::job::SplitMeta;
+
+/// The metadata committed with the offsets: the watermark up to which the
+/// windows were written, and the fingerprint of the INSERTs.
+pub(crate) fn metadata(written_to: Timestamp, fingerprint: u64) -> String {
+    format!("lowwater written-to {written_to} job {fingerprint:016x}")
+}
+
+fn parse(m: &str) -> Option<(Timestamp, u64)> {
+    let mut words = m.strip_prefix("lowwater written-to ")?.split(' ');
+    let wm = words.next()?.parse().ok()?;
+    let fp = match (words.next(), words.next()) {
+        (Some("job"), Some(hex)) => u64::from_str_radix(hex, 16).ok()?,
+        _ => return None,
+    };
+    Some((wm, fp))
+}
+
+/// What the windows of the INSERTs reading table `t` are, hashed (FNV-1a,
+/// stable across builds): their sink, window, keys, filter and aggregates.
+pub(crate) fn fingerprint(plan: &JobPlan, t: usize) -> u64 {
+    let text: String = plan
+        .pipelines
+        .iter()
+        .filter(|p| p.source == t)
+        .map(|p| {
+            format!(
+                "{} {:?} {:?} {:?} {:?};",
+                plan.tables[p.sink].name, p.window, p.keys, p.filter, p.agg_args
+            )
+        })
+        .collect();
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Per Kafka source table read from its group's offsets without
+/// checkpoints: the watermark up to which its windows were written before
+/// the last stop, from the metadata of the group's commits.
+pub(crate) fn floors(
+    plan: &JobPlan,
+    splits: &[SplitMeta],
+    dumps: &BTreeMap<usize, PathBuf>,
+) -> BTreeMap<usize, Timestamp> {
+    let mut out = BTreeMap::new();
+    if plan.settings.checkpoints.interval.is_some() {
+        return out;
+    }
+    for (t, table) in plan.tables.iter().enumerate() {
+        let Connector::Kafka {
+            properties,
+            startup_mode,
+            ..
+        } = &table.connector
+        else {
+            continue;
+        };
+        let from_group = startup_mode == "group-offsets";
+        if dumps.contains_key(&t) || !properties.contains_key("group.id") || !from_group {
+            continue;
+        }
+        if !plan.pipelines.iter().any(|p| p.source == t) {
+            continue;
+        }
+        let partitions: Vec<(String, i32)> = splits
+            .iter()
+            .filter(|m| m.table == t)
+            .map(|m| (m.topic.clone(), m.partition))
+            .collect();
+        let committed = match lowwater_kafka::committed_metadata(properties, &partitions) {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!(
+                    "source '{}': {e}; windows written before the last stop may be written \
+                     again, some with part of their records",
+                    table.name
+                );
+                continue;
+            }
+        };
+        let own = fingerprint(plan, t);
+        let (mut floor, mut foreign) = (MIN_WATERMARK, 0);
+        for m in committed.values() {
+            match parse(m) {
+                Some((wm, fp)) if fp == own => floor = floor.max(wm),
+                Some(_) => foreign += 1,
+                None => {}
+            }
+        }
+        if foreign > 0 {
+            tracing::warn!(
+                "source '{}': {foreign} partition(s) of group '{}' were committed by a job with \
+                 other windows, keys, filter, aggregates or sink: their windows are not known to \
+                 be written, and none is skipped",
+                table.name,
+                properties.get("group.id").map_or("", String::as_str)
+            );
+        } else if floor > MIN_WATERMARK {
+            tracing::info!(
+                "source '{}': the windows up to {} were written before the last stop; records \
+                 read again for them are skipped, not written again",
+                table.name,
+                lowwater_core::time::format_timestamp(floor, ' ')
+            );
+            out.insert(t, floor);
+        }
+    }
+    out
+}
+
+/// Whether every window event time `ts` falls in, of every INSERT in
+/// `pipelines`, ends (with its allowed lateness) at or below `floor`.
+pub(crate) fn all_written(
+    plan: &JobPlan,
+    pipelines: impl Iterator<Item = usize>,
+    ts: Timestamp,
+    floor: Timestamp,
+    windows: &mut Vec<lowwater_core::window::assigner::Window>,
+) -> bool {
+    if ts > floor {
+        return false;
+    }
+    for pi in pipelines {
+        let w = &plan.pipelines[pi].window;
+        windows.clear();
+        if w.assigner.assign(ts, windows).is_err() {
+            return false;
+        }
+        let last = windows
+            .iter()
+            .map(|x| x.end)
+            .max()
+            .unwrap_or(Timestamp::MAX);
+        if last.saturating_sub(1).saturating_add(w.allowed_lateness) > floor {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metadata_reads_back_and_other_text_is_not_taken_for_it() {
+        let m = metadata(1_757_808_000_999, 0xdead_beef_0000_0001);
+        assert_eq!(parse(&m), Some((1_757_808_000_999, 0xdead_beef_0000_0001)));
+        assert_eq!(parse(&metadata(-5, 1)), Some((-5, 1)));
+        assert_eq!(parse(""), None);
+        assert_eq!(parse("lowwater written-to 5"), None);
+        assert_eq!(parse("checkpoint 3"), None);
+    }
+
+    #[test]
+    fn a_record_is_written_only_when_its_every_window_is() {
+        let sql = "CREATE TABLE c (u STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) \
+                   WITH ('connector' = 'datagen');
+                   CREATE TABLE o (s TIMESTAMP(3), n BIGINT) WITH ('connector' = 'blackhole');
+                   INSERT INTO o SELECT window_start, COUNT(*) FROM TABLE(HOP(TABLE c, \
+                   DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND)) \
+                   GROUP BY window_start, window_end;";
+        let plan = JobPlan::from_sql(sql).expect("plans");
+        let mut buf = Vec::new();
+        // 1.5 s is in [-1 s, 2 s), [0, 3 s) and [1 s, 4 s): the last ends at 4 s.
+        assert!(all_written(&plan, 0..1, 1_500, 3_999, &mut buf));
+        assert!(!all_written(&plan, 0..1, 1_500, 3_998, &mut buf));
+        assert!(!all_written(&plan, 0..1, 5_000, 4_999, &mut buf));
+    }
+}
