@@ -141,6 +141,23 @@ impl WindowAssigner {
         WindowAssigner::Session { gap }
     }
 
+    /// How Flink slices a HOP or CUMULATE window to share its slices: the
+    /// slice size (a HOP's `gcd(size, slide)`, a CUMULATE's step), the
+    /// offset the slices are aligned to, and whether a window merges its
+    /// slices from the last back to the first (HOP) or forward (CUMULATE).
+    /// `None` for windows Flink does not share (TUMBLE, SESSION).
+    pub fn slicing(&self) -> Option<(Millis, Millis, bool)> {
+        match *self {
+            WindowAssigner::Hopping {
+                size,
+                slide,
+                offset,
+            } => Some((gcd(size, slide), offset, true)),
+            WindowAssigner::Cumulate { step, offset, .. } => Some((step, offset, false)),
+            _ => None,
+        }
+    }
+
     /// Whether windows merge (sessions).
     pub fn is_merging(&self) -> bool {
         matches!(self, WindowAssigner::Session { .. })
@@ -441,4 +458,13 @@ mod tests {
         assert!(Window::new(0, 10).intersects(&Window::new(10, 20)));
         assert!(!Window::new(0, 10).intersects(&Window::new(11, 20)));
     }
+}
+
+/// The greatest common divisor of two positive durations.
+fn gcd(a: Millis, b: Millis) -> Millis {
+    let (mut a, mut b) = (a.abs(), b.abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a.max(1)
 }

@@ -514,8 +514,22 @@ impl WindowOperator {
     }
 
     fn add_to_window(&mut self, w: Window, input: InputRef<'_>, out: &mut Vec<WindowOutput>) {
+        let slicing = self.spec.assigner.slicing();
         let keys = table(&mut self.windows, w, self.keys_hint, &mut self.spare);
-        let s = keys.add(input.key, input.row, &self.spec.aggregates);
+        let s = match slicing {
+            Some((size, offset, from_last)) => {
+                let start = input.ts - (input.ts - offset).rem_euclid(size);
+                let slice = start.saturating_add(size);
+                keys.add_sliced(
+                    input.key,
+                    input.row,
+                    &self.spec.aggregates,
+                    slice,
+                    from_last,
+                )
+            }
+            None => keys.add(input.key, input.row, &self.spec.aggregates),
+        };
         if w.max_timestamp() <= self.watermark {
             // Late but within allowed lateness: fire again with full contents.
             let refired = keys.set_fired(s);

@@ -149,6 +149,25 @@ impl KeyTable {
         s
     }
 
+    /// [`KeyTable::add`] in a HOP (`from_last`) or CUMULATE window: `row`
+    /// goes into the slice ending at `slice` of the aggregates whose result
+    /// depends on how the slices merge ([`AggSpec::add_sliced`]).
+    #[inline]
+    pub fn add_sliced(
+        &mut self,
+        key: &[Value],
+        row: &[Value],
+        specs: &[AggSpec],
+        slice: crate::time::Timestamp,
+        from_last: bool,
+    ) -> usize {
+        let s = self.slot(key, specs);
+        for (spec, acc) in specs.iter().zip(self.accs_mut(s)) {
+            spec.add_sliced(acc, row, slice, from_last);
+        }
+        s
+    }
+
     /// Puts `state` in under `key`, replacing the key's state if it has one.
     pub fn insert(&mut self, key: Key, state: KeyState) {
         let hash = self.hash(&key);
