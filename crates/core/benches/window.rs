@@ -3,7 +3,9 @@
 //! 10 s of event time, no decoding and no threads. Three shapes:
 //! - `16 int keys, COUNT(*)`: the datagen bench's job;
 //! - `1,000 string keys, COUNT/SUM/MIN/MAX`: the JSON keyed job's;
-//! - `global, COUNT/SUM/MIN/MAX`: the JSON global job's.
+//! - `global, COUNT/SUM/MIN/MAX`: the JSON global job's;
+//! - `1,000 string keys, HOP 5 min/1 min, COUNT/SUM/MIN/MAX`: five windows
+//!   per record, the SUM kept per slice (as Flink merges a HOP's slices).
 //!
 //! Event times are 1 ms apart, so a window holds 60,000 records; prints
 //! nanoseconds per record and results fired, best of 5, for records handed
@@ -52,8 +54,16 @@ fn shapes() -> Vec<Shape> {
         },
         Shape {
             name: "global, COUNT/SUM/MIN/MAX",
-            spec: four,
+            spec: four.clone(),
             key: |_| Vec::new(),
+        },
+        Shape {
+            name: "1,000 string keys, HOP 5 min/1 min, COUNT/SUM/MIN/MAX",
+            spec: WindowSpec {
+                assigner: WindowAssigner::hopping(300_000, 60_000),
+                ..four
+            },
+            key: |i| vec![Value::str(&format!("u{}", (i * 7919) % 1000))],
         },
     ]
 }

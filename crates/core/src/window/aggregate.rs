@@ -165,6 +165,17 @@ impl AggSpec {
             return self.add(acc, row);
         }
         if !matches!(acc, Accumulator::Sliced { .. }) {
+            // An integer or DECIMAL SUM or AVG merges exactly (integers wrap
+            // as their running sum does): no slices, no cost.
+            let exact = matches!(self.func, AggFunc::Sum | AggFunc::Avg)
+                && self.narrow != Narrow::F32
+                && self
+                    .column
+                    .and_then(|c| row.get(c))
+                    .is_none_or(|v| !matches!(v, Value::Double(_)));
+            if exact {
+                return self.add(acc, row);
+            }
             let before = std::mem::replace(
                 acc,
                 Accumulator::Sliced {
