@@ -310,7 +310,10 @@ fn a_changed_job_refuses_the_checkpoint_and_names_the_change() {
     let err = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{err}");
     assert!(err.contains("checkpoint 1 does not fit this job"), "{err}");
-    assert!(err.contains("INSERT 1 INTO counts changed"), "{err}");
+    assert!(
+        err.contains("INSERT 1 INTO counts: its window or aggregates (was WindowSpec"),
+        "{err}"
+    );
     assert!(err.contains("--reset-state"), "{err}");
     let fresh = lowwater(&["run", s(&job), "--reset-state"], &[]);
     assert!(

@@ -425,3 +425,126 @@ fn a_job_stopped_by_the_state_limit_comes_back_once_the_stall_is_released() {
     let total: i64 = got.values().sum();
     assert_eq!(total, sent.values().sum::<i64>(), "every record counted");
 }
+
+/// Issue 34: the fix the stall warning proposes, applied to a running job.
+/// Partition 3 wrote once and went quiet, so every window waits; the job
+/// stops (its final checkpoint keeps the open windows), `SET
+/// 'table.exec.source.idle-timeout'` is added, and the same command restores
+/// the checkpoint across the change (it used to refuse it with a Debug dump,
+/// and --reset-state lost the open windows): every window exact.
+#[test]
+fn the_idle_timeout_fix_is_applied_across_a_restart_without_losing_a_window() {
+    let (dir, id) = common::kafka_scratch("idle-fix");
+    let (input, output) = (format!("idlefix-in-{id}"), format!("idlefix-out-{id}"));
+    common::create_topic(&input, 4);
+    common::create_topic(&output, 1);
+    let base: i64 = 1_757_808_000_000;
+    let producer = common::producer();
+    let mut sent: std::collections::BTreeMap<(i64, String), i64> = Default::default();
+    let mut send = |p: i32, t: i64, user: String| {
+        let payload = format!(
+            "{{\"user_id\":\"{user}\",\"ts\":\"{}\"}}",
+            common::sql_ts(base + t)
+        );
+        producer
+            .send(
+                BaseRecord::<(), str>::to(&input)
+                    .partition(p)
+                    .payload(&payload),
+            )
+            .expect("produce");
+        producer.poll(Duration::ZERO);
+        *sent.entry((t / 1000, user)).or_insert(0) += 1;
+    };
+    let checkpoints = format!(
+        "SET 'execution.checkpointing.interval' = '300 ms';\nSET 'execution.checkpointing.dir' = '{}';",
+        dir.join("ck").display()
+    );
+    let write_job = |settings: &str| {
+        let job = job_with(&dir, &input, &output, settings, "", "");
+        // One name for both versions: the checkpoints are found again.
+        let named = dir.join("job.sql");
+        std::fs::rename(&job, &named).expect("job");
+        named
+    };
+    let run = |job: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_lowwater"))
+            .args(["run", job.to_str().expect("utf-8")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn lowwater")
+    };
+    let stop = |mut child: std::process::Child| {
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let status = child.wait().expect("wait");
+        let mut err = String::new();
+        std::io::Read::read_to_string(child.stderr.as_mut().expect("stderr"), &mut err)
+            .expect("stderr");
+        (status, err)
+    };
+    send(3, 0, "quiet".into());
+    let mut t = 0;
+    let traffic = |send: &mut dyn FnMut(i32, i64, String), t: &mut i64, secs: u64| {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(secs) {
+            for k in 0..30 {
+                send((k % 3) as i32, *t + k * 33, format!("u{}", k % 4));
+            }
+            *t += 1_000;
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    let stalled = run(&write_job(&checkpoints));
+    traffic(&mut send, &mut t, 3);
+    let (status, err) = stop(stalled);
+    assert!(status.success(), "{err}");
+    assert!(
+        consume_all_with(&output, 1, "read_committed").is_empty(),
+        "partition 3 held every window: {err}"
+    );
+    let fixed = write_job(&format!(
+        "{checkpoints}\nSET 'table.exec.source.idle-timeout' = '1 s';"
+    ));
+    let again = run(&fixed);
+    traffic(&mut send, &mut t, 3);
+    // A record far ahead on the busy partitions fires every window.
+    for p in 0..3 {
+        send(p, t + 100_000, "last".into());
+    }
+    producer.flush(Duration::from_secs(10)).expect("flush");
+    sent.retain(|(w, _), _| *w < (t + 100_000) / 1000);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let keys = |rows: &[String]| {
+        rows.iter()
+            .filter_map(|r| row_count(r))
+            .map(|(k, _)| k)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+    };
+    let mut rows = consume_all_with(&output, 1, "read_committed");
+    while keys(&rows) < sent.len() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(300));
+        rows = consume_all_with(&output, 1, "read_committed");
+    }
+    let (status, err) = stop(again);
+    assert!(status.success(), "{err}");
+    assert!(
+        err.contains("table.exec.source.idle-timeout was disabled, now 1s")
+            && err.contains("restoring checkpoint"),
+        "{err}"
+    );
+    let mut got: std::collections::BTreeMap<String, i64> = Default::default();
+    for (k, n) in rows.iter().filter_map(|r| row_count(r)) {
+        let before = got.insert(k.clone(), n);
+        assert!(before.is_none_or(|b| b == n), "{k}: {before:?} then {n}");
+    }
+    assert_eq!(got.len(), sent.len(), "every window: {err}");
+    assert_eq!(
+        got.values().sum::<i64>(),
+        sent.values().sum::<i64>(),
+        "every record counted once"
+    );
+}

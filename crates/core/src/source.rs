@@ -156,6 +156,15 @@ impl SourceSubtask {
         self.combiner.combine(now)
     }
 
+    /// Takes the job's strategy after a restore (its delay, idle timeout
+    /// and emission: [`WatermarkGenerator::reconfigure`]).
+    pub fn reconfigure(&mut self, strategy: &WatermarkStrategy) {
+        self.strategy = *strategy;
+        for s in &mut self.splits {
+            s.generator.reconfigure(strategy);
+        }
+    }
+
     /// A subtask read back from a checkpoint emits as the job says
     /// (emission is configuration, not state: checkpoints leave it out).
     pub fn set_emit(&mut self, emit: EmitStrategy) {

@@ -125,7 +125,9 @@ impl SourceBuild<'_> {
         let mut sub = match part {
             Some(part) => {
                 let mut sub = part.sub.clone();
-                sub.set_emit(strategy.emit);
+                // The delay, idle timeout and emission are the job's now:
+                // they hold no state (`crate::evolve`).
+                sub.reconfigure(&strategy);
                 sub
             }
             None => SourceSubtask::new(strategy).map_err(|e| RunError::Usage(e.to_string()))?,

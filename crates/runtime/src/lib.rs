@@ -28,6 +28,7 @@ mod coordinator;
 mod deliver;
 mod discovery;
 mod emit;
+mod evolve;
 mod exchange;
 mod fs_sink;
 pub mod http;

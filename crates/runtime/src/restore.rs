@@ -190,15 +190,23 @@ fn load(
     for (id, why) in &r.skipped {
         tracing::warn!("checkpoint {id} cannot be used ({why}); an older one is restored");
     }
-    let changes = identity(plan).changes_since(&r.snapshot.identity);
-    if !changes.is_empty() {
+    let changes = crate::evolve::compare(&identity(plan), &r.snapshot.identity);
+    if !changes.refused.is_empty() {
         return Err(RunError::Usage(format!(
             "checkpoint {} does not fit this job, which changed since it was taken:\n  - {}\n\
              Restore it with the job it was taken of, or start without state with --reset-state \
-             (reading then starts where scan.startup.mode says)",
+             (reading then starts where scan.startup.mode says, and the {} windows open at the \
+             checkpoint are not restored)",
             r.id,
-            changes.join("\n  - ")
+            changes.refused.join("\n  - "),
+            r.snapshot.open_windows()
         )));
+    }
+    for change in &changes.free {
+        tracing::info!(
+            "checkpoint {}: {change} (holds no state: restored across)",
+            r.id
+        );
     }
     tracing::info!(
         "restoring checkpoint {} (taken {} ago, {} bytes): {} open windows; sources continue at \

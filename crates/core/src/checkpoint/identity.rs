@@ -32,6 +32,11 @@ impl JobIdentity {
         self
     }
 
+    /// The parts, by name.
+    pub fn parts(&self) -> &BTreeMap<String, String> {
+        &self.parts
+    }
+
     /// Every part that differs between the job that wrote `stored` and this
     /// one, one line each (empty: the state fits).
     pub fn changes_since(&self, stored: &JobIdentity) -> Vec<String> {

@@ -273,6 +273,37 @@ impl WatermarkGenerator {
         self.emit = emit;
     }
 
+    /// Takes the job's strategy after a restore: the delay, the idle
+    /// timeout and the emission hold no state, so they change while the
+    /// state stays (the last event time, an idleness countdown going on).
+    /// Another kind of expression (SQL vs DataStream) keeps the restored
+    /// one: its state means another thing (a job's identity refuses it).
+    pub fn reconfigure(&mut self, strategy: &WatermarkStrategy) {
+        self.expr = match (self.expr, strategy.expr) {
+            (WatermarkExpr::SqlDelay { .. }, e @ WatermarkExpr::SqlDelay { .. })
+            | (
+                WatermarkExpr::BoundedOutOfOrderness { .. },
+                e @ WatermarkExpr::BoundedOutOfOrderness { .. },
+            ) => e,
+            (kept, _) => kept,
+        };
+        self.idleness = match (
+            self.idleness.take(),
+            strategy.idle_timeout.filter(|t| *t > 0),
+        ) {
+            (Some(mut timer), Some(timeout)) => {
+                timer.set_timeout(timeout);
+                Some(timer)
+            }
+            (None, Some(timeout)) => Some(IdlenessTimer::new(timeout)),
+            (_, None) => None,
+        };
+        if self.idleness.is_none() {
+            self.idle_now = false;
+        }
+        self.emit = strategy.emit;
+    }
+
     /// The periodic emit at processing time `now`: idleness is checked first
     /// (Flink's `WatermarksWithIdleness`); while idle the inner generator is
     /// silent.

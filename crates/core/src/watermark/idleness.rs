@@ -36,6 +36,12 @@ impl IdlenessTimer {
         self.counter = self.counter.wrapping_add(1);
     }
 
+    /// Another timeout (a job restored with another idle timeout): the
+    /// countdown going on is kept.
+    pub fn set_timeout(&mut self, timeout: Millis) {
+        self.timeout = timeout;
+    }
+
     /// The probe made on each periodic emit.
     pub fn check_if_idle(&mut self, now: Timestamp) -> bool {
         if self.counter != self.last_counter {

@@ -115,7 +115,7 @@ impl Engine<'_> {
             shape(src.subtasks.len(), subtasks.len(), "source subtasks")?;
             // Emission is the job's configuration, not checkpointed state.
             for (now, mut then) in src.subtasks.iter_mut().zip(subtasks) {
-                then.set_emit(now.strategy().emit);
+                then.reconfigure(now.strategy());
                 *now = then;
             }
         }
