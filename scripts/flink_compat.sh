@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates compat/expected/ from real Apache Flink 2.3 (PyFlink from
-# PyPI, Java 17): `scripts/flink_compat.sh [CASE ...]`. The venv is made once
+# PyPI, Java 17): `scripts/flink_compat.sh [CASE ...]`; another suite of the
+# same layout with `--root DIR` (compat/generated, from scripts/compat_gen.py),
+# many cases per Flink job with `--batch N`. The venv is made once
 # under $LOWWATER_FLINKENV (default ~/.cache/lowwater/flinkenv). CI does not
 # run this; it compares lowwater's rows with the stored ones
 # (`cargo test -p lowwater-replay --test flink_compat`).

@@ -9,6 +9,18 @@
 //! same doubles in another order). A case marked `-- known-difference: why` is one lowwater does
 //! not match yet: the test checks that it still differs (so that the mark
 //! is removed when it is fixed) and lists it.
+//!
+//! `compat/generated` holds random window jobs of `scripts/compat_gen.py`
+//! (seed 1, 300 cases) with Flink's rows; `generated_cases_give_flinks_rows`
+//! checks them the same way. Two environment variables serve the
+//! generator's comparison runs: `LOWWATER_COMPAT_OUT=DIR` writes lowwater's
+//! rows of every case run (DIR/NAME.jsonl, or DIR/NAME.error) for
+//! `scripts/compat_gen.py report`; `LOWWATER_COMPAT_ROOT=DIR` points the
+//! ignored test `other_root` at another suite of the same layout (the long
+//! form, e.g. /tmp/compat_long), which lists the differences and does not
+//! fail on them:
+//! `LOWWATER_COMPAT_ROOT=/tmp/compat_long LOWWATER_COMPAT_OUT=/tmp/lw_long
+//! cargo test -p lowwater-replay --test flink_compat other_root -- --ignored`.
 
 use std::path::{Path, PathBuf};
 
@@ -20,6 +32,10 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../compat")
 }
 
+fn generated() -> PathBuf {
+    root().join("generated")
+}
+
 fn header<'a>(text: &'a str, key: &str) -> Option<&'a str> {
     text.lines()
         .filter_map(|l| l.strip_prefix("-- "))
@@ -28,15 +44,15 @@ fn header<'a>(text: &'a str, key: &str) -> Option<&'a str> {
 }
 
 /// The case's rows as lowwater writes them, sorted; or its error.
-fn run_case(name: &str, text: &str, scratch: &Path) -> Result<Vec<String>, String> {
+fn run_case(root: &Path, name: &str, text: &str, scratch: &Path) -> Result<Vec<String>, String> {
     let data = header(text, "data").unwrap_or_else(|| panic!("{name}: no '-- data:' line"));
     let partitions: i32 = header(text, "partitions").map_or(1, |p| p.parse().expect("partitions"));
-    let source = std::fs::read_to_string(root().join(format!("data/{data}.sql"))).expect("source");
+    let source = std::fs::read_to_string(root.join(format!("data/{data}.sql"))).expect("source");
     let sql = format!("{source}\n{text}")
         .replace("{{events}}", "events.jsonl")
         .replace("{{results}}", "results");
     let plan = JobPlan::from_sql(&sql).map_err(|e| e.to_string())?;
-    let rows = std::fs::read_to_string(root().join(format!("data/{data}.jsonl"))).expect("data");
+    let rows = std::fs::read_to_string(root.join(format!("data/{data}.jsonl"))).expect("data");
     let mut offsets = vec![0i64; partitions as usize];
     let dump: String = rows
         .lines()
@@ -81,10 +97,61 @@ fn run_case(name: &str, text: &str, scratch: &Path) -> Result<Vec<String>, Strin
 
 #[test]
 fn every_case_gives_flinks_rows() {
-    let scratch = std::env::temp_dir().join(format!("lowwater-compat-{}", std::process::id()));
+    let (names, failures) = check_suite(&root(), 153);
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ from Flink:\n{}",
+        failures.len(),
+        names,
+        failures.join("\n")
+    );
+}
+
+/// The generated cases (`scripts/compat_gen.py --seed 1 --count 300 --out
+/// compat/generated`, Flink's rows from `scripts/flink_compat.sh --root
+/// compat/generated --batch 50`).
+#[test]
+fn generated_cases_give_flinks_rows() {
+    let (names, failures) = check_suite(&generated(), 300);
+    assert!(
+        failures.is_empty(),
+        "{} of {} generated cases differ from Flink:\n{}",
+        failures.len(),
+        names,
+        failures.join("\n")
+    );
+}
+
+/// The suite at `$LOWWATER_COMPAT_ROOT` (the generator's long form): lists
+/// every difference, fails on none.
+#[test]
+#[ignore = "needs LOWWATER_COMPAT_ROOT"]
+fn other_root() {
+    let dir = std::env::var("LOWWATER_COMPAT_ROOT").expect("LOWWATER_COMPAT_ROOT");
+    let (names, failures) = check_suite(Path::new(&dir), 0);
+    println!("{} of {names} cases differ from Flink:", failures.len());
+    for f in &failures {
+        println!("  {f}");
+    }
+}
+
+/// Runs every case of a suite (`root/cases`, `root/data`, `root/expected`)
+/// and compares it with Flink's result; returns how many cases ran and the
+/// differences not marked known, after listing the known ones. With
+/// `LOWWATER_COMPAT_OUT=DIR` it writes each case's rows (or error) there.
+fn check_suite(root: &Path, at_least: usize) -> (usize, Vec<String>) {
+    let scratch = std::env::temp_dir().join(format!(
+        "lowwater-compat-{}-{}",
+        std::process::id(),
+        root.file_name().and_then(|n| n.to_str()).unwrap_or("root")
+    ));
     std::fs::create_dir_all(&scratch).expect("scratch");
-    let mut names: Vec<String> = std::fs::read_dir(root().join("cases"))
-        .expect("compat/cases")
+    let out_dir = std::env::var_os("LOWWATER_COMPAT_OUT").map(PathBuf::from);
+    if let Some(d) = &out_dir {
+        std::fs::create_dir_all(d).expect("LOWWATER_COMPAT_OUT");
+    }
+    let mut names: Vec<String> = std::fs::read_dir(root.join("cases"))
+        .expect("the suite's cases")
         .filter_map(|e| e.ok())
         .filter_map(|e| {
             e.file_name()
@@ -95,15 +162,25 @@ fn every_case_gives_flinks_rows() {
         .collect();
     names.sort();
     assert!(
-        names.len() >= 153,
+        names.len() >= at_least,
         "the suite has its cases: {}",
         names.len()
     );
     let (mut failures, mut known) = (Vec::new(), Vec::new());
     for name in &names {
-        let text = std::fs::read_to_string(root().join(format!("cases/{name}.sql"))).expect("case");
-        let expected = root().join(format!("expected/{name}"));
-        let got = run_case(name, &text, &scratch);
+        let text = std::fs::read_to_string(root.join(format!("cases/{name}.sql"))).expect("case");
+        let expected = root.join(format!("expected/{name}"));
+        let got = run_case(root, name, &text, &scratch);
+        if let Some(d) = &out_dir {
+            let written = match &got {
+                Ok(rows) => std::fs::write(
+                    d.join(format!("{name}.jsonl")),
+                    rows.iter().map(|r| format!("{r}\n")).collect::<String>(),
+                ),
+                Err(e) => std::fs::write(d.join(format!("{name}.error")), format!("{e}\n")),
+            };
+            written.expect("write to LOWWATER_COMPAT_OUT");
+        }
         let verdict = if let Ok(err) = std::fs::read_to_string(expected.with_extension("error")) {
             match &got {
                 Err(_) => Ok(()),
@@ -140,17 +217,16 @@ fn every_case_gives_flinks_rows() {
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);
-    println!("{} cases, {} known differences:", names.len(), known.len());
+    println!(
+        "{}: {} cases, {} known differences:",
+        root.display(),
+        names.len(),
+        known.len()
+    );
     for k in &known {
         println!("  {k}");
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases differ from Flink:\n{}",
-        failures.len(),
-        names.len(),
-        failures.join("\n")
-    );
+    (names.len(), failures)
 }
 
 /// Whether two sets of JSON rows are equal with their non-integer numbers

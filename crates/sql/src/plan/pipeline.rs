@@ -346,7 +346,19 @@ pub(super) fn pipeline(
         result.aggs.into_inner().into_iter().map(|a| a.0).collect(),
         result.agg_args.into_inner(),
     );
-    refuse_unmergeable(ins.tvf.kind, &aggs, ins.tvf.loc)?;
+    // AVG(DISTINCT) of a GROUP BY key is the key: Flink's planner drops
+    // the aggregate (it accepts it where it refuses others below).
+    let of_key = |a: &AggSpec| {
+        a.column
+            .and_then(|c| agg_args.get(c))
+            .is_some_and(|arg| keys.iter().any(|k| &k.1 == arg))
+    };
+    let aggs_checked: Vec<AggSpec> = aggs
+        .iter()
+        .filter(|a| !(a.func == AggFunc::AvgDistinct && of_key(a)))
+        .copied()
+        .collect();
+    refuse_unmergeable(ins.tvf.kind, &aggs_checked, ins.tvf.loc)?;
     let sink_columns = sink_mapping(ins, &tables[sink], &outputs)?;
     let sink_types = tables[sink].columns.iter().map(|c| c.ty).collect();
     let incomplete = tables[sink]
@@ -503,8 +515,19 @@ fn refuse_unmergeable(kind: TvfKind, aggs: &[AggSpec], loc: Loc) -> Result<()> {
             ),
         ));
     }
-    let unretractable =
-        |a: &&AggSpec| matches!(a.func, AggFunc::SumDistinct | AggFunc::ListAggDistinct);
+    // AVG(DISTINCT x) beside a VAR or STDDEV is SUM(DISTINCT x) / COUNT(...)
+    // in Flink's plan (its rewrite of AVG for them), so it cannot retract
+    // either.
+    let variance = aggs.iter().any(|a| {
+        matches!(
+            a.func,
+            AggFunc::VarPop | AggFunc::VarSamp | AggFunc::StddevPop | AggFunc::StddevSamp
+        )
+    });
+    let unretractable = |a: &&AggSpec| {
+        matches!(a.func, AggFunc::SumDistinct | AggFunc::ListAggDistinct)
+            || (variance && a.func == AggFunc::AvgDistinct)
+    };
     if let (TvfKind::Hop, Some(a)) = (kind, aggs.iter().find(unretractable)) {
         let name = crate::explain::agg_name(a.func);
         return Err(SqlError::new(

@@ -1,0 +1,8 @@
+-- data: g00021
+-- partitions: 3
+-- mode: streaming
+CREATE TABLE results (window_start TIMESTAMP(3), window_end TIMESTAMP(3), c0 STRING, a0 DECIMAL(38, 6)) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
+INSERT INTO results SELECT window_start, window_end, c0, AVG(c1)
+FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '30' SECOND))
+GROUP BY window_start, window_end, c0
+HAVING MAX(c1) IS NOT NULL;

@@ -1,0 +1,9 @@
+-- data: g00089
+-- partitions: 2
+-- mode: streaming
+CREATE TABLE results (window_start TIMESTAMP(3), window_end TIMESTAMP(3), c0 STRING, a0 FLOAT) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
+INSERT INTO results SELECT window_start, window_end, c0, SUM(c1)
+FROM TABLE(SESSION(TABLE events PARTITION BY c0, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+WHERE c0 <> 'a'
+GROUP BY window_start, window_end, c0
+HAVING SUM(c1) > 0;

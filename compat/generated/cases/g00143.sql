@@ -1,0 +1,7 @@
+-- data: g00143
+-- partitions: 1
+-- mode: streaming
+CREATE TABLE results (window_start TIMESTAMP(3), window_end TIMESTAMP(3), a0 STRING, a1 TINYINT) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
+INSERT INTO results SELECT window_start, window_end, LISTAGG(c0), FIRST_VALUE(c1)
+FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '3' SECOND))
+GROUP BY window_start, window_end;

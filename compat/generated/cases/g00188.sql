@@ -1,0 +1,8 @@
+-- data: g00188
+-- partitions: 1
+-- mode: streaming
+CREATE TABLE results (window_start TIMESTAMP(3), window_end TIMESTAMP(3), c0 STRING, a0 TINYINT, a1 STRING, a2 BIGINT) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
+INSERT INTO results SELECT window_start, window_end, c0, AVG(c1), LISTAGG(c0), MAX(DISTINCT c2)
+FROM TABLE(CUMULATE(TABLE events, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '8' SECOND))
+GROUP BY window_start, window_end, c0
+HAVING MAX(c1) IS NOT NULL;

@@ -1,0 +1,8 @@
+-- data: g00208
+-- partitions: 1
+-- mode: streaming
+CREATE TABLE results (window_start TIMESTAMP(3), window_end TIMESTAMP(3), c1 BIGINT, a0 BIGINT) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
+INSERT INTO results SELECT window_start, window_end, c1, COUNT(*)
+FROM TABLE(SESSION(TABLE events PARTITION BY c1, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+WHERE c2 < 100
+GROUP BY window_start, window_end, c1;

@@ -1,0 +1,8 @@
+-- data: g00222
+-- partitions: 2
+-- mode: streaming
+CREATE TABLE results (window_start TIMESTAMP(3), window_end TIMESTAMP(3), c0 STRING, a0 FLOAT, a1 FLOAT, a2 STRING) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
+INSERT INTO results SELECT window_start, window_end, c0, STDDEV_SAMP(c1), SUM(DISTINCT c1), MAX(c0)
+FROM TABLE(SESSION(TABLE events PARTITION BY c0, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+GROUP BY window_start, window_end, c0
+HAVING SUM(c1) > 0;

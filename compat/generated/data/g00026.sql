@@ -1,0 +1,7 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 DECIMAL(3, 1),
+  c2 BOOLEAN,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

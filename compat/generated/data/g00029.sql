@@ -1,0 +1,10 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 DOUBLE,
+  c2 BOOLEAN,
+  c3 BOOLEAN,
+  c4 FLOAT,
+  c5 SMALLINT,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '3' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

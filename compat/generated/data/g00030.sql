@@ -1,0 +1,10 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 BOOLEAN,
+  c2 TINYINT,
+  c3 BOOLEAN,
+  c4 BIGINT,
+  c5 FLOAT,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

@@ -1,0 +1,9 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 STRING,
+  c2 SMALLINT,
+  c3 INT,
+  c4 DECIMAL(38, 10),
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

@@ -1,0 +1,8 @@
+CREATE TABLE events (
+  c0 TINYINT,
+  c1 STRING,
+  c2 STRING,
+  c3 DOUBLE,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

@@ -1,0 +1,10 @@
+CREATE TABLE events (
+  c0 INT,
+  c1 SMALLINT,
+  c2 BIGINT,
+  c3 STRING,
+  c4 FLOAT,
+  c5 DOUBLE,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '3' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

@@ -1,0 +1,9 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 SMALLINT,
+  c2 BOOLEAN,
+  c3 BOOLEAN,
+  c4 BIGINT,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

@@ -1,0 +1,8 @@
+CREATE TABLE events (
+  c0 DOUBLE,
+  c1 BIGINT,
+  c2 BIGINT,
+  c3 BIGINT,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

@@ -1,0 +1,7 @@
+CREATE TABLE events (
+  c0 SMALLINT,
+  c1 FLOAT,
+  c2 FLOAT,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '3' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

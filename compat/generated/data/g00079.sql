@@ -1,0 +1,7 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 DOUBLE,
+  c2 BOOLEAN,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

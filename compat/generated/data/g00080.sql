@@ -1,0 +1,8 @@
+CREATE TABLE events (
+  c0 DECIMAL(18, 4),
+  c1 STRING,
+  c2 DECIMAL(5, 0),
+  c3 DOUBLE,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

@@ -1,0 +1,7 @@
+CREATE TABLE events (
+  c0 SMALLINT,
+  c1 STRING,
+  c2 BOOLEAN,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

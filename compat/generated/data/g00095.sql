@@ -1,0 +1,10 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 STRING,
+  c2 INT,
+  c3 STRING,
+  c4 TINYINT,
+  c5 INT,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

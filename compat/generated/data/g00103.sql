@@ -1,0 +1,9 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 SMALLINT,
+  c2 BOOLEAN,
+  c3 SMALLINT,
+  c4 DECIMAL(18, 4),
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

@@ -1,0 +1,6 @@
+CREATE TABLE events (
+  c0 BIGINT,
+  c1 BOOLEAN,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

@@ -1,0 +1,7 @@
+CREATE TABLE events (
+  c0 DECIMAL(5, 0),
+  c1 STRING,
+  c2 DOUBLE,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '3' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

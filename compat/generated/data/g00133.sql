@@ -1,0 +1,9 @@
+CREATE TABLE events (
+  c0 DOUBLE,
+  c1 STRING,
+  c2 DOUBLE,
+  c3 BOOLEAN,
+  c4 DOUBLE,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

@@ -1,0 +1,9 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 TINYINT,
+  c2 STRING,
+  c3 TINYINT,
+  c4 DOUBLE,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

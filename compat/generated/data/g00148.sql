@@ -1,0 +1,9 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 DECIMAL(18, 4),
+  c2 DOUBLE,
+  c3 FLOAT,
+  c4 FLOAT,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

@@ -1,0 +1,10 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 BIGINT,
+  c2 INT,
+  c3 TINYINT,
+  c4 TINYINT,
+  c5 DOUBLE,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

@@ -1,0 +1,7 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 DECIMAL(5, 0),
+  c2 DECIMAL(12, 3),
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

@@ -1,0 +1,8 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 DOUBLE,
+  c2 DOUBLE,
+  c3 SMALLINT,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

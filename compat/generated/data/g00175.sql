@@ -1,0 +1,9 @@
+CREATE TABLE events (
+  c0 BIGINT,
+  c1 TINYINT,
+  c2 BOOLEAN,
+  c3 STRING,
+  c4 BIGINT,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '3' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

@@ -1,0 +1,8 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 BOOLEAN,
+  c2 INT,
+  c3 BOOLEAN,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '3' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

@@ -1,0 +1,10 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 INT,
+  c2 FLOAT,
+  c3 STRING,
+  c4 FLOAT,
+  c5 STRING,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '3' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

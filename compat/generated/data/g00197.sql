@@ -1,0 +1,10 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 INT,
+  c2 INT,
+  c3 TINYINT,
+  c4 BIGINT,
+  c5 BOOLEAN,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '3' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

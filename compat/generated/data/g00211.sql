@@ -1,0 +1,10 @@
+CREATE TABLE events (
+  c0 DOUBLE,
+  c1 BIGINT,
+  c2 TINYINT,
+  c3 DOUBLE,
+  c4 STRING,
+  c5 BOOLEAN,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

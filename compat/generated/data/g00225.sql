@@ -1,0 +1,7 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 BOOLEAN,
+  c2 INT,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

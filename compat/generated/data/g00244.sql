@@ -1,0 +1,9 @@
+CREATE TABLE events (
+  c0 DECIMAL(18, 4),
+  c1 BOOLEAN,
+  c2 STRING,
+  c3 SMALLINT,
+  c4 DOUBLE,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

@@ -1,0 +1,8 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 FLOAT,
+  c2 DECIMAL(10, 2),
+  c3 DOUBLE,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

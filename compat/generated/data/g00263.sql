@@ -1,0 +1,9 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 BOOLEAN,
+  c2 DECIMAL(5, 0),
+  c3 FLOAT,
+  c4 INT,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

@@ -1,0 +1,6 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 SMALLINT,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

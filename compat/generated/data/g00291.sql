@@ -1,0 +1,9 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 SMALLINT,
+  c2 DECIMAL(10, 2),
+  c3 STRING,
+  c4 STRING,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');

@@ -1,0 +1,8 @@
+CREATE TABLE events (
+  c0 STRING,
+  c1 DOUBLE,
+  c2 BOOLEAN,
+  c3 STRING,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');
