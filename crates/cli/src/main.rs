@@ -329,10 +329,8 @@ struct RunOpts {
 fn job_name(plan: &JobPlan, job: &Path) -> String {
     let name = plan
         .settings
-        .inert
-        .iter()
-        .find(|(k, _)| k == "pipeline.name")
-        .map(|(_, v)| v.clone())
+        .name
+        .clone()
         .or_else(|| job.file_stem().map(|s| s.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "job".to_string());
     name.chars()
@@ -390,8 +388,8 @@ fn run_job(o: RunOpts) -> Result<()> {
         reset_state,
         ..lowwater_runtime::RunArgs::default()
     };
-    for (k, v) in &plan.settings.inert {
-        tracing::info!("SET '{k}' = '{v}' has no effect in lowwater yet");
+    if let Some(note) = plan.settings.ignored_note() {
+        tracing::warn!("{note}");
     }
     for n in &plan.flink_notes {
         tracing::warn!("Flink would refuse this job: {n}");
@@ -642,8 +640,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     )));
                 }
             }
-            for (k, v) in &plan.settings.inert {
-                eprintln!("note: SET '{k}' = '{v}' has no effect in lowwater yet");
+            if let Some(note) = plan.settings.ignored_note() {
+                eprintln!("warning: {note}");
             }
             for n in &plan.flink_notes {
                 eprintln!("warning: Flink would refuse this job: {n}");

@@ -315,11 +315,23 @@ fn a_changed_job_refuses_the_checkpoint_and_names_the_change() {
         "{err}"
     );
     assert!(err.contains("--reset-state"), "{err}");
-    let fresh = lowwater(&["run", s(&job), "--reset-state"], &[]);
+    // The same job under another name finds no checkpoint of its own, and
+    // says whose are beside it (issue 34: a rename lost the state silently).
+    let renamed = dir.join("renamed.sql");
+    std::fs::copy(&job, &renamed).expect("copy");
+    let o = lowwater(&["run", s(&renamed)], &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        fresh.status.success(),
-        "{}",
-        String::from_utf8_lossy(&fresh.stderr)
+        err.contains("hold checkpoints of other jobs (job)") && err.contains("pipeline.name"),
+        "{err}"
+    );
+    let fresh = lowwater(&["run", s(&job), "--reset-state"], &[]);
+    let err = String::from_utf8_lossy(&fresh.stderr);
+    assert!(fresh.status.success(), "{err}");
+    assert!(
+        err.contains("--reset-state: checkpoint 1 (taken")
+            && err.contains("open windows are dropped"),
+        "{err}"
     );
 }
 

@@ -66,12 +66,7 @@ pub fn replay(
         sort_buffer_bytes,
         spill_dir: std::env::temp_dir(),
     };
-    let mut notes: Vec<String> = plan
-        .settings
-        .inert
-        .iter()
-        .map(|(k, v)| format!("SET '{k}' = '{v}' has no effect in lowwater yet"))
-        .collect();
+    let mut notes: Vec<String> = plan.settings.ignored_note().into_iter().collect();
     notes.extend(
         plan.flink_notes
             .iter()

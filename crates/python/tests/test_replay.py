@@ -55,10 +55,12 @@ def test_the_fix_and_no_drain_equal_the_cli_too(repo, cli, tmp_path):
 
 
 def test_sql_text_works_as_a_job_and_notes_are_returned(repo):
-    sql = (repo / SEED000 / "job.sql").read_text() + "\nSET 'pipeline.name' = 'from-python';\n"
+    sql = (repo / SEED000 / "job.sql").read_text() + "\nSET 'table.exec.mini-batch.enabled' = 'true';\n"
     report = replay(sql, {"clickstream": repo / SEED000 / "clickstream.jsonl"})
     assert report.stalls[0].held_by.partition == 11
-    assert report.notes == ["SET 'pipeline.name' = 'from-python' has no effect in lowwater yet"]
+    assert report.notes == [
+        "Flink settings lowwater has no use for, ignored: 'table.exec.mini-batch.enabled' = 'true'"
+    ]
 
 
 def test_explain_equals_the_cli(repo, cli):

@@ -160,8 +160,15 @@ fn load(
         let seed = plan.settings.checkpoints.recovery_path.as_ref();
         seed.filter(|_| !has_own).map(PathBuf::from)
     });
+    if let (Some(st), false) = (store, has_own) {
+        note_other_jobs(st);
+    }
     let restored = match (from, store) {
         (Some(path), _) => Some(from_path(&path)?),
+        (None, Some(st)) if reset => {
+            note_reset(st, now);
+            None
+        }
         (None, _) if reset => None,
         // Exactly-once: only a checkpoint whose output was committed.
         (None, Some(_)) if committed == Some(None) => {
@@ -217,6 +224,59 @@ fn load(
         r.snapshot.open_windows()
     );
     Ok(Some(r))
+}
+
+/// `--reset-state` with checkpoints on disk: says what is not restored.
+fn note_reset(store: &FileStore, now: Timestamp) {
+    match latest::<JobSnapshot>(store, None) {
+        Ok(Some(r)) => tracing::warn!(
+            "--reset-state: checkpoint {} (taken {} ago) is not restored: its {} open windows \
+             are dropped, and the sources start where scan.startup.mode says, not at its \
+             positions (records before them that those windows held are not read again)",
+            r.id,
+            lowwater_core::time::display_duration(now.saturating_sub(r.snapshot.taken_at)),
+            r.snapshot.open_windows()
+        ),
+        Ok(None) => {}
+        Err(e) => tracing::warn!(
+            "--reset-state: the checkpoints in {} ({e}) are not restored",
+            store.dir().display()
+        ),
+    }
+}
+
+/// A job without checkpoints of its own: if other jobs keep checkpoints
+/// beside its directory, it may have been renamed (`pipeline.name`, or the
+/// job file's name when that is not set), and it starts without its state.
+fn note_other_jobs(store: &FileStore) {
+    let Some(parent) = store.dir().parent() else {
+        return;
+    };
+    let own = store.dir().file_name();
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    let others: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir() && Some(e.file_name().as_os_str()) != own)
+        .filter(|e| {
+            std::fs::read_dir(e.path()).is_ok_and(|mut d| {
+                d.any(|f| f.is_ok_and(|f| f.file_name().to_string_lossy().ends_with(".lwck")))
+            })
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    if !others.is_empty() {
+        tracing::warn!(
+            "no checkpoint of this job in {}, but {} beside it hold checkpoints of other jobs \
+             ({}): if this job was renamed (pipeline.name, or the job file's name when \
+             pipeline.name is not set), SET 'pipeline.name' to its old name to continue from \
+             its state; this run starts without state",
+            store.dir().display(),
+            parent.display(),
+            others.join(", ")
+        );
+    }
 }
 
 /// Refuses to go on when the job has checkpoints but the one it must

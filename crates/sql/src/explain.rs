@@ -353,8 +353,8 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
         st.idle_timeout
             .map_or("disabled".to_string(), display_duration)
     );
-    for (k, v) in &st.inert {
-        let _ = writeln!(s, "  note: SET '{k}' = '{v}' has no effect in lowwater yet");
+    if let Some(note) = st.ignored_note() {
+        let _ = writeln!(s, "  note: {note}");
     }
     let _ = writeln!(s, "{}", checkpoints_line(plan));
     let mut shown = Vec::new();

@@ -90,8 +90,8 @@ fn rejections_name_the_problem_and_the_fix() {
             "GROUP BY must contain window_start and window_end",
         ),
         (
-            job("SET 'table.exec.mini-batch.enabled' = 'true'; INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id"),
-            "unknown setting 'table.exec.mini-batch.enabled'",
+            job("SET 'table.exec.mini-batch.enabeld' = 'true'; INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id").replace("mini-batch.enabeld", "minibatch.enabled"),
+            "unknown setting 'table.exec.minibatch.enabled'",
         ),
         (job("INSERT INTO out SELECT 1"), "found the end of the file"),
         (
@@ -370,6 +370,44 @@ fn checkpoint_settings_are_planned_checked_and_explained() {
     assert!(text.contains("checkpoints: off"), "{text}");
 }
 
+/// Issue 34: a Flink job file stopped at `unknown setting
+/// 'table.exec.mini-batch.enabled'`. Flink's settings lowwater has no use
+/// for are accepted and named in one note; `pipeline.name` is a setting of
+/// its own (the checkpoints' directory), not noted as ignored.
+#[test]
+fn flink_settings_lowwater_has_no_use_for_are_accepted_and_named() {
+    let plan = JobPlan::from_sql(&job(
+        "SET 'table.exec.mini-batch.enabled' = 'true';
+         SET 'table.exec.mini-batch.allow-latency' = '5 s';
+         SET 'table.optimizer.agg-phase-strategy' = 'TWO_PHASE';
+         SET 'table.exec.resource.default-parallelism' = '4';
+         SET 'execution.checkpointing.mode' = 'EXACTLY_ONCE';
+         SET 'state.backend.type' = 'rocksdb';
+         SET 'pipeline.name' = 'clicks-per-minute';
+         INSERT INTO out SELECT window_start, window_end, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, user_id",
+    ))
+    .expect("a Flink job file plans");
+    assert_eq!(plan.settings.name.as_deref(), Some("clicks-per-minute"));
+    let note = plan.settings.ignored_note().expect("named");
+    assert!(
+        note.starts_with("Flink settings lowwater has no use for, ignored: ")
+            && note.contains("'table.exec.mini-batch.enabled' = 'true'")
+            && note.contains("'state.backend.type' = 'rocksdb'")
+            && !note.contains("pipeline.name"),
+        "{note}"
+    );
+    // A setting that is not Flink's stays an error; a prefix alone is not
+    // one of them.
+    for key in ["table.exec.mini-batchy", "lowwater.watermark.delay"] {
+        let e = err(&job(&format!(
+            "SET '{key}' = 'x'; INSERT INTO out SELECT window_start, window_end, user_id, \
+             COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) \
+             GROUP BY window_start, window_end, user_id"
+        )));
+        assert!(e.contains(&format!("unknown setting '{key}'")), "{e}");
+    }
+}
+
 #[test]
 fn mistyped_settings_and_options_get_a_did_you_mean() {
     let e = err(&job(
@@ -403,6 +441,7 @@ fn mistyped_settings_and_options_get_a_did_you_mean() {
         "lowwater.window.max-windows-per-record",
         "lowwater.state.max-open-windows",
         "lowwater.state.on-limit",
+        "pipeline.name",
     ] {
         let r = JobPlan::from_sql(&job(&format!(
             "SET '{key}' = 'x'; INSERT INTO out SELECT 1"

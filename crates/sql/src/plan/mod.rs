@@ -35,8 +35,13 @@ pub struct Settings {
     pub emit_interval: Millis,
     /// `parallelism.default` (default 1).
     pub parallelism: usize,
-    /// Settings accepted but without effect yet, to be reported to the user.
+    /// Flink settings lowwater has no use for (mini-batch, optimizer,
+    /// resources, state backends...): accepted, so that a Flink job file
+    /// runs unchanged, and named in one warning ([`Settings::ignored_note`]).
     pub inert: Vec<(String, String)>,
+    /// `pipeline.name`: the name the job's checkpoints are kept under (by
+    /// default the job file's name without its extension).
+    pub name: Option<String>,
     /// Checkpointing (`execution.checkpointing.*`, `state.checkpoints.*`).
     pub checkpoints: CheckpointSettings,
     /// `lowwater.state.max-open-windows` (default 5,000,000): the most
@@ -111,6 +116,7 @@ impl Default for Settings {
             emit_interval: DEFAULT_EMIT_INTERVAL,
             parallelism: 1,
             inert: Vec::new(),
+            name: None,
             checkpoints: CheckpointSettings::default(),
             max_windows_per_record: MAX_WINDOWS_PER_RECORD,
             max_open_windows: MAX_OPEN_WINDOWS,
@@ -454,14 +460,78 @@ const KNOWN_SETTINGS: &[&str] = &[
     "lowwater.window.max-windows-per-record",
     "lowwater.state.max-open-windows",
     "lowwater.state.on-limit",
+    "pipeline.name",
 ];
 
-const INERT: &[&str] = &[
+/// Flink settings lowwater has no use for: a key, or a key and everything
+/// under it (`table.optimizer` is also `table.optimizer.agg-phase-strategy`).
+/// Settings that change a result (`table.exec.emit.*`, time zones) are not
+/// here: they are refused unless lowwater does what they ask.
+const FLINK_IGNORED: &[&str] = &[
     "execution.checkpointing.mode",
-    "pipeline.name",
+    "execution.checkpointing.min-pause",
+    "execution.checkpointing.max-concurrent-checkpoints",
+    "execution.checkpointing.externalized-checkpoint-retention",
+    "execution.checkpointing.tolerable-failed-checkpoints",
+    "execution.checkpointing.unaligned",
+    "execution.checkpointing.aligned-checkpoint-timeout",
     "execution.runtime-mode",
     "table.exec.state.ttl",
+    "table.exec.mini-batch",
+    "table.optimizer",
+    "table.exec.resource",
+    "table.exec.sink",
+    "table.exec.async-lookup",
+    "table.exec.spill-compression",
+    "table.exec.window-agg",
+    "table.exec.disabled-operators",
+    "table.exec.legacy-cast-behaviour",
+    "table.dynamic-table-options.enabled",
+    "table.display",
+    "table.generated-code",
+    "state.backend",
+    "state.savepoints.dir",
+    "restart-strategy",
+    "taskmanager",
+    "jobmanager",
+    "rest",
+    "metrics",
+    "sql-client",
+    "python",
+    "pipeline.max-parallelism",
+    "pipeline.operator-chaining",
+    "pipeline.object-reuse",
+    "pipeline.jars",
+    "pipeline.classpaths",
 ];
+
+/// Whether `key` is a Flink setting lowwater has no use for.
+fn flink_ignored(key: &str) -> bool {
+    FLINK_IGNORED.iter().any(|k| {
+        key == *k
+            || key
+                .strip_prefix(k)
+                .is_some_and(|rest| rest.starts_with('.'))
+    })
+}
+
+impl Settings {
+    /// The warning that names the Flink settings lowwater ignores, if any.
+    pub fn ignored_note(&self) -> Option<String> {
+        if self.inert.is_empty() {
+            return None;
+        }
+        let list: Vec<String> = self
+            .inert
+            .iter()
+            .map(|(k, v)| format!("'{k}' = '{v}'"))
+            .collect();
+        Some(format!(
+            "Flink settings lowwater has no use for, ignored: {}",
+            list.join(", ")
+        ))
+    }
+}
 
 fn settings(stmts: &[Statement]) -> Result<Settings> {
     let mut s = Settings::default();
@@ -548,18 +618,28 @@ fn settings(stmts: &[Statement]) -> Result<Settings> {
                     }
                 }
             }
-            k if INERT.contains(&k) => s.inert.push((key.clone(), value.clone())),
+            "pipeline.name" => {
+                let name = value.trim();
+                if name.is_empty() {
+                    return Err(SqlError::new(
+                        *loc,
+                        "pipeline.name is empty; it names the directory the job's checkpoints \
+                         are kept in: give it a name",
+                    ));
+                }
+                s.name = Some(name.to_string());
+            }
+            k if flink_ignored(k) => s.inert.push((key.clone(), value.clone())),
             _ => {
-                let message =
-                    match crate::suggest::closest(key, KNOWN_SETTINGS.iter().chain(INERT).copied())
-                    {
-                        Some(near) => format!("unknown setting '{key}'; did you mean '{near}'?"),
-                        None => format!(
-                        "unknown setting '{key}'; supported: {}, and (recorded, no effect yet) {}",
+                let message = match crate::suggest::closest(key, KNOWN_SETTINGS.iter().copied()) {
+                    Some(near) => format!("unknown setting '{key}'; did you mean '{near}'?"),
+                    None => format!(
+                        "unknown setting '{key}'; lowwater takes {}, and accepts (and ignores) \
+                         Flink's settings it has no use for: {}",
                         KNOWN_SETTINGS.join(", "),
-                        INERT.join(", ")
+                        FLINK_IGNORED.join(", ")
                     ),
-                    };
+                };
                 return Err(SqlError::new(*loc, message));
             }
         }
