@@ -7,14 +7,13 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rdkafka::config::ClientConfig;
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 
-#[allow(dead_code)] // the shared listeners; this test uses only the port
-#[path = "../../kafka/tests/common/address.rs"]
-mod address;
+mod common;
+use common::kafka_jobs::{consume_all_with, job_with, row_count};
 
 /// This test's own broker, stopped when dropped.
 struct OwnBroker {
@@ -24,7 +23,7 @@ struct OwnBroker {
 impl OwnBroker {
     fn start() -> Self {
         let b = OwnBroker {
-            port: address::kafka_port() + 100,
+            port: common::kafka_port() + 100,
         };
         b.kafka_sh("start");
         let home = std::env::var("LOWWATER_KAFKA_HOME").map_or_else(
@@ -174,11 +173,6 @@ fn format_ts(ms: i64) -> String {
     // As a JSON string in Flink's SQL timestamp form.
     format!("\"{}\"", lowwater_core::time::format_timestamp(ms, ' '))
 }
-
-mod common;
-
-use common::kafka_jobs::{consume_all_with, job_with, row_count};
-use std::time::Instant;
 
 /// Issue 33 item 4: checkpoints that fail for longer than
 /// `transaction.timeout.ms` under an exactly-once sink. Each failed

@@ -308,6 +308,37 @@ fn specific_entry(part: &str) -> Result<(Option<i32>, Option<i64>), String> {
     Ok((p, o))
 }
 
+/// The metadata group `group.id` committed beside its offsets of
+/// `partitions` (those without a commit, or with empty metadata, are left
+/// out). One request; an error says what failed.
+pub fn committed_metadata(
+    properties: &BTreeMap<String, String>,
+    partitions: &[(String, i32)],
+) -> Result<BTreeMap<(String, i32), String>, String> {
+    let consumer: BaseConsumer = crate::config::config(properties)
+        .set("enable.auto.commit", "false")
+        .create()
+        .map_err(|e| crate::config::creation_error("consumer", &e))?;
+    let mut tpl = TopicPartitionList::new();
+    for (t, p) in partitions {
+        tpl.add_partition(t, *p);
+    }
+    let found = consumer
+        .committed_offsets(tpl, REQUEST_TIMEOUT)
+        .map_err(|e| format!("cannot read the consumer group's committed offsets: {e}"))?;
+    Ok(found
+        .elements()
+        .iter()
+        .filter(|e| matches!(e.offset(), Offset::Offset(_)) && !e.metadata().is_empty())
+        .map(|e| {
+            (
+                (e.topic().to_string(), e.partition()),
+                e.metadata().to_string(),
+            )
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,35 +401,4 @@ mod tests {
         let starts = from_checkpoint(&parts(), &offsets);
         assert_eq!(starts, vec![Start::At(7), Start::Earliest]);
     }
-}
-
-/// The metadata group `group.id` committed beside its offsets of
-/// `partitions` (those without a commit, or with empty metadata, are left
-/// out). One request; an error says what failed.
-pub fn committed_metadata(
-    properties: &BTreeMap<String, String>,
-    partitions: &[(String, i32)],
-) -> Result<BTreeMap<(String, i32), String>, String> {
-    let consumer: BaseConsumer = crate::config::config(properties)
-        .set("enable.auto.commit", "false")
-        .create()
-        .map_err(|e| crate::config::creation_error("consumer", &e))?;
-    let mut tpl = TopicPartitionList::new();
-    for (t, p) in partitions {
-        tpl.add_partition(t, *p);
-    }
-    let found = consumer
-        .committed_offsets(tpl, REQUEST_TIMEOUT)
-        .map_err(|e| format!("cannot read the consumer group's committed offsets: {e}"))?;
-    Ok(found
-        .elements()
-        .iter()
-        .filter(|e| matches!(e.offset(), Offset::Offset(_)) && !e.metadata().is_empty())
-        .map(|e| {
-            (
-                (e.topic().to_string(), e.partition()),
-                e.metadata().to_string(),
-            )
-        })
-        .collect())
 }

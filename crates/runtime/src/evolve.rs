@@ -99,7 +99,7 @@ fn idle_words(text: &str) -> String {
 /// `Periodic` / `OnEvent { gap: 3 }` as the table options say them.
 fn emit_words(text: &str) -> String {
     match between(text, "gap: ", " }") {
-        Some((_, gap, _)) if gap == "1" => "'on-event'".to_string(),
+        Some((_, "1", _)) => "'on-event'".to_string(),
         Some((_, gap, _)) => format!("'on-event' every {gap} records"),
         None => "'on-periodic'".to_string(),
     }

@@ -341,6 +341,15 @@ impl WindowAssigner {
     }
 }
 
+/// The greatest common divisor of two positive durations.
+fn gcd(a: Millis, b: Millis) -> Millis {
+    let (mut a, mut b) = (a.abs(), b.abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a.max(1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -458,13 +467,4 @@ mod tests {
         assert!(Window::new(0, 10).intersects(&Window::new(10, 20)));
         assert!(!Window::new(0, 10).intersects(&Window::new(11, 20)));
     }
-}
-
-/// The greatest common divisor of two positive durations.
-fn gcd(a: Millis, b: Millis) -> Millis {
-    let (mut a, mut b) = (a.abs(), b.abs());
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a.max(1)
 }
