@@ -409,21 +409,24 @@ impl PartitionReader {
     /// returned; a commit the broker refuses later shows in
     /// [`Self::take_error`].
     pub fn commit_offsets(&self, offsets: &[(String, i32, i64)]) -> Result<(), String> {
-        self.commit_offsets_with(offsets, None)
+        let plain: Vec<(String, i32, i64, Option<String>)> = offsets
+            .iter()
+            .map(|(t, p, o)| (t.clone(), *p, *o, None))
+            .collect();
+        self.commit_offsets_with(&plain)
     }
 
-    /// [`PartitionReader::commit_offsets`] with `metadata` committed beside
-    /// each offset (Kafka keeps it with the offset; a restart reads both).
+    /// [`PartitionReader::commit_offsets`] with each offset's metadata
+    /// (Kafka keeps it with the offset; a restart reads both).
     pub fn commit_offsets_with(
         &self,
-        offsets: &[(String, i32, i64)],
-        metadata: Option<&str>,
+        offsets: &[(String, i32, i64, Option<String>)],
     ) -> Result<(), String> {
         if !self.commit || offsets.is_empty() {
             return Ok(());
         }
         let mut tpl = TopicPartitionList::new();
-        for (topic, p, o) in offsets {
+        for (topic, p, o, metadata) in offsets {
             let mut e = tpl.add_partition(topic, *p);
             e.set_offset(Offset::Offset(*o))
                 .map_err(|e| format!("cannot commit offset {o} of {topic}/{p}: {e}"))?;

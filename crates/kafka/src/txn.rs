@@ -117,8 +117,9 @@ pub struct TxnProducer {
     id: String,
     /// The number of the open transaction.
     txn: usize,
-    /// When the open transaction began.
-    opened: Instant,
+    /// When the open transaction's first row was sent (the brokers time a
+    /// transaction from its first partition, not from its begin).
+    opened: Option<Instant>,
     /// `transaction.timeout.ms`.
     timeout_ms: i64,
 }
@@ -150,7 +151,7 @@ impl TxnProducer {
             producer,
             id: transactional_id.to_string(),
             txn: 0,
-            opened: Instant::now(),
+            opened: None,
             timeout_ms,
         };
         p.init(properties, timeout_ms)?;
@@ -193,7 +194,7 @@ impl TxnProducer {
     /// visible to `read_committed` consumers until it commits, and the
     /// brokers abort it past [`TxnProducer::timeout_ms`].
     pub fn open_for(&self) -> Duration {
-        self.opened.elapsed()
+        self.opened.map_or(Duration::ZERO, |t| t.elapsed())
     }
 
     /// The producer's `transaction.timeout.ms`.
@@ -204,7 +205,7 @@ impl TxnProducer {
     /// Begins the next transaction.
     fn begin(&mut self) -> Result<(), TxnError> {
         self.txn = self.txn.wrapping_add(1);
-        self.opened = Instant::now();
+        self.opened = None;
         self.producer.context().start(self.txn);
         self.producer
             .begin_transaction()
@@ -224,6 +225,7 @@ impl TxnProducer {
         partition: Option<i32>,
     ) -> Result<(), TxnError> {
         self.healthy("send")?;
+        self.opened.get_or_insert_with(Instant::now);
         let mut record = BaseRecord::with_opaque_to(topic, self.txn)
             .payload(payload)
             .timestamp(timestamp);
@@ -371,12 +373,14 @@ impl TxnProducer {
             // The brokers abort a transaction older than its timeout and
             // bump the producer's epoch: the producer learns it as a fence,
             // though no other producer exists.
-            Class::Fenced if open_ms >= self.timeout_ms => TxnError::Expired {
-                transactional_id,
-                open_ms,
-                timeout_ms: self.timeout_ms,
-                detail,
-            },
+            Class::Fenced if self.opened.is_some() && open_ms >= self.timeout_ms => {
+                TxnError::Expired {
+                    transactional_id,
+                    open_ms,
+                    timeout_ms: self.timeout_ms,
+                    detail,
+                }
+            }
             Class::Fenced => TxnError::Fenced {
                 transactional_id,
                 detail,

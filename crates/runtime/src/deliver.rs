@@ -63,15 +63,18 @@ impl SourceTask {
             self.flush_all();
             self.broadcast(progress);
         }
-        if self.written_to.is_some_and(|w| ts <= w) && self.was_written(ts) {
-            self.rewritten += 1;
-            return Ok(Read::Record);
-        }
+        let read_again = self.read_again(i, ts);
+        let mut skipped = false;
         for k in 0..self.outs.len() {
+            if read_again && self.was_written(k, ts) {
+                skipped = true;
+                continue;
+            }
             if let Err(e) = self.route(k, id, ts, row) {
                 return Err(self.fail_at(i, e));
             }
         }
+        self.rewritten += u64::from(skipped);
         // On-event emission: the watermark this record made due follows it.
         let after = self.sub.after_record(id, now);
         if !after.is_empty() {
@@ -267,15 +270,28 @@ impl SourceTask {
         Ok(())
     }
 
-    /// Whether every window of event time `ts` was written by the last run
-    /// (a record read again after a restart without checkpoints).
+    /// Whether the Kafka record just read (of input `i`, at event time
+    /// `ts`) is one the last run read and processed, in windows it may have
+    /// written (a restart without checkpoints: `crate::written`).
+    #[inline(always)]
+    fn read_again(&self, i: usize, ts: Timestamp) -> bool {
+        match (&self.written, self.kafka_current, &self.inputs[i].1) {
+            (Some(w), Some(offset), Input::Kafka) if ts <= w.floor => {
+                w.read_to.get(&self.names[i]).is_some_and(|to| offset < *to)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether every window of event time `ts` in the INSERT of output `k`
+    /// was written by the last run.
     #[cold]
-    fn was_written(&mut self, ts: Timestamp) -> bool {
-        let Some(floor) = self.written_to else {
+    fn was_written(&mut self, k: usize, ts: Timestamp) -> bool {
+        let Some(w) = &self.written else {
             return false;
         };
-        let pipelines = self.outs.iter().map(|o| o.pipeline);
-        crate::written::all_written(&self.plan, pipelines, ts, floor, &mut self.windows_buf)
+        let pipeline = std::iter::once(self.outs[k].pipeline);
+        crate::written::all_written(&self.plan, pipeline, ts, w.floor, &mut self.windows_buf)
     }
 
     #[inline(always)]

@@ -90,7 +90,7 @@ pub(crate) struct SourceBuild<'a> {
     pub args: &'a RunArgs,
     /// Per source table without checkpoints, how far the last run wrote
     /// its windows (`crate::written`).
-    pub written: &'a BTreeMap<usize, lowwater_core::Timestamp>,
+    pub written: &'a BTreeMap<usize, crate::written::Written>,
 }
 
 impl SourceBuild<'_> {
@@ -197,7 +197,7 @@ impl SourceBuild<'_> {
             filtered_count: part.map_or(0, |p| p.filtered),
             unpublished: (0, 0),
             release_after: crate::progress::release_after(plan, t),
-            written_to: self.written.get(&t).copied(),
+            written: self.written.get(&t).cloned(),
             rewritten: 0,
             fingerprint: crate::written::fingerprint(plan, t),
             windows_buf: Vec::new(),

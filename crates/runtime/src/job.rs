@@ -531,7 +531,7 @@ fn window_tasks(
     shared: &Arc<Shared>,
     snapshot: Option<&crate::checkpoint::JobSnapshot>,
     args: &RunArgs,
-    written: &BTreeMap<usize, Timestamp>,
+    written: &BTreeMap<usize, crate::written::Written>,
 ) -> Result<(Vec<WindowTask>, Senders), RunError> {
     let p = plan.settings.parallelism;
     let mut tasks = Vec::new();
@@ -546,8 +546,8 @@ fn window_tasks(
             if let Some(part) = snapshot.and_then(|s| s.windows.get(pi)?.get(w)) {
                 task.restore(part.clone());
             }
-            if let Some(&floor) = written.get(&plan.pipelines[pi].source) {
-                task.start_at(floor);
+            if let Some(w) = written.get(&plan.pipelines[pi].source) {
+                task.start_at(w.floor);
             }
             tasks.push(task);
         }

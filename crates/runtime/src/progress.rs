@@ -126,15 +126,9 @@ impl SourceTask {
             return;
         }
         if !self.checkpointing {
-            let (offsets, released) = self.released_offsets();
-            // With the watermark up to which the windows were written (by
-            // this run, or by the last one), so that a restart does not
-            // write them again (`crate::written`).
-            let written_to = released.max(self.written_to.unwrap_or(MIN_WATERMARK));
-            let written = (written_to > MIN_WATERMARK)
-                .then(|| crate::written::metadata(written_to, self.fingerprint));
+            let offsets = self.released_offsets();
             if let Some(k) = &self.kafka {
-                if let Err(e) = k.commit_offsets_with(&offsets, written.as_deref()) {
+                if let Err(e) = k.commit_offsets_with(&offsets) {
                     tracing::warn!("Kafka: committing offsets: {e}");
                 }
             }
@@ -190,8 +184,11 @@ impl SourceTask {
     }
 
     /// The offsets up to which every record's windows were written, by the
-    /// watermark of the window subtasks reading this source (returned too).
-    fn released_offsets(&mut self) -> (Vec<(String, i32, i64)>, Timestamp) {
+    /// watermark of the window subtasks reading this source; each with the
+    /// metadata a restart reads (`crate::written`): that watermark (or the
+    /// last run's, when higher) and the offset below which every record was
+    /// processed.
+    fn released_offsets(&mut self) -> Vec<(String, i32, i64, Option<String>)> {
         let released = self
             .outs
             .iter()
@@ -214,10 +211,18 @@ impl SourceTask {
             if !matches!(input, Input::Kafka) {
                 continue;
             }
-            if let Some(o) = t.committable(released, marked) {
-                out.push((topic.clone(), *partition, o));
-            }
+            let Some(o) = t.committable(released, marked) else {
+                continue;
+            };
+            let written_to = released.max(self.written.as_ref().map_or(MIN_WATERMARK, |w| w.floor));
+            let metadata = match (written_to > MIN_WATERMARK, t.processed_to(marked)) {
+                (true, Some(read_to)) if self.release_after.is_some() => Some(
+                    crate::written::metadata(written_to, read_to, self.fingerprint),
+                ),
+                _ => None,
+            };
+            out.push((topic.clone(), *partition, o, metadata));
         }
-        (out, released)
+        out
     }
 }

@@ -129,9 +129,9 @@ pub(crate) struct SourceTask {
     /// windows have all fired (`None`: session windows), and per Kafka
     /// split the records whose windows may still be open.
     pub release_after: Option<lowwater_core::Millis>,
-    /// Without checkpoints, after a restart: the watermark up to which the
-    /// last run wrote this source's windows (`crate::written`).
-    pub written_to: Option<Timestamp>,
+    /// Without checkpoints, after a restart: how far the last run wrote
+    /// this source's windows and read its partitions (`crate::written`).
+    pub written: Option<crate::written::Written>,
     /// Records read again whose windows were all written by the last run.
     pub rewritten: u64,
     /// The fingerprint of the INSERTs reading this source, committed with

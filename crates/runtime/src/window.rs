@@ -52,10 +52,12 @@ pub(crate) struct WindowTask {
     rows: Rows,
     /// `lowwater.state.max-open-windows` over the INSERT's states.
     guard: OpenStateGuard,
-    /// The watermark (and marks) reached but not published yet: without
-    /// checkpoints, Kafka offsets are committed by what is published, so a
-    /// Kafka sink's rows must be acknowledged first.
-    unpublished: (Option<Timestamp>, Option<(usize, u64)>),
+    /// The watermark and the marks (per source subtask) reached but not
+    /// published yet: without checkpoints, Kafka offsets are committed by
+    /// what is published, so a Kafka sink's rows must be acknowledged first.
+    unpublished: (Option<Timestamp>, Vec<Option<u64>>),
+    /// Since when something waits to be published (`None`: nothing).
+    waiting_since: Option<Timestamp>,
 }
 
 impl WindowTask {
@@ -72,7 +74,8 @@ impl WindowTask {
         let guard = OpenStateGuard::new(plan.settings.max_open_windows, plan.open_limit_grace());
         Ok(WindowTask {
             guard,
-            unpublished: (None, None),
+            unpublished: (None, vec![None; senders]),
+            waiting_since: None,
             pipeline,
             subtask,
             senders,
@@ -106,7 +109,7 @@ impl WindowTask {
         // A restore counts as a move of the watermark: the restored windows
         // get the grace period to fire before the state limit acts.
         self.guard
-            .restored(self.op.watermark(), self.shared.clock.now());
+            .restored(self.op.watermark(), self.op.pending() as u64);
         if let Ok(mut l) = self.shared.late[self.pipeline][self.subtask].lock() {
             l.clone_from(self.op.late());
         }
@@ -119,7 +122,7 @@ impl WindowTask {
             return self.held.remove(i);
         }
         loop {
-            let env = if self.unpublished == (None, None) {
+            let env = if self.waiting_since.is_none() {
                 self.rx.recv().ok()?
             } else {
                 // Rows waiting for Kafka's acknowledgements: publish as
@@ -317,9 +320,13 @@ impl WindowTask {
             // Not after a failed write: offsets are committed by it.
             if let Some(wm) = advanced.take() {
                 self.unpublished.0 = Some(wm);
+                self.waiting_since.get_or_insert(self.shared.clock.now());
             }
-            if let Some(m) = marked.take() {
-                self.unpublished.1 = Some(m);
+            if let Some((from, m)) = marked.take() {
+                if let Some(slot) = self.unpublished.1.get_mut(from) {
+                    *slot = Some(m);
+                    self.waiting_since.get_or_insert(self.shared.clock.now());
+                }
             }
             self.publish_progress();
             let late = self.op.late();
@@ -349,33 +356,48 @@ impl WindowTask {
     /// again). With checkpoints, offsets follow the checkpoints instead.
     /// Not after a failed write: nothing is published again.
     fn publish_progress(&mut self) {
-        if self.unpublished == (None, None) || self.shared.failed() {
+        let Some(since) = self.waiting_since else {
+            return;
+        };
+        if self.shared.failed() {
             return;
         }
-        if !self.shared.checkpoints.enabled() && !self.sinks_acknowledged() {
-            return;
+        if !self.shared.checkpoints.enabled() {
+            // Rows that keep coming may never leave the producer's queue
+            // empty: after a second of waiting, wait for them (one broker
+            // round trip; the sink is held, so no row joins the queue).
+            let patient = self.shared.clock.now().saturating_sub(since) < 1_000;
+            if !self.sinks_acknowledged(!patient) {
+                return;
+            }
         }
+        self.waiting_since = None;
         if let Some(wm) = self.unpublished.0.take() {
             self.shared.windows[self.pipeline][self.subtask].store(wm, Ordering::SeqCst);
         }
-        if let Some((from, m)) = self.unpublished.1.take() {
-            if let Some(slot) = self.shared.marks[self.pipeline][self.subtask].get(from) {
+        let marks = &self.shared.marks[self.pipeline][self.subtask];
+        for (from, m) in self.unpublished.1.iter_mut().enumerate() {
+            if let (Some(m), Some(slot)) = (m.take(), marks.get(from)) {
                 slot.store(m, Ordering::SeqCst);
             }
         }
     }
 
     /// Whether the rows written to this INSERT's sinks (its own and its
-    /// source's late-data sink) are acknowledged; a refused row fails the
-    /// job, naming the sink.
-    fn sinks_acknowledged(&self) -> bool {
+    /// source's late-data sink) are acknowledged (with `wait`, once they
+    /// are: a flush); a refused row fails the job, naming the sink.
+    fn sinks_acknowledged(&self, wait: bool) -> bool {
         let pl = &self.plan.pipelines[self.pipeline];
         let tables = std::iter::once(pl.sink).chain(self.plan.tables[pl.source].late_data_sink);
         for t in tables {
             let Some(mut w) = self.shared.sink(t) else {
                 continue;
             };
-            match w.acknowledged() {
+            let acknowledged = match wait {
+                true => w.flush().map(|()| true),
+                false => w.acknowledged(),
+            };
+            match acknowledged {
                 Ok(true) => {}
                 Ok(false) => return false,
                 Err(e) => {

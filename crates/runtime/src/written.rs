@@ -12,15 +12,22 @@
 //!
 //! So each commit carries, as the offsets' metadata, the watermark up to
 //! which every window of the source's INSERTs had been written when it was
-//! made, and a fingerprint of those INSERTs. A restart takes the highest
-//! such watermark over the source's partitions (every window at or below
-//! it was written before one of the commits; every window above it has all
-//! its records read again) and
-//! - skips a record read again whose every window ends at or below it
-//!   (counted, and said at the end),
+//! made, the offset below which every record of the partition had been
+//! processed (taken by its windows, or counted or written as late), and a
+//! fingerprint of those INSERTs. A restart takes the highest such
+//! watermark over the source's partitions (every window at or below it was
+//! written before one of the commits; every window above it has all its
+//! records read again) and
+//! - skips, for an INSERT, a record read again (below its partition's
+//!   processed offset) whose every window of that INSERT ends at or below
+//!   it (counted, and said at the end); a record not read before goes its
+//!   way, late if its windows were written;
 //! - starts each window operator reading the source at that watermark, so
 //!   that a record that is also in a later window (HOP, CUMULATE) does not
 //!   open an earlier one again.
+//!
+//! Not for session windows: a session's end is not known in advance (their
+//! offsets are not committed while the job runs).
 //!
 //! Windows that fired after the last commit are written again, complete:
 //! the restart is at least once for them, and never partial. A commit made
@@ -36,35 +43,53 @@ use lowwater_sql::plan::JobPlan;
 
 use crate::job::SplitMeta;
 
-/// The metadata committed with the offsets: the watermark up to which the
-/// windows were written, and the fingerprint of the INSERTs.
-pub(crate) fn metadata(written_to: Timestamp, fingerprint: u64) -> String {
-    format!("lowwater written-to {written_to} job {fingerprint:016x}")
+/// The metadata committed with an offset: the watermark up to which the
+/// windows were written, the offset below which the partition's records
+/// were processed, and the fingerprint of the INSERTs.
+pub(crate) fn metadata(written_to: Timestamp, read_to: i64, fingerprint: u64) -> String {
+    format!("lowwater written-to {written_to} read-to {read_to} job {fingerprint:016x}")
 }
 
-fn parse(m: &str) -> Option<(Timestamp, u64)> {
+fn parse(m: &str) -> Option<(Timestamp, i64, u64)> {
     let mut words = m.strip_prefix("lowwater written-to ")?.split(' ');
     let wm = words.next()?.parse().ok()?;
+    let read_to = match (words.next(), words.next()) {
+        (Some("read-to"), Some(o)) => o.parse().ok()?,
+        _ => return None,
+    };
     let fp = match (words.next(), words.next()) {
         (Some("job"), Some(hex)) => u64::from_str_radix(hex, 16).ok()?,
         _ => return None,
     };
-    Some((wm, fp))
+    Some((wm, read_to, fp))
+}
+
+/// What a restart knows of a source's last run (see the module).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Written {
+    /// Every window of the source's INSERTs at or below it was written.
+    pub floor: Timestamp,
+    /// Per partition, the offset below which its records were processed.
+    pub read_to: BTreeMap<(String, i32), i64>,
 }
 
 /// What the windows of the INSERTs reading table `t` are, hashed (FNV-1a,
-/// stable across builds): their sink, window, keys, filter and aggregates.
+/// stable across builds): the table's columns and event time, and each
+/// INSERT's sink, window, keys, filter and aggregates.
 pub(crate) fn fingerprint(plan: &JobPlan, t: usize) -> u64 {
-    let text: String = plan
-        .pipelines
-        .iter()
-        .filter(|p| p.source == t)
-        .map(|p| {
+    let table = &plan.tables[t];
+    let source = format!(
+        "{:?} {:?};",
+        table.columns,
+        table.watermark.map(|w| w.column)
+    );
+    let text: String = std::iter::once(source)
+        .chain(plan.pipelines.iter().filter(|p| p.source == t).map(|p| {
             format!(
                 "{} {:?} {:?} {:?} {:?};",
                 plan.tables[p.sink].name, p.window, p.keys, p.filter, p.agg_args
             )
-        })
+        }))
         .collect();
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
@@ -78,7 +103,7 @@ pub(crate) fn floors(
     plan: &JobPlan,
     splits: &[SplitMeta],
     dumps: &BTreeMap<usize, PathBuf>,
-) -> BTreeMap<usize, Timestamp> {
+) -> BTreeMap<usize, Written> {
     let mut out = BTreeMap::new();
     if plan.settings.checkpoints.interval.is_some() {
         return out;
@@ -96,7 +121,9 @@ pub(crate) fn floors(
         if dumps.contains_key(&t) || !properties.contains_key("group.id") || !from_group {
             continue;
         }
-        if !plan.pipelines.iter().any(|p| p.source == t) {
+        // No INSERT reads it, or one with session windows does.
+        let sessions = crate::progress::release_after(plan, t).is_none();
+        if !plan.pipelines.iter().any(|p| p.source == t) || sessions {
             continue;
         }
         let partitions: Vec<(String, i32)> = splits
@@ -117,9 +144,13 @@ pub(crate) fn floors(
         };
         let own = fingerprint(plan, t);
         let (mut floor, mut foreign) = (MIN_WATERMARK, 0);
-        for m in committed.values() {
+        let mut read_to = BTreeMap::new();
+        for (tp, m) in &committed {
             match parse(m) {
-                Some((wm, fp)) if fp == own => floor = floor.max(wm),
+                Some((wm, to, fp)) if fp == own => {
+                    floor = floor.max(wm);
+                    read_to.insert(tp.clone(), to);
+                }
                 Some(_) => foreign += 1,
                 None => {}
             }
@@ -139,7 +170,7 @@ pub(crate) fn floors(
                 table.name,
                 lowwater_core::time::format_timestamp(floor, ' ')
             );
-            out.insert(t, floor);
+            out.insert(t, Written { floor, read_to });
         }
     }
     out
@@ -181,11 +212,15 @@ mod tests {
 
     #[test]
     fn metadata_reads_back_and_other_text_is_not_taken_for_it() {
-        let m = metadata(1_757_808_000_999, 0xdead_beef_0000_0001);
-        assert_eq!(parse(&m), Some((1_757_808_000_999, 0xdead_beef_0000_0001)));
-        assert_eq!(parse(&metadata(-5, 1)), Some((-5, 1)));
+        let m = metadata(1_757_808_000_999, 42, 0xdead_beef_0000_0001);
+        assert_eq!(
+            parse(&m),
+            Some((1_757_808_000_999, 42, 0xdead_beef_0000_0001))
+        );
+        assert_eq!(parse(&metadata(-5, 0, 1)), Some((-5, 0, 1)));
         assert_eq!(parse(""), None);
         assert_eq!(parse("lowwater written-to 5"), None);
+        assert_eq!(parse("lowwater written-to 5 job 0000000000000001"), None);
         assert_eq!(parse("checkpoint 3"), None);
     }
 

@@ -391,6 +391,7 @@ fn flink_settings_lowwater_has_no_use_for_are_accepted_and_named() {
     let note = plan.settings.ignored_note().expect("named");
     assert!(
         note.starts_with("Flink settings lowwater has no use for, ignored: ")
+            && note.contains("lowwater aggregates a window in one phase")
             && note.contains("'table.exec.mini-batch.enabled' = 'true'")
             && note.contains("'state.backend.type' = 'rocksdb'")
             && !note.contains("pipeline.name"),

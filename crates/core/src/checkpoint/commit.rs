@@ -88,6 +88,17 @@ impl CommitTracker {
         }
     }
 
+    /// The offset below which every record read has been processed by every
+    /// operator (its mark is at most `marked`): its windows took it, or it
+    /// was late and counted or written to its late-data sink. `None` before
+    /// any record.
+    pub fn processed_to(&self, marked: u64) -> Option<i64> {
+        match self.runs.iter().find(|r| r.mark > marked) {
+            Some(r) => Some(r.first),
+            None => self.next,
+        }
+    }
+
     /// Runs held (for tests and metrics).
     pub fn runs(&self) -> usize {
         self.runs.len()

@@ -145,17 +145,25 @@ impl WindowAssigner {
     /// slice size (a HOP's `gcd(size, slide)`, a CUMULATE's step), the
     /// offset the slices are aligned to, and whether a window merges its
     /// slices from the last back to the first (HOP) or forward (CUMULATE).
-    /// `None` for windows Flink does not share (TUMBLE, SESSION).
+    /// `None` for windows Flink does not share (TUMBLE, SESSION), and for
+    /// windows of more than [`MAX_SLICES`] slices: lowwater keeps a window
+    /// per (window, key), so their slices would cost the square of their
+    /// number; those accumulate per window (their last bits may differ).
     pub fn slicing(&self) -> Option<(Millis, Millis, bool)> {
-        match *self {
+        let (slice, offset, from_last, size) = match *self {
             WindowAssigner::Hopping {
                 size,
                 slide,
                 offset,
-            } => Some((gcd(size, slide), offset, true)),
-            WindowAssigner::Cumulate { step, offset, .. } => Some((step, offset, false)),
-            _ => None,
-        }
+            } => (gcd(size, slide), offset, true, size),
+            WindowAssigner::Cumulate {
+                step,
+                max_size,
+                offset,
+            } => (step, offset, false, max_size),
+            _ => return None,
+        };
+        (size / slice <= MAX_SLICES).then_some((slice, offset, from_last))
     }
 
     /// Whether windows merge (sessions).
@@ -340,6 +348,10 @@ impl WindowAssigner {
         Ok(())
     }
 }
+
+/// The most slices a HOP or CUMULATE window is kept in (see
+/// [`WindowAssigner::slicing`]).
+pub const MAX_SLICES: i64 = 32;
 
 /// The greatest common divisor of two positive durations.
 fn gcd(a: Millis, b: Millis) -> Millis {

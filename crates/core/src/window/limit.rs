@@ -11,8 +11,12 @@
 //! restore counts as a move: that is what kept a job stopped by the limit
 //! from ever coming back, its restore held as many states as when it
 //! stopped, and the guard stopped it again before the watermark (released
-//! meanwhile) could fire them. A job whose watermark never moved gets no
-//! grace: its states are bounded by the limit, past it by one batch.
+//! meanwhile) could fire them; its grace starts with its first records, not
+//! while it connects. A job whose watermark never moved gets no grace: its
+//! states are bounded by the limit, past it by one batch. And however its
+//! watermark moves, a job is stopped at twice the limit (or twice what it
+//! restored), so that one partition that lags but keeps advancing cannot
+//! grow the state without bound.
 //!
 //! Pure: the drivers hand in the time (replay's virtual clock, the live
 //! runtime's system clock) and the open count.
@@ -47,6 +51,10 @@ pub struct OpenStateGuard {
     grace: Millis,
     watermark: Timestamp,
     moved_at: Option<Timestamp>,
+    /// Restored and not checked since: the grace starts at the next check.
+    restore_pending: bool,
+    /// Past this many states the guard acts whatever the watermark does.
+    ceiling: u64,
 }
 
 impl OpenStateGuard {
@@ -58,14 +66,18 @@ impl OpenStateGuard {
             grace,
             watermark: crate::time::MIN_WATERMARK,
             moved_at: None,
+            restore_pending: false,
+            ceiling: limit.saturating_mul(2),
         }
     }
 
-    /// The job restored its state at `now`, with watermark `wm`: that counts
-    /// as a move, so that the restored windows get the grace period to fire.
-    pub fn restored(&mut self, wm: Timestamp, now: Timestamp) {
+    /// The job restored `open` states with watermark `wm`: that counts as a
+    /// move at its first check, so that the restored windows get the grace
+    /// period to fire once records flow.
+    pub fn restored(&mut self, wm: Timestamp, open: u64) {
         self.watermark = wm;
-        self.moved_at = Some(now);
+        self.restore_pending = true;
+        self.ceiling = self.ceiling.max(open.saturating_mul(2));
     }
 
     /// The INSERT's watermark is `wm` at `now`.
@@ -77,11 +89,14 @@ impl OpenStateGuard {
     }
 
     /// The verdict for `open` states at `now`.
-    pub fn check(&self, open: u64, now: Timestamp) -> Verdict {
+    pub fn check(&mut self, open: u64, now: Timestamp) -> Verdict {
+        if std::mem::take(&mut self.restore_pending) {
+            self.moved_at = Some(now);
+        }
         if open > self.limit {
             let still_for = self.moved_at.map(|t| now.saturating_sub(t));
             return match still_for {
-                Some(t) if t <= self.grace => Verdict::CatchingUp,
+                Some(t) if t <= self.grace && open <= self.ceiling => Verdict::CatchingUp,
                 _ => Verdict::Over { still_for },
             };
         }
@@ -142,6 +157,13 @@ mod tests {
         );
         g.on_watermark(6, 2_700);
         assert_eq!(g.check(150, 3_700), Verdict::CatchingUp);
+        // A watermark that moves does not lift the limit past twice it.
+        assert_eq!(
+            g.check(201, 3_700),
+            Verdict::Over {
+                still_for: Some(1_000)
+            }
+        );
     }
 
     /// Issue 33 item 5: a job stopped by the limit restored its states (more
@@ -151,7 +173,10 @@ mod tests {
     fn a_restore_over_the_limit_gets_the_grace_to_move_its_watermark() {
         let restored_at = 50_000;
         let mut g = OpenStateGuard::new(100_000, 1_000);
-        g.restored(7_000, restored_at);
+        g.restored(7_000, 196_000);
+        // The grace starts with the first check (the first records), not
+        // while the job connects.
+        assert_eq!(g.check(196_000, restored_at), Verdict::CatchingUp);
         assert_eq!(g.check(196_000, restored_at + 400), Verdict::CatchingUp);
         g.on_watermark(8_000, restored_at + 600);
         assert_eq!(g.check(150_000, restored_at + 1_500), Verdict::CatchingUp);
@@ -159,7 +184,8 @@ mod tests {
         assert_eq!(g.check(90_000, restored_at + 2_100), Verdict::Near);
         // A restore into a stall that is not released: the grace runs out.
         let mut g = OpenStateGuard::new(100_000, 1_000);
-        g.restored(7_000, restored_at);
+        g.restored(7_000, 196_000);
+        assert_eq!(g.check(196_000, restored_at), Verdict::CatchingUp);
         assert_eq!(
             g.check(196_000, restored_at + 1_001),
             Verdict::Over {

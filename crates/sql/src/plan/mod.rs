@@ -480,13 +480,14 @@ const FLINK_IGNORED: &[&str] = &[
     "table.exec.mini-batch",
     "table.optimizer",
     "table.exec.resource",
-    "table.exec.sink",
     "table.exec.async-lookup",
     "table.exec.spill-compression",
     "table.exec.window-agg",
     "table.exec.disabled-operators",
     "table.exec.legacy-cast-behaviour",
     "table.dynamic-table-options.enabled",
+    "table.exec.sink.upsert-materialize",
+    "table.exec.sink.keyed-shuffle",
     "table.display",
     "table.generated-code",
     "state.backend",
@@ -526,9 +527,22 @@ impl Settings {
             .iter()
             .map(|(k, v)| format!("'{k}' = '{v}'"))
             .collect();
+        // Flink's two-phase aggregation and its buffer decide how a
+        // window's floating-point sums and LISTAGG(DISTINCT)'s order come
+        // out; lowwater aggregates in one phase whatever they say.
+        let phases = self.inert.iter().any(|(k, _)| {
+            k.starts_with("table.optimizer") || k.starts_with("table.exec.window-agg")
+        });
         Some(format!(
-            "Flink settings lowwater has no use for, ignored: {}",
-            list.join(", ")
+            "Flink settings lowwater has no use for, ignored: {}{}",
+            list.join(", "),
+            if phases {
+                " (lowwater aggregates a window in one phase, as Flink's ONE_PHASE does: \
+                 floating-point sums and LISTAGG(DISTINCT)'s order may differ from a two-phase \
+                 Flink job's; see the README's known differences)"
+            } else {
+                ""
+            }
         ))
     }
 }
@@ -620,11 +634,13 @@ fn settings(stmts: &[Statement]) -> Result<Settings> {
             }
             "pipeline.name" => {
                 let name = value.trim();
-                if name.is_empty() {
+                if name.is_empty() || name == "." || name == ".." {
                     return Err(SqlError::new(
                         *loc,
-                        "pipeline.name is empty; it names the directory the job's checkpoints \
-                         are kept in: give it a name",
+                        format!(
+                            "pipeline.name '{name}' cannot name the directory the job's \
+                             checkpoints are kept in: give the job a name"
+                        ),
                     ));
                 }
                 s.name = Some(name.to_string());
