@@ -1,7 +1,6 @@
 -- data: g00065
 -- partitions: 2
 -- mode: streaming
--- known-difference: lowwater rejects what Flink accepts: VAR_SAMP(DISTINCT ...) is not supported
 CREATE TABLE results (window_start TIMESTAMP(3), window_end TIMESTAMP(3), a0 FLOAT, a1 BIGINT, a2 STRING) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
 INSERT INTO results SELECT window_start, window_end, VAR_SAMP(DISTINCT c1), SUM(DISTINCT c3), MAX(c4) FILTER (WHERE c3 <> 0)
 FROM TABLE(CUMULATE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '4' SECOND))

@@ -1,7 +1,6 @@
 -- data: g00075
 -- partitions: 4
 -- mode: streaming
--- known-difference: lowwater rejects what Flink accepts: VAR_POP of a DECIMAL is not supported yet; CAST the argument to DOUBLE
 CREATE TABLE results (window_start TIMESTAMP(3), window_end TIMESTAMP(3), c3 TINYINT, a0 DECIMAL(38, 6), a1 BIGINT, a2 DECIMAL(38, 6)) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
 INSERT INTO results SELECT window_start, window_end, c3, VAR_POP(c1), COUNT(*), VAR_SAMP(c1)
 FROM TABLE(HOP(TABLE events, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '4' SECOND))

@@ -1,7 +1,6 @@
 -- data: g00085
 -- partitions: 3
 -- mode: streaming
--- known-difference: lowwater rejects what Flink accepts: STDDEV_SAMP(DISTINCT ...) is not supported
 CREATE TABLE results (window_start TIMESTAMP(3), window_end TIMESTAMP(3), c0 BOOLEAN, c1 SMALLINT, a0 SMALLINT) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
 INSERT INTO results SELECT window_start, window_end, c0, c1, STDDEV_SAMP(DISTINCT c1)
 FROM TABLE(HOP(TABLE events, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND))

@@ -1,7 +1,6 @@
 -- data: g00167
 -- partitions: 3
 -- mode: streaming
--- known-difference: lowwater rejects what Flink accepts: STDDEV_POP of a DECIMAL is not supported yet; CAST the argument to DOUBLE
 CREATE TABLE results (window_start TIMESTAMP(3), window_end TIMESTAMP(3), c0 STRING, a0 DECIMAL(38, 6)) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
 INSERT INTO results SELECT window_start, window_end, c0, STDDEV_POP(c2)
 FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '30' SECOND))

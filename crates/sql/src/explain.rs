@@ -98,6 +98,10 @@ pub(crate) fn agg_name(f: AggFunc) -> &'static str {
         AggFunc::StddevSamp => "STDDEV_SAMP",
         AggFunc::ListAggDistinct => "LISTAGG(DISTINCT)",
         AggFunc::LastValueDistinct => "LAST_VALUE(DISTINCT)",
+        AggFunc::VarPopDistinct => "VAR_POP(DISTINCT)",
+        AggFunc::VarSampDistinct => "VAR_SAMP(DISTINCT)",
+        AggFunc::StddevPopDistinct => "STDDEV_POP(DISTINCT)",
+        AggFunc::StddevSampDistinct => "STDDEV_SAMP(DISTINCT)",
     }
 }
 

@@ -166,6 +166,10 @@ pub fn compile(e: &AstExpr, scope: &dyn Scope, loc: Loc) -> Result<Typed> {
         }
         AstExpr::IsNull(inner) => is_null(inner, false, scope, loc),
         AstExpr::IsNotNull(inner) => is_null(inner, true, scope, loc),
+        AstExpr::IsTrue(inner) => is_truth(inner, true, false, scope, loc),
+        AstExpr::IsNotTrue(inner) => is_truth(inner, true, true, scope, loc),
+        AstExpr::IsFalse(inner) => is_truth(inner, false, false, scope, loc),
+        AstExpr::IsNotFalse(inner) => is_truth(inner, false, true, scope, loc),
         AstExpr::BinaryOp { left, op, right } => binary(e, left, op, right, scope, loc),
         AstExpr::Cast {
             kind,
@@ -272,6 +276,41 @@ fn is_null(inner: &AstExpr, negated: bool, scope: &dyn Scope, loc: Loc) -> Resul
     let t = compile(inner, scope, loc)?;
     Ok(typed(
         Expr::IsNull(Box::new(t.expr), negated),
+        SqlType::Boolean,
+    ))
+}
+
+/// `x IS [NOT] TRUE|FALSE`: never NULL (a NULL `x` is neither TRUE nor
+/// FALSE), compiled to `CASE WHEN [NOT] x THEN a ELSE b END`.
+fn is_truth(
+    inner: &AstExpr,
+    truth: bool,
+    negated: bool,
+    scope: &dyn Scope,
+    loc: Loc,
+) -> Result<Typed> {
+    let t = compile(inner, scope, loc)?;
+    if !matches!(t.ty, None | Some(SqlType::Boolean)) {
+        return Err(SqlError::new(
+            expr_loc(inner, loc),
+            format!(
+                "IS {}{} needs a BOOLEAN, found {}",
+                if negated { "NOT " } else { "" },
+                if truth { "TRUE" } else { "FALSE" },
+                t.ty.map_or("NULL", |ty| ty.name())
+            ),
+        ));
+    }
+    let cond = match truth {
+        true => t.expr,
+        false => Expr::Not(Box::new(t.expr)),
+    };
+    let bool_lit = |b: bool| Expr::Literal(lowwater_core::Value::Bool(b));
+    Ok(typed(
+        Expr::Call(
+            crate::functions::Func::Case(false, SqlType::Boolean),
+            vec![cond, bool_lit(!negated), bool_lit(negated)],
+        ),
         SqlType::Boolean,
     ))
 }
@@ -751,6 +790,29 @@ mod tests {
             .map_err(|e| e.to_string())?;
         let t = compile(&ast, &Cols, Loc::default()).map_err(|e| e.to_string())?;
         t.expr.eval(row)
+    }
+
+    /// `IS [NOT] TRUE|FALSE` is never NULL (the generator found them
+    /// refused; Flink runs them).
+    #[test]
+    fn is_true_and_is_false_take_null_as_neither() {
+        let row = [Value::Int(7), Value::Null, Value::Double(1.5)];
+        for (sql, want) in [
+            ("a > 3 IS TRUE", true),
+            ("a > 3 IS NOT TRUE", false),
+            ("a > 3 IS FALSE", false),
+            ("a > 3 IS NOT FALSE", true),
+            ("s = 'x' IS TRUE", false),
+            ("s = 'x' IS NOT TRUE", true),
+            ("s = 'x' IS FALSE", false),
+            ("s = 'x' IS NOT FALSE", true),
+            ("a > 30 IS FALSE", true),
+            ("a > 30 IS NOT FALSE", false),
+        ] {
+            assert_eq!(eval(sql, &row), Ok(Value::Bool(want)), "{sql}");
+        }
+        let e = eval("a IS TRUE", &row).expect_err("a BIGINT");
+        assert!(e.contains("IS TRUE needs a BOOLEAN, found BIGINT"), "{e}");
     }
 
     #[test]

@@ -197,6 +197,10 @@ fn depth(e: &AstExpr) -> usize {
             | AstExpr::Nested(expr)
             | AstExpr::IsNull(expr)
             | AstExpr::IsNotNull(expr)
+            | AstExpr::IsTrue(expr)
+            | AstExpr::IsNotTrue(expr)
+            | AstExpr::IsFalse(expr)
+            | AstExpr::IsNotFalse(expr)
             | AstExpr::Cast { expr, .. } => stack.push((expr, d + 1)),
             _ => {}
         }

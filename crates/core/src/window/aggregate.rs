@@ -85,6 +85,30 @@ pub enum AggFunc {
     /// `LAST_VALUE(DISTINCT col)`: the last value that arrived for the first
     /// time (a repeat of an earlier value does not reach the aggregate).
     LastValueDistinct,
+    /// `VAR_POP(DISTINCT col)`.
+    VarPopDistinct,
+    /// `VAR_SAMP(DISTINCT col)`.
+    VarSampDistinct,
+    /// `STDDEV_POP(DISTINCT col)`.
+    StddevPopDistinct,
+    /// `STDDEV_SAMP(DISTINCT col)`.
+    StddevSampDistinct,
+}
+
+impl AggFunc {
+    /// The function a DISTINCT one feeds each distinct value to, in the
+    /// order the values first arrived (`None` for others).
+    pub fn undistinct(self) -> Option<AggFunc> {
+        Some(match self {
+            AggFunc::SumDistinct => AggFunc::Sum,
+            AggFunc::AvgDistinct => AggFunc::Avg,
+            AggFunc::VarPopDistinct => AggFunc::VarPop,
+            AggFunc::VarSampDistinct => AggFunc::VarSamp,
+            AggFunc::StddevPopDistinct => AggFunc::StddevPop,
+            AggFunc::StddevSampDistinct => AggFunc::StddevSamp,
+            _ => return None,
+        })
+    }
 }
 
 /// An aggregate call: a function and the row position of its argument
@@ -134,6 +158,10 @@ pub enum Narrow {
     F32,
     /// BIGINT: a double result truncated to a whole number.
     I64,
+    /// DECIMAL(38, scale): a double result (a VAR or STDDEV of a DECIMAL)
+    /// made a decimal as Flink casts a DOUBLE (`BigDecimal.valueOf`, HALF_UP
+    /// at the scale; NULL past 38 digits).
+    Dec(u8),
 }
 
 impl AggSpec {
@@ -265,7 +293,7 @@ impl AggSpec {
             // SUM / AVG over the distinct values in the order they first
             // arrived, as Flink's SUM and AVG see them (a double sum
             // depends on the order).
-            (AggFunc::SumDistinct | AggFunc::AvgDistinct, Accumulator::Ordered { values, .. }) => {
+            (f, Accumulator::Ordered { values, .. }) if f.undistinct().is_some() => {
                 return self.fold_distinct(values.iter());
             }
             // A set restored from a checkpoint of an earlier lowwater, which
@@ -308,6 +336,9 @@ impl AggSpec {
             (Value::Double(d), Narrow::I32) => Value::Int(i64::from(d as i32)),
             (Value::Double(d), Narrow::I16) => Value::Int(i64::from(d as i32 as i16)),
             (Value::Double(d), Narrow::I8) => Value::Int(i64::from(d as i32 as i8)),
+            (Value::Double(d), Narrow::Dec(scale)) => crate::decimal::from_f64(d, scale)
+                .filter(|v| crate::decimal::fits(*v, crate::decimal::MAX_PRECISION))
+                .map_or(Value::Null, |v| Value::decimal(v, scale)),
             (v, _) => v,
         }
     }
@@ -315,10 +346,7 @@ impl AggSpec {
     /// SUM or AVG (DISTINCT) of `values`: the plain aggregate fed each
     /// value once, in the given order.
     fn fold_distinct<'a>(&self, values: impl Iterator<Item = &'a Value>) -> Value {
-        let func = match self.func {
-            AggFunc::SumDistinct => AggFunc::Sum,
-            _ => AggFunc::Avg,
-        };
+        let func = self.func.undistinct().unwrap_or(AggFunc::Avg);
         let plain = AggSpec::on(func, 0).narrowed(self.narrow);
         let mut acc = plain.create();
         for v in values {
@@ -348,7 +376,11 @@ impl AggSpec {
             AggFunc::ListAggDistinct
             | AggFunc::LastValueDistinct
             | AggFunc::SumDistinct
-            | AggFunc::AvgDistinct => Accumulator::Ordered {
+            | AggFunc::AvgDistinct
+            | AggFunc::VarPopDistinct
+            | AggFunc::VarSampDistinct
+            | AggFunc::StddevPopDistinct
+            | AggFunc::StddevSampDistinct => Accumulator::Ordered {
                 values: IndexSet::new(),
                 sep: None,
             },

@@ -520,7 +520,7 @@ fn refuse_unmergeable(kind: TvfKind, aggs: &[AggSpec], loc: Loc) -> Result<()> {
     // either.
     let variance = aggs.iter().any(|a| {
         matches!(
-            a.func,
+            a.func.undistinct().unwrap_or(a.func),
             AggFunc::VarPop | AggFunc::VarSamp | AggFunc::StddevPop | AggFunc::StddevSamp
         )
     });
@@ -650,12 +650,6 @@ fn aggregate(
         func,
         AggFunc::VarPop | AggFunc::VarSamp | AggFunc::StddevPop | AggFunc::StddevSamp
     );
-    if distinct && variance {
-        return Err(SqlError::new(
-            at,
-            format!("{name}(DISTINCT ...) is not supported"),
-        ));
-    }
     if distinct {
         // Only a value's first occurrence reaches the aggregate (Flink's
         // distinct aggregation): MIN, MAX and FIRST_VALUE of the distinct
@@ -666,6 +660,10 @@ fn aggregate(
             AggFunc::Avg => AggFunc::AvgDistinct,
             AggFunc::ListAgg => AggFunc::ListAggDistinct,
             AggFunc::LastValue => AggFunc::LastValueDistinct,
+            AggFunc::VarPop => AggFunc::VarPopDistinct,
+            AggFunc::VarSamp => AggFunc::VarSampDistinct,
+            AggFunc::StddevPop => AggFunc::StddevPopDistinct,
+            AggFunc::StddevSamp => AggFunc::StddevSampDistinct,
             other => other,
         };
     }
@@ -696,11 +694,11 @@ fn aggregate(
                 format!("{name} needs a numeric argument, found {}", arg_ty.name()),
             ))
         }
+        // Flink computes VAR and STDDEV of a DECIMAL in doubles, and its
+        // result is DECIMAL(38, max(6, s)).
         _ if variance && matches!(arg_ty, SqlType::Decimal(..)) => {
-            return Err(SqlError::new(
-                at,
-                format!("{name} of a DECIMAL is not supported yet; CAST the argument to DOUBLE"),
-            ))
+            let (_, s) = arg_ty.as_decimal().unwrap_or((38, 0));
+            SqlType::Decimal(38, s.max(6))
         }
         AggFunc::ListAgg | AggFunc::ListAggDistinct if arg_ty != SqlType::String => {
             return Err(SqlError::new(
@@ -742,6 +740,7 @@ fn aggregate(
             SqlType::Float,
         ) => spec.narrowed(Narrow::F32),
         // VAR and STDDEV keep their argument's type (computed in doubles).
+        (_, SqlType::Decimal(_, s)) if variance => spec.narrowed(Narrow::Dec(s.max(6))),
         (_, t) if variance => match t {
             SqlType::TinyInt => spec.narrowed(Narrow::I8),
             SqlType::SmallInt => spec.narrowed(Narrow::I16),
