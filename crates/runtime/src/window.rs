@@ -113,6 +113,12 @@ impl WindowTask {
         if let Ok(mut l) = self.shared.late[self.pipeline][self.subtask].lock() {
             l.clone_from(self.op.late());
         }
+        // What was restored shows at once (`status`, the API, the page):
+        // the watermark and the open windows, not MIN and none until the
+        // first watermark moves (issue 34).
+        self.shared.windows[self.pipeline][self.subtask]
+            .store(self.op.watermark(), Ordering::SeqCst);
+        self.publish_open();
     }
 
     /// The next input to handle: held input of a channel no longer held

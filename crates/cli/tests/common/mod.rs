@@ -128,6 +128,8 @@ pub fn run_sql(dir: &std::path::Path, name: &str, sql: &str) -> std::process::Ou
 pub struct Running {
     child: Child,
     pub url: String,
+    /// The lines logged up to the address.
+    early: Vec<String>,
     log: std::sync::mpsc::Receiver<String>,
 }
 
@@ -150,9 +152,11 @@ impl Running {
             }
         });
         // The job logs the address it listens on before its threads start.
+        let mut early = Vec::new();
         let url = rx
             .iter()
             .find_map(|l| {
+                early.push(l.clone());
                 l.split("serving ")
                     .nth(1)
                     .and_then(|r| r.split_whitespace().next())
@@ -162,6 +166,7 @@ impl Running {
         Running {
             child,
             url,
+            early,
             log: rx,
         }
     }
@@ -236,7 +241,8 @@ impl Running {
             .args(["-TERM", &self.child.id().to_string()])
             .status();
         let status = self.child.wait().expect("wait");
-        let log: Vec<String> = self.log.iter().collect();
+        let mut log = std::mem::take(&mut self.early);
+        log.extend(self.log.iter());
         assert!(status.success(), "{status:?}\n{}", log.join("\n"));
         log.join("\n")
     }
