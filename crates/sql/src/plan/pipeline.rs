@@ -358,7 +358,7 @@ pub(super) fn pipeline(
         .filter(|a| !(a.func == AggFunc::AvgDistinct && of_key(a)))
         .copied()
         .collect();
-    refuse_unmergeable(ins.tvf.kind, &aggs_checked, ins.tvf.loc)?;
+    super::unmergeable::refuse(ins.tvf.kind, &aggs_checked, ins.tvf.loc)?;
     let sink_columns = sink_mapping(ins, &tables[sink], &outputs)?;
     let sink_types = tables[sink].columns.iter().map(|c| c.ty).collect();
     let incomplete = tables[sink]
@@ -481,65 +481,6 @@ impl Scope for ResultScope<'_> {
             }
         }
     }
-}
-
-/// Refuses what Flink 2.3 refuses in a window that merges accumulators
-/// (checked on a real Flink in streaming mode): HOP and CUMULATE share
-/// slices and SESSION merges sessions, and FIRST_VALUE and LAST_VALUE have
-/// no merge ("Could not find an implementation method 'merge' in class
-/// FirstValueAggFunction"); HOP's slices merge a DISTINCT aggregate through
-/// its retraction, which SUM and LISTAGG do not have ("This function does
-/// not support retraction"). lowwater could compute them (it keeps one
-/// accumulator per window), but a job Flink cannot run is not a Flink job.
-fn refuse_unmergeable(kind: TvfKind, aggs: &[AggSpec], loc: Loc) -> Result<()> {
-    let window = match kind {
-        TvfKind::Tumble => return Ok(()),
-        TvfKind::Hop => "HOP",
-        TvfKind::Cumulate => "CUMULATE",
-        TvfKind::Session => "SESSION",
-    };
-    let first_last = |a: &&AggSpec| {
-        matches!(
-            a.func,
-            AggFunc::FirstValue | AggFunc::LastValue | AggFunc::LastValueDistinct
-        )
-    };
-    if let Some(a) = aggs.iter().find(first_last) {
-        let name = crate::explain::agg_name(a.func);
-        return Err(SqlError::new(
-            loc,
-            format!(
-                "{name} cannot run in {window} windows: they merge accumulators, and Flink's \
-                 FIRST_VALUE and LAST_VALUE have no merge (Flink rejects the job too); use them \
-                 with TUMBLE"
-            ),
-        ));
-    }
-    // AVG(DISTINCT x) beside a VAR or STDDEV is SUM(DISTINCT x) / COUNT(...)
-    // in Flink's plan (its rewrite of AVG for them), so it cannot retract
-    // either.
-    let variance = aggs.iter().any(|a| {
-        matches!(
-            a.func.undistinct().unwrap_or(a.func),
-            AggFunc::VarPop | AggFunc::VarSamp | AggFunc::StddevPop | AggFunc::StddevSamp
-        )
-    });
-    let unretractable = |a: &&AggSpec| {
-        matches!(a.func, AggFunc::SumDistinct | AggFunc::ListAggDistinct)
-            || (variance && a.func == AggFunc::AvgDistinct)
-    };
-    if let (TvfKind::Hop, Some(a)) = (kind, aggs.iter().find(unretractable)) {
-        let name = crate::explain::agg_name(a.func);
-        return Err(SqlError::new(
-            loc,
-            format!(
-                "{name} cannot run in HOP windows: Flink merges a HOP window's slices of a \
-                 DISTINCT aggregate by retracting, and its SUM and LISTAGG cannot retract (Flink \
-                 rejects the job too); use TUMBLE or CUMULATE, or COUNT/AVG(DISTINCT ...)"
-            ),
-        ));
-    }
-    Ok(())
 }
 
 fn aggregate_name(name: &str) -> Option<AggFunc> {
