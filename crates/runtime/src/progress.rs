@@ -215,7 +215,15 @@ impl SourceTask {
                 continue;
             };
             let written_to = released.max(self.written.as_ref().map_or(MIN_WATERMARK, |w| w.floor));
-            let metadata = match (written_to > MIN_WATERMARK, t.processed_to(marked)) {
+            // Records the last run processed stay processed: the next
+            // restart must not take them for new ones (and late) while this
+            // run has not read that far again.
+            let before = self
+                .written
+                .as_ref()
+                .and_then(|w| w.read_to.get(&(topic.clone(), *partition)).copied());
+            let processed = t.processed_to(marked).map(|p| p.max(before.unwrap_or(p)));
+            let metadata = match (written_to > MIN_WATERMARK, processed) {
                 (true, Some(read_to)) if self.release_after.is_some() => Some(
                     crate::written::metadata(written_to, read_to, self.fingerprint),
                 ),
