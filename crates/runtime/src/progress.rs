@@ -163,6 +163,9 @@ impl SourceTask {
                 .resize(self.inputs.len(), CommitTracker::new());
         }
         self.trackers[i].on_record(offset, release, self.mark);
+        if release <= self.sub.watermark() {
+            self.trackers[i].late();
+        }
     }
 
     /// Sends mark `n` behind everything sent so far (without checkpoints,

@@ -36,6 +36,9 @@ struct Run {
     release: Timestamp,
     mark: u64,
     count: u32,
+    /// Whether a record of the run was late when read (its processing is
+    /// known only by its mark).
+    late: bool,
 }
 
 /// The records of one partition not released yet.
@@ -67,7 +70,17 @@ impl CommitTracker {
                 release,
                 mark,
                 count: 1,
+                late: false,
             }),
+        }
+    }
+
+    /// The record just given to [`CommitTracker::on_record`] was late when
+    /// read (its windows had fired): it was processed only once its mark
+    /// was.
+    pub fn late(&mut self) {
+        if let Some(r) = self.runs.back_mut() {
+            r.late = true;
         }
     }
 
@@ -88,12 +101,14 @@ impl CommitTracker {
         }
     }
 
-    /// The offset below which every record read has been processed by every
-    /// operator (its mark is at most `marked`): its windows took it, or it
-    /// was late and counted or written to its late-data sink. `None` before
-    /// any record.
+    /// The offset below which every record read whose windows have fired
+    /// was processed, now that the operators have processed the marks up
+    /// to `marked`. A record read on time reached its windows before they
+    /// fired (records come before the watermarks that follow them), so
+    /// only a late one waits for its mark (it was counted, or written to
+    /// its late-data sink). `None` before any record.
     pub fn processed_to(&self, marked: u64) -> Option<i64> {
-        match self.runs.iter().find(|r| r.mark > marked) {
+        match self.runs.iter().find(|r| r.late && r.mark > marked) {
             Some(r) => Some(r.first),
             None => self.next,
         }
@@ -108,6 +123,28 @@ impl CommitTracker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Records read on time are processed once read; a late one only once
+    /// its mark was processed.
+    #[test]
+    fn processed_to_waits_only_for_late_records_marks() {
+        let mut t = CommitTracker::new();
+        assert_eq!(t.processed_to(0), None);
+        for offset in 0..10 {
+            t.on_record(offset, 5_000, 1);
+        }
+        assert_eq!(t.processed_to(0), Some(10), "on time: read is processed");
+        for offset in 10..(i64::from(RUN) + 5) {
+            t.on_record(offset, 5_000, 2);
+        }
+        t.late();
+        assert_eq!(
+            t.processed_to(1),
+            Some(i64::from(RUN)),
+            "the run holding a late record waits"
+        );
+        assert_eq!(t.processed_to(2), Some(i64::from(RUN) + 5));
+    }
 
     #[test]
     fn commits_stop_at_the_first_record_whose_window_is_open() {
