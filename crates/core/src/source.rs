@@ -165,15 +165,6 @@ impl SourceSubtask {
         }
     }
 
-    /// A subtask read back from a checkpoint emits as the job says
-    /// (emission is configuration, not state: checkpoints leave it out).
-    pub fn set_emit(&mut self, emit: EmitStrategy) {
-        self.strategy.emit = emit;
-        for s in &mut self.splits {
-            s.generator.set_emit(emit);
-        }
-    }
-
     /// The bounded input ended: `MAX` goes downstream, idle or not.
     pub fn end_of_input(&mut self) -> Progress {
         self.combiner.end_of_input()
@@ -261,7 +252,11 @@ mod tests {
         assert_eq!(p.watermark, Some(290), "min(300 - 10, 400 - 10), at once");
         assert_eq!(s.on_periodic_emit(200), Progress::NONE, "nothing periodic");
         let mut restored = s.clone();
-        restored.set_emit(EmitStrategy::Periodic);
+        let periodic = WatermarkStrategy {
+            emit: EmitStrategy::Periodic,
+            ..*s.strategy()
+        };
+        restored.reconfigure(&periodic);
         restored.on_record(0, 900, 0).expect("record");
         assert!(restored.after_record(0, 0).is_empty());
         assert_eq!(restored.on_periodic_emit(200).watermark, Some(390));

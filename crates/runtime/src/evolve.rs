@@ -18,7 +18,7 @@
 //! Some(WatermarkStrategy { expr: SqlDelay { delay: 5000 }, idle_timeout:
 //! None, emit_interval: 200[, emit: OnEvent { gap: 1 }] })[, files [..]]`.
 
-use lowwater_core::checkpoint::JobIdentity;
+use lowwater_core::checkpoint::{Difference, JobIdentity};
 use lowwater_core::time::display_duration;
 
 /// The comparison of a checkpoint's identity with the job's.
@@ -201,14 +201,19 @@ fn insert_change(name: &str, then: &str, now: &str) -> String {
 /// Compares the identity `now` of the job with `stored`, a checkpoint's.
 pub(crate) fn compare(now: &JobIdentity, stored: &JobIdentity) -> Comparison {
     let mut c = Comparison::default();
-    for (name, then) in stored.parts() {
-        let Some(is) = now.parts().get(name) else {
-            c.refused.push(format!("{name} is no longer in the job"));
-            continue;
+    for Difference { name, was, now } in now.differences(stored) {
+        let (then, is) = match (was, now) {
+            (Some(then), Some(is)) => (then, is),
+            (Some(_), None) => {
+                c.refused.push(format!("{name} is no longer in the job"));
+                continue;
+            }
+            (None, _) => {
+                c.refused
+                    .push(format!("{name} is new (not in the checkpoint)"));
+                continue;
+            }
         };
-        if is == then {
-            continue;
-        }
         match (source_line(then), source_line(is)) {
             (Some(a), Some(b)) if a.stateful == b.stateful => {
                 c.free.extend(free_changes(name, &a, &b));
@@ -217,12 +222,6 @@ pub(crate) fn compare(now: &JobIdentity, stored: &JobIdentity) -> Comparison {
             _ => c
                 .refused
                 .push(format!("{name} changed: was {then}, now {is}")),
-        }
-    }
-    for name in now.parts().keys() {
-        if !stored.parts().contains_key(name) {
-            c.refused
-                .push(format!("{name} is new (not in the checkpoint)"));
         }
     }
     c

@@ -478,12 +478,10 @@ impl WindowTask {
             }
             Verdict::Over { still_for } => {
                 self.shared.fail(RunError::Usage(format!(
-                    "INSERT INTO {sink}: {open} (window, key) states are open, more than \
-                     lowwater.state.max-open-windows ({limit}) allows, and the watermark {} (the \
-                     stall WARN names the partition holding it); release the stall or raise the \
-                     limit with SET 'lowwater.state.max-open-windows'. A restart restores these \
-                     windows and goes on if the watermark moves within {} of it",
-                    lowwater_core::window::limit::not_moved(still_for),
+                    "{} (the stall WARN names the partition holding it); release the stall or \
+                     raise the limit with SET 'lowwater.state.max-open-windows'. A restart \
+                     restores these windows and goes on if the watermark moves within {} of it",
+                    lowwater_core::window::limit::over_message(sink, open, limit, still_for),
                     display_duration(self.guard.grace())
                 )));
                 return false;

@@ -32,31 +32,44 @@ impl JobIdentity {
         self
     }
 
-    /// The parts, by name.
-    pub fn parts(&self) -> &BTreeMap<String, String> {
-        &self.parts
-    }
-
     /// Every part that differs between the job that wrote `stored` and this
-    /// one, one line each (empty: the state fits).
-    pub fn changes_since(&self, stored: &JobIdentity) -> Vec<String> {
-        let mut out = Vec::new();
-        for (name, then) in &stored.parts {
-            match self.parts.get(name) {
-                None => out.push(format!("{name} is no longer in the job")),
-                Some(now) if now != then => {
-                    out.push(format!("{name} changed: was {then}, now {now}"))
-                }
-                Some(_) => {}
-            }
-        }
-        for name in self.parts.keys() {
-            if !stored.parts.contains_key(name) {
-                out.push(format!("{name} is new (not in the checkpoint)"));
-            }
-        }
+    /// one, by name (empty: the state fits): what it was (`None`: new) and
+    /// what it is (`None`: no longer in the job). Which differences refuse
+    /// the checkpoint is the executor's to say.
+    pub fn differences<'a>(&'a self, stored: &'a JobIdentity) -> Vec<Difference<'a>> {
+        let mut out: Vec<Difference<'a>> = stored
+            .parts
+            .iter()
+            .filter(|(name, then)| self.parts.get(*name) != Some(*then))
+            .map(|(name, then)| Difference {
+                name,
+                was: Some(then),
+                now: self.parts.get(name).map(String::as_str),
+            })
+            .collect();
+        out.extend(
+            self.parts
+                .iter()
+                .filter(|(name, _)| !stored.parts.contains_key(*name))
+                .map(|(name, now)| Difference {
+                    name,
+                    was: None,
+                    now: Some(now),
+                }),
+        );
         out
     }
+}
+
+/// A part of a job's identity that differs from a checkpoint's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Difference<'a> {
+    /// The part's name.
+    pub name: &'a str,
+    /// Its description in the checkpoint (`None`: a new part).
+    pub was: Option<&'a str>,
+    /// Its description now (`None`: no longer in the job).
+    pub now: Option<&'a str>,
 }
 
 #[cfg(test)]
@@ -73,15 +86,15 @@ mod tests {
             .with("parallelism.default", "4")
             .with("INSERT INTO s", "tumble 1 min")
             .with("table b", "y");
-        let changes = now.changes_since(&then);
+        let diff = |name, was, now| Difference { name, was, now };
         assert_eq!(
-            changes,
+            now.differences(&then),
             vec![
-                "parallelism.default changed: was 2, now 4".to_string(),
-                "table a is no longer in the job".to_string(),
-                "table b is new (not in the checkpoint)".to_string(),
+                diff("parallelism.default", Some("2"), Some("4")),
+                diff("table a", Some("x"), None),
+                diff("table b", None, Some("y")),
             ]
         );
-        assert!(then.changes_since(&then.clone()).is_empty());
+        assert!(then.differences(&then.clone()).is_empty());
     }
 }

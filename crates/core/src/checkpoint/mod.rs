@@ -31,4 +31,4 @@ pub mod trigger;
 pub type CheckpointId = u64;
 
 pub use format::{decode, encode, CheckpointError};
-pub use identity::JobIdentity;
+pub use identity::{Difference, JobIdentity};

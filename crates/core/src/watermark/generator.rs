@@ -93,7 +93,7 @@ pub struct WatermarkStrategy {
     pub emit_interval: Millis,
     /// Periodic (default) or on-event emission. Not in checkpoints (their
     /// layout predates it): a restored source gets it from the job again
-    /// ([`crate::source::SourceSubtask::set_emit`]), and the job identity
+    /// ([`crate::source::SourceSubtask::reconfigure`]), and the job identity
     /// stored with a checkpoint names it, so it cannot change unnoticed.
     #[serde(skip)]
     pub emit: EmitStrategy,
@@ -266,11 +266,6 @@ impl WatermarkGenerator {
             timer.activity();
         }
         self.idle_now = false;
-    }
-
-    /// Emission after a restore (see [`WatermarkStrategy::emit`]).
-    pub fn set_emit(&mut self, emit: EmitStrategy) {
-        self.emit = emit;
     }
 
     /// Takes the job's strategy after a restore: the delay, the idle

@@ -117,8 +117,19 @@ impl OpenStateGuard {
     }
 }
 
+/// What [`Verdict::Over`] means for the INSERT into `sink`, in words: the
+/// start of the message every driver gives (each adds what it knows of
+/// the stall and what follows).
+pub fn over_message(sink: &str, open: u64, limit: u64, still_for: Option<Millis>) -> String {
+    format!(
+        "INSERT INTO {sink}: {open} (window, key) states are open, more than \
+         lowwater.state.max-open-windows ({limit}) allows, and the watermark {}",
+        not_moved(still_for)
+    )
+}
+
 /// How long a watermark has not moved ([`Verdict::Over`]), in words.
-pub fn not_moved(still_for: Option<Millis>) -> String {
+fn not_moved(still_for: Option<Millis>) -> String {
     match still_for {
         Some(t) => format!("has not moved for {}", crate::time::display_duration(t)),
         None => "has not moved since the job started".to_string(),

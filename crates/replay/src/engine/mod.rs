@@ -465,13 +465,11 @@ impl<'p> Engine<'p> {
             },
             None => "no partition holds it".to_string(),
         };
+        let sink = &self.plan.tables[self.plan.pipelines[pi].sink].name;
         Err(RecordError::other(format!(
-            "INSERT INTO {}: {open} (window, key) states are open, more than \
-             lowwater.state.max-open-windows ({limit}) allows, and the watermark {}; it is at {} \
-             and {held}: release the stall (an idle timeout for a silent partition) or raise the \
-             limit with SET 'lowwater.state.max-open-windows'",
-            self.plan.tables[self.plan.pipelines[pi].sink].name,
-            lowwater_core::window::limit::not_moved(still_for),
+            "{}; it is at {} and {held}: release the stall (an idle timeout for a silent \
+             partition) or raise the limit with SET 'lowwater.state.max-open-windows'",
+            lowwater_core::window::limit::over_message(sink, open, limit, still_for),
             match self.pipes[pi].op.watermark() {
                 MIN_WATERMARK => "MIN (none yet)".to_string(),
                 wm => lowwater_core::time::format_timestamp(wm, ' '),
