@@ -33,6 +33,9 @@
 //!   that never stopped.
 //! - **Assignment** ([`assignment`]): Flink's Kafka partition -> subtask map.
 //! - **Alignment** ([`watermark::alignment`]): which sources to pause.
+//! - **Operators with input ports** ([`dataflow`]): the operator trait,
+//!   the input gate (per-port valves, the ports' combination, barrier
+//!   alignment across all channels) and an operator test harness.
 //! - **Harness** ([`harness`]): a deterministic single-node job on a manual
 //!   clock for tests, yours and ours.
 //!
@@ -45,6 +48,7 @@
 pub mod assignment;
 pub mod checkpoint;
 pub mod clock;
+pub mod dataflow;
 pub mod decimal;
 pub mod diagnose;
 pub mod error;
