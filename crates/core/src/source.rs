@@ -20,6 +20,21 @@ use serde::{Deserialize, Serialize};
 /// splits and keeps the map back to topic and partition.
 pub type SplitId = u32;
 
+/// Where a split comes from: one partition of one topic of one source
+/// table, and the source subtask that reads it (replay and the live
+/// runtime both name splits so).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplitMeta {
+    /// Source table index.
+    pub table: usize,
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// Owning source subtask.
+    pub subtask: usize,
+}
+
 /// What is known about one split.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SplitView {

@@ -100,14 +100,7 @@ pub struct RunOutcome {
     pub peak_open_windows: BTreeMap<String, u64>,
 }
 
-/// A split's identity.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SplitMeta {
-    pub table: usize,
-    pub topic: String,
-    pub partition: i32,
-    pub subtask: usize,
-}
+pub(crate) use lowwater_core::source::SplitMeta;
 
 /// What a source subtask publishes for the monitor and the report.
 #[derive(Debug, Clone, Default)]

@@ -7,13 +7,12 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 
-use lowwater_core::checkpoint::barrier::{Alignment, BarrierAligner};
+use lowwater_core::checkpoint::barrier::Alignment;
 use lowwater_core::checkpoint::CheckpointId;
 use lowwater_core::clock::Clock;
+use lowwater_core::dataflow::window::{OpenCheck, WindowNode};
 use lowwater_core::time::display_duration;
-use lowwater_core::watermark::valve::ChannelValve;
-use lowwater_core::window::limit::{OpenStateGuard, Verdict};
-use lowwater_core::window::operator::{WindowOperator, WindowOutput};
+use lowwater_core::window::operator::WindowOutput;
 use lowwater_core::Timestamp;
 use lowwater_sql::plan::{JobPlan, OnOpenLimit};
 
@@ -21,10 +20,6 @@ use crate::checkpoint::WindowPart;
 use crate::emit::Rows;
 use crate::job::{RunError, Shared};
 use crate::source::{Envelope, Msg};
-
-/// How often (in records) the open (window, key) states are counted
-/// against `lowwater.state.max-open-windows`.
-const OPEN_CHECK_EVERY: u32 = 4_096;
 
 /// Fired results held before they are written, while a watermark fires
 /// many windows (a window's results are written together).
@@ -42,16 +37,14 @@ pub(crate) struct WindowTask {
     subtask: usize,
     senders: usize,
     rx: Receiver<Envelope>,
-    op: WindowOperator,
-    valve: ChannelValve,
+    /// The gate, the operator and the open-state guard (replay drives
+    /// the same node).
+    node: WindowNode,
     shared: Arc<Shared>,
-    aligner: BarrierAligner,
     /// Input of channels held by a barrier alignment, in arrival order.
     held: VecDeque<Envelope>,
     /// Writes the rows.
     rows: Rows,
-    /// `lowwater.state.max-open-windows` over the INSERT's states.
-    guard: OpenStateGuard,
     /// The watermark and the marks (per source subtask) reached but not
     /// published yet: without checkpoints, Kafka offsets are committed by
     /// what is published, so a Kafka sink's rows must be acknowledged first.
@@ -69,20 +62,21 @@ impl WindowTask {
         rx: Receiver<Envelope>,
         shared: Arc<Shared>,
     ) -> Result<Self, String> {
-        let op = WindowOperator::new(plan.pipelines[pipeline].window.clone())
-            .map_err(|e| e.to_string())?;
-        let guard = OpenStateGuard::new(plan.settings.max_open_windows, plan.open_limit_grace());
+        let node = WindowNode::new(
+            plan.pipelines[pipeline].window.clone(),
+            senders,
+            plan.settings.max_open_windows,
+            plan.open_limit_grace(),
+        )
+        .map_err(|e| e.to_string())?;
         Ok(WindowTask {
-            guard,
+            node,
             unpublished: (None, vec![None; senders]),
             waiting_since: None,
             pipeline,
             subtask,
             senders,
             rx,
-            op,
-            valve: ChannelValve::new(senders),
-            aligner: BarrierAligner::new(senders),
             held: VecDeque::new(),
             rows: Rows::new(plan.clone(), shared.clone(), pipeline, subtask),
             plan,
@@ -99,32 +93,30 @@ impl WindowTask {
     /// Starts at watermark `wm` (see `crate::written`): the windows at or
     /// below it were written by the last run.
     pub fn start_at(&mut self, wm: Timestamp) {
-        self.op.start_at(wm);
+        self.node.op_mut().start_at(wm);
     }
 
     /// Continues from a checkpoint's state of this subtask.
     pub fn restore(&mut self, part: WindowPart) {
-        self.valve = part.valve;
-        self.op = part.op;
         // A restore counts as a move of the watermark: the restored windows
         // get the grace period to fire before the state limit acts.
-        self.guard
-            .restored(self.op.watermark(), self.op.pending() as u64);
+        self.node.restore(part.valve, part.op);
         if let Ok(mut l) = self.shared.late[self.pipeline][self.subtask].lock() {
-            l.clone_from(self.op.late());
+            l.clone_from(self.node.op().late());
         }
         // What was restored shows at once (`status`, the API, the page):
         // the watermark and the open windows, not MIN and none until the
         // first watermark moves (issue 34).
         self.shared.windows[self.pipeline][self.subtask]
-            .store(self.op.watermark(), Ordering::SeqCst);
+            .store(self.node.op().watermark(), Ordering::SeqCst);
         self.publish_open();
     }
 
     /// The next input to handle: held input of a channel no longer held
     /// first (in its order), else the next message from the channels.
     fn next(&mut self) -> Option<Envelope> {
-        if let Some(i) = self.held.iter().position(|e| !self.aligner.is_held(e.from)) {
+        let gate = self.node.gate();
+        if let Some(i) = self.held.iter().position(|e| !gate.is_held(0, e.from)) {
             return self.held.remove(i);
         }
         loop {
@@ -142,7 +134,7 @@ impl WindowTask {
                     Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return None,
                 }
             };
-            if !self.aligner.is_held(env.from) {
+            if !self.node.gate().is_held(0, env.from) {
                 return Some(env);
             }
             self.held.push_back(env);
@@ -156,7 +148,7 @@ impl WindowTask {
     /// checkpoint fails (the coordinator is told at once) instead of
     /// holding an unbounded amount of the faster inputs in memory.
     fn give_up_alignment(&mut self) {
-        if let Some(id) = self.aligner.cancel() {
+        if let Some(id) = self.node.gate_mut().cancel_alignment() {
             tracing::warn!(
                 "checkpoint {id}: INSERT INTO {} window subtask {} held {MAX_HELD} batches while \
                  waiting for the barrier of a slower input; the checkpoint fails, the next one \
@@ -191,10 +183,8 @@ impl WindowTask {
                 }
             }
         }
-        let part = WindowPart {
-            valve: self.valve.clone(),
-            op: self.op.clone(),
-        };
+        let (valve, op) = self.node.parts();
+        let part = WindowPart { valve, op };
         self.shared
             .checkpoints
             .window_part(id, self.pipeline, self.subtask, part);
@@ -229,7 +219,7 @@ impl WindowTask {
         let mut late_seen = 0;
         let mut advanced = None;
         let mut marked = None;
-        let (mut since_check, mut warned) = (0u32, false);
+        let mut warned = false;
         let mut next_publish: Timestamp = 0;
         let mut fired_warned: Option<Timestamp> = None;
         while ended < self.senders {
@@ -239,7 +229,7 @@ impl WindowTask {
             match env.msg {
                 Msg::Records(batch) => {
                     let pl = &self.plan.pipelines[self.pipeline];
-                    since_check = since_check.saturating_add(batch.len() as u32);
+                    let due = self.node.due(batch.len() as u32);
                     let sink = &self.plan.tables[pl.sink].name;
                     let fail = |e: String| {
                         self.shared
@@ -252,7 +242,8 @@ impl WindowTask {
                             }
                         }
                     } else {
-                        self.op
+                        self.node
+                            .op_mut()
                             .process_batch(&batch, &mut out, |_, e| fail(e.to_string()));
                     }
                     self.shared.batch_pools[self.pipeline].give(*batch);
@@ -261,8 +252,7 @@ impl WindowTask {
                     // stay within lowwater.state.max-open-windows (a WARN
                     // at 80%), or the job stops.
                     let now = self.shared.clock.now();
-                    if since_check >= OPEN_CHECK_EVERY || now >= next_publish {
-                        since_check = 0;
+                    if due || now >= next_publish {
                         next_publish = now.saturating_add(1_000);
                         if !self.check_open(now, &mut out, &mut warned, &mut fired_warned) {
                             return;
@@ -279,19 +269,15 @@ impl WindowTask {
                     } else {
                         EMIT_CHUNK
                     };
-                    for vp in self.valve.input(env.from, p) {
-                        if let Some(wm) = vp.watermark {
-                            let rows = &mut self.rows;
-                            self.op
-                                .on_watermark_in_chunks(wm, &mut out, chunk, &mut |o| {
-                                    wrote = true;
-                                    rows.emit(o)
-                                });
-                            advanced = Some(wm);
-                            self.guard.on_watermark(wm, self.shared.clock.now());
-                        }
-                    }
                     let now = self.shared.clock.now();
+                    let rows = &mut self.rows;
+                    let moved = self
+                        .node
+                        .progress(env.from, p, now, &mut out, chunk, &mut |o| {
+                            wrote = true;
+                            rows.emit(o)
+                        });
+                    advanced = moved.or(advanced);
                     if (wrote || !out.is_empty()) && now >= next_publish {
                         next_publish = now.saturating_add(1_000);
                         self.publish_open();
@@ -307,13 +293,13 @@ impl WindowTask {
                 }
                 Msg::Mark(m) => marked = Some((env.from, m)),
                 Msg::Barrier(id) => {
-                    if let Alignment::Aligned(id) = self.aligner.on_barrier(env.from, id) {
+                    if let Alignment::Aligned(id) = self.node.gate_mut().barrier(0, env.from, id) {
                         self.snapshot(id);
                     }
                 }
                 Msg::End => {
                     ended += 1;
-                    if let Alignment::Aligned(id) = self.aligner.on_end(env.from) {
+                    if let Alignment::Aligned(id) = self.node.gate_mut().end(0, env.from) {
                         self.snapshot(id);
                     }
                 }
@@ -335,7 +321,7 @@ impl WindowTask {
                 }
             }
             self.publish_progress();
-            let late = self.op.late();
+            let late = self.node.op().late();
             let total = late.total_dropped() + late.routed.values().sum::<u64>();
             if total != late_seen {
                 late_seen = total;
@@ -344,10 +330,8 @@ impl WindowTask {
         }
         self.publish_late();
         if self.shared.checkpoints.enabled() {
-            let part = WindowPart {
-                valve: self.valve.clone(),
-                op: self.op.clone(),
-            };
+            let (valve, op) = self.node.parts();
+            let part = WindowPart { valve, op };
             self.shared
                 .checkpoints
                 .window_final(self.pipeline, self.subtask, part);
@@ -439,18 +423,22 @@ impl WindowTask {
                 false => states.load(Ordering::Relaxed),
             })
             .sum();
-        let limit = self.guard.limit();
+        let limit = self.node.limit();
         let sink = &self.plan.tables[self.plan.pipelines[self.pipeline].sink].name;
         let fire = self.plan.settings.on_open_limit == OnOpenLimit::FireOldest;
-        match self.guard.check(open, now) {
-            Verdict::Within | Verdict::CatchingUp => {}
-            Verdict::Near if !*warned => {
+        let subtasks = self.shared.open[self.pipeline].len();
+        match self
+            .node
+            .check_open(open, now, fire.then_some(subtasks), out)
+        {
+            OpenCheck::Within => {}
+            OpenCheck::Near if !*warned => {
                 *warned = true;
                 tracing::warn!(
                     "INSERT INTO {sink}: {open} (window, key) states are open, 80% of \
                      lowwater.state.max-open-windows ({limit}); past it, unless the watermark \
                      moved within the last {}, {}",
-                    display_duration(self.guard.grace()),
+                    display_duration(self.node.grace()),
                     if fire {
                         "the oldest windows fire early"
                     } else {
@@ -458,12 +446,10 @@ impl WindowTask {
                     }
                 );
             }
-            Verdict::Near => {}
-            Verdict::Over { .. } if fire => {
-                // This subtask's oldest windows fire early until its share
+            OpenCheck::Near => {}
+            OpenCheck::FiredEarly(fired) => {
+                // This subtask's oldest windows fired early until its share
                 // of 80% of the limit is left; their later records are late.
-                let share = (limit / 5 * 4) / self.shared.open[self.pipeline].len().max(1) as u64;
-                let fired = self.op.fire_oldest(share as usize, out);
                 if fired_warned.is_none_or(|t| now - t >= 60_000) {
                     *fired_warned = Some(now);
                     tracing::warn!(
@@ -476,13 +462,13 @@ impl WindowTask {
                     );
                 }
             }
-            Verdict::Over { still_for } => {
+            OpenCheck::Over { still_for } => {
                 self.shared.fail(RunError::Usage(format!(
                     "{} (the stall WARN names the partition holding it); release the stall or \
                      raise the limit with SET 'lowwater.state.max-open-windows'. A restart \
                      restores these windows and goes on if the watermark moves within {} of it",
                     lowwater_core::window::limit::over_message(sink, open, limit, still_for),
-                    display_duration(self.guard.grace())
+                    display_duration(self.node.grace())
                 )));
                 return false;
             }
@@ -493,17 +479,18 @@ impl WindowTask {
     /// Publishes the open (window, key) states and their estimated bytes
     /// (for `/metrics`); returns the states.
     fn publish_open(&self) -> u64 {
-        let open = self.op.pending() as u64;
+        let op = self.node.op();
+        let open = op.pending() as u64;
         let [states, bytes, peak] = &self.shared.open[self.pipeline][self.subtask];
         states.store(open, Ordering::Relaxed);
         peak.fetch_max(open, Ordering::Relaxed);
-        bytes.store(self.op.state_bytes() as u64, Ordering::Relaxed);
+        bytes.store(op.state_bytes() as u64, Ordering::Relaxed);
         open
     }
 
     fn publish_late(&self) {
         if let Ok(mut l) = self.shared.late[self.pipeline][self.subtask].lock() {
-            l.clone_from(self.op.late());
+            l.clone_from(self.node.op().late());
         }
     }
 }

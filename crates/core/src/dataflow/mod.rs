@@ -18,6 +18,7 @@
 
 pub mod gate;
 pub mod harness;
+pub mod window;
 
 use crate::error::Error;
 use crate::time::Timestamp;

@@ -15,35 +15,19 @@ use lowwater_connectors::dump::DumpRecord;
 use lowwater_connectors::row::{Built, RowBuilder};
 use lowwater_connectors::sink::SinkFormat;
 use lowwater_core::assignment::split_owner;
+use lowwater_core::dataflow::window::{OpenCheck, WindowNode};
 use lowwater_core::diagnose::{Holder, Stall, StallDetector};
 use lowwater_core::source::{SourceSubtask, SplitId, SplitView};
-use lowwater_core::watermark::valve::ChannelValve;
 use lowwater_core::watermark::Progress;
 use lowwater_core::window::batch::InputRef;
-use lowwater_core::window::limit::{OpenStateGuard, Verdict};
-use lowwater_core::window::operator::{WindowOperator, WindowOutput};
+use lowwater_core::window::operator::WindowOutput;
 use lowwater_core::{Millis, Row, Timestamp, MIN_WATERMARK};
 use lowwater_sql::expr::truth;
 use lowwater_sql::plan::{JobPlan, LateReason, LateRow, OnOpenLimit};
 
-/// A split of the job: one partition of one topic of one source table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SplitMeta {
-    /// Source table index.
-    pub table: usize,
-    /// Topic.
-    pub topic: String,
-    /// Partition.
-    pub partition: i32,
-    /// Owning source subtask.
-    pub subtask: usize,
-}
+pub use lowwater_core::source::SplitMeta;
 
 pub use lowwater_connectors::row::{RecordError, RecordRef};
-
-/// How often (in records) the open window states are counted against
-/// `lowwater.state.max-open-windows`.
-pub const OPEN_CHECK_EVERY: u32 = 4_096;
 
 struct Source {
     subtasks: Vec<SourceSubtask>,
@@ -52,16 +36,13 @@ struct Source {
 }
 
 struct Pipe {
-    valve: ChannelValve,
-    op: WindowOperator,
+    /// The gate, the operator and the open-state guard (the live window
+    /// task drives the same node).
+    node: WindowNode,
     detector: StallDetector,
-    /// `lowwater.state.max-open-windows` over the INSERT's states.
-    guard: OpenStateGuard,
     stalls: Vec<Stall>,
     filtered: u64,
     late_map: Option<LateRow>,
-    /// Records since the open states were last counted.
-    since_check: u32,
     /// The most open states at a tick so far.
     peak_open: u64,
 }
@@ -184,15 +165,14 @@ impl<'p> Engine<'p> {
                     e.insert(sink(plan, t)?);
                 }
             }
+            let limit = plan.settings.max_open_windows;
             pipes.push(Pipe {
-                valve: ChannelValve::new(p),
-                op: WindowOperator::new(pl.window.clone()).map_err(|e| e.to_string())?,
+                node: WindowNode::new(pl.window.clone(), p, limit, plan.open_limit_grace())
+                    .map_err(|e| e.to_string())?,
                 detector: StallDetector::new(threshold, t0, MIN_WATERMARK),
-                guard: OpenStateGuard::new(plan.settings.max_open_windows, plan.open_limit_grace()),
                 stalls: Vec::new(),
                 filtered: 0,
                 late_map,
-                since_check: 0,
                 peak_open: 0,
             });
         }
@@ -268,7 +248,7 @@ impl<'p> Engine<'p> {
     /// Pipeline `pi`'s (window, key) states not fired yet, and the
     /// earliest end among their windows.
     pub fn open_windows(&self, pi: usize) -> (u64, Option<Timestamp>) {
-        let op = &self.pipes[pi].op;
+        let op = self.pipes[pi].node.op();
         (op.pending() as u64, op.first_open_end())
     }
 
@@ -419,7 +399,8 @@ impl<'p> Engine<'p> {
                 .map_err(RecordError::other)?;
         } else {
             self.pipes[pi]
-                .op
+                .node
+                .op_mut()
                 .process_ref(input, &mut self.buf)
                 .map_err(|e| RecordError::other(e.to_string()))?;
         }
@@ -433,26 +414,26 @@ impl<'p> Engine<'p> {
     /// stops naming the stall that keeps them open.
     fn check_open(&mut self, pi: usize) -> Result<(), RecordError> {
         let pipe = &mut self.pipes[pi];
-        pipe.since_check += 1;
-        if pipe.since_check < OPEN_CHECK_EVERY {
+        if !pipe.node.due(1) {
             return Ok(());
         }
-        pipe.since_check = 0;
-        let open = pipe.op.pending() as u64;
+        let open = pipe.node.op().pending() as u64;
         let limit = self.plan.settings.max_open_windows;
-        let Verdict::Over { still_for } = pipe.guard.check(open, self.now) else {
-            return Ok(());
+        // The oldest windows fire early until 80% of the limit is left
+        // (one operator holds the whole INSERT's states).
+        let fire = self.plan.settings.on_open_limit == OnOpenLimit::FireOldest;
+        let still_for = match pipe
+            .node
+            .check_open(open, self.now, fire.then_some(1), &mut self.buf)
+        {
+            OpenCheck::Within | OpenCheck::Near => return Ok(()),
+            OpenCheck::FiredEarly(_) => {
+                let now = self.now;
+                self.emit(pi, now, false);
+                return Ok(());
+            }
+            OpenCheck::Over { still_for } => still_for,
         };
-        if self.plan.settings.on_open_limit == OnOpenLimit::FireOldest {
-            // The oldest windows fire early until 80% of the limit is left.
-            let keep = (limit / 5 * 4) as usize;
-            let mut buf = std::mem::take(&mut self.buf);
-            self.pipes[pi].op.fire_oldest(keep, &mut buf);
-            self.buf = buf;
-            let now = self.now;
-            self.emit(pi, now, false);
-            return Ok(());
-        }
         let held = match self.holder(pi) {
             Some(h) => match h.split.and_then(|id| self.splits.get(id as usize)) {
                 Some(m) => format!(
@@ -470,7 +451,7 @@ impl<'p> Engine<'p> {
             "{}; it is at {} and {held}: release the stall (an idle timeout for a silent \
              partition) or raise the limit with SET 'lowwater.state.max-open-windows'",
             lowwater_core::window::limit::over_message(sink, open, limit, still_for),
-            match self.pipes[pi].op.watermark() {
+            match self.pipes[pi].node.op().watermark() {
                 MIN_WATERMARK => "MIN (none yet)".to_string(),
                 wm => lowwater_core::time::format_timestamp(wm, ' '),
             }
@@ -489,21 +470,13 @@ impl<'p> Engine<'p> {
     fn explain(&mut self, pi: usize) {
         let h = self.holder(pi);
         let pipe = &mut self.pipes[pi];
-        let at = pipe
-            .valve
-            .holding_channel()
-            .and_then(|c| pipe.valve.channel(c))
-            .map_or(MIN_WATERMARK, |c| c.watermark);
+        let at = pipe.node.gate().holding_watermark();
         pipe.detector.explain(h, at);
     }
 
     /// Who holds pipeline `pi`'s watermark now.
     pub fn holder(&self, pi: usize) -> Option<Holder> {
-        let pipe = &self.pipes[pi];
-        if pipe.valve.is_idle() {
-            return None;
-        }
-        let subtask = pipe.valve.holding_channel()?;
+        let (_, subtask) = self.pipes[pi].node.gate().holding()?;
         let si = self.source_of[self.plan.pipelines[pi].source].unwrap_or(0);
         let src = &self.sources[si].subtasks[subtask];
         let split = src.holding_split().and_then(|id| src.split(id));
@@ -526,10 +499,11 @@ impl<'p> Engine<'p> {
         let now = self.now;
         for k in 0..self.sources[si].pipelines.len() {
             let pi = self.sources[si].pipelines[k];
-            for out in self.pipes[pi].valve.input(subtask, p) {
+            for out in self.pipes[pi].node.gate_mut().input(0, subtask, p) {
                 if let Some(wm) = out.watermark {
-                    self.pipes[pi].op.on_watermark(wm, &mut self.buf);
-                    self.pipes[pi].guard.on_watermark(wm, now);
+                    self.pipes[pi]
+                        .node
+                        .advance(wm, now, &mut self.buf, usize::MAX, &mut |_| {});
                     if let Some(s) = self.pipes[pi].detector.on_advance(now, wm) {
                         self.pipes[pi].stalls.push(s);
                     }
@@ -592,7 +566,7 @@ impl<'p> Engine<'p> {
             }
             settled = quiet_updates.iter().all(|r| *r);
             for p in &mut self.pipes {
-                p.peak_open = p.peak_open.max(p.op.pending() as u64);
+                p.peak_open = p.peak_open.max(p.node.op().pending() as u64);
             }
             for pi in 0..self.pipes.len() {
                 if self.pipes[pi].detector.current().is_some() {
@@ -642,7 +616,7 @@ impl<'p> Engine<'p> {
         let view = self.sources[si].subtasks[meta.subtask].split(id)?;
         let (mut dropped, mut routed) = (0, 0);
         for &pi in &self.sources[si].pipelines {
-            let late = self.pipes[pi].op.late();
+            let late = self.pipes[pi].node.op().late();
             dropped += late.dropped.get(&id).copied().unwrap_or(0);
             routed += late.routed.get(&id).copied().unwrap_or(0);
         }
@@ -686,7 +660,7 @@ impl<'p> Engine<'p> {
 
     /// Pipeline `pi`'s final watermark.
     pub fn watermark(&self, pi: usize) -> Timestamp {
-        self.pipes[pi].valve.watermark()
+        self.pipes[pi].node.gate().current()
     }
 
     /// Records read.

@@ -61,14 +61,17 @@ impl Engine<'_> {
             pipes: self
                 .pipes
                 .iter()
-                .map(|p| PipeSnapshot {
-                    valve: p.valve.clone(),
-                    op: p.op.clone(),
-                    detector: p.detector.clone(),
-                    guard: p.guard.clone(),
-                    stalls: p.stalls.clone(),
-                    filtered: p.filtered,
-                    peak_open: p.peak_open,
+                .map(|p| {
+                    let (valve, op) = p.node.parts();
+                    PipeSnapshot {
+                        valve,
+                        op,
+                        detector: p.detector.clone(),
+                        guard: p.node.guard().clone(),
+                        stalls: p.stalls.clone(),
+                        filtered: p.filtered,
+                        peak_open: p.peak_open,
+                    }
                 })
                 .collect(),
             sinks: self
@@ -120,10 +123,8 @@ impl Engine<'_> {
             }
         }
         for (pipe, p) in self.pipes.iter_mut().zip(snap.pipes) {
-            pipe.valve = p.valve;
-            pipe.op = p.op;
+            pipe.node.resume(p.valve, p.op, p.guard);
             pipe.detector = p.detector;
-            pipe.guard = p.guard;
             pipe.stalls = p.stalls;
             pipe.filtered = p.filtered;
             pipe.peak_open = p.peak_open;

@@ -1,0 +1,283 @@
+//! The window aggregation as a node of a job's graph: its input gate, its
+//! operator and the guard on its open states, driven alike by the replay's
+//! virtual-time stepper and by a live window task.
+//!
+//! What a driver still does itself is what differs between them: where
+//! records come from (a replay's decoded record, a live batch from the
+//! exchange), where rows go (a replay's sink output, a live sink writer)
+//! and the time (`now` is handed in).
+
+use crate::error::Result;
+use crate::time::{Millis, Timestamp};
+use crate::watermark::valve::ChannelValve;
+use crate::watermark::Progress;
+use crate::window::limit::{OpenStateGuard, Verdict};
+use crate::window::operator::{WindowOperator, WindowOutput, WindowSpec};
+
+use super::gate::InputGate;
+
+/// How often (in records) the open (window, key) states are counted
+/// against `lowwater.state.max-open-windows`.
+pub const OPEN_CHECK_EVERY: u32 = 4_096;
+
+/// What counting the open states decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenCheck {
+    /// Nothing to do (within the limit, or over it while catching up).
+    Within,
+    /// Over 80% of the limit.
+    Near,
+    /// Over the limit while the watermark stood still: this node's oldest
+    /// windows fired early (`lowwater.state.on-limit` = 'fire-oldest'),
+    /// this many rows.
+    FiredEarly(usize),
+    /// Over the limit while the watermark stood still: the job stops.
+    Over {
+        /// How long the watermark has stood still (`None`: never moved).
+        still_for: Option<Millis>,
+    },
+}
+
+/// A window aggregation node of one subtask.
+#[derive(Debug, Clone)]
+pub struct WindowNode {
+    gate: InputGate,
+    op: WindowOperator,
+    guard: OpenStateGuard,
+    since_check: u32,
+}
+
+impl WindowNode {
+    /// A node computing `spec` over `channels` input channels, guarding
+    /// `limit` open states with `grace` (see [`OpenStateGuard`]).
+    pub fn new(spec: WindowSpec, channels: usize, limit: u64, grace: Millis) -> Result<Self> {
+        Ok(WindowNode {
+            gate: InputGate::new(&[channels]),
+            op: WindowOperator::new(spec)?,
+            guard: OpenStateGuard::new(limit, grace),
+            since_check: 0,
+        })
+    }
+
+    /// Continues from a checkpoint's valve and operator. A restore counts
+    /// as a move of the watermark: the restored windows get the grace
+    /// period to fire before the state limit acts.
+    pub fn restore(&mut self, valve: ChannelValve, op: WindowOperator) {
+        self.gate = InputGate::single(valve);
+        self.op = op;
+        self.guard
+            .restored(self.op.watermark(), self.op.pending() as u64);
+    }
+
+    /// Continues exactly where a replay snapshot left: valve, operator and
+    /// guard as they were (the same future as a replay that never stopped).
+    pub fn resume(&mut self, valve: ChannelValve, op: WindowOperator, guard: OpenStateGuard) {
+        self.gate = InputGate::single(valve);
+        self.op = op;
+        self.guard = guard;
+    }
+
+    /// The open-state guard.
+    pub fn guard(&self) -> &OpenStateGuard {
+        &self.guard
+    }
+
+    /// What a checkpoint keeps of it: the valve and the operator.
+    pub fn parts(&self) -> (ChannelValve, WindowOperator) {
+        let valve = self
+            .gate
+            .port(0)
+            .cloned()
+            .unwrap_or_else(|| ChannelValve::new(0));
+        (valve, self.op.clone())
+    }
+
+    /// The operator.
+    pub fn op(&self) -> &WindowOperator {
+        &self.op
+    }
+
+    /// The operator, to feed it records.
+    pub fn op_mut(&mut self) -> &mut WindowOperator {
+        &mut self.op
+    }
+
+    /// The input gate.
+    pub fn gate(&self) -> &InputGate {
+        &self.gate
+    }
+
+    /// The input gate, for barriers.
+    pub fn gate_mut(&mut self) -> &mut InputGate {
+        &mut self.gate
+    }
+
+    /// Input channel `ch` sent `p` at `now`: every window the new
+    /// watermark reaches fires into `out`, handed to `take` every `chunk`
+    /// results (see [`WindowOperator::on_watermark_in_chunks`]). Returns
+    /// the operator's new watermark, if it moved.
+    pub fn progress(
+        &mut self,
+        ch: usize,
+        p: Progress,
+        now: Timestamp,
+        out: &mut Vec<WindowOutput>,
+        chunk: usize,
+        take: &mut dyn FnMut(&mut Vec<WindowOutput>),
+    ) -> Option<Timestamp> {
+        let mut moved = None;
+        for step in self.gate.input(0, ch, p) {
+            if let Some(wm) = step.watermark {
+                self.advance(wm, now, out, chunk, take);
+                moved = Some(wm);
+            }
+        }
+        moved
+    }
+
+    /// The gate's watermark reached `wm` at `now` (a driver that handles
+    /// each of the gate's steps itself): the windows it reaches fire.
+    pub fn advance(
+        &mut self,
+        wm: Timestamp,
+        now: Timestamp,
+        out: &mut Vec<WindowOutput>,
+        chunk: usize,
+        take: &mut dyn FnMut(&mut Vec<WindowOutput>),
+    ) {
+        self.op.on_watermark_in_chunks(wm, out, chunk, take);
+        self.guard.on_watermark(wm, now);
+    }
+
+    /// `n` records went in: whether the open states are due to be counted
+    /// (every [`OPEN_CHECK_EVERY`] records).
+    pub fn due(&mut self, n: u32) -> bool {
+        self.since_check = self.since_check.saturating_add(n);
+        if self.since_check < OPEN_CHECK_EVERY {
+            return false;
+        }
+        self.since_check = 0;
+        true
+    }
+
+    /// The INSERT holds `open` states at `now` (every subtask's): the
+    /// guard's verdict. Over the limit with `fire_oldest` set to the
+    /// number of subtasks sharing the INSERT, this node's oldest windows
+    /// fire early into `out` until its share of 80% of the limit is left.
+    pub fn check_open(
+        &mut self,
+        open: u64,
+        now: Timestamp,
+        fire_oldest: Option<usize>,
+        out: &mut Vec<WindowOutput>,
+    ) -> OpenCheck {
+        match self.guard.check(open, now) {
+            Verdict::Within | Verdict::CatchingUp => OpenCheck::Within,
+            Verdict::Near => OpenCheck::Near,
+            Verdict::Over { still_for } => match fire_oldest {
+                Some(subtasks) => {
+                    let share = (self.guard.limit() / 5 * 4) / subtasks.max(1) as u64;
+                    OpenCheck::FiredEarly(self.op.fire_oldest(share as usize, out))
+                }
+                None => OpenCheck::Over { still_for },
+            },
+        }
+    }
+
+    /// The limit on open states.
+    pub fn limit(&self) -> u64 {
+        self.guard.limit()
+    }
+
+    /// The guard's grace period.
+    pub fn grace(&self) -> Millis {
+        self.guard.grace()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::secs;
+    use crate::value::Value;
+    use crate::window::assigner::WindowAssigner;
+    use crate::window::batch::InputRef;
+
+    fn node(limit: u64) -> WindowNode {
+        let spec = WindowSpec::count(WindowAssigner::tumbling(secs(1)));
+        WindowNode::new(spec, 1, limit, secs(5)).unwrap()
+    }
+
+    fn feed(n: &mut WindowNode, keys: i64, ts: Timestamp) {
+        let mut out = Vec::new();
+        for k in 0..keys {
+            let key = [Value::Int(k)];
+            let input = InputRef {
+                ts,
+                split: 0,
+                key: &key,
+                row: &[],
+            };
+            n.op_mut().process_ref(input, &mut out).unwrap();
+        }
+    }
+
+    fn wm(w: Timestamp) -> Progress {
+        Progress {
+            watermark: Some(w),
+            ..Progress::NONE
+        }
+    }
+
+    #[test]
+    fn a_watermark_fires_and_moves_the_guard() {
+        let mut n = node(10);
+        feed(&mut n, 12, 100);
+        let mut out = Vec::new();
+        // Never moved: over the limit is over at once.
+        assert_eq!(
+            n.check_open(12, 0, None, &mut out),
+            OpenCheck::Over { still_for: None }
+        );
+        let moved = n.progress(0, wm(secs(1) - 1), 1_000, &mut out, usize::MAX, &mut |_| {});
+        assert_eq!(moved, Some(secs(1) - 1));
+        assert_eq!(out.len(), 12);
+        feed(&mut n, 12, secs(2));
+        // Moved 3 s ago, within the grace: catching up.
+        assert_eq!(n.check_open(12, 4_000, None, &mut out), OpenCheck::Within);
+        assert_eq!(
+            n.check_open(12, 7_000, None, &mut out),
+            OpenCheck::Over {
+                still_for: Some(6_000)
+            }
+        );
+        out.clear();
+        // Fire-oldest over two subtasks: this one keeps at most 4, and a
+        // window fires whole (its 12 keys).
+        feed(&mut n, 3, secs(3));
+        let fired = n.check_open(15, 7_000, Some(2), &mut out);
+        assert_eq!(fired, OpenCheck::FiredEarly(12));
+        assert_eq!(n.op().pending(), 3);
+        assert_eq!(n.check_open(9, 7_000, None, &mut out), OpenCheck::Near);
+    }
+
+    #[test]
+    fn the_open_states_are_counted_every_few_thousand_records() {
+        let mut n = node(10);
+        assert!(!n.due(OPEN_CHECK_EVERY - 1));
+        assert!(n.due(1));
+        assert!(!n.due(1));
+    }
+
+    #[test]
+    fn a_restore_gives_the_restored_windows_the_grace_period() {
+        let mut n = node(10);
+        feed(&mut n, 12, 100);
+        let (valve, op) = n.parts();
+        let mut r = node(10);
+        r.restore(valve, op);
+        let mut out = Vec::new();
+        assert_eq!(r.check_open(12, 50_000, None, &mut out), OpenCheck::Within);
+        assert_eq!(r.op().pending(), 12);
+    }
+}
