@@ -11,6 +11,7 @@ use lowwater_core::watermark::Progress;
 use lowwater_core::window::batch::InputBatch;
 use lowwater_core::{Row, Timestamp, Value};
 use lowwater_sql::expr::truth;
+use lowwater_sql::plan::graph::{window_distribution, Distribution};
 use lowwater_sql::plan::{JobPlan, LateRow};
 
 use crate::job::RunError;
@@ -75,10 +76,35 @@ pub(crate) struct PipeOut {
     args: Vec<Value>,
     /// Key and argument values per record: a new batch's room.
     widths: (usize, usize),
+    /// Which window subtask a record goes to (the plan graph's
+    /// distribution of the edge into the window operator).
+    route: Route,
     /// Per key, whether the last INSERT reading the row moves it out of
     /// the row ([`lowwater_sql::plan::Pipeline::movable_keys`]); `None`
     /// when no key may move.
     moves: Option<Vec<bool>>,
+}
+
+/// How a record's window subtask is chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Route {
+    /// Always the first (one subtask, a global aggregate or Top-N).
+    First,
+    /// A hash of the whole key.
+    Key,
+    /// A hash of these key positions (a Top-N partition's).
+    Positions(Vec<usize>),
+}
+
+impl Route {
+    fn of(pl: &lowwater_sql::plan::Pipeline, subtasks: usize) -> Route {
+        match window_distribution(pl) {
+            _ if subtasks == 1 => Route::First,
+            Distribution::Single | Distribution::Forward => Route::First,
+            Distribution::Hash(keys) if keys.iter().copied().eq(0..pl.keys.len()) => Route::Key,
+            Distribution::Hash(keys) => Route::Positions(keys),
+        }
+    }
 }
 
 impl PipeOut {
@@ -91,6 +117,7 @@ impl PipeOut {
         let moves =
             Some(pl.movable_keys(&plan.tables[pl.source], &carried)).filter(|m| m.contains(&true));
         PipeOut {
+            route: Route::of(pl, senders.len()),
             moves,
             pipeline,
             batches: senders.iter().map(|_| InputBatch::default()).collect(),
@@ -129,11 +156,7 @@ impl SourceTask {
         // The window subtask, when the key does not choose it: one
         // subtask, a global aggregate, or a global Top-N (a rank
         // partition's rows fire in one subtask).
-        let fixed = match &pl.rank {
-            _ if n == 1 => true,
-            Some(rank) => rank.partition.is_empty(),
-            None => pl.keys.is_empty(),
-        };
+        let fixed = out.route == Route::First;
         // The record's key, then its aggregate arguments and the columns
         // its late row needs (which aggregates ignore).
         let late = &out.late;
@@ -161,9 +184,14 @@ impl SourceTask {
             key.clear();
             args.clear();
             fill(key, args).map_err(RecordError::other)?;
-            let w = match &pl.rank {
-                Some(rank) => self.shared.route.hash_one(rank.route_key(key)) % n,
-                None => self.shared.route.hash_one(&key[..]) % n,
+            // A slice and a vector of references to the same values hash
+            // alike: a key's subtask is the same either way.
+            let w = match &out.route {
+                Route::Positions(ps) => {
+                    let values: Vec<&Value> = ps.iter().filter_map(|&i| key.get(i)).collect();
+                    self.shared.route.hash_one(values) % n
+                }
+                _ => self.shared.route.hash_one(&key[..]) % n,
             } as usize;
             out.batches[w].push(ts, id, key, args);
             w
@@ -242,5 +270,24 @@ impl SourceTask {
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::hash::BuildHasher;
+
+    use lowwater_core::route::StableState;
+    use lowwater_core::Value;
+
+    /// The exchange hashes a whole key as a slice and a Top-N partition's
+    /// keys as a vector of references: the same values go to the same
+    /// subtask either way (a checkpoint's keys stay in their subtask).
+    #[test]
+    fn a_key_hashes_alike_as_a_slice_and_as_references() {
+        let state = StableState;
+        let key = vec![Value::from("page"), Value::Int(7)];
+        let refs: Vec<&Value> = key.iter().collect();
+        assert_eq!(state.hash_one(&key[..]), state.hash_one(refs));
     }
 }

@@ -495,6 +495,12 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
         let _ = writeln!(s, "  keys: {}; outputs: {}", pl.keys.len(), outs.join(", "));
         let _ = writeln!(s, "  features: {}", features(plan, pl).join(", "));
     }
+    let graph = crate::plan::graph::Graph::of(plan);
+    let _ = writeln!(
+        s,
+        "\ndataflow (operators, their input ports and how records reach them):\n{}",
+        graph.text(plan).trim_end()
+    );
     let w = warnings(plan, partitions);
     let _ = writeln!(s, "\nwarnings:{}", if w.is_empty() { " none" } else { "" });
     for x in w {

@@ -654,6 +654,7 @@ impl JobPlan {
 }
 
 mod alignment;
+pub mod graph;
 mod late;
 mod pipeline;
 mod project;

@@ -5,8 +5,9 @@
 //!
 //! The rows of one window and partition fire together: all of a window's
 //! keys fire at the same watermark, and the keys of one partition are
-//! routed to one window subtask ([`Rank::route_key`]). Ranking is the
-//! order of the ORDER BY values (NULL sorts lowest, as Flink's default null
+//! routed to one window subtask (by the hash of its partition's keys: the
+//! distribution of the edge into the window in [`super::graph`]). Ranking
+//! is the order of the ORDER BY values (NULL sorts lowest, as Flink's default null
 //! collation), ties broken by the order the rows fired in.
 
 use std::cmp::Ordering;
@@ -55,14 +56,6 @@ pub struct Rank {
     pub partition: Vec<usize>,
     /// ORDER BY.
     pub order: Vec<OrderTerm>,
-}
-
-impl Rank {
-    /// The values that decide a key's window subtask: the partition's keys,
-    /// so that a partition's rows fire in one subtask.
-    pub fn route_key<'a>(&self, key: &'a [Value]) -> Vec<&'a Value> {
-        self.partition.iter().filter_map(|&i| key.get(i)).collect()
-    }
 }
 
 fn compare(a: &[Value], b: &[Value], order: &[OrderTerm]) -> Ordering {
