@@ -29,22 +29,22 @@
 //! [`Harness::process_at`] runs the ticks before its time and handles the
 //! record before the tick at its time, as replay orders records. At a tick every split's generator runs (idleness first), every
 //! subtask combines its splits, and the result flows through the window
-//! operator's valve at once; windows fired then are stamped with the tick time.
+//! operator's gate at once; windows fired then are stamped with the tick time.
 //!
 //! Partitions map to subtasks with Flink's Kafka formula for the configured
-//! topic. All subtasks feed one window operator through one valve; a keyed
+//! topic. All subtasks feed one window operator through its input gate; a keyed
 //! exchange to several window subtasks would give every subtask the same
 //! watermark, so results do not depend on it.
 
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::{self, CheckpointError};
+use crate::dataflow::gate::InputGate;
 use crate::error::{Error, Result};
 use crate::source::{SourceSubtask, SplitView};
 use crate::time::{display_duration, Millis, Timestamp, MIN_WATERMARK};
 use crate::value::{Key, Row, Value};
 use crate::watermark::generator::{WatermarkExpr, WatermarkStrategy};
-use crate::watermark::valve::ChannelValve;
 use crate::watermark::Progress;
 use crate::window::aggregate::AggSpec;
 use crate::window::assigner::{Window, WindowAssigner};
@@ -147,7 +147,9 @@ struct Config {
 struct Job {
     sources: Vec<SourceSubtask>,
     owners: Vec<usize>,
-    valve: ChannelValve,
+    /// The window operator's input gate: one port, a channel per source
+    /// subtask.
+    gate: InputGate,
     op: WindowOperator,
 }
 
@@ -312,7 +314,7 @@ impl Harness {
             owners.push(owner);
         }
         self.job = Some(Job {
-            valve: ChannelValve::new(c.parallelism),
+            gate: InputGate::new(&[c.parallelism]),
             op: WindowOperator::new(c.window.clone())?,
             sources,
             owners,
@@ -468,7 +470,7 @@ impl Harness {
         }
         let now = self.now;
         let job = self.job.as_mut().expect("built");
-        for out in job.valve.input(subtask, p) {
+        for out in job.gate.input(0, subtask, p) {
             if let Some(wm) = out.watermark {
                 job.op.on_watermark(wm, &mut self.buf);
                 self.timeline.push((now, wm));
@@ -573,12 +575,12 @@ impl Harness {
     pub fn watermark(&self) -> Timestamp {
         self.job
             .as_ref()
-            .map_or(MIN_WATERMARK, |j| j.valve.watermark())
+            .map_or(MIN_WATERMARK, |j| j.gate.current())
     }
 
     /// Whether every source is idle, so the job's watermark is not held.
     pub fn is_idle(&self) -> bool {
-        self.job.as_ref().is_some_and(|j| j.valve.is_idle())
+        self.job.as_ref().is_some_and(|j| j.gate.is_idle())
     }
 
     /// Every advance of the job's watermark: (processing time, watermark).
@@ -614,19 +616,13 @@ impl Harness {
     /// idle or not started.
     pub fn held_by(&self) -> Option<Holder> {
         let job = self.job.as_ref()?;
-        if job.valve.is_idle() {
-            return None;
-        }
-        let subtask = job.valve.holding_channel()?;
+        let (_, subtask) = job.gate.holding()?;
         let source = &job.sources[subtask];
         let split = source.holding_split().and_then(|id| source.split(id));
         Some(Holder {
             subtask,
             partition: split.map(|s| s.id as i32),
-            watermark: job
-                .valve
-                .channel(subtask)
-                .map_or(MIN_WATERMARK, |c| c.watermark),
+            watermark: job.gate.holding_watermark(),
             silent_for: self.now - split.and_then(|s| s.last_arrival).unwrap_or(0),
             never_had_record: split.is_none_or(|s| s.records == 0),
         })

@@ -143,13 +143,26 @@ pub struct GateState {
     pub combiner: PortCombiner,
 }
 
-/// An operator's input gate.
-#[derive(Debug, Clone)]
+/// An operator's input gate. It serializes as its [`GateState`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(from = "GateState", into = "GateState")]
 pub struct InputGate {
     state: GateState,
     aligner: BarrierAligner,
     /// The first flat channel number of each port.
     offsets: Vec<usize>,
+}
+
+impl From<GateState> for InputGate {
+    fn from(state: GateState) -> Self {
+        InputGate::restore(state)
+    }
+}
+
+impl From<InputGate> for GateState {
+    fn from(gate: InputGate) -> Self {
+        gate.state
+    }
 }
 
 impl InputGate {
