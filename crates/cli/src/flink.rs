@@ -232,7 +232,7 @@ pub struct SubmitOpts {
 
 /// The settings a job file gives its watermarks, when lowwater can plan
 /// it (otherwise only Flink knows them).
-fn file_settings(stmts: &[lowwater_sql::parse::Statement]) -> Option<JobSettings> {
+fn file_settings(stmts: &[lowwater_sql::ast::Statement]) -> Option<JobSettings> {
     let plan = lowwater_sql::plan::plan(stmts).ok()?;
     // The first INSERT's source: its table option, else the SET.
     let src = plan.pipelines.first().map(|p| &plan.tables[p.source]);

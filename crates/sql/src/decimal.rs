@@ -7,8 +7,7 @@
 use lowwater_core::decimal::{self as dec, Dec, MAX_PRECISION};
 use lowwater_core::Value;
 
-use crate::expr::ArithOp;
-use crate::types::SqlType;
+use crate::types::{ArithOp, SqlType};
 
 /// A DECIMAL's (precision, scale).
 pub type PS = (u8, u8);

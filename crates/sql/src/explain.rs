@@ -7,14 +7,13 @@ use std::fmt::Write as _;
 
 use lowwater_core::assignment::split_owner;
 use lowwater_core::time::display_duration;
-use lowwater_core::window::aggregate::AggFunc;
 use lowwater_core::window::assigner::WindowAssigner;
 use lowwater_core::Millis;
 
 use crate::expr::Expr;
 use crate::functions::Func;
 use crate::options::Connector;
-use crate::plan::{ColumnSource, JobPlan, OutputKind, TableDef};
+use crate::plan::{agg_name, ColumnSource, JobPlan, OutputKind, TableDef};
 
 /// The largest partition count `explain` maps (Kafka topics have at most a
 /// few thousand partitions; this keeps a typo from building a huge map).
@@ -75,33 +74,6 @@ fn window_text(a: &WindowAssigner) -> String {
             format!("CUMULATE step {} up to {}", d(step), d(max_size))
         }
         WindowAssigner::Session { gap } => format!("SESSION gap {}", d(gap)),
-    }
-}
-
-pub(crate) fn agg_name(f: AggFunc) -> &'static str {
-    match f {
-        AggFunc::CountStar => "COUNT(*)",
-        AggFunc::Count => "COUNT",
-        AggFunc::CountDistinct => "COUNT(DISTINCT)",
-        AggFunc::Sum => "SUM",
-        AggFunc::Min => "MIN",
-        AggFunc::Max => "MAX",
-        AggFunc::Avg => "AVG",
-        AggFunc::SumDistinct => "SUM(DISTINCT)",
-        AggFunc::AvgDistinct => "AVG(DISTINCT)",
-        AggFunc::FirstValue => "FIRST_VALUE",
-        AggFunc::LastValue => "LAST_VALUE",
-        AggFunc::ListAgg => "LISTAGG",
-        AggFunc::VarPop => "VAR_POP",
-        AggFunc::VarSamp => "VAR_SAMP",
-        AggFunc::StddevPop => "STDDEV_POP",
-        AggFunc::StddevSamp => "STDDEV_SAMP",
-        AggFunc::ListAggDistinct => "LISTAGG(DISTINCT)",
-        AggFunc::LastValueDistinct => "LAST_VALUE(DISTINCT)",
-        AggFunc::VarPopDistinct => "VAR_POP(DISTINCT)",
-        AggFunc::VarSampDistinct => "VAR_SAMP(DISTINCT)",
-        AggFunc::StddevPopDistinct => "STDDEV_POP(DISTINCT)",
-        AggFunc::StddevSampDistinct => "STDDEV_SAMP(DISTINCT)",
     }
 }
 

@@ -15,9 +15,9 @@ use sqlparser::ast::{
 use lowwater_core::time::parse_timestamp;
 use lowwater_core::Value;
 
+use crate::ast::expr_loc;
 use crate::error::{Loc, Result, SqlError};
-use crate::parse::expr_loc;
-use crate::types::SqlType;
+use crate::types::{ArithOp, SqlType};
 
 /// A comparison operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,21 +34,6 @@ pub enum CmpOp {
     Gt,
     /// `>=`
     Ge,
-}
-
-/// An arithmetic operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ArithOp {
-    /// `+`
-    Add,
-    /// `-`
-    Sub,
-    /// `*`
-    Mul,
-    /// `/`
-    Div,
-    /// `%`
-    Mod,
 }
 
 /// A compiled expression over a row (columns by position).

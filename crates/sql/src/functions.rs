@@ -8,9 +8,9 @@
 use lowwater_core::Value;
 use sqlparser::ast::{CastKind, Expr as AstExpr, InTarget, TrimWhereField, Value as AstValue};
 
+use crate::ast::expr_loc;
 use crate::error::{Loc, Result, SqlError};
 use crate::expr::{compile, Expr, Scope, Typed};
-use crate::parse::expr_loc;
 use crate::types::SqlType;
 
 /// A scalar function or predicate.
@@ -64,7 +64,7 @@ pub enum Func {
     /// `TRY_CAST`: the cast, or NULL where it fails.
     Try,
     /// DECIMAL arithmetic into DECIMAL(p, s) ([`crate::decimal::arith`]).
-    DecArith(crate::expr::ArithOp, u8, u8),
+    DecArith(crate::types::ArithOp, u8, u8),
 }
 
 fn err<T>(e: &AstExpr, loc: Loc, msg: impl Into<String>) -> Result<T> {

@@ -18,9 +18,8 @@ use std::ops::ControlFlow;
 
 use sqlparser::ast::{visit_expressions_mut, BinaryOperator, Expr as AstExpr, Ident, SelectItem};
 
+use crate::ast::{expr_loc, ident_name, ranking_calls, From, Select, WindowTvf};
 use crate::error::{Loc, Result, SqlError};
-use crate::parse::{expr_loc, ident_name, WindowTvf};
-use crate::query::{From, Select};
 
 /// A `CREATE VIEW`.
 #[derive(Debug, Clone)]
@@ -364,7 +363,7 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
             };
             let (mut group_by, rows_only) = match group_by {
                 Some((g, _)) => (g, false),
-                None if tvf.kind == crate::parse::TvfKind::Session => {
+                None if tvf.kind == crate::ast::TvfKind::Session => {
                     return Err(SqlError::new(
                         loc,
                         "SESSION without GROUP BY (rows tagged with their session) is not \
@@ -484,7 +483,7 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
             // Over a ranked result the WHERE filters ranked rows (Flink's
             // Top-N `WHERE rownum <= 3`); below the ranking it filters the
             // rows that are ranked, as HAVING does.
-            let ranked = !crate::plan::rank::find(&a.items, None).is_empty();
+            let ranked = !ranking_calls(&a.items, None).is_empty();
             a.items = items;
             if ranked {
                 a.qualify = and(a.qualify, filter);

@@ -15,8 +15,8 @@ use sqlparser::ast::{
     SelectItem,
 };
 
+use crate::ast::{expr_loc, TvfKind, WindowTvf};
 use crate::error::{Loc, Result, SqlError};
-use crate::parse::{expr_loc, TvfKind, WindowTvf};
 
 /// The pieces of a legacy window query, rewritten.
 pub struct Rewritten {

@@ -3,12 +3,14 @@
 //! A job file is what a Flink user already has: `SET` statements, `CREATE
 //! TABLE` with a `WATERMARK` clause and connector options, and `INSERT INTO
 //! sink SELECT ... FROM TABLE(TUMBLE|HOP|CUMULATE|SESSION(...)) GROUP BY
-//! window_start, window_end, keys`. This crate parses it ([`parse`]),
-//! checks it against what lowwater supports (every unsupported construct or
-//! option is an error with line and column, as in Flink nothing is silently
-//! ignored), and plans it ([`plan`]) into the core's watermark strategies,
-//! window assigners and aggregates, with compiled row expressions ([`expr`]).
+//! window_start, window_end, keys`. This crate parses it ([`parse`]) into
+//! a statement tree ([`ast`]), checks it against what lowwater supports
+//! (every unsupported construct or option is an error with line and column,
+//! as in Flink nothing is silently ignored), and plans it ([`plan`]) into
+//! the core's watermark strategies, window assigners and aggregates, with
+//! compiled row expressions ([`expr`]).
 
+pub mod ast;
 pub mod decimal;
 pub mod error;
 pub mod explain;
@@ -28,6 +30,7 @@ pub mod regex_fns;
 pub mod suggest;
 pub mod target;
 pub mod temporal;
+mod tokens;
 pub mod types;
 pub mod values;
 

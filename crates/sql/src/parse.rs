@@ -1,4 +1,5 @@
-//! Parsing the Flink SQL subset into lowwater's statement tree.
+//! Parsing the Flink SQL subset into lowwater's statement tree
+//! ([`crate::ast`]).
 //!
 //! The `sqlparser` crate tokenizes the file and parses expressions, select
 //! items and names; the statement shapes that are Flink's own and that
@@ -7,265 +8,24 @@
 //! parsed here on top of its token stream, so every error keeps an exact
 //! line and column.
 
-use sqlparser::ast::{Expr as AstExpr, SelectItem, Spanned};
 use sqlparser::dialect::GenericDialect;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
+use crate::ast::{
+    deep_error, deep_loc, too_deep, ColumnDef, ColumnKind, CreateTable, Notes, Statement,
+    WatermarkClause,
+};
 use crate::error::{Loc, Result, SqlError};
 use crate::inline::Views;
 use crate::query;
+use crate::tokens::{here, parse_word, pe, peek_word};
 use crate::types::SqlType;
-
-/// One statement of a job file.
-#[derive(Debug, Clone)]
-pub enum Statement {
-    /// `SET 'key' = 'value'`.
-    Set {
-        /// Option key.
-        key: String,
-        /// Option value.
-        value: String,
-        /// Where.
-        loc: Loc,
-    },
-    /// `CREATE TABLE`.
-    CreateTable(Box<CreateTable>),
-    /// `INSERT INTO ... SELECT ...`.
-    Insert(Box<Insert>),
-    /// What Flink would refuse in the file ([`crate::portability`]); one,
-    /// last, when there is any.
-    FlinkNotes(crate::portability::Notes),
-}
-
-/// `CREATE TABLE name (...) WITH (...)`.
-#[derive(Debug, Clone)]
-pub struct CreateTable {
-    /// Table name.
-    pub name: String,
-    /// Where the statement starts.
-    pub loc: Loc,
-    /// Column definitions, in order.
-    pub columns: Vec<ColumnDef>,
-    /// `WATERMARK FOR column AS expr`.
-    pub watermark: Option<WatermarkClause>,
-    /// `WITH ('k' = 'v', ...)`, in order.
-    pub options: Vec<(String, String, Loc)>,
-}
-
-/// One column definition.
-#[derive(Debug, Clone)]
-pub struct ColumnDef {
-    /// Column name.
-    pub name: String,
-    /// Where.
-    pub loc: Loc,
-    /// What kind of column.
-    pub kind: ColumnKind,
-    /// Declared `NOT NULL`.
-    pub not_null: bool,
-    /// A field of a `ROW` column: its path in the record (`["payload",
-    /// "user", "id"]` for the column `payload.user.id`); empty for a
-    /// top-level column.
-    pub path: Vec<String>,
-}
-
-/// Physical, computed or metadata column.
-#[derive(Debug, Clone)]
-pub enum ColumnKind {
-    /// `name TYPE`: read from the payload.
-    Physical(SqlType),
-    /// `name AS expr`: computed from other columns.
-    Computed(Box<AstExpr>),
-    /// `name TYPE METADATA [FROM 'key'] [VIRTUAL]`.
-    Metadata {
-        /// Declared type.
-        ty: SqlType,
-        /// Metadata key (the column name when FROM is absent).
-        key: String,
-    },
-}
-
-/// `WATERMARK FOR column AS expr`.
-#[derive(Debug, Clone)]
-pub struct WatermarkClause {
-    /// The rowtime column.
-    pub column: String,
-    /// The watermark expression.
-    pub expr: AstExpr,
-    /// Where.
-    pub loc: Loc,
-}
-
-/// The window table-valued functions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TvfKind {
-    /// `TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset])`.
-    Tumble,
-    /// `HOP(TABLE t, DESCRIPTOR(ts), slide, size [, offset])`.
-    Hop,
-    /// `CUMULATE(TABLE t, DESCRIPTOR(ts), step, max_size [, offset])`.
-    Cumulate,
-    /// `SESSION(TABLE t [PARTITION BY k], DESCRIPTOR(ts), gap)`.
-    Session,
-}
-
-/// `TABLE(TVF(TABLE source ..., DESCRIPTOR(col), args...))`.
-#[derive(Debug, Clone)]
-pub struct WindowTvf {
-    /// Which window function.
-    pub kind: TvfKind,
-    /// Where the function name is.
-    pub loc: Loc,
-    /// The source table.
-    pub source: String,
-    /// Where the source name is.
-    pub source_loc: Loc,
-    /// `PARTITION BY` columns (SESSION only).
-    pub partition_by: Vec<String>,
-    /// The DESCRIPTOR column.
-    pub time_column: String,
-    /// Where the DESCRIPTOR column is.
-    pub time_loc: Loc,
-    /// The remaining arguments (intervals).
-    pub args: Vec<AstExpr>,
-}
-
-/// `INSERT INTO sink [(cols)] SELECT ... FROM TABLE(...) [WHERE ...] GROUP BY ...`.
-#[derive(Debug, Clone)]
-pub struct Insert {
-    /// Sink table.
-    pub sink: String,
-    /// Where the statement starts.
-    pub loc: Loc,
-    /// Explicit target columns, if given.
-    pub sink_columns: Option<Vec<String>>,
-    /// The select list.
-    pub items: Vec<SelectItem>,
-    /// The window function.
-    pub tvf: WindowTvf,
-    /// `WHERE`.
-    pub filter: Option<AstExpr>,
-    /// `GROUP BY` expressions.
-    pub group_by: Vec<AstExpr>,
-    /// `HAVING`.
-    pub having: Option<AstExpr>,
-    /// No GROUP BY: the window function's rows, each tagged with its
-    /// windows (`SELECT *, window_start FROM TABLE(TUMBLE(...))`).
-    pub project: bool,
-    /// A filter applied after Window Top-N's ranking (`WHERE rownum <= 3`).
-    pub qualify: Option<AstExpr>,
-}
-
-/// Where an expression starts (or `fallback` when sqlparser has no span).
-pub fn expr_loc(e: &AstExpr, fallback: Loc) -> Loc {
-    let s = e.span().start;
-    if s.line == 0 {
-        fallback
-    } else {
-        Loc::from_sp(s)
-    }
-}
 
 /// The most statements a job file may hold (a file of a million INSERTs
 /// is refused at once instead of being parsed for minutes).
 pub const MAX_STATEMENTS: usize = 10_000;
-
-/// The deepest an expression may nest. sqlparser builds `1 + 1 + ...`
-/// without recursion, but everything after it (planning, evaluation,
-/// dropping the tree) recurses: a 20,000-term chain would overflow the
-/// stack. Parentheses are limited by sqlparser's own recursion limit.
-pub const MAX_EXPR_DEPTH: usize = 200;
-
-/// How deep `e` nests through operators, counted without recursion (and
-/// without going past `MAX_EXPR_DEPTH + 1`).
-fn depth(e: &AstExpr) -> usize {
-    let mut deepest = 0;
-    let mut stack = vec![(e, 1)];
-    while let Some((x, d)) = stack.pop() {
-        deepest = deepest.max(d);
-        if deepest > MAX_EXPR_DEPTH {
-            break;
-        }
-        match x {
-            AstExpr::BinaryOp { left, right, .. } => {
-                stack.push((left, d + 1));
-                stack.push((right, d + 1));
-            }
-            AstExpr::UnaryOp { expr, .. }
-            | AstExpr::Nested(expr)
-            | AstExpr::IsNull(expr)
-            | AstExpr::IsNotNull(expr)
-            | AstExpr::IsTrue(expr)
-            | AstExpr::IsNotTrue(expr)
-            | AstExpr::IsFalse(expr)
-            | AstExpr::IsNotFalse(expr)
-            | AstExpr::Cast { expr, .. } => stack.push((expr, d + 1)),
-            _ => {}
-        }
-    }
-    deepest
-}
-
-/// Drops an expression without recursion (a deep operator chain would
-/// overflow the stack in the compiler's recursive drop).
-pub(crate) fn dismantle(e: AstExpr) {
-    let mut stack = vec![e];
-    while let Some(x) = stack.pop() {
-        match x {
-            AstExpr::BinaryOp { left, right, .. } => {
-                stack.push(*left);
-                stack.push(*right);
-            }
-            AstExpr::UnaryOp { expr, .. } | AstExpr::Nested(expr) => stack.push(*expr),
-            _ => {}
-        }
-    }
-}
-
-/// Where a deep expression starts: its leftmost operand's place, found
-/// without recursion (sqlparser's span of the whole tree recurses).
-pub(crate) fn deep_loc(e: &AstExpr, fallback: Loc) -> Loc {
-    let mut x = e;
-    loop {
-        x = match x {
-            AstExpr::BinaryOp { left, .. } => left,
-            AstExpr::UnaryOp { expr, .. } | AstExpr::Nested(expr) => expr,
-            leaf => return expr_loc(leaf, fallback),
-        };
-    }
-}
-
-/// Whether `e` nests deeper than [`MAX_EXPR_DEPTH`].
-pub(crate) fn too_deep(e: &AstExpr) -> bool {
-    depth(e) > MAX_EXPR_DEPTH
-}
-
-/// The error for an expression at `at` that is [`too_deep`]; `exprs` (the
-/// statement's expressions) are dropped without recursion.
-pub(crate) fn deep_error(at: Loc, exprs: Vec<AstExpr>) -> SqlError {
-    for e in exprs {
-        dismantle(e);
-    }
-    SqlError::new(
-        at,
-        format!(
-            "this expression nests more than {MAX_EXPR_DEPTH} operators deep; write it shorter \
-             (lowwater refuses it rather than run out of stack)"
-        ),
-    )
-}
-
-/// The (lower-case) name a column reference ends in: `user` for `user` and
-/// `t.user`.
-pub fn ident_name(e: &AstExpr) -> Option<String> {
-    match e {
-        AstExpr::Identifier(id) => Some(id.value.to_ascii_lowercase()),
-        AstExpr::CompoundIdentifier(ids) => ids.last().map(|i| i.value.to_ascii_lowercase()),
-        _ => None,
-    }
-}
 
 /// Parses a whole job file.
 pub fn parse_script(sql: &str) -> Result<Vec<Statement>> {
@@ -305,7 +65,7 @@ fn parse_all(sql: &str) -> Result<Vec<Statement>> {
     let mut p = Parser::new(&dialect).with_tokens_with_locations(tokens);
     let mut out = Vec::new();
     let mut views = Views::new();
-    let mut notes = crate::portability::Notes::new();
+    let mut notes = Notes::new();
     loop {
         while p.consume_token(&Token::SemiColon) {}
         if p.peek_token().token == Token::EOF {
@@ -352,36 +112,7 @@ fn parse_all(sql: &str) -> Result<Vec<Statement>> {
     Ok(out)
 }
 
-pub(crate) fn here(p: &Parser) -> Loc {
-    Loc::from_sp(p.peek_token().span.start)
-}
-
-pub(crate) fn pe<T>(r: std::result::Result<T, sqlparser::parser::ParserError>) -> Result<T> {
-    r.map_err(SqlError::from_parser)
-}
-
-/// Whether the next token is the (unquoted) word `w`.
-pub(crate) fn peek_word(p: &Parser, w: &str) -> bool {
-    match &p.peek_token().token {
-        Token::Word(word) => word.quote_style.is_none() && word.value.eq_ignore_ascii_case(w),
-        _ => false,
-    }
-}
-
-pub(crate) fn parse_word(p: &mut Parser, w: &str) -> bool {
-    if peek_word(p, w) {
-        p.next_token();
-        true
-    } else {
-        false
-    }
-}
-
-fn statement(
-    p: &mut Parser,
-    views: &mut Views,
-    notes: &mut crate::portability::Notes,
-) -> Result<Option<Statement>> {
+fn statement(p: &mut Parser, views: &mut Views, notes: &mut Notes) -> Result<Option<Statement>> {
     let loc = here(p);
     if p.parse_keyword(Keyword::SET) {
         return set(p, loc).map(Some);
@@ -432,11 +163,7 @@ fn quoted(p: &mut Parser, what: &str) -> Result<String> {
     }
 }
 
-fn create_table(
-    p: &mut Parser,
-    loc: Loc,
-    notes: &mut crate::portability::Notes,
-) -> Result<CreateTable> {
+fn create_table(p: &mut Parser, loc: Loc, notes: &mut Notes) -> Result<CreateTable> {
     let _ = p.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
     let id = pe(p.parse_identifier())?;
     crate::portability::ident(&id, "the table name", here(p), notes);
@@ -513,7 +240,7 @@ fn create_table(
 
 /// One column definition; a `ROW<...>` column gives one column per field,
 /// nested ROWs flattened (`payload.user.id`).
-fn column_def(p: &mut Parser, notes: &mut crate::portability::Notes) -> Result<Vec<ColumnDef>> {
+fn column_def(p: &mut Parser, notes: &mut Notes) -> Result<Vec<ColumnDef>> {
     let loc = here(p);
     let id = pe(p.parse_identifier())?;
     crate::portability::ident(&id, "the column name", loc, notes);
@@ -535,7 +262,7 @@ fn column_def(p: &mut Parser, notes: &mut crate::portability::Notes) -> Result<V
     }
     if peek_word(p, "ROW") {
         p.next_token();
-        let fields = crate::types::row_fields(p, std::slice::from_ref(&name))?;
+        let fields = row_fields(p, std::slice::from_ref(&name))?;
         let _ = p.parse_keywords(&[Keyword::NOT, Keyword::NULL]) || p.parse_keyword(Keyword::NULL);
         if peek_word(p, "METADATA") {
             return Err(SqlError::new(here(p), "a ROW column cannot be METADATA"));
@@ -587,7 +314,7 @@ const SUPPORTED_TYPES: &str =
     "STRING, VARCHAR(n), CHAR(n), TINYINT, SMALLINT, INT, BIGINT, ROW<name type, ...>, \
      FLOAT, DOUBLE, BOOLEAN, TIMESTAMP(3), TIMESTAMP_LTZ(3)";
 
-pub(crate) fn data_type(p: &mut Parser) -> Result<SqlType> {
+fn data_type(p: &mut Parser) -> Result<SqlType> {
     let t = p.next_token();
     let loc = Loc::from_sp(t.span.start);
     let name = match &t.token {
@@ -692,9 +419,49 @@ pub(crate) fn data_type(p: &mut Parser) -> Result<SqlType> {
     Ok(ty)
 }
 
+/// The fields of a `ROW<name type, ...>` (or `ROW(name type, ...)`) column
+/// whose path is `prefix`, after the word ROW: each leaf's path and type,
+/// nested ROWs flattened.
+fn row_fields(p: &mut Parser, prefix: &[String]) -> Result<Vec<(Vec<String>, SqlType)>> {
+    let (open, close) = if p.consume_token(&Token::Lt) {
+        (Token::Lt, Token::Gt)
+    } else if p.consume_token(&Token::LParen) {
+        (Token::LParen, Token::RParen)
+    } else {
+        return Err(SqlError::new(
+            here(p),
+            "ROW needs its fields: ROW<name type, ...>",
+        ));
+    };
+    let _ = open;
+    let mut out = Vec::new();
+    loop {
+        let name = pe(p.parse_identifier())?.value;
+        let mut path = prefix.to_vec();
+        path.push(name);
+        if peek_word(p, "ROW") {
+            p.next_token();
+            out.extend(row_fields(p, &path)?);
+        } else {
+            out.push((path, data_type(p)?));
+        }
+        // `NOT NULL` and a comment on a field are accepted and ignored.
+        let _ = p.parse_keywords(&[Keyword::NOT, Keyword::NULL]);
+        if p.parse_keyword(Keyword::COMMENT) {
+            p.next_token();
+        }
+        if !p.consume_token(&Token::Comma) {
+            break;
+        }
+    }
+    pe(p.expect_token(&close))?;
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ast::TvfKind;
 
     #[test]
     fn parses_a_seed_job() {

@@ -9,8 +9,8 @@ use std::ops::ControlFlow;
 
 use sqlparser::ast::{visit_expressions, DateTimeField, Expr as AstExpr, Ident, SelectItem};
 
+use crate::ast::{expr_loc, Notes, Statement};
 use crate::error::Loc;
-use crate::parse::{expr_loc, Statement};
 
 /// Words Flink 2.3 refuses as unquoted names (measured: each of
 /// sqlparser's keywords as a column name in `CREATE TABLE`, on Flink 2.3).
@@ -393,9 +393,6 @@ const RESERVED: &[&str] = &[
     "year",
 ];
 
-/// Notes on what Flink would refuse: (where, what and what to write).
-pub type Notes = Vec<(Loc, String)>;
-
 /// A name Flink would refuse unquoted.
 pub fn ident(id: &Ident, what: &str, fallback: Loc, notes: &mut Notes) {
     if id.quote_style.is_none() && RESERVED.contains(&id.value.to_ascii_lowercase().as_str()) {
@@ -501,7 +498,7 @@ pub fn statement(st: &Statement, notes: &mut Notes) {
                 expr(&w.expr, w.loc, notes);
             }
             for c in &ct.columns {
-                if let crate::parse::ColumnKind::Computed(e) = &c.kind {
+                if let crate::ast::ColumnKind::Computed(e) = &c.kind {
                     expr(e, c.loc, notes);
                 }
             }

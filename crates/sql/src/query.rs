@@ -9,42 +9,12 @@ use sqlparser::keywords::Keyword;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Token;
 
+use crate::ast::{
+    deep_error, deep_loc, dismantle, too_deep, From, Insert, Notes, Select, TvfKind, WindowTvf,
+};
 use crate::error::{Loc, Result, SqlError};
 use crate::inline::{self, View, Views};
-use crate::parse::{here, parse_word, pe, peek_word, Insert, TvfKind, WindowTvf};
-
-/// One `SELECT` block.
-#[derive(Debug, Clone)]
-pub struct Select {
-    /// Where `SELECT` is.
-    pub loc: Loc,
-    /// The select list.
-    pub items: Vec<SelectItem>,
-    /// What it reads.
-    pub from: From,
-    /// `WHERE`.
-    pub filter: Option<AstExpr>,
-    /// `GROUP BY` expressions and where the clause is (None: no GROUP BY).
-    pub group_by: Option<(Vec<AstExpr>, Loc)>,
-    /// `HAVING`.
-    pub having: Option<AstExpr>,
-}
-
-/// The FROM clause of a [`Select`].
-#[derive(Debug, Clone)]
-pub enum From {
-    /// `TABLE(TUMBLE(TABLE src, ...))`.
-    Window(WindowTvf),
-    /// A table or view by name.
-    Table {
-        /// Its name.
-        name: String,
-        /// Where.
-        loc: Loc,
-    },
-    /// `(SELECT ...)`.
-    Query(Box<Select>),
-}
+use crate::tokens::{here, parse_word, pe, peek_word};
 
 /// Skips `[AS] alias` after a FROM item.
 fn alias(p: &mut Parser) -> Result<()> {
@@ -157,8 +127,8 @@ pub(crate) fn select(p: &mut Parser) -> Result<Select> {
         .chain(filter.iter())
         .chain(group_by.iter().flat_map(|g| g.0.iter()))
         .chain(having.iter())
-        .find(|e| crate::parse::too_deep(e))
-        .map(|e| crate::parse::deep_loc(e, loc));
+        .find(|e| too_deep(e))
+        .map(|e| deep_loc(e, loc));
     if let Some(at) = deep {
         let mut all: Vec<AstExpr> = items.iter().filter_map(item_expr).collect();
         all.extend(filter);
@@ -167,10 +137,10 @@ pub(crate) fn select(p: &mut Parser) -> Result<Select> {
         // The select items' own copies go the same way.
         for i in items {
             if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = i {
-                crate::parse::dismantle(e);
+                dismantle(e);
             }
         }
-        return Err(crate::parse::deep_error(at, all));
+        return Err(deep_error(at, all));
     }
     Ok(Select {
         loc,
@@ -184,11 +154,7 @@ pub(crate) fn select(p: &mut Parser) -> Result<Select> {
 
 /// `[TEMPORARY] VIEW [IF NOT EXISTS] name [(cols)] AS SELECT ...` (after
 /// CREATE): remembered in `views` for the statements that follow.
-pub(crate) fn create_view(
-    p: &mut Parser,
-    views: &mut Views,
-    notes: &mut crate::portability::Notes,
-) -> Result<()> {
+pub(crate) fn create_view(p: &mut Parser, views: &mut Views, notes: &mut Notes) -> Result<()> {
     let if_not_exists = p.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
     let loc = here(p);
     let id = pe(p.parse_identifier())?;
@@ -227,12 +193,7 @@ pub(crate) fn create_view(
 
 /// `INTO sink [(cols)] SELECT ...` (after INSERT), with views and
 /// subqueries inlined.
-pub(crate) fn insert(
-    p: &mut Parser,
-    loc: Loc,
-    views: &Views,
-    notes: &mut crate::portability::Notes,
-) -> Result<Insert> {
+pub(crate) fn insert(p: &mut Parser, loc: Loc, views: &Views, notes: &mut Notes) -> Result<Insert> {
     if !p.parse_keyword(Keyword::INTO) {
         return Err(SqlError::new(
             here(p),

@@ -9,10 +9,10 @@
 use lowwater_core::Value;
 use sqlparser::ast::Expr as AstExpr;
 
+use crate::ast::expr_loc;
 use crate::error::{Loc, Result, SqlError};
 use crate::expr::{compile, Expr, Scope, Typed};
 use crate::functions::Func;
-use crate::parse::expr_loc;
 use crate::types::SqlType;
 
 /// A compiled pattern, compared by its text.

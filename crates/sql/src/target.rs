@@ -11,8 +11,8 @@
 //! accepted and ignored. Each difference says what Flink does instead, so
 //! the user knows what the move costs before making it.
 
+use crate::ast::Statement;
 use crate::error::Loc;
-use crate::parse::Statement;
 
 /// One thing lowwater does that Flink would not.
 #[derive(Debug, Clone, PartialEq, Eq)]

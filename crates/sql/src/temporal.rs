@@ -13,10 +13,10 @@ use lowwater_core::time::{civil_from_days, days_from_civil, parse_timestamp};
 use lowwater_core::Value;
 use sqlparser::ast::{CeilFloorKind, DataType, DateTimeField, Expr as AstExpr};
 
+use crate::ast::expr_loc;
 use crate::error::{Loc, Result, SqlError};
 use crate::expr::{compile, Expr, Scope, Typed};
 use crate::functions::Func;
-use crate::parse::expr_loc;
 use crate::types::SqlType;
 
 const DAY: i64 = 86_400_000;

@@ -1,4 +1,5 @@
-//! SQL types of the supported subset, and Flink's duration syntax.
+//! SQL types of the supported subset, the arithmetic operators, and
+//! Flink's duration syntax.
 
 use lowwater_core::Millis;
 
@@ -133,6 +134,22 @@ impl SqlType {
     }
 }
 
+/// An arithmetic operator (of compiled expressions, value arithmetic and
+/// DECIMAL result types).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArithOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Mod,
+}
+
 /// Parses a Flink duration: a number with an optional unit (`500 ms`,
 /// `60 s`, `60s`, `1 min`, `2 h`, `1 d`); a bare number is milliseconds.
 pub fn parse_duration(text: &str) -> Result<Millis, String> {
@@ -156,53 +173,6 @@ pub fn parse_duration(text: &str) -> Result<Millis, String> {
     };
     n.checked_mul(factor)
         .ok_or_else(|| format!("duration '{text}' is too large"))
-}
-
-/// The fields of a `ROW<name type, ...>` (or `ROW(name type, ...)`) column
-/// whose path is `prefix`, after the word ROW: each leaf's path and type,
-/// nested ROWs flattened.
-pub(crate) fn row_fields(
-    p: &mut sqlparser::parser::Parser,
-    prefix: &[String],
-) -> crate::Result<Vec<(Vec<String>, SqlType)>> {
-    use crate::parse::{here, pe, peek_word};
-    use sqlparser::tokenizer::Token;
-    let (open, close) = if p.consume_token(&Token::Lt) {
-        (Token::Lt, Token::Gt)
-    } else if p.consume_token(&Token::LParen) {
-        (Token::LParen, Token::RParen)
-    } else {
-        return Err(crate::SqlError::new(
-            here(p),
-            "ROW needs its fields: ROW<name type, ...>",
-        ));
-    };
-    let _ = open;
-    let mut out = Vec::new();
-    loop {
-        let name = pe(p.parse_identifier())?.value;
-        let mut path = prefix.to_vec();
-        path.push(name);
-        if peek_word(p, "ROW") {
-            p.next_token();
-            out.extend(row_fields(p, &path)?);
-        } else {
-            out.push((path, crate::parse::data_type(p)?));
-        }
-        // `NOT NULL` and a comment on a field are accepted and ignored.
-        let _ = p.parse_keywords(&[
-            sqlparser::keywords::Keyword::NOT,
-            sqlparser::keywords::Keyword::NULL,
-        ]);
-        if p.parse_keyword(sqlparser::keywords::Keyword::COMMENT) {
-            p.next_token();
-        }
-        if !p.consume_token(&Token::Comma) {
-            break;
-        }
-    }
-    pe(p.expect_token(&close))?;
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -4,8 +4,7 @@
 use lowwater_core::time::parse_timestamp;
 use lowwater_core::Value;
 
-use crate::expr::ArithOp;
-use crate::types::SqlType;
+use crate::types::{ArithOp, SqlType};
 
 /// `a op b` over values of the operation's operand types (DECIMAL
 /// arithmetic is [`crate::decimal`]'s, not this).

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use lowwater_core::watermark::alignment::DEFAULT_ALIGNMENT_UPDATE_INTERVAL;
 use lowwater_core::Millis;
 
+use crate::ast::CreateTable;
 use crate::error::{Result, SqlError};
-use crate::parse::CreateTable;
 use crate::types::parse_duration;
 
 use super::table::option_loc;

@@ -16,14 +16,16 @@ use std::collections::BTreeMap;
 use lowwater_core::watermark::generator::{
     EmitStrategy, WatermarkExpr, WatermarkStrategy, DEFAULT_EMIT_INTERVAL,
 };
+use lowwater_core::window::aggregate::AggFunc;
 use lowwater_core::window::operator::{WindowResult, WindowSpec};
 use lowwater_core::Millis;
 use lowwater_core::Value;
 
+use crate::ast::Statement;
 use crate::error::{Loc, Result, SqlError};
 use crate::expr::Expr;
 use crate::options::{Connector, JsonFormat};
-use crate::parse::{self, Statement};
+use crate::parse;
 use crate::types::SqlType;
 
 /// Job-wide settings from `SET` statements.
@@ -650,6 +652,35 @@ impl JobPlan {
             .max()
             .unwrap_or(0);
         3 * window.max(self.settings.emit_interval).max(1)
+    }
+}
+
+/// The SQL name of an aggregate function (`COUNT(DISTINCT)`), as
+/// `explain` and the planner's errors write it.
+pub(crate) fn agg_name(f: AggFunc) -> &'static str {
+    match f {
+        AggFunc::CountStar => "COUNT(*)",
+        AggFunc::Count => "COUNT",
+        AggFunc::CountDistinct => "COUNT(DISTINCT)",
+        AggFunc::Sum => "SUM",
+        AggFunc::Min => "MIN",
+        AggFunc::Max => "MAX",
+        AggFunc::Avg => "AVG",
+        AggFunc::SumDistinct => "SUM(DISTINCT)",
+        AggFunc::AvgDistinct => "AVG(DISTINCT)",
+        AggFunc::FirstValue => "FIRST_VALUE",
+        AggFunc::LastValue => "LAST_VALUE",
+        AggFunc::ListAgg => "LISTAGG",
+        AggFunc::VarPop => "VAR_POP",
+        AggFunc::VarSamp => "VAR_SAMP",
+        AggFunc::StddevPop => "STDDEV_POP",
+        AggFunc::StddevSamp => "STDDEV_SAMP",
+        AggFunc::ListAggDistinct => "LISTAGG(DISTINCT)",
+        AggFunc::LastValueDistinct => "LAST_VALUE(DISTINCT)",
+        AggFunc::VarPopDistinct => "VAR_POP(DISTINCT)",
+        AggFunc::VarSampDistinct => "VAR_SAMP(DISTINCT)",
+        AggFunc::StddevPopDistinct => "STDDEV_POP(DISTINCT)",
+        AggFunc::StddevSampDistinct => "STDDEV_SAMP(DISTINCT)",
     }
 }
 

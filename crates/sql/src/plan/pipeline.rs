@@ -10,10 +10,10 @@ use lowwater_core::window::aggregate::{AggFunc, AggSpec, Narrow};
 use lowwater_core::window::assigner::WindowAssigner;
 use lowwater_core::window::operator::WindowSpec;
 
+use crate::ast::{expr_loc, ident_name, ranking_calls, Insert, TvfKind};
 use crate::error::{Loc, Result, SqlError};
 use crate::expr::{compile, Expr, Scope, Typed};
 use crate::options::Connector;
-use crate::parse::{expr_loc, ident_name, Insert, TvfKind};
 use crate::types::SqlType;
 
 use super::table::{interval, TableScope};
@@ -276,8 +276,8 @@ pub(super) fn pipeline(
     }
     let time_ty = src.columns[wm.column].ty;
     let mut outputs = Vec::new();
-    let mut ranking = super::rank::find(&ins.items, ins.having.as_ref());
-    for call in super::rank::find(&[], ins.qualify.as_ref()) {
+    let mut ranking = ranking_calls(&ins.items, ins.having.as_ref());
+    for call in ranking_calls(&[], ins.qualify.as_ref()) {
         if !ranking.contains(&call) {
             ranking.push(call);
         }

@@ -16,9 +16,9 @@ use lowwater_core::window::operator::{WindowOutput, WindowResult};
 use lowwater_core::Value;
 use sqlparser::ast::SelectItem;
 
+use crate::ast::{expr_loc, ident_name, ranking_calls, Insert};
 use crate::error::{Result, SqlError};
 use crate::expr::{compile, Expr, Scope};
-use crate::parse::{expr_loc, ident_name, Insert};
 use crate::types::SqlType;
 
 use super::table::TableScope;
@@ -102,7 +102,7 @@ pub(super) fn outputs(
             }
         }
     }
-    if let Some(call) = super::rank::find(&ins.items, None).first() {
+    if let Some(call) = ranking_calls(&ins.items, None).first() {
         return Err(SqlError::new(
             expr_loc(call, ins.loc),
             "a ranking (Window Top-N) ranks a window aggregation's rows: add GROUP BY \

@@ -12,15 +12,13 @@
 
 use std::cmp::Ordering;
 
-use std::ops::ControlFlow;
-
 use lowwater_core::window::operator::{WindowOutput, WindowResult};
 use lowwater_core::Value;
-use sqlparser::ast::{visit_expressions, Expr as AstExpr, OrderBySort, SelectItem, WindowType};
+use sqlparser::ast::{Expr as AstExpr, OrderBySort, WindowType};
 
+use crate::ast::{expr_loc, ident_name};
 use crate::error::{Loc, Result, SqlError};
 use crate::expr::{compile, Expr, Scope};
-use crate::parse::{expr_loc, ident_name};
 
 use super::Pipeline;
 
@@ -170,28 +168,6 @@ impl Pipeline {
         row.extend(r.values.iter().cloned());
         row
     }
-}
-
-/// The ranking function calls of a query (`ROW_NUMBER() OVER (...)`) in
-/// the select list and HAVING, each once, in order.
-pub(crate) fn find(items: &[SelectItem], having: Option<&AstExpr>) -> Vec<AstExpr> {
-    let exprs = items
-        .iter()
-        .filter_map(|i| match i {
-            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
-            _ => None,
-        })
-        .chain(having);
-    let mut found: Vec<AstExpr> = Vec::new();
-    for e in exprs {
-        let _ = visit_expressions(e, |x: &AstExpr| {
-            if matches!(x, AstExpr::Function(f) if f.over.is_some()) && !found.contains(x) {
-                found.push(x.clone());
-            }
-            ControlFlow::<()>::Continue(())
-        });
-    }
-    found
 }
 
 /// Plans the ranking `calls` of a query whose GROUP BY keys are named

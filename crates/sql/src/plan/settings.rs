@@ -3,8 +3,8 @@
 //! unchanged, and named in one warning), and the error with its nearest
 //! known key for anything else.
 
+use crate::ast::Statement;
 use crate::error::{Loc, Result, SqlError};
-use crate::parse::Statement;
 use crate::types::parse_duration;
 
 use super::{OnOpenLimit, Settings};

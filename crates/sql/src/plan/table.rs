@@ -8,10 +8,10 @@ use sqlparser::ast::{DateTimeField, Expr as AstExpr, Value as AstValue};
 use lowwater_core::watermark::generator::EmitStrategy;
 use lowwater_core::Millis;
 
+use crate::ast::{expr_loc, ColumnKind, CreateTable, WatermarkClause};
 use crate::error::{Loc, Result, SqlError};
 use crate::expr::{compile, Scope};
 use crate::options::{self, Connector};
-use crate::parse::{self, expr_loc, ColumnKind, CreateTable};
 use crate::types::{parse_duration, SqlType};
 
 use super::{Column, ColumnSource, KafkaKey, MetadataKey, Settings, TableDef, WatermarkDef};
@@ -362,7 +362,7 @@ fn kafka_key(
     }))
 }
 
-fn watermark(w: &parse::WatermarkClause, columns: &[Column]) -> Result<WatermarkDef> {
+fn watermark(w: &WatermarkClause, columns: &[Column]) -> Result<WatermarkDef> {
     let col = columns
         .iter()
         .position(|c| c.name.eq_ignore_ascii_case(&w.column))

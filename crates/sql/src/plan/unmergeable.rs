@@ -4,8 +4,8 @@
 
 use lowwater_core::window::aggregate::{AggFunc, AggSpec};
 
+use crate::ast::TvfKind;
 use crate::error::{Loc, Result, SqlError};
-use crate::parse::TvfKind;
 
 /// Refuses what Flink 2.3 refuses in a window that merges accumulators
 /// (checked on a real Flink in streaming mode): HOP and CUMULATE share
@@ -29,7 +29,7 @@ pub(super) fn refuse(kind: TvfKind, aggs: &[AggSpec], loc: Loc) -> Result<()> {
         )
     };
     if let Some(a) = aggs.iter().find(first_last) {
-        let name = crate::explain::agg_name(a.func);
+        let name = super::agg_name(a.func);
         return Err(SqlError::new(
             loc,
             format!(
@@ -53,7 +53,7 @@ pub(super) fn refuse(kind: TvfKind, aggs: &[AggSpec], loc: Loc) -> Result<()> {
             || (variance && a.func == AggFunc::AvgDistinct)
     };
     if let (TvfKind::Hop, Some(a)) = (kind, aggs.iter().find(unretractable)) {
-        let name = crate::explain::agg_name(a.func);
+        let name = super::agg_name(a.func);
         return Err(SqlError::new(
             loc,
             format!(
