@@ -286,7 +286,7 @@ mod tests {
     #[test]
     fn a_key_hashes_alike_as_a_slice_and_as_references() {
         let state = StableState;
-        let key = vec![Value::from("page"), Value::Int(7)];
+        let key = [Value::from("page"), Value::Int(7)];
         let refs: Vec<&Value> = key.iter().collect();
         assert_eq!(state.hash_one(&key[..]), state.hash_one(refs));
     }

@@ -15,7 +15,8 @@ fn batch(records: &[(&str, Timestamp)]) -> InputBatch {
 }
 
 fn counts() -> WindowOperator {
-    WindowOperator::new(WindowSpec::count(WindowAssigner::tumbling(secs(60)))).unwrap()
+    WindowOperator::new(WindowSpec::count(WindowAssigner::tumbling(secs(60))))
+        .expect("a valid window")
 }
 
 /// (key, window end, count) of what fired.
@@ -31,7 +32,7 @@ fn fired(h: &OperatorHarness<WindowOperator>) -> Vec<(String, Timestamp, i64)> {
 
 #[test]
 fn a_window_fires_once_every_channel_passed_its_end_then_the_watermark_follows() {
-    let mut h = OperatorHarness::new(counts(), &[2]).unwrap();
+    let mut h = OperatorHarness::new(counts(), &[2]).expect("ports match");
     h.records(0, 0, batch(&[("a", secs(1)), ("b", secs(2))]));
     h.records(0, 1, batch(&[("a", secs(3))]));
     h.watermark(0, 0, secs(60));
@@ -49,7 +50,7 @@ fn a_window_fires_once_every_channel_passed_its_end_then_the_watermark_follows()
 
 #[test]
 fn an_idle_channel_releases_the_windows_it_held() {
-    let mut h = OperatorHarness::new(counts(), &[2]).unwrap();
+    let mut h = OperatorHarness::new(counts(), &[2]).expect("ports match");
     h.records(0, 0, batch(&[("a", secs(1))]));
     h.watermark(0, 0, secs(120));
     assert_eq!(h.gauges().open_states, 1);
@@ -63,7 +64,7 @@ fn an_idle_channel_releases_the_windows_it_held() {
 
 #[test]
 fn a_record_that_cannot_be_placed_fails_alone() {
-    let mut h = OperatorHarness::new(counts(), &[1]).unwrap();
+    let mut h = OperatorHarness::new(counts(), &[1]).expect("ports match");
     h.records(
         0,
         0,
@@ -82,7 +83,7 @@ fn the_wrong_number_of_ports_is_refused() {
 
 #[test]
 fn input_after_a_barrier_waits_for_the_alignment_and_stays_out_of_the_snapshot() {
-    let mut h = OperatorHarness::new(counts(), &[2]).unwrap();
+    let mut h = OperatorHarness::new(counts(), &[2]).expect("ports match");
     h.records(0, 0, batch(&[("a", secs(1))]));
     h.barrier(0, 0, 1);
     assert!(h.is_held(0, 0));
@@ -97,7 +98,8 @@ fn input_after_a_barrier_waits_for_the_alignment_and_stays_out_of_the_snapshot()
     let (id, bytes) = h.snapshots()[0].clone();
     assert_eq!(id, 1);
     // The snapshot holds a@1 and b@3, not the held a@2.
-    let mut r: OperatorHarness<WindowOperator> = OperatorHarness::restore(&bytes).unwrap();
+    let mut r: OperatorHarness<WindowOperator> =
+        OperatorHarness::restore(&bytes).expect("the snapshot decodes");
     assert_eq!(r.gauges().records_in, 2);
     r.watermark(0, 0, secs(100));
     r.watermark(0, 1, secs(100));
@@ -107,10 +109,13 @@ fn input_after_a_barrier_waits_for_the_alignment_and_stays_out_of_the_snapshot()
     );
 }
 
+/// One scripted step of a harness.
+type Step = dyn Fn(&mut OperatorHarness<WindowOperator>);
+
 #[test]
 fn a_restored_operator_has_the_future_of_one_that_never_stopped() {
     let script = |h: &mut OperatorHarness<WindowOperator>, from: usize| {
-        let steps: Vec<Box<dyn Fn(&mut OperatorHarness<WindowOperator>)>> = vec![
+        let steps: Vec<Box<Step>> = vec![
             Box::new(|h| h.records(0, 0, batch(&[("a", secs(5)), ("b", secs(70))]))),
             Box::new(|h| h.watermark(0, 0, secs(65))),
             Box::new(|h| h.records(0, 1, batch(&[("a", secs(50))]))),
@@ -124,10 +129,11 @@ fn a_restored_operator_has_the_future_of_one_that_never_stopped() {
             s(h);
         }
     };
-    let mut whole = OperatorHarness::new(counts(), &[2]).unwrap();
+    let mut whole = OperatorHarness::new(counts(), &[2]).expect("ports match");
     script(&mut whole, 0);
     let bytes = whole.snapshots()[0].1.clone();
-    let mut restored: OperatorHarness<WindowOperator> = OperatorHarness::restore(&bytes).unwrap();
+    let mut restored: OperatorHarness<WindowOperator> =
+        OperatorHarness::restore(&bytes).expect("the snapshot decodes");
     script(&mut restored, 5);
     assert_eq!(fired(&restored), fired(&whole));
     assert_eq!(
@@ -187,7 +193,7 @@ impl Operator for Buffer {
 fn a_quiet_partition_of_the_second_input_holds_a_two_input_operator() {
     // Orders on port 0 (one channel), rates on port 1 (two channels, the
     // second a partition that never gets a record).
-    let mut h = OperatorHarness::new(Buffer::default(), &[1, 2]).unwrap();
+    let mut h = OperatorHarness::new(Buffer::default(), &[1, 2]).expect("ports match");
     h.records(0, 0, batch(&[("o1", 10), ("o2", 30)]));
     h.records(1, 0, batch(&[("r1", 5)]));
     h.watermark(0, 0, 40);
@@ -215,7 +221,7 @@ fn a_quiet_partition_of_the_second_input_holds_a_two_input_operator() {
 
 #[test]
 fn barriers_of_both_inputs_align_before_the_snapshot() {
-    let mut h = OperatorHarness::new(Buffer::default(), &[1, 1]).unwrap();
+    let mut h = OperatorHarness::new(Buffer::default(), &[1, 1]).expect("ports match");
     h.records(0, 0, batch(&[("o1", 10)]));
     h.barrier(0, 0, 1);
     h.records(0, 0, batch(&[("o2", 20)]));
@@ -223,7 +229,8 @@ fn barriers_of_both_inputs_align_before_the_snapshot() {
     h.records(1, 0, batch(&[("r1", 5)]));
     h.barrier(1, 0, 1);
     assert_eq!(h.snapshots().len(), 1);
-    let r: OperatorHarness<Buffer> = OperatorHarness::restore(&h.snapshots()[0].1).unwrap();
+    let r: OperatorHarness<Buffer> =
+        OperatorHarness::restore(&h.snapshots()[0].1).expect("the snapshot decodes");
     assert_eq!(r.gauges().open_states, 2, "o1 and r1, not o2");
     assert_eq!(h.gauges().open_states, 3);
 }

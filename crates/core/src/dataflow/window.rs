@@ -205,7 +205,7 @@ mod tests {
 
     fn node(limit: u64) -> WindowNode {
         let spec = WindowSpec::count(WindowAssigner::tumbling(secs(1)));
-        WindowNode::new(spec, 1, limit, secs(5)).unwrap()
+        WindowNode::new(spec, 1, limit, secs(5)).expect("a valid window")
     }
 
     fn feed(n: &mut WindowNode, keys: i64, ts: Timestamp) {
@@ -218,7 +218,7 @@ mod tests {
                 key: &key,
                 row: &[],
             };
-            n.op_mut().process_ref(input, &mut out).unwrap();
+            n.op_mut().process_ref(input, &mut out).expect("placed");
         }
     }
 

@@ -283,7 +283,7 @@ mod tests {
         JobPlan::from_sql(&format!(
             "SET 'parallelism.default' = '2';\n{TABLES}{inserts}"
         ))
-        .unwrap()
+        .expect("the job plans")
     }
 
     #[test]
