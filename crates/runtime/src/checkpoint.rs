@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use lowwater_core::checkpoint::store::CheckpointStore;
-use lowwater_core::checkpoint::{CheckpointId, JobIdentity};
+use lowwater_core::checkpoint::{format, CheckpointError, CheckpointId, JobIdentity};
 use lowwater_core::source::{SourceSubtask, SplitId};
 use lowwater_core::watermark::valve::ChannelValve;
 use lowwater_core::window::operator::WindowOperator;
@@ -52,6 +52,9 @@ pub(crate) struct SourcePart {
 pub(crate) struct WindowPart {
     pub valve: ChannelValve,
     pub op: WindowOperator,
+    /// Cascading windows: the aggregations chained after the first, in
+    /// order (empty for any other INSERT).
+    pub chain: Vec<WindowOperator>,
 }
 
 /// A split as a checkpoint names it.
@@ -76,10 +79,71 @@ pub(crate) struct JobSnapshot {
     pub windows: Vec<Vec<WindowPart>>,
 }
 
+/// The layout of format 1 (before cascading windows): read, and restored
+/// as the same job with no chained aggregation.
+mod v1 {
+    use super::*;
+
+    #[derive(Deserialize)]
+    pub(super) struct WindowPart {
+        valve: ChannelValve,
+        op: WindowOperator,
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct JobSnapshot {
+        identity: JobIdentity,
+        taken_at: Timestamp,
+        splits: Vec<SplitKey>,
+        sources: Vec<Vec<SourcePart>>,
+        windows: Vec<Vec<WindowPart>>,
+    }
+
+    impl From<JobSnapshot> for super::JobSnapshot {
+        fn from(s: JobSnapshot) -> Self {
+            super::JobSnapshot {
+                identity: s.identity,
+                taken_at: s.taken_at,
+                splits: s.splits,
+                sources: s.sources,
+                windows: s
+                    .windows
+                    .into_iter()
+                    .map(|parts| {
+                        parts
+                            .into_iter()
+                            .map(|p| super::WindowPart {
+                                valve: p.valve,
+                                op: p.op,
+                                chain: Vec::new(),
+                            })
+                            .collect()
+                    })
+                    .collect(),
+            }
+        }
+    }
+}
+
 impl JobSnapshot {
+    /// Decodes a checkpoint file of this build's layout or of format 1
+    /// (the previous release's): its id and snapshot.
+    pub fn decode(bytes: &[u8]) -> Result<(CheckpointId, JobSnapshot), CheckpointError> {
+        let (id, version, payload) = format::open(bytes)?;
+        let snapshot = match version {
+            1 => format::decode_payload::<v1::JobSnapshot>(payload)?.into(),
+            _ => format::decode(bytes)?.1,
+        };
+        Ok((id, snapshot))
+    }
+
     /// Open (window, key) states over all window subtasks.
     pub fn open_windows(&self) -> usize {
-        self.windows.iter().flatten().map(|w| w.op.pending()).sum()
+        self.windows
+            .iter()
+            .flatten()
+            .map(|w| w.op.pending() + w.chain.iter().map(WindowOperator::pending).sum::<usize>())
+            .sum()
     }
 
     /// Every saved position (the next offset, line or record), by split.

@@ -57,7 +57,8 @@ impl Rows {
         }
         let now: Timestamp = self.shared.clock.now();
         let pl = &self.plan.pipelines[self.pipeline];
-        let n_args = pl.agg_args.len();
+        // Late rows are the first aggregation's records (cascading windows).
+        let n_args = pl.first().agg_args.len();
         let late = self.plan.late_row(pl.source);
         let width = self.plan.tables[pl.sink].columns.len();
         let mut touched = Vec::new();

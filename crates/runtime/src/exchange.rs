@@ -109,7 +109,8 @@ impl Route {
 
 impl PipeOut {
     pub fn new(plan: &JobPlan, pipeline: usize, senders: Vec<SyncSender<Envelope>>) -> Self {
-        let pl = &plan.pipelines[pipeline];
+        // The aggregation reading the records (the first of cascading windows).
+        let pl = plan.pipelines[pipeline].first();
         // Late rows need the source columns of the late-data sink; they
         // travel after the aggregate arguments, which aggregates ignore.
         let late = plan.late_row(pl.source);
@@ -138,7 +139,7 @@ impl SourceTask {
         ts: Timestamp,
         row: &mut Row,
     ) -> Result<(), RecordError> {
-        let pl = &self.plan.pipelines[self.outs[k].pipeline];
+        let pl = self.plan.pipelines[self.outs[k].pipeline].first();
         if let Some(f) = &pl.filter {
             let keep = truth(
                 &f.eval(row)

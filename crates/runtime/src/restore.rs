@@ -10,8 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
-use lowwater_core::checkpoint::store::{latest, CheckpointStore, Restored};
-use lowwater_core::checkpoint::{decode, CheckpointId, JobIdentity};
+use lowwater_core::checkpoint::store::{latest_with, CheckpointStore, Restored};
+use lowwater_core::checkpoint::{CheckpointId, JobIdentity};
 use lowwater_core::Timestamp;
 use lowwater_sql::plan::JobPlan;
 
@@ -63,7 +63,7 @@ pub(crate) fn identity(plan: &JobPlan) -> JobIdentity {
                 pl.rank.as_ref().map_or(String::new(), |r| format!(
                     "; rank partition {:?}",
                     r.partition
-                ))
+                )) + &cascade(pl)
             ),
         );
     }
@@ -182,7 +182,7 @@ fn load(
         }
         (None, Some(st)) => {
             let upto = committed.flatten();
-            let r = latest::<JobSnapshot>(st, upto).map_err(RunError::Io)?;
+            let r = latest_with(st, upto, JobSnapshot::decode).map_err(RunError::Io)?;
             check_usable(st, upto, r.as_ref(), committed.is_some())?;
             if let (Some(r), Some(want)) = (&r, crc) {
                 check_committed_file(st, r.id, want)?;
@@ -228,7 +228,7 @@ fn load(
 
 /// `--reset-state` with checkpoints on disk: says what is not restored.
 fn note_reset(store: &FileStore, now: Timestamp) {
-    match latest::<JobSnapshot>(store, None) {
+    match latest_with(store, None, JobSnapshot::decode) {
         Ok(Some(r)) => tracing::warn!(
             "--reset-state: checkpoint {} (taken {} ago) is not restored: its {} open windows \
              are dropped, and the sources start where scan.startup.mode says, not at its \
@@ -362,7 +362,7 @@ fn check_committed_file(store: &FileStore, id: CheckpointId, want: u32) -> Resul
 fn from_path(path: &Path) -> Result<Restored<JobSnapshot>, RunError> {
     if path.is_dir() {
         let store = FileStore::open(path).map_err(RunError::Io)?;
-        return latest::<JobSnapshot>(&store, None)
+        return latest_with(&store, None, JobSnapshot::decode)
             .map_err(RunError::Io)?
             .ok_or_else(|| {
                 RunError::Usage(format!(
@@ -373,7 +373,7 @@ fn from_path(path: &Path) -> Result<Restored<JobSnapshot>, RunError> {
     }
     let bytes = std::fs::read(path)
         .map_err(|e| RunError::Usage(format!("--from-checkpoint {}: {e}", path.display())))?;
-    let (id, snapshot): (CheckpointId, JobSnapshot) = decode(&bytes).map_err(|e| {
+    let (id, snapshot) = JobSnapshot::decode(&bytes).map_err(|e| {
         RunError::Usage(format!(
             "--from-checkpoint {}: {e}; pick another checkpoint file",
             path.display()
@@ -417,4 +417,18 @@ pub(crate) fn split_order(
             .unwrap_or(snapshot.splits.len() + i)
     });
     Ok(order)
+}
+
+/// The aggregations an INSERT of cascading windows reads, in its identity
+/// (empty for any other INSERT, whose identity stays as it was).
+pub(crate) fn cascade(pl: &lowwater_sql::plan::Pipeline) -> String {
+    pl.stages()[..pl.stages().len() - 1]
+        .iter()
+        .map(|up| {
+            format!(
+                "; over window {:?}; keys {:?}; WHERE {:?}; aggregate arguments {:?}; HAVING {:?}; outputs {:?}",
+                up.window, up.keys, up.filter, up.agg_args, up.having, up.outputs
+            )
+        })
+        .collect()
 }

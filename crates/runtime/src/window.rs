@@ -62,12 +62,17 @@ impl WindowTask {
         rx: Receiver<Envelope>,
         shared: Arc<Shared>,
     ) -> Result<Self, String> {
+        let pl = &plan.pipelines[pipeline];
+        // Cascading windows: the aggregations after the first are chained
+        // in this subtask (the plan is refused when they need an exchange).
+        let chained = pl.chained().iter().map(|s| s.window.clone()).collect();
         let node = WindowNode::new(
-            plan.pipelines[pipeline].window.clone(),
+            pl.first().window.clone(),
             senders,
             plan.settings.max_open_windows,
             plan.open_limit_grace(),
         )
+        .and_then(|n| n.chained(chained))
         .map_err(|e| e.to_string())?;
         Ok(WindowTask {
             node,
@@ -101,6 +106,7 @@ impl WindowTask {
         // A restore counts as a move of the watermark: the restored windows
         // get the grace period to fire before the state limit acts.
         self.node.restore(part.valve, part.op);
+        self.node.restore_chain(part.chain);
         if let Ok(mut l) = self.shared.late[self.pipeline][self.subtask].lock() {
             l.clone_from(self.node.op().late());
         }
@@ -184,7 +190,8 @@ impl WindowTask {
             }
         }
         let (valve, op) = self.node.parts();
-        let part = WindowPart { valve, op };
+        let chain = self.node.chain().to_vec();
+        let part = WindowPart { valve, op, chain };
         self.shared
             .checkpoints
             .window_part(id, self.pipeline, self.subtask, part);
@@ -271,12 +278,31 @@ impl WindowTask {
                     };
                     let now = self.shared.clock.now();
                     let rows = &mut self.rows;
-                    let moved = self
-                        .node
-                        .progress(env.from, p, now, &mut out, chunk, &mut |o| {
+                    let pl = &self.plan.pipelines[self.pipeline];
+                    let moved = self.node.progress(
+                        env.from,
+                        p,
+                        now,
+                        &mut out,
+                        chunk,
+                        &mut |o| {
                             wrote = true;
                             rows.emit(o)
-                        });
+                        },
+                        pl,
+                    );
+                    let moved = match moved {
+                        Ok(m) => m,
+                        Err(e) => {
+                            // A cascading window's row that cannot be
+                            // computed stops the job, as a record's error.
+                            self.shared.fail(RunError::Record(format!(
+                                "INSERT INTO {}: a window aggregation's row into the next: {e}",
+                                self.plan.tables[pl.sink].name
+                            )));
+                            return;
+                        }
+                    };
                     advanced = moved.or(advanced);
                     if (wrote || !out.is_empty()) && now >= next_publish {
                         next_publish = now.saturating_add(1_000);
@@ -331,7 +357,8 @@ impl WindowTask {
         self.publish_late();
         if self.shared.checkpoints.enabled() {
             let (valve, op) = self.node.parts();
-            let part = WindowPart { valve, op };
+            let chain = self.node.chain().to_vec();
+            let part = WindowPart { valve, op, chain };
             self.shared
                 .checkpoints
                 .window_final(self.pipeline, self.subtask, part);
@@ -479,12 +506,11 @@ impl WindowTask {
     /// Publishes the open (window, key) states and their estimated bytes
     /// (for `/metrics`); returns the states.
     fn publish_open(&self) -> u64 {
-        let op = self.node.op();
-        let open = op.pending() as u64;
+        let open = self.node.pending() as u64;
         let [states, bytes, peak] = &self.shared.open[self.pipeline][self.subtask];
         states.store(open, Ordering::Relaxed);
         peak.fetch_max(open, Ordering::Relaxed);
-        bytes.store(op.state_bytes() as u64, Ordering::Relaxed);
+        bytes.store(self.node.state_bytes() as u64, Ordering::Relaxed);
         open
     }
 

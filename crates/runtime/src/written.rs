@@ -88,7 +88,7 @@ pub(crate) fn fingerprint(plan: &JobPlan, t: usize) -> u64 {
             format!(
                 "{} {:?} {:?} {:?} {:?};",
                 plan.tables[p.sink].name, p.window, p.keys, p.filter, p.agg_args
-            )
+            ) + &crate::restore::cascade(p)
         }))
         .collect();
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {

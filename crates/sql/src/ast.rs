@@ -155,6 +155,10 @@ pub struct Insert {
     pub project: bool,
     /// A filter applied after Window Top-N's ranking (`WHERE rownum <= 3`).
     pub qualify: Option<AstExpr>,
+    /// Cascading windows: the window aggregation whose result rows this
+    /// INSERT's window function reads (`tvf.source` names the view; `sink`
+    /// of the inner one is empty). Its `window_time` is their rowtime.
+    pub input: Option<Box<Insert>>,
 }
 
 /// Notes on what Flink would refuse, as the `portability` module writes

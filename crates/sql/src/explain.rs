@@ -168,6 +168,12 @@ pub fn features(plan: &JobPlan, pl: &crate::plan::Pipeline) -> Vec<String> {
             f.push(format!("aggregates {}", aggs.join(" ")));
         }
     }
+    if pl.input.is_some() {
+        f.push(format!(
+            "cascading window aggregation ({} levels)",
+            pl.stages().len()
+        ));
+    }
     if pl.filter.is_some() {
         f.push("WHERE".into());
     }
@@ -446,9 +452,27 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
             s,
             "  window: {} on {}",
             window_text(&pl.window.assigner),
-            t.name
+            match pl.input {
+                Some(_) => "the rows of the window aggregation below",
+                None => t.name.as_str(),
+            }
         );
-        if pl.filter.is_some() {
+        // Cascading windows: the aggregations whose rows this one reads.
+        let stages = pl.stages();
+        for (k, up) in stages[..stages.len() - 1].iter().enumerate().rev() {
+            let names: Vec<&str> = up.outputs.iter().map(|o| o.name.as_str()).collect();
+            let _ = writeln!(
+                s,
+                "  {}reads the rows of: {} on {}, {} key(s){} -> ({})",
+                "  ".repeat(stages.len() - 2 - k),
+                window_text(&up.window.assigner),
+                if k == 0 { t.name.as_str() } else { "the rows before" },
+                up.keys.len(),
+                if up.filter.is_some() { ", WHERE" } else { "" },
+                names.join(", ")
+            );
+        }
+        if pl.first().filter.is_some() {
             let _ = writeln!(
                 s,
                 "  filter: WHERE clause (evaluated after the watermark is generated)"

@@ -55,6 +55,10 @@ pub struct Aggregation {
     /// A filter over the ranked result (Window Top-N's `WHERE rownum <= 3`):
     /// applied after the ranking, while `having` is applied before it.
     pub qualify: Option<AstExpr>,
+    /// Cascading windows: the window aggregation this one's window function
+    /// reads (`tvf.source` names it; the names in this one's clauses are
+    /// its result's columns).
+    pub input: Option<Box<Aggregation>>,
 }
 
 /// A table's rows, selected and filtered.
@@ -350,15 +354,8 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
         From::Window(mut tvf) => {
             let rows = match table(&tvf.source, tvf.source_loc, views, depth)? {
                 Resolved::Rows(r) => r,
-                Resolved::Aggregation(_) => {
-                    return Err(SqlError::new(
-                        tvf.source_loc,
-                        format!(
-                            "'{}' is a window aggregation; a window function reads a table or a \
-                             view that selects a table's rows",
-                            tvf.source
-                        ),
-                    ))
+                Resolved::Aggregation(inner) => {
+                    return cascade(*inner, tvf, items, filter, group_by, having, loc)
                 }
             };
             let (mut group_by, rows_only) = match group_by {
@@ -404,6 +401,7 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
                 having,
                 rows: rows_only,
                 qualify: None,
+                input: None,
             })));
         }
         From::Table { name, loc } => (table(&name, loc, views, depth)?, format!("'{name}'")),
@@ -439,6 +437,7 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
                         having: r.having,
                         rows: false,
                         qualify: None,
+                        input: None,
                     })))
                 }
                 None => {
@@ -493,6 +492,56 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
             Ok(Resolved::Aggregation(a))
         }
     }
+}
+
+/// A window function over a window aggregation's result (Flink's
+/// cascading window aggregation): the outer aggregation reads the inner's
+/// rows, whose columns its clauses name as they are.
+fn cascade(
+    inner: Aggregation,
+    tvf: WindowTvf,
+    items: Vec<SelectItem>,
+    filter: Option<AstExpr>,
+    group_by: Option<(Vec<AstExpr>, Loc)>,
+    having: Option<AstExpr>,
+    loc: Loc,
+) -> Result<Resolved> {
+    let what = format!("'{}'", tvf.source);
+    if inner.rows {
+        return Err(SqlError::new(
+            tvf.source_loc,
+            format!(
+                "{what} is a window table function without GROUP BY; a window function reads a \
+                 table, a view of its rows or a window aggregation"
+            ),
+        ));
+    }
+    if !ranking_calls(&inner.items, None).is_empty() || inner.qualify.is_some() {
+        return Err(SqlError::new(
+            tvf.source_loc,
+            format!(
+                "{what} is a Window Top-N; a window function over its rows is not supported \
+                 (aggregate first, then rank)"
+            ),
+        ));
+    }
+    let Some((group_by, _)) = group_by else {
+        return Err(SqlError::new(
+            loc,
+            "a window function over a window aggregation needs GROUP BY window_start, \
+             window_end[, keys] (cascading window aggregation)",
+        ));
+    };
+    Ok(Resolved::Aggregation(Box::new(Aggregation {
+        items,
+        tvf,
+        filter,
+        group_by,
+        having,
+        rows: false,
+        qualify: None,
+        input: Some(Box::new(inner)),
+    })))
 }
 
 /// The window aggregation an INSERT's query stands for, views and

@@ -213,7 +213,22 @@ pub(crate) fn insert(p: &mut Parser, loc: Loc, views: &Views, notes: &mut Notes)
     };
     let query = select(p)?;
     let body = inline::aggregation(query, views, loc)?;
-    Ok(Insert {
+    Ok(insert_of(body, sink, loc, sink_columns))
+}
+
+/// The INSERT of an aggregation (an inner one of cascading windows has no
+/// sink: its rows feed the window function over it).
+fn insert_of(
+    body: inline::Aggregation,
+    sink: String,
+    loc: Loc,
+    sink_columns: Option<Vec<String>>,
+) -> Insert {
+    let input = body.input.map(|inner| {
+        let at = inner.tvf.loc;
+        Box::new(insert_of(*inner, String::new(), at, None))
+    });
+    Insert {
         sink,
         loc,
         sink_columns,
@@ -224,7 +239,8 @@ pub(crate) fn insert(p: &mut Parser, loc: Loc, views: &Views, notes: &mut Notes)
         having: body.having,
         project: body.rows,
         qualify: body.qualify,
-    })
+        input,
+    }
 }
 
 /// The parameter names of a window function, in positional order.

@@ -15,8 +15,16 @@ use serde::Serialize;
 use super::CheckpointId;
 
 const MAGIC: &[u8; 4] = b"LWCK";
-/// The version of the checkpoint layout this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The version of the checkpoint layout this build writes.
+///
+/// 2 added the chained window aggregations of an INSERT (cascading
+/// windows) to each window subtask's part. A snapshot type that also reads
+/// files of version 1 does so with [`open`] and its own older type (the
+/// live runtime restores them); [`decode`] reads this version only.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The oldest layout whose files still pass [`verify`].
+pub const OLDEST_READABLE: u32 = 1;
 const HEADER: usize = 4 + 4 + 8 + 8 + 4;
 
 /// Why checkpoint bytes could not be written or read.
@@ -26,7 +34,7 @@ pub enum CheckpointError {
     #[error("not a lowwater checkpoint (the file does not start with LWCK)")]
     NotACheckpoint,
     /// Written by a lowwater with another layout.
-    #[error("checkpoint format {found} is not the format {FORMAT_VERSION} this lowwater reads")]
+    #[error("checkpoint format {found} is not a format this lowwater reads (it writes {FORMAT_VERSION})")]
     Version {
         /// The version in the file.
         found: u32,
@@ -91,7 +99,7 @@ pub fn verify(bytes: &[u8]) -> Result<CheckpointId, CheckpointError> {
         u64::from_le_bytes(b)
     };
     let version = word(4);
-    if version != FORMAT_VERSION {
+    if !(OLDEST_READABLE..=FORMAT_VERSION).contains(&version) {
         return Err(CheckpointError::Version { found: version });
     }
     let id = long(8);
@@ -125,12 +133,26 @@ fn checksum(id_and_len: &[u8], payload: &[u8]) -> u32 {
     h.finalize()
 }
 
-/// Decodes checkpoint bytes: the id and the snapshot.
-pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<(CheckpointId, T), CheckpointError> {
+/// Checks checkpoint bytes (see [`verify`]): the id, the layout version
+/// and the payload, for a caller that decodes each version its own way.
+pub fn open(bytes: &[u8]) -> Result<(CheckpointId, u32, &[u8]), CheckpointError> {
     let id = verify(bytes)?;
-    let snapshot = postcard::from_bytes(&bytes[HEADER..])
-        .map_err(|e| CheckpointError::Decode(e.to_string()))?;
-    Ok((id, snapshot))
+    let version = u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
+    Ok((id, version, &bytes[HEADER..]))
+}
+
+/// Decodes a payload from [`open`].
+pub fn decode_payload<T: DeserializeOwned>(payload: &[u8]) -> Result<T, CheckpointError> {
+    postcard::from_bytes(payload).map_err(|e| CheckpointError::Decode(e.to_string()))
+}
+
+/// Decodes checkpoint bytes of this build's layout: the id and the snapshot.
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<(CheckpointId, T), CheckpointError> {
+    let (id, version, payload) = open(bytes)?;
+    if version != FORMAT_VERSION {
+        return Err(CheckpointError::Version { found: version });
+    }
+    Ok((id, decode_payload(payload)?))
 }
 
 #[cfg(test)]
@@ -164,5 +186,14 @@ mod tests {
         let mut bytes = encode(1, &1u8).expect("in test");
         bytes[4] = 9;
         assert_eq!(verify(&bytes), Err(CheckpointError::Version { found: 9 }));
+        // The previous layout passes the checks; decoding it is the
+        // snapshot type's business.
+        let mut old = encode(1, &1u8).expect("in test");
+        old[4] = 1;
+        assert_eq!(open(&old).map(|(id, v, _)| (id, v)), Ok((1, 1)));
+        assert_eq!(
+            decode::<u8>(&old),
+            Err(CheckpointError::Version { found: 1 })
+        );
     }
 }

@@ -48,6 +48,16 @@ pub fn latest<T: DeserializeOwned>(
     store: &dyn CheckpointStore,
     upto: Option<CheckpointId>,
 ) -> Result<Option<Restored<T>>, String> {
+    latest_with(store, upto, decode::<T>)
+}
+
+/// [`latest`], each file decoded by `decode` (a snapshot type that reads
+/// earlier layouts too).
+pub fn latest_with<T>(
+    store: &dyn CheckpointStore,
+    upto: Option<CheckpointId>,
+    decode: fn(&[u8]) -> Result<(CheckpointId, T), super::format::CheckpointError>,
+) -> Result<Option<Restored<T>>, String> {
     let mut ids = store.list()?;
     ids.sort_unstable_by(|a, b| b.cmp(a));
     let mut skipped = Vec::new();
@@ -59,7 +69,7 @@ pub fn latest<T: DeserializeOwned>(
                 continue;
             }
         };
-        match decode::<T>(&bytes) {
+        match decode(&bytes) {
             Ok((found, snapshot)) if found == id => {
                 return Ok(Some(Restored {
                     id,

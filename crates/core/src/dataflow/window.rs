@@ -8,17 +8,56 @@
 //! and the time (`now` is handed in).
 
 use crate::error::Result;
+use crate::source::SplitId;
 use crate::time::{Millis, Timestamp};
+use crate::value::Value;
 use crate::watermark::valve::ChannelValve;
 use crate::watermark::Progress;
+use crate::window::batch::InputRef;
 use crate::window::limit::{OpenStateGuard, Verdict};
-use crate::window::operator::{WindowOperator, WindowOutput, WindowSpec};
+use crate::window::operator::{WindowOperator, WindowOutput, WindowResult, WindowSpec};
 
 use super::gate::InputGate;
 
 /// How often (in records) the open (window, key) states are counted
 /// against `lowwater.state.max-open-windows`.
 pub const OPEN_CHECK_EVERY: u32 = 4_096;
+
+/// The split a chained aggregation's input is counted under (its rows come
+/// from the aggregation before it, not from a split).
+pub const CHAINED_SPLIT: SplitId = SplitId::MAX;
+
+/// Cascading windows: how a result of one window aggregation becomes the
+/// input of the next, chained in the same node (the plan's expressions:
+/// the result row, the next one's WHERE, keys and aggregate arguments).
+pub trait Link {
+    /// The input of the aggregation after aggregation `stage` (0: the
+    /// node's first) from its result `r`: the key into `key` and the
+    /// aggregate arguments into `args` (both emptied first). `Ok(false)`:
+    /// the row is filtered out. Its event time is `r`'s window_time.
+    fn input(
+        &self,
+        stage: usize,
+        r: &WindowResult,
+        key: &mut Vec<Value>,
+        args: &mut Vec<Value>,
+    ) -> std::result::Result<bool, String>;
+}
+
+/// A node without chained aggregations links nothing.
+pub struct Unlinked;
+
+impl Link for Unlinked {
+    fn input(
+        &self,
+        stage: usize,
+        _: &WindowResult,
+        _: &mut Vec<Value>,
+        _: &mut Vec<Value>,
+    ) -> std::result::Result<bool, String> {
+        Err(format!("no window aggregation is chained after stage {stage}"))
+    }
+}
 
 /// What counting the open states decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,13 +77,22 @@ pub enum OpenCheck {
     },
 }
 
-/// A window aggregation node of one subtask.
+/// A window aggregation node of one subtask: its first aggregation reads
+/// the gate's input; with cascading windows, each chained one reads the
+/// results of the one before (through a [`Link`]), fired by the same
+/// watermark, before that watermark reaches it. A chain needs no exchange
+/// when every aggregation of it keys by the same columns, or runs in one
+/// subtask; its watermark is the first one's.
 #[derive(Debug, Clone)]
 pub struct WindowNode {
     gate: InputGate,
     op: WindowOperator,
     guard: OpenStateGuard,
     since_check: u32,
+    chain: Vec<WindowOperator>,
+    /// A chained input's key and arguments (reused).
+    key: Vec<Value>,
+    args: Vec<Value>,
 }
 
 impl WindowNode {
@@ -56,7 +104,44 @@ impl WindowNode {
             op: WindowOperator::new(spec)?,
             guard: OpenStateGuard::new(limit, grace),
             since_check: 0,
+            chain: Vec::new(),
+            key: Vec::new(),
+            args: Vec::new(),
         })
+    }
+
+    /// The node with aggregations `specs` chained after its first, in
+    /// order (cascading windows).
+    pub fn chained(mut self, specs: Vec<WindowSpec>) -> Result<Self> {
+        self.chain = specs
+            .into_iter()
+            .map(WindowOperator::new)
+            .collect::<Result<_>>()?;
+        Ok(self)
+    }
+
+    /// The chained aggregations' operators, in order (what a checkpoint
+    /// keeps of them).
+    pub fn chain(&self) -> &[WindowOperator] {
+        &self.chain
+    }
+
+    /// Continues the chained aggregations from a checkpoint (as many as
+    /// the node chains, in order).
+    pub fn restore_chain(&mut self, ops: Vec<WindowOperator>) {
+        if ops.len() == self.chain.len() {
+            self.chain = ops;
+        }
+    }
+
+    /// Open (window, key) states of every aggregation of the node.
+    pub fn pending(&self) -> usize {
+        self.op.pending() + self.chain.iter().map(WindowOperator::pending).sum::<usize>()
+    }
+
+    /// Estimated bytes of the state of every aggregation of the node.
+    pub fn state_bytes(&self) -> usize {
+        self.op.state_bytes() + self.chain.iter().map(WindowOperator::state_bytes).sum::<usize>()
     }
 
     /// Continues from a checkpoint's valve and operator. A restore counts
@@ -116,6 +201,11 @@ impl WindowNode {
     /// watermark reaches fires into `out`, handed to `take` every `chunk`
     /// results (see [`WindowOperator::on_watermark_in_chunks`]). Returns
     /// the operator's new watermark, if it moved.
+    /// With cascading windows the chained aggregations' results come out
+    /// (the first one's late rows too), the results linked by `link`; an
+    /// error of the link (an expression that cannot be computed) stops at
+    /// that result.
+    #[allow(clippy::too_many_arguments)]
     pub fn progress(
         &mut self,
         ch: usize,
@@ -124,19 +214,23 @@ impl WindowNode {
         out: &mut Vec<WindowOutput>,
         chunk: usize,
         take: &mut dyn FnMut(&mut Vec<WindowOutput>),
-    ) -> Option<Timestamp> {
+        link: &dyn Link,
+    ) -> std::result::Result<Option<Timestamp>, String> {
         let mut moved = None;
         for step in self.gate.input(0, ch, p) {
             if let Some(wm) = step.watermark {
-                self.advance(wm, now, out, chunk, take);
+                self.advance(wm, now, out, chunk, take, link)?;
                 moved = Some(wm);
             }
         }
-        moved
+        Ok(moved)
     }
 
     /// The gate's watermark reached `wm` at `now` (a driver that handles
-    /// each of the gate's steps itself): the windows it reaches fire.
+    /// each of the gate's steps itself): the windows it reaches fire, and
+    /// with cascading windows their results go through the chain (see
+    /// [`WindowNode::progress`]).
+    #[allow(clippy::too_many_arguments)]
     pub fn advance(
         &mut self,
         wm: Timestamp,
@@ -144,9 +238,47 @@ impl WindowNode {
         out: &mut Vec<WindowOutput>,
         chunk: usize,
         take: &mut dyn FnMut(&mut Vec<WindowOutput>),
-    ) {
-        self.op.on_watermark_in_chunks(wm, out, chunk, take);
+        link: &dyn Link,
+    ) -> std::result::Result<(), String> {
         self.guard.on_watermark(wm, now);
+        if self.chain.is_empty() {
+            self.op.on_watermark_in_chunks(wm, out, chunk, take);
+            return Ok(());
+        }
+        let mut fired = Vec::new();
+        self.op.on_watermark(wm, &mut fired);
+        for stage in 0..self.chain.len() {
+            let mut next = Vec::new();
+            for o in fired {
+                let r = match o {
+                    WindowOutput::Fired(r) => r,
+                    // The first aggregation's late rows (its side output).
+                    late @ WindowOutput::Late(_) => {
+                        out.push(late);
+                        continue;
+                    }
+                };
+                if !link.input(stage, &r, &mut self.key, &mut self.args)? {
+                    continue;
+                }
+                let input = InputRef {
+                    ts: r.window.max_timestamp(),
+                    split: CHAINED_SPLIT,
+                    key: &self.key,
+                    row: &self.args,
+                };
+                self.chain[stage]
+                    .process_ref(input, &mut next)
+                    .map_err(|e| e.to_string())?;
+            }
+            self.chain[stage].on_watermark(wm, &mut next);
+            fired = next;
+        }
+        out.append(&mut fired);
+        if out.len() >= chunk {
+            take(out);
+        }
+        Ok(())
     }
 
     /// `n` records went in: whether the open states are due to be counted
@@ -239,7 +371,9 @@ mod tests {
             n.check_open(12, 0, None, &mut out),
             OpenCheck::Over { still_for: None }
         );
-        let moved = n.progress(0, wm(secs(1) - 1), 1_000, &mut out, usize::MAX, &mut |_| {});
+        let moved = n
+            .progress(0, wm(secs(1) - 1), 1_000, &mut out, usize::MAX, &mut |_| {}, &Unlinked)
+            .expect("no chain");
         assert_eq!(moved, Some(secs(1) - 1));
         assert_eq!(out.len(), 12);
         feed(&mut n, 12, secs(2));

@@ -101,7 +101,8 @@ pub struct Engine<'p> {
     key: Row,
     args: Row,
     /// The first row a sink could not write (an Avro value that does not
-    /// fit its schema, a registry that refuses it): the replay fails.
+    /// fit its schema, a registry that refuses it), or that could not be
+    /// computed: the replay fails.
     sink_error: Option<String>,
     /// Watermark alignment groups, and what they did.
     groups: align::Groups,
@@ -166,8 +167,10 @@ impl<'p> Engine<'p> {
                 }
             }
             let limit = plan.settings.max_open_windows;
+            let chained = pl.chained().iter().map(|s| s.window.clone()).collect();
             pipes.push(Pipe {
-                node: WindowNode::new(pl.window.clone(), p, limit, plan.open_limit_grace())
+                node: WindowNode::new(pl.first().window.clone(), p, limit, plan.open_limit_grace())
+                    .and_then(|n| n.chained(chained))
                     .map_err(|e| e.to_string())?,
                 detector: StallDetector::new(threshold, t0, MIN_WATERMARK),
                 stalls: Vec::new(),
@@ -248,8 +251,8 @@ impl<'p> Engine<'p> {
     /// Pipeline `pi`'s (window, key) states not fired yet, and the
     /// earliest end among their windows.
     pub fn open_windows(&self, pi: usize) -> (u64, Option<Timestamp>) {
-        let op = self.pipes[pi].node.op();
-        (op.pending() as u64, op.first_open_end())
+        let node = &self.pipes[pi].node;
+        (node.pending() as u64, node.op().first_open_end())
     }
 
     /// Takes the rows written so far, keeping the sinks' counters.
@@ -316,7 +319,7 @@ impl<'p> Engine<'p> {
         // An event time no window can hold is the record's error (or, with
         // json.ignore-parse-errors, a skipped record), as a decode error is.
         for &pi in &self.sources[si].pipelines {
-            if let Err(e) = self.plan.pipelines[pi].window.assigner.check(ts) {
+            if let Err(e) = self.plan.pipelines[pi].first().window.assigner.check(ts) {
                 if self.sources[si].rows.ignores_errors() {
                     *self.skipped.entry(id).or_insert(0) += 1;
                     return Ok(());
@@ -374,7 +377,8 @@ impl<'p> Engine<'p> {
 
     fn feed(&mut self, pi: usize, id: SplitId, ts: Timestamp) -> Result<(), RecordError> {
         let plan = self.plan;
-        let pl = &plan.pipelines[pi];
+        // The aggregation reading the records (the first of cascading windows).
+        let pl = plan.pipelines[pi].first();
         let now = self.now;
         if let Some(f) = &pl.filter {
             let keep = truth(
@@ -417,7 +421,7 @@ impl<'p> Engine<'p> {
         if !pipe.node.due(1) {
             return Ok(());
         }
-        let open = pipe.node.op().pending() as u64;
+        let open = pipe.node.pending() as u64;
         let limit = self.plan.settings.max_open_windows;
         // The oldest windows fire early until 80% of the limit is left
         // (one operator holds the whole INSERT's states).
@@ -501,9 +505,17 @@ impl<'p> Engine<'p> {
             let pi = self.sources[si].pipelines[k];
             for out in self.pipes[pi].node.gate_mut().input(0, subtask, p) {
                 if let Some(wm) = out.watermark {
-                    self.pipes[pi]
-                        .node
-                        .advance(wm, now, &mut self.buf, usize::MAX, &mut |_| {});
+                    let pl = &self.plan.pipelines[pi];
+                    let linked =
+                        self.pipes[pi]
+                            .node
+                            .advance(wm, now, &mut self.buf, usize::MAX, &mut |_| {}, pl);
+                    if let Err(e) = linked {
+                        self.sink_error.get_or_insert(format!(
+                            "INSERT INTO {}: a window aggregation's row into the next: {e}",
+                            self.plan.tables[pl.sink].name
+                        ));
+                    }
                     if let Some(s) = self.pipes[pi].detector.on_advance(now, wm) {
                         self.pipes[pi].stalls.push(s);
                     }
@@ -566,7 +578,7 @@ impl<'p> Engine<'p> {
             }
             settled = quiet_updates.iter().all(|r| *r);
             for p in &mut self.pipes {
-                p.peak_open = p.peak_open.max(p.node.op().pending() as u64);
+                p.peak_open = p.peak_open.max(p.node.pending() as u64);
             }
             for pi in 0..self.pipes.len() {
                 if self.pipes[pi].detector.current().is_some() {

@@ -36,6 +36,8 @@ pub struct EngineSnapshot {
 struct PipeSnapshot {
     valve: ChannelValve,
     op: WindowOperator,
+    /// Cascading windows: the chained aggregations.
+    chain: Vec<WindowOperator>,
     detector: StallDetector,
     guard: OpenStateGuard,
     stalls: Vec<Stall>,
@@ -66,6 +68,7 @@ impl Engine<'_> {
                     PipeSnapshot {
                         valve,
                         op,
+                        chain: p.node.chain().to_vec(),
                         detector: p.detector.clone(),
                         guard: p.node.guard().clone(),
                         stalls: p.stalls.clone(),
@@ -124,6 +127,7 @@ impl Engine<'_> {
         }
         for (pipe, p) in self.pipes.iter_mut().zip(snap.pipes) {
             pipe.node.resume(p.valve, p.op, p.guard);
+            pipe.node.restore_chain(p.chain);
             pipe.detector = p.detector;
             pipe.stalls = p.stalls;
             pipe.filtered = p.filtered;

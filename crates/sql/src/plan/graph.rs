@@ -30,10 +30,14 @@ pub enum NodeKind {
         pipeline: usize,
     },
     /// An INSERT's window aggregation (with its HAVING and Top-N), or its
-    /// window function rows without GROUP BY.
+    /// window function rows without GROUP BY. Cascading windows have one
+    /// per aggregation, each reading the rows of the one before.
     Window {
         /// Pipeline index.
         pipeline: usize,
+        /// Which aggregation of the INSERT (0: the one reading the
+        /// records; see [`Pipeline::stages`]).
+        stage: usize,
     },
     /// Writes a table.
     Sink {
@@ -87,6 +91,24 @@ pub struct Graph {
     pub edges: Vec<Edge>,
 }
 
+/// How the rows of aggregation `up` reach the aggregation `next` reading
+/// them (cascading windows): forward (chained in the same subtask) when
+/// `next` groups by `up`'s keys, in their order (a key's rows are in the
+/// subtask of its hash already), else by `next`'s own keys.
+pub fn chain_distribution(up: &Pipeline, next: &Pipeline) -> Distribution {
+    let same_keys = up.rank.is_none()
+        && next.rank.is_none()
+        && up.keys.len() == next.keys.len()
+        && next.keys.iter().enumerate().all(|(j, k)| {
+            matches!(k, crate::expr::Expr::Column(c)
+                if up.outputs.get(*c).is_some_and(|o| o.kind == OutputKind::Key(j)))
+        });
+    if same_keys {
+        return Distribution::Forward;
+    }
+    window_distribution(next)
+}
+
 /// How pipeline `pl`'s records reach its window subtasks.
 pub fn window_distribution(pl: &Pipeline) -> Distribution {
     let keys = match &pl.rank {
@@ -115,8 +137,28 @@ impl Graph {
                 .get_or_insert_with(|| g.node(NodeKind::Source { table: pl.source }, 0, p));
             let calc = g.node(NodeKind::Calc { pipeline: pi }, 1, p);
             g.edge(s, calc, Distribution::Forward);
-            let w = g.node(NodeKind::Window { pipeline: pi }, 1, p);
-            g.edge(calc, w, window_distribution(pl));
+            let stages = pl.stages();
+            let mut w = g.node(
+                NodeKind::Window {
+                    pipeline: pi,
+                    stage: 0,
+                },
+                1,
+                p,
+            );
+            g.edge(calc, w, window_distribution(stages[0]));
+            for (i, pair) in stages.windows(2).enumerate() {
+                let next = g.node(
+                    NodeKind::Window {
+                        pipeline: pi,
+                        stage: i + 1,
+                    },
+                    1,
+                    p,
+                );
+                g.edge(w, next, chain_distribution(pair[0], pair[1]));
+                w = next;
+            }
             let late = plan.tables[pl.source].late_data_sink;
             for t in std::iter::once(pl.sink).chain(late) {
                 let k = *sink[t].get_or_insert_with(|| g.node(NodeKind::Sink { table: t }, 1, p));
@@ -202,7 +244,7 @@ fn describe(plan: &JobPlan, kind: NodeKind) -> String {
     match kind {
         NodeKind::Source { table } => format!("source {}", plan.tables[table].name),
         NodeKind::Calc { pipeline } => {
-            let pl = &plan.pipelines[pipeline];
+            let pl = plan.pipelines[pipeline].first();
             let mut parts = Vec::new();
             if pl.filter.is_some() {
                 parts.push("WHERE");
@@ -210,15 +252,23 @@ fn describe(plan: &JobPlan, kind: NodeKind) -> String {
             parts.push("keys and arguments");
             format!("calc of INSERT {} ({})", pipeline + 1, parts.join(", "))
         }
-        NodeKind::Window { pipeline } => {
-            let pl = &plan.pipelines[pipeline];
+        NodeKind::Window { pipeline, stage } => {
+            let stages = plan.pipelines[pipeline].stages();
+            let pl = stages[stage];
             let what = match (pl.project, pl.rank.is_some()) {
                 (true, _) => "window rows",
                 (false, true) => "window aggregate + Top-N",
                 (false, false) => "window aggregate",
             };
+            // A chained aggregation computes its WHERE, keys and arguments
+            // from the rows of the one before.
+            let over = match (stage, pl.filter.is_some()) {
+                (0, _) => String::new(),
+                (_, true) => " over the rows before (WHERE, keys and arguments)".to_string(),
+                (_, false) => " over the rows before (keys and arguments)".to_string(),
+            };
             format!(
-                "{what} {} of INSERT {}",
+                "{what} {}{over} of INSERT {}",
                 assigner_text(&pl.window.assigner),
                 pipeline + 1
             )
@@ -231,8 +281,12 @@ impl Graph {
     /// The names of key positions `keys` of node `from`'s output (a calc's
     /// key is its INSERT's GROUP BY keys).
     fn key_names(&self, plan: &JobPlan, from: usize, keys: &[usize]) -> Vec<String> {
-        let pipeline = match self.nodes.get(from).map(|n| n.kind) {
-            Some(NodeKind::Calc { pipeline }) => Some(&plan.pipelines[pipeline]),
+        // The key of the aggregation the edge leads to.
+        let to = self.edges.iter().find(|e| e.from == from).map(|e| e.to);
+        let pipeline = match to.and_then(|n| self.nodes.get(n)).map(|n| n.kind) {
+            Some(NodeKind::Window { pipeline, stage }) => {
+                plan.pipelines[pipeline].stages().get(stage).copied()
+            }
             _ => None,
         };
         keys.iter()

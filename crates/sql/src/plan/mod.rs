@@ -374,6 +374,12 @@ pub struct Pipeline {
     /// does not write it: true on rows fired early (`lowwater.state.on-limit`
     /// = 'fire-oldest'), false on the others.
     pub incomplete: Option<usize>,
+    /// Cascading windows: the window aggregation whose result rows this
+    /// one's window reads (their rowtime is its `window_time`), in the same
+    /// subtask. `filter`, `keys` and `agg_args` are then over its outputs,
+    /// in order; `source` is the table its first aggregation reads, and
+    /// its `sink` is this one's (it writes none).
+    pub input: Option<Box<Pipeline>>,
 }
 
 /// A planned job.
@@ -416,6 +422,8 @@ impl JobPlan {
             cols.push(w.column);
         }
         for p in self.pipelines.iter().filter(|p| p.source == t) {
+            // The aggregation that reads the records (the first of cascading windows).
+            let p = p.first();
             for e in p.filter.iter().chain(&p.keys).chain(&p.agg_args) {
                 e.columns(&mut cols);
             }
@@ -536,6 +544,16 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
         pipelines,
         flink_notes,
     } = plan;
+    if settings.on_open_limit == OnOpenLimit::FireOldest {
+        if let Some(pl) = pipelines.iter().find(|p| p.input.is_some()) {
+            return Err(SqlError::new(
+                pl.loc,
+                "lowwater.state.on-limit = 'fire-oldest' does not apply to cascading window \
+                 aggregations (a window of the first fired early would reach the second \
+                 incomplete, and its later records would be lost to it): use 'fail'",
+            ));
+        }
+    }
     for t in &tables {
         if t.exactly_once() && settings.checkpoints.interval.is_none() {
             return Err(SqlError::new(
@@ -648,6 +666,7 @@ impl JobPlan {
         let window = self
             .pipelines
             .iter()
+            .flat_map(|p| p.stages())
             .map(|p| p.window.assigner.max_size())
             .max()
             .unwrap_or(0);
@@ -685,6 +704,7 @@ pub(crate) fn agg_name(f: AggFunc) -> &'static str {
 }
 
 mod alignment;
+pub mod cascade;
 pub mod graph;
 mod late;
 mod pipeline;

@@ -147,20 +147,41 @@ pub(super) fn normalized(e: &AstExpr) -> String {
         .collect()
 }
 
+fn find(tables: &[TableDef], name: &str, loc: Loc) -> Result<usize> {
+    tables
+        .iter()
+        .position(|t| t.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| SqlError::new(loc, format!("table '{name}' is not defined in this job")))
+}
+
 pub(super) fn pipeline(
     ins: &Insert,
     tables: &[TableDef],
     settings: &super::Settings,
 ) -> Result<Pipeline> {
-    let find = |name: &str, loc: Loc| {
-        tables
-            .iter()
-            .position(|t| t.name.eq_ignore_ascii_case(name))
-            .ok_or_else(|| SqlError::new(loc, format!("table '{name}' is not defined in this job")))
+    let sink = find(tables, &ins.sink, ins.loc)?;
+    stage(ins, tables, settings, sink, false)
+}
+
+/// One window aggregation: an INSERT's into `sink`, or with `inner` the
+/// aggregation a window function of that INSERT reads (cascading windows),
+/// whose outputs are its result row, in order.
+fn stage(
+    ins: &Insert,
+    tables: &[TableDef],
+    settings: &super::Settings,
+    sink: usize,
+    inner: bool,
+) -> Result<Pipeline> {
+    let (source, derived, input) = match &ins.input {
+        None => (find(tables, &ins.tvf.source, ins.tvf.source_loc)?, None, None),
+        Some(up) => {
+            let up = stage(up, tables, settings, sink, true)?;
+            let d = super::cascade::derived_table(&up, &ins.tvf, &tables[up.source])?;
+            (up.source, Some(d), Some(Box::new(up)))
+        }
     };
-    let source = find(&ins.tvf.source, ins.tvf.source_loc)?;
-    let sink = find(&ins.sink, ins.loc)?;
-    let src = &tables[source];
+    let src = derived.as_ref().unwrap_or(&tables[source]);
     let wm = src.watermark.ok_or_else(|| {
         SqlError::new(
             ins.tvf.source_loc,
@@ -171,7 +192,7 @@ pub(super) fn pipeline(
             ),
         )
     })?;
-    if src.column(&ins.tvf.time_column) != Some(wm.column) {
+    if derived.is_none() && src.column(&ins.tvf.time_column) != Some(wm.column) {
         return Err(SqlError::new(
             ins.tvf.time_loc,
             format!(
@@ -202,6 +223,7 @@ pub(super) fn pipeline(
         let sink_columns = sink_mapping(ins, &tables[sink], &outputs)?;
         let sink_types = tables[sink].columns.iter().map(|c| c.ty).collect();
         return Ok(Pipeline {
+            input,
             loc: ins.loc,
             source,
             sink,
@@ -359,14 +381,31 @@ pub(super) fn pipeline(
         .copied()
         .collect();
     super::unmergeable::refuse(ins.tvf.kind, &aggs_checked, ins.tvf.loc)?;
-    let sink_columns = sink_mapping(ins, &tables[sink], &outputs)?;
-    let sink_types = tables[sink].columns.iter().map(|c| c.ty).collect();
-    let incomplete = tables[sink]
-        .columns
-        .iter()
-        .position(|c| c.name == INCOMPLETE_COLUMN && c.ty == SqlType::Boolean)
-        .filter(|c| !sink_columns.contains(c));
+    // An inner aggregation's row is its outputs, in order.
+    let (sink_columns, sink_types, incomplete) = if inner {
+        (
+            (0..outputs.len()).collect(),
+            outputs.iter().map(|o| o.ty).collect(),
+            None,
+        )
+    } else {
+        let sink_columns = sink_mapping(ins, &tables[sink], &outputs)?;
+        let incomplete = tables[sink]
+            .columns
+            .iter()
+            .position(|c| c.name == INCOMPLETE_COLUMN && c.ty == SqlType::Boolean)
+            .filter(|c| !sink_columns.contains(c));
+        let sink_types = tables[sink].columns.iter().map(|c| c.ty).collect();
+        (sink_columns, sink_types, incomplete)
+    };
+    if rank.is_some() && inner {
+        return Err(SqlError::new(
+            ins.loc,
+            "a window function over a Window Top-N is not supported (aggregate first, then rank)",
+        ));
+    }
     Ok(Pipeline {
+        input,
         loc: ins.loc,
         source,
         sink,
