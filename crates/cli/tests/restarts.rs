@@ -8,7 +8,9 @@
 //! - a job stopped by `lowwater.state.max-open-windows` comes back once the
 //!   stall is released (issue 33);
 //! - the idle timeout the stall warning proposes, added to a stopped job,
-//!   restores its checkpoint (issue 34).
+//!   restores its checkpoint (issue 34);
+//! - cascading windows stopped with windows of both aggregations open
+//!   restore both (issue 35).
 //!
 //! The tests wait on the process and on topics, bounded by deadlines; the
 //! producer paces real traffic over real time.
@@ -462,4 +464,73 @@ CREATE TABLE s5 (window_start TIMESTAMP(3), window_end TIMESTAMP(3), user_id STR
     // Records read again are skipped where their windows were written, not
     // dropped there as late.
     assert!(err.contains(" 0 late dropped, 0 late routed"), "{err}");
+}
+
+/// Issue 35 item 7: cascading windows (per-user 1-second counts rolled up
+/// into 5-second windows, at parallelism 2) stopped with SIGTERM while
+/// windows of both aggregations are open, then started again: the final
+/// checkpoint restores both, and every 5-second window holds every record
+/// once.
+#[test]
+fn a_cascading_rollup_restores_both_aggregations_across_a_restart() {
+    let (dir, id) = common::kafka_scratch("cascade");
+    let (input, output) = (format!("cascade-in-{id}"), format!("cascade-out-{id}"));
+    common::create_topic(&input, 2);
+    common::create_topic(&output, 1);
+    let sql = format!(
+        "SET 'parallelism.default' = '2';
+{}
+CREATE TABLE clicks (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '500' MILLISECOND)
+WITH ('connector' = 'kafka', 'topic' = '{input}', 'properties.bootstrap.servers' = '{}',
+      'properties.group.id' = 'lowwater-test', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json');
+CREATE TABLE counts (window_start TIMESTAMP(3), window_end TIMESTAMP(3), user_id STRING, n BIGINT)
+WITH ('connector' = 'kafka', 'topic' = '{output}', 'properties.bootstrap.servers' = '{}', 'format' = 'json');
+CREATE VIEW per_second AS SELECT window_time AS rowtime, user_id, COUNT(*) AS c
+FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, window_time, user_id;
+INSERT INTO counts SELECT window_start, window_end, user_id, SUM(c) FROM TABLE(TUMBLE(TABLE per_second, DESCRIPTOR(rowtime), INTERVAL '5' SECOND))
+GROUP BY window_start, window_end, user_id;
+",
+        checkpoints(&dir, "300 ms"),
+        common::BOOTSTRAP,
+        common::BOOTSTRAP
+    );
+    let job = dir.join("cascade.sql");
+    std::fs::write(&job, sql).expect("job");
+    let mut sent = Sent::new(&input);
+    let traffic = |sent: &mut Sent, t: &mut i64, secs: u64| {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(secs) {
+            for k in 0..20 {
+                sent.send(Some((k % 2) as i32), *t + k * 47, &format!("u{}", k % 3));
+            }
+            *t += 1_000;
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    let mut t = 0;
+    let first = spawn(&job);
+    traffic(&mut sent, &mut t, 3);
+    let (status, err) = stop(first);
+    assert!(status.success(), "{err}");
+    let again = spawn(&job);
+    traffic(&mut sent, &mut t, 3);
+    // Far enough ahead that every 5-second window of the traffic fires.
+    let far = (t / 5_000 + 2) * 5_000 + 1_000;
+    for p in 0..2 {
+        sent.send(Some(p), far, "last");
+    }
+    sent.flush();
+    let mut want: BTreeMap<(i64, String), i64> = BTreeMap::new();
+    for ((second, user), n) in sent.fired_by(far) {
+        if user != "last" {
+            *want
+                .entry((second.div_euclid(5), user.clone()))
+                .or_insert(0) += n;
+        }
+    }
+    let mut again = again;
+    let rows = rows_of(&output, want.len(), Some(&mut again));
+    let (_, err) = stop(again);
+    assert!(err.contains("restoring checkpoint"), "{err}");
+    assert_windows(&rows, &want, false, &err);
 }

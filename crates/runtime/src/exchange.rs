@@ -64,6 +64,46 @@ impl BatchPool {
     }
 }
 
+/// What `run` cannot run yet of a plan that replay runs: cascading window
+/// aggregations whose later aggregation needs records of other subtasks
+/// (other keys, at a parallelism above 1), and, over Kafka without
+/// checkpoints, any cascade (a restart would lose the open windows of the
+/// aggregations after the first: offsets are committed as the first one's
+/// windows fire).
+pub(crate) fn refuse_unsupported(plan: &JobPlan) -> Result<(), String> {
+    let p = plan.settings.parallelism;
+    for pl in plan.pipelines.iter().filter(|pl| pl.input.is_some()) {
+        let sink = &plan.tables[pl.sink].name;
+        let at = format!("INSERT INTO {sink} (line {})", pl.loc.line);
+        let stages = pl.stages();
+        for pair in stages.windows(2) {
+            let d = lowwater_sql::plan::graph::chain_distribution(pair[0], pair[1]);
+            if p > 1 && d != Distribution::Forward {
+                return Err(format!(
+                    "{at}: this cascading window aggregation groups by other keys than the \
+                     aggregation it reads, so its rows would move between subtasks, which \
+                     `lowwater run` does not do yet at a parallelism above 1: group by the \
+                     same keys in the same order, or SET 'parallelism.default' = '1' (`lowwater \
+                     replay` runs it at any parallelism)"
+                ));
+            }
+        }
+        let kafka = matches!(
+            plan.tables[pl.source].connector,
+            lowwater_sql::options::Connector::Kafka { .. }
+        );
+        if kafka && plan.settings.checkpoints.interval.is_none() {
+            return Err(format!(
+                "{at}: cascading window aggregations over Kafka keep their state in checkpoints: \
+                 without them a restart would lose the open windows of the aggregations after \
+                 the first (offsets are committed as the first one's windows fire). SET \
+                 'execution.checkpointing.interval' = '10 s' and 'execution.checkpointing.dir'"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// One pipeline reading this source: its exchange.
 pub(crate) struct PipeOut {
     pub(crate) pipeline: usize,

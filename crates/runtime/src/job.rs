@@ -308,6 +308,7 @@ impl Shared {
 /// emitted rows are flushed, pending windows are not fired, as a Flink job
 /// stopped without drain; with checkpoints a final one keeps them).
 pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
+    crate::exchange::refuse_unsupported(plan).map_err(RunError::Usage)?;
     let plan = Arc::new(plan.clone());
     let clock = SystemClock::new();
     let start = clock.now();

@@ -466,7 +466,11 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
                 "  {}reads the rows of: {} on {}, {} key(s){} -> ({})",
                 "  ".repeat(stages.len() - 2 - k),
                 window_text(&up.window.assigner),
-                if k == 0 { t.name.as_str() } else { "the rows before" },
+                if k == 0 {
+                    t.name.as_str()
+                } else {
+                    "the rows before"
+                },
                 up.keys.len(),
                 if up.filter.is_some() { ", WHERE" } else { "" },
                 names.join(", ")

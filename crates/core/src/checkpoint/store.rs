@@ -51,12 +51,15 @@ pub fn latest<T: DeserializeOwned>(
     latest_with(store, upto, decode::<T>)
 }
 
+/// Decodes a checkpoint file's bytes: its id and snapshot.
+pub type Decoder<T> = fn(&[u8]) -> Result<(CheckpointId, T), super::format::CheckpointError>;
+
 /// [`latest`], each file decoded by `decode` (a snapshot type that reads
 /// earlier layouts too).
 pub fn latest_with<T>(
     store: &dyn CheckpointStore,
     upto: Option<CheckpointId>,
-    decode: fn(&[u8]) -> Result<(CheckpointId, T), super::format::CheckpointError>,
+    decode: Decoder<T>,
 ) -> Result<Option<Restored<T>>, String> {
     let mut ids = store.list()?;
     ids.sort_unstable_by(|a, b| b.cmp(a));

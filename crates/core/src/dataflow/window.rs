@@ -55,7 +55,9 @@ impl Link for Unlinked {
         _: &mut Vec<Value>,
         _: &mut Vec<Value>,
     ) -> std::result::Result<bool, String> {
-        Err(format!("no window aggregation is chained after stage {stage}"))
+        Err(format!(
+            "no window aggregation is chained after stage {stage}"
+        ))
     }
 }
 
@@ -136,12 +138,22 @@ impl WindowNode {
 
     /// Open (window, key) states of every aggregation of the node.
     pub fn pending(&self) -> usize {
-        self.op.pending() + self.chain.iter().map(WindowOperator::pending).sum::<usize>()
+        self.op.pending()
+            + self
+                .chain
+                .iter()
+                .map(WindowOperator::pending)
+                .sum::<usize>()
     }
 
     /// Estimated bytes of the state of every aggregation of the node.
     pub fn state_bytes(&self) -> usize {
-        self.op.state_bytes() + self.chain.iter().map(WindowOperator::state_bytes).sum::<usize>()
+        self.op.state_bytes()
+            + self
+                .chain
+                .iter()
+                .map(WindowOperator::state_bytes)
+                .sum::<usize>()
     }
 
     /// Continues from a checkpoint's valve and operator. A restore counts
@@ -372,7 +384,15 @@ mod tests {
             OpenCheck::Over { still_for: None }
         );
         let moved = n
-            .progress(0, wm(secs(1) - 1), 1_000, &mut out, usize::MAX, &mut |_| {}, &Unlinked)
+            .progress(
+                0,
+                wm(secs(1) - 1),
+                1_000,
+                &mut out,
+                usize::MAX,
+                &mut |_| {},
+                &Unlinked,
+            )
             .expect("no chain");
         assert_eq!(moved, Some(secs(1) - 1));
         assert_eq!(out.len(), 12);
@@ -393,6 +413,87 @@ mod tests {
         assert_eq!(fired, OpenCheck::FiredEarly(12));
         assert_eq!(n.op().pending(), 3);
         assert_eq!(n.check_open(9, 7_000, None, &mut out), OpenCheck::Near);
+    }
+
+    /// A chained aggregation's input: the first one's key, and its count
+    /// as the argument (a roll-up of counts).
+    struct Rollup;
+
+    impl Link for Rollup {
+        fn input(
+            &self,
+            stage: usize,
+            r: &WindowResult,
+            key: &mut Vec<Value>,
+            args: &mut Vec<Value>,
+        ) -> std::result::Result<bool, String> {
+            assert_eq!(stage, 0);
+            key.clone_from(&r.key);
+            args.clear();
+            args.push(r.values[0].clone());
+            // A HAVING of the first: windows of key 2 are left out.
+            Ok(r.key != [Value::Int(2)])
+        }
+    }
+
+    #[test]
+    fn a_chained_aggregation_reads_the_results_the_same_watermark_fired() {
+        use crate::window::aggregate::{AggFunc, AggSpec};
+        let sum = WindowSpec {
+            aggregates: vec![AggSpec::on(AggFunc::Sum, 0)],
+            ..WindowSpec::count(WindowAssigner::tumbling(secs(5)))
+        };
+        let mut n = node(1_000).chained(vec![sum]).expect("a valid chain");
+        let mut out = Vec::new();
+        // Three keys, one record each, in each of seconds 0..7.
+        for s in 0..7 {
+            feed(&mut n, 3, secs(s) + 10);
+        }
+        assert_eq!(n.pending(), 21);
+        // 4.999 s: the 1-second windows of seconds 0..4 fire into the
+        // 5-second windows, whose first is not yet due.
+        n.advance(secs(5) - 1, 0, &mut out, usize::MAX, &mut |_| {}, &Rollup)
+            .expect("linked");
+        // The watermark fires the 5-second window [0, 5) in the same step:
+        // its inputs (window_time 0.999 .. 4.999) came first.
+        let rows: Vec<(Value, Value)> = out
+            .iter()
+            .map(|o| match o {
+                WindowOutput::Fired(r) => (r.key[0].clone(), r.values[0].clone()),
+                WindowOutput::Late(_) => panic!("no late row"),
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                (Value::Int(0), Value::Int(5)),
+                (Value::Int(1), Value::Int(5))
+            ]
+        );
+        // Seconds 5 and 6 stay open in the first; none in the second.
+        assert_eq!(n.pending(), 6);
+        assert_eq!(n.chain()[0].watermark(), secs(5) - 1);
+        out.clear();
+        // The chain is part of a restore.
+        let (valve, op) = n.parts();
+        let chain = n.chain().to_vec();
+        let mut r = node(1_000)
+            .chained(vec![n.chain()[0].spec().clone()])
+            .expect("a valid chain");
+        r.restore(valve, op);
+        r.restore_chain(chain);
+        r.advance(secs(10) - 1, 0, &mut out, usize::MAX, &mut |_| {}, &Rollup)
+            .expect("linked");
+        assert_eq!(out.len(), 2, "keys 0 and 1 of [5, 10): {out:?}");
+        assert_eq!(r.pending(), 0);
+        // Without a chain, a link is never asked.
+        let mut plain = node(10);
+        feed(&mut plain, 1, 100);
+        out.clear();
+        plain
+            .advance(secs(1), 0, &mut out, usize::MAX, &mut |_| {}, &Unlinked)
+            .expect("no chain");
+        assert_eq!(out.len(), 1);
     }
 
     #[test]

@@ -506,10 +506,14 @@ impl<'p> Engine<'p> {
             for out in self.pipes[pi].node.gate_mut().input(0, subtask, p) {
                 if let Some(wm) = out.watermark {
                     let pl = &self.plan.pipelines[pi];
-                    let linked =
-                        self.pipes[pi]
-                            .node
-                            .advance(wm, now, &mut self.buf, usize::MAX, &mut |_| {}, pl);
+                    let linked = self.pipes[pi].node.advance(
+                        wm,
+                        now,
+                        &mut self.buf,
+                        usize::MAX,
+                        &mut |_| {},
+                        pl,
+                    );
                     if let Err(e) = linked {
                         self.sink_error.get_or_insert(format!(
                             "INSERT INTO {}: a window aggregation's row into the next: {e}",

@@ -29,7 +29,10 @@ pub(super) fn derived_table(up: &Pipeline, tvf: &WindowTvf, root: &TableDef) -> 
     let mut columns: Vec<Column> = Vec::new();
     for o in &up.outputs {
         let lower = o.name.to_ascii_lowercase();
-        if matches!(lower.as_str(), "window_start" | "window_end" | "window_time") {
+        if matches!(
+            lower.as_str(),
+            "window_start" | "window_end" | "window_time"
+        ) {
             return Err(SqlError::new(
                 tvf.source_loc,
                 format!(
@@ -171,5 +174,75 @@ impl Link for Pipeline {
         }
         next.window_input(&row, key, args)?;
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::plan::graph::{Distribution, Graph, NodeKind};
+    use crate::plan::JobPlan;
+
+    const JOB: &str = "
+        CREATE TABLE clicks (user_id STRING, page STRING, ts TIMESTAMP(3),
+          WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+          WITH ('connector' = 'kafka', 'topic' = 'clicks',
+                'properties.bootstrap.servers' = 'localhost:9092', 'format' = 'json');
+        CREATE TABLE hourly (window_start TIMESTAMP(3), page STRING, n BIGINT)
+          WITH ('connector' = 'print');
+        CREATE VIEW per_minute AS SELECT window_time AS rowtime, page, user_id, COUNT(*) AS c
+          FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+          WHERE page <> '' GROUP BY window_start, window_end, window_time, page, user_id;
+    ";
+
+    fn plan(settings: &str, insert: &str) -> Result<JobPlan, String> {
+        JobPlan::from_sql(&format!("{settings}{JOB}{insert}")).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_outer_aggregation_reads_the_inner_rows_and_the_graph_shows_both() {
+        let p = plan(
+            "SET 'parallelism.default' = '2';",
+            "INSERT INTO hourly SELECT window_start, page, SUM(c)
+               FROM TABLE(TUMBLE(TABLE per_minute, DESCRIPTOR(rowtime), INTERVAL '1' HOUR))
+               WHERE c > 1 GROUP BY window_start, window_end, page;",
+        )
+        .expect("plans");
+        let pl = &p.pipelines[0];
+        assert_eq!(pl.stages().len(), 2);
+        assert_eq!(pl.first().keys.len(), 2, "page, user_id");
+        assert_eq!(pl.keys.len(), 1, "page, of the inner rows");
+        assert!(pl.filter.is_some() && pl.first().filter.is_some());
+        // The records' columns are the inner aggregation's.
+        assert_eq!(p.needed_columns(0), vec![true, true, true]);
+        let g = Graph::of(&p);
+        let windows: Vec<usize> = (0..g.nodes.len())
+            .filter(|&n| matches!(g.nodes[n].kind, NodeKind::Window { .. }))
+            .collect();
+        assert_eq!(windows.len(), 2);
+        let into_second = g.inputs(windows[1]);
+        // Grouped by page only: the rows of a page come from every subtask.
+        assert_eq!(into_second[0].distribution, Distribution::Hash(vec![0]));
+        let text = g.text(&p);
+        assert!(
+            text.contains("window aggregate TUMBLE 1h 0m over the rows before (WHERE, keys and arguments) of INSERT 1, parallelism 2; port 0 <- [3] hash(page)"),
+            "{text}"
+        );
+        assert!(text.contains("<- [2] hash(page, user_id)"), "{text}");
+    }
+
+    #[test]
+    fn the_same_keys_chain_forward_and_fire_oldest_is_refused() {
+        let insert = "INSERT INTO hourly SELECT window_start, page, SUM(c)
+               FROM TABLE(TUMBLE(TABLE per_minute, DESCRIPTOR(rowtime), INTERVAL '1' HOUR))
+               GROUP BY window_start, window_end, page, user_id;";
+        let p = plan("", insert).expect("plans");
+        let g = Graph::of(&p);
+        let last = (0..g.nodes.len())
+            .rfind(|&n| matches!(g.nodes[n].kind, NodeKind::Window { .. }))
+            .expect("a window");
+        assert_eq!(g.inputs(last)[0].distribution, Distribution::Forward);
+        let err =
+            plan("SET 'lowwater.state.on-limit' = 'fire-oldest';", insert).expect_err("refused");
+        assert!(err.contains("does not apply to cascading window"), "{err}");
     }
 }

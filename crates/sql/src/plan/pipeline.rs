@@ -174,7 +174,11 @@ fn stage(
     inner: bool,
 ) -> Result<Pipeline> {
     let (source, derived, input) = match &ins.input {
-        None => (find(tables, &ins.tvf.source, ins.tvf.source_loc)?, None, None),
+        None => (
+            find(tables, &ins.tvf.source, ins.tvf.source_loc)?,
+            None,
+            None,
+        ),
         Some(up) => {
             let up = stage(up, tables, settings, sink, true)?;
             let d = super::cascade::derived_table(&up, &ins.tvf, &tables[up.source])?;
