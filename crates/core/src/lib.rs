@@ -54,6 +54,7 @@ pub mod diagnose;
 pub mod error;
 pub mod harness;
 pub mod javafmt;
+pub mod join;
 pub mod route;
 pub mod source;
 pub mod text;

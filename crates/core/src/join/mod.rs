@@ -1,0 +1,7 @@
+//! Event-time joins: operators with two input ports (see
+//! [`crate::dataflow`]), driven through an input gate whose combined
+//! watermark is the minimum over both sides, so a quiet partition of either
+//! side holds the join as it holds a window.
+
+pub mod dedup;
+pub mod temporal;
