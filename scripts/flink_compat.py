@@ -14,7 +14,9 @@ NAME.error; if the job fails, its cases run again one job each.
 Each case is compat/cases/NAME.sql: a header (`-- data: D`, `-- partitions:
 N`, optionally `-- mode: streaming`), then the sink table and the INSERT. The source table `events` is
 compat/data/D.sql, reading compat/data/D.jsonl. `{{events}}` and
-`{{results}}` are replaced by the input file and an output directory. Flink
+`{{results}}` are replaced by the input file and an output directory; a
+data file that defines more tables (the joins' `orders` and `rates`) names
+each one's input `{{NAME}}`, read from compat/data/NAME.jsonl. Flink
 runs in batch mode (every window fires, as lowwater's replay drains at the
 end; the data has no late records), parallelism 1, time zone UTC; the rows
 its filesystem sink wrote in its json format are sorted and stored. A case
@@ -117,6 +119,7 @@ def main():
         sql = sql.replace(
             "{{events}}", os.path.join(ROOT, "data", f"{data}.jsonl")
         ).replace("{{results}}", out)
+        sql = re.sub(r"\{\{(\w+)\}\}", lambda m: os.path.join(ROOT, "data", f"{m.group(1)}.jsonl"), sql)
         return text, sql
 
     def clean(env):

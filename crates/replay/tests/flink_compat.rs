@@ -48,35 +48,56 @@ fn run_case(root: &Path, name: &str, text: &str, scratch: &Path) -> Result<Vec<S
     let data = header(text, "data").unwrap_or_else(|| panic!("{name}: no '-- data:' line"));
     let partitions: i32 = header(text, "partitions").map_or(1, |p| p.parse().expect("partitions"));
     let source = std::fs::read_to_string(root.join(format!("data/{data}.sql"))).expect("source");
-    let sql = format!("{source}\n{text}")
-        .replace("{{events}}", "events.jsonl")
-        .replace("{{results}}", "results");
-    let plan = JobPlan::from_sql(&sql).map_err(|e| e.to_string())?;
-    let rows = std::fs::read_to_string(root.join(format!("data/{data}.jsonl"))).expect("data");
-    let mut offsets = vec![0i64; partitions as usize];
-    let dump: String = rows
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .enumerate()
-        .map(|(i, l)| {
-            let p = (i as i32) % partitions;
-            let r = DumpRecord {
-                topic: "events".into(),
-                partition: p,
-                offset: Some(offsets[p as usize]),
-                ts: 1_757_851_200_000 + i as i64 * 10,
-                key: None,
-                payload: Some(l.as_bytes().to_vec()),
-            };
-            offsets[p as usize] += 1;
-            format_record(&r) + "\n"
-        })
+    let sql = format!("{source}\n{text}").replace("{{results}}", "results");
+    // Every `{{NAME}}` of the data file is a table's input: `events` reads
+    // DATA.jsonl, any other NAME.jsonl (the joins' orders and rates); each
+    // is a dump of its own, its records at the same arrival times.
+    let tables: Vec<String> = sql
+        .split("{{")
+        .skip(1)
+        .filter_map(|t| t.split_once("}}").map(|(n, _)| n.to_string()))
         .collect();
-    let input = scratch.join(format!("{name}.jsonl"));
-    std::fs::write(&input, dump).expect("write the dump");
+    let mut sql = sql;
+    let (mut inputs, mut parts) = (Vec::new(), Vec::new());
+    for table in &tables {
+        sql = sql.replace(&format!("{{{{{table}}}}}"), &format!("{table}.jsonl"));
+        if inputs.iter().any(|(t, _)| t == table) {
+            continue;
+        }
+        let file = if table == "events" {
+            data
+        } else {
+            table.as_str()
+        };
+        let rows = std::fs::read_to_string(root.join(format!("data/{file}.jsonl"))).expect("data");
+        let mut offsets = vec![0i64; partitions as usize];
+        let dump: String = rows
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .enumerate()
+            .map(|(i, l)| {
+                let p = (i as i32) % partitions;
+                let r = DumpRecord {
+                    topic: table.clone(),
+                    partition: p,
+                    offset: Some(offsets[p as usize]),
+                    ts: 1_757_851_200_000 + i as i64 * 10,
+                    key: None,
+                    payload: Some(l.as_bytes().to_vec()),
+                };
+                offsets[p as usize] += 1;
+                format_record(&r) + "\n"
+            })
+            .collect();
+        let input = scratch.join(format!("{name}.{table}.jsonl"));
+        std::fs::write(&input, dump).expect("write the dump");
+        inputs.push((table.clone(), input));
+        parts.push((table.clone(), partitions));
+    }
+    let plan = JobPlan::from_sql(&sql).map_err(|e| e.to_string())?;
     let args = ReplayArgs {
-        inputs: vec![("events".into(), input)],
-        partitions: vec![("events".into(), partitions)],
+        inputs,
+        partitions: parts,
         ..ReplayArgs::default()
     };
     let out = replay(&plan, &args).map_err(|e| e.to_string())?;

@@ -23,6 +23,10 @@
 //!   probe rows already emitted at or after their time joined an older
 //!   version (the counter Flink lacks, FLINK-37153).
 //!
+//! Keys are compared as values, not with SQL `=`: a probe row whose key is
+//! NULL joins the NULL key's version, as Flink 2.3 does (checked on a real
+//! run: `compat/cases/temporal_inner_versioned_view.sql`).
+//!
 //! What the operator emits is the pairing ([`Joined`]): the probe row and
 //! the version valid at its time. The rest of Flink's join, which changes
 //! no state, is the driver's: the ON condition's other terms decide whether

@@ -1,0 +1,7 @@
+-- data: orders
+-- partitions: 1
+-- mode: streaming
+CREATE TABLE results (order_id INT, rate INT) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
+CREATE TEMPORARY VIEW versioned_rates AS SELECT currency, rate, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY currency ORDER BY ts DESC) AS rownum FROM rates) WHERE rownum = 1;
+INSERT INTO results SELECT o.order_id, r.rate
+FROM orders AS o JOIN versioned_rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.amount = r.rate;
