@@ -13,7 +13,7 @@ use std::path::Path;
 
 use lowwater_core::dataflow::harness::OperatorHarness;
 use lowwater_core::join::dedup::KeepLast;
-use lowwater_core::join::temporal::{TemporalJoin, BUILD, PROBE};
+use lowwater_core::join::temporal::{Joined, TemporalJoin, BUILD, PROBE};
 use lowwater_core::time::parse_timestamp;
 use lowwater_core::window::batch::InputBatch;
 use lowwater_core::{secs, Timestamp, Value, MAX_WATERMARK, MIN_WATERMARK};
@@ -47,7 +47,7 @@ fn time(v: &sonic_rs::Value, field: &str) -> Option<Timestamp> {
 }
 
 /// (key, rowtime, row) of each line of a data file: orders' row is
-/// `[order_id]`, rates' `[rate, ts]`.
+/// `[order_id, amount]`, rates' `[rate, ts]`.
 fn rows(file: &str, orders: bool) -> Vec<(Value, Timestamp, Vec<Value>)> {
     compat(file)
         .lines()
@@ -56,7 +56,11 @@ fn rows(file: &str, orders: bool) -> Vec<(Value, Timestamp, Vec<Value>)> {
             let v = json(l);
             let ts = time(&v, "ts").expect("a ts");
             let row = if orders {
-                vec![Value::Int(int(&v, "order_id").expect("an id"))]
+                let id = int(&v, "order_id").expect("an id");
+                vec![
+                    Value::Int(id),
+                    Value::Int(int(&v, "amount").expect("an amount")),
+                ]
             } else {
                 vec![
                     Value::Int(int(&v, "rate").expect("a rate")),
@@ -68,9 +72,8 @@ fn rows(file: &str, orders: bool) -> Vec<(Value, Timestamp, Vec<Value>)> {
         .collect()
 }
 
-/// Every order with the (rate, rate time) it was paired with, sorted;
-/// orders without a version are left out unless `left`.
-fn join(deduplicated: bool, left: bool) -> Vec<(i64, Option<(i64, Timestamp)>)> {
+/// Every order paired with its version, in the order the join emits them.
+fn pairs(deduplicated: bool) -> Vec<Joined> {
     let orders = rows("data/orders.jsonl", true);
     let rates = rows("data/rates.jsonl", false);
     let mut h = OperatorHarness::new(TemporalJoin::new(), &[1, 1]).expect("two ports");
@@ -98,8 +101,13 @@ fn join(deduplicated: bool, left: bool) -> Vec<(i64, Option<(i64, Timestamp)>)> 
     h.watermark(PROBE, 0, MAX_WATERMARK);
     h.watermark(BUILD, 0, MAX_WATERMARK);
     assert_eq!(h.operator().late_probes() + h.operator().late_versions(), 0);
-    let mut out: Vec<_> = h
-        .records_out()
+    h.records_out().into_iter().cloned().collect()
+}
+
+/// Every order with the (rate, rate time) it was paired with, sorted;
+/// orders without a version are left out unless `left`.
+fn join(deduplicated: bool, left: bool) -> Vec<(i64, Option<(i64, Timestamp)>)> {
+    let mut out: Vec<_> = pairs(deduplicated)
         .iter()
         .filter(|j| left || j.build.is_some())
         .map(|j| {
@@ -163,4 +171,30 @@ fn the_primary_key_table_pairs_every_order_as_flink_did() {
     let left = join(false, true);
     assert_eq!(left, flink("temporal_left_primary_key_table", &[]));
     assert!(left.contains(&(5, Some((115, secs(1_757_844_008))))));
+}
+
+#[test]
+fn the_condition_beyond_the_key_pads_with_nulls_as_flink_did() {
+    // ON o.currency = r.currency AND o.amount > 5 AND r.rate < 117, LEFT.
+    let mut got: Vec<(i64, Option<i64>)> = pairs(true)
+        .into_iter()
+        .filter_map(|j| {
+            j.into_row::<()>(2, true, |p, b| {
+                Ok(p[1].as_int() > Some(5) && b[0].as_int() < Some(117))
+            })
+            .expect("computes")
+        })
+        .map(|r| (r[0].as_int().expect("an id"), r[2].as_int()))
+        .collect();
+    got.sort();
+    let mut want: Vec<(i64, Option<i64>)> =
+        compat("expected/temporal_left_residual_condition.jsonl")
+            .lines()
+            .map(|l| {
+                let v = json(l);
+                (int(&v, "order_id").expect("an id"), int(&v, "rate"))
+            })
+            .collect();
+    want.sort();
+    assert_eq!(got, want);
 }

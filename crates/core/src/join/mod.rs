@@ -4,4 +4,5 @@
 //! side holds the join as it holds a window.
 
 pub mod dedup;
+pub mod node;
 pub mod temporal;

@@ -1,0 +1,236 @@
+//! A temporal join node of one subtask, the shape the replay stepper and
+//! the live task both drive (as [`crate::dataflow::window::WindowNode`] is
+//! for window aggregations): its input gate (port 0 the probe side's
+//! channels, port 1 the build side's), the deduplication of a versioned
+//! view before the build port, the operator, and the rest of Flink's join
+//! that changes no state ([`Joined::into_row`]: the ON condition's other
+//! terms and a LEFT join's NULLs). What holds it is read from it
+//! ([`TemporalJoinNode::hold`]): which side and channel, and how many probe
+//! rows wait since when.
+
+use serde::{Deserialize, Serialize};
+
+use crate::dataflow::gate::{GateState, InputGate};
+use crate::time::Timestamp;
+use crate::value::{Row, Value};
+use crate::watermark::Progress;
+
+use super::dedup::KeepLast;
+use super::temporal::{Joined, TemporalJoin};
+
+/// What holds a join's watermark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JoinHold {
+    /// The port: [`super::temporal::PROBE`] or [`super::temporal::BUILD`].
+    pub port: usize,
+    /// The channel of that port (an upstream subtask).
+    pub channel: usize,
+    /// The join's combined watermark.
+    pub watermark: Timestamp,
+    /// Probe rows waiting for it to pass their time.
+    pub waiting: u64,
+    /// The oldest waiting probe row's time.
+    pub oldest: Option<Timestamp>,
+}
+
+/// A temporal join node.
+#[derive(Debug, Clone)]
+pub struct TemporalJoinNode {
+    gate: InputGate,
+    op: TemporalJoin,
+    dedup: Option<KeepLast>,
+}
+
+/// A node's state, as a checkpoint or a replay snapshot keeps it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TemporalJoinState {
+    gate: GateState,
+    op: TemporalJoin,
+    dedup: Option<KeepLast>,
+}
+
+impl TemporalJoinNode {
+    /// A join over `probe` probe channels and `build` build channels; a
+    /// versioned view (`deduplicate`) keeps the last row on rowtime per key
+    /// before the build port.
+    pub fn new(probe: usize, build: usize, deduplicate: bool) -> Self {
+        TemporalJoinNode {
+            gate: InputGate::new(&[probe, build]),
+            op: TemporalJoin::new(),
+            dedup: deduplicate.then(KeepLast::new),
+        }
+    }
+
+    /// A probe row.
+    pub fn probe(&mut self, ts: Timestamp, key: &[Value], row: &[Value]) {
+        self.op.probe(ts, key, row);
+    }
+
+    /// A build row: a new version of its key, unless the view's
+    /// deduplication drops it (an older row than its key's last).
+    pub fn build(&mut self, ts: Timestamp, key: &[Value], row: &[Value]) {
+        if self.dedup.as_mut().is_none_or(|d| d.admit(key, ts)) {
+            self.op.version(ts, key, Some(row));
+        }
+    }
+
+    /// Channel `ch` of `port` sent `p`: the probe rows the new combined
+    /// watermark passes come out. Returns the watermark to forward, if it
+    /// moved (the join forwards its input's).
+    pub fn progress(
+        &mut self,
+        port: usize,
+        ch: usize,
+        p: Progress,
+        out: &mut Vec<Joined>,
+    ) -> Option<Timestamp> {
+        let mut moved = None;
+        for step in self.gate.input(port, ch, p) {
+            if let Some(wm) = step.watermark {
+                self.op.advance(wm, out);
+                moved = Some(wm);
+            }
+        }
+        moved
+    }
+
+    /// What holds the watermark, when a channel does (none when every
+    /// channel is idle or ended).
+    pub fn hold(&self) -> Option<JoinHold> {
+        let (port, channel) = self.gate.holding()?;
+        Some(JoinHold {
+            port,
+            channel,
+            watermark: self.gate.current(),
+            waiting: self.op.waiting(),
+            oldest: self.op.oldest_waiting(),
+        })
+    }
+
+    /// The operator.
+    pub fn op(&self) -> &TemporalJoin {
+        &self.op
+    }
+
+    /// The input gate.
+    pub fn gate(&self) -> &InputGate {
+        &self.gate
+    }
+
+    /// Build rows the view's deduplication dropped.
+    pub fn deduplicated(&self) -> u64 {
+        self.dedup.as_ref().map_or(0, KeepLast::dropped)
+    }
+
+    /// Its state.
+    pub fn state(&self) -> TemporalJoinState {
+        TemporalJoinState {
+            gate: self.gate.state().clone(),
+            op: self.op.clone(),
+            dedup: self.dedup.clone(),
+        }
+    }
+
+    /// A node continuing from `state`.
+    pub fn restore(state: TemporalJoinState) -> Self {
+        TemporalJoinNode {
+            gate: InputGate::restore(state.gate),
+            op: state.op,
+            dedup: state.dedup,
+        }
+    }
+}
+
+impl Joined {
+    /// The joined row: the probe row then the version's `build_width`
+    /// columns, when `matches` (the ON condition's terms beyond the key)
+    /// holds for them; else, for a LEFT join (`outer`), the probe row with
+    /// NULLs, and for an inner join nothing. A version-less probe row is
+    /// unmatched. As Flink's join condition, `matches` is asked only with
+    /// a version.
+    pub fn into_row<E>(
+        self,
+        build_width: usize,
+        outer: bool,
+        matches: impl FnOnce(&Row, &Row) -> Result<bool, E>,
+    ) -> Result<Option<Row>, E> {
+        let mut row = self.probe;
+        match self.build {
+            Some(b) if matches(&row, &b)? => row.extend(b),
+            _ if outer => row.extend(std::iter::repeat_n(Value::Null, build_width)),
+            _ => return Ok(None),
+        }
+        Ok(Some(row))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::join::temporal::{BUILD, PROBE};
+    use crate::time::secs;
+
+    fn wm(t: Timestamp) -> Progress {
+        Progress {
+            watermark: Some(t),
+            ..Progress::NONE
+        }
+    }
+
+    #[test]
+    fn the_view_drops_an_older_rate_and_the_quiet_build_channel_is_named() {
+        // Two build channels: channel 1 has no record and holds the join.
+        let mut n = TemporalJoinNode::new(1, 2, true);
+        let k = [Value::from("EUR")];
+        n.build(secs(10), &k, &[Value::Int(116)]);
+        n.build(secs(8), &k, &[Value::Int(115)]);
+        n.probe(secs(9), &k, &[Value::Int(5)]);
+        let mut out = Vec::new();
+        assert_eq!(n.progress(PROBE, 0, wm(secs(20)), &mut out), None);
+        assert_eq!(n.progress(BUILD, 0, wm(secs(20)), &mut out), None);
+        assert_eq!(
+            n.hold(),
+            Some(JoinHold {
+                port: BUILD,
+                channel: 1,
+                watermark: crate::time::MIN_WATERMARK,
+                waiting: 1,
+                oldest: Some(secs(9)),
+            })
+        );
+        assert_eq!(n.deduplicated(), 1);
+        assert_eq!(n.progress(BUILD, 1, wm(secs(20)), &mut out), Some(secs(20)));
+        // 10 s is the only version: the 9 s order has none at its time.
+        let rows: Vec<_> = out
+            .into_iter()
+            .map(|j| j.into_row::<()>(1, true, |_, _| Ok(true)))
+            .collect();
+        assert_eq!(rows, vec![Ok(Some(vec![Value::Int(5), Value::Null]))]);
+        let restored = TemporalJoinNode::restore(n.state());
+        assert_eq!(restored.gate().current(), secs(20));
+        assert_eq!(restored.deduplicated(), 1);
+    }
+
+    #[test]
+    fn the_condition_beyond_the_key_decides_between_the_version_and_nulls() {
+        let j = || Joined {
+            ts: 0,
+            key: vec![Value::Int(1)],
+            probe: vec![Value::Int(7)],
+            build: Some(vec![Value::Int(120)]),
+        };
+        let over = |p: &Row, b: &Row| -> Result<bool, String> { Ok(p[0] < b[0]) };
+        let under = |p: &Row, b: &Row| -> Result<bool, String> { Ok(p[0] > b[0]) };
+        assert_eq!(
+            j().into_row(1, false, over),
+            Ok(Some(vec![Value::Int(7), Value::Int(120)]))
+        );
+        assert_eq!(j().into_row(1, false, under), Ok(None));
+        assert_eq!(
+            j().into_row(1, true, under),
+            Ok(Some(vec![Value::Int(7), Value::Null]))
+        );
+        let fails = |_: &Row, _: &Row| -> Result<bool, String> { Err("division by zero".into()) };
+        assert_eq!(j().into_row(1, true, fails), Err("division by zero".into()));
+    }
+}
