@@ -86,8 +86,9 @@ struct KeyState {
     timer: Option<Timestamp>,
 }
 
-/// The event-time temporal join operator.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+/// The event-time temporal join operator (an empty one, `new` or
+/// `default`, starts at the MIN watermark, not at 0).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TemporalJoin {
     watermark: Timestamp,
     keys: HashMap<Key, KeyState>,
@@ -107,7 +108,13 @@ impl TemporalJoin {
     pub fn new() -> Self {
         TemporalJoin {
             watermark: MIN_WATERMARK,
-            ..TemporalJoin::default()
+            keys: HashMap::new(),
+            timers: BTreeSet::new(),
+            waiting: 0,
+            held: 0,
+            records_in: 0,
+            late_probes: 0,
+            late_versions: 0,
         }
     }
 
@@ -158,23 +165,15 @@ impl TemporalJoin {
             return;
         };
         state.timer = None;
+        // Arrival order (the index), as Flink emits; rows still ahead of
+        // the watermark stay, the oldest of them sets the next timer.
         let mut next = Timestamp::MAX;
-        let due: Vec<u64> = state
-            .probes
-            .iter()
-            .filter_map(|(&i, &(ts, _))| {
-                if ts <= wm {
-                    Some(i)
-                } else {
-                    next = next.min(ts);
-                    None
-                }
-            })
-            .collect();
-        for i in due {
-            let Some((ts, probe)) = state.probes.remove(&i) else {
+        for (i, (ts, probe)) in std::mem::take(&mut state.probes) {
+            if ts > wm {
+                next = next.min(ts);
+                state.probes.insert(i, (ts, probe));
                 continue;
-            };
+            }
             self.waiting -= 1;
             let build = match state.versions.range(..=ts).next_back() {
                 Some((_, Version::Row(r))) => Some(r.clone()),
@@ -254,6 +253,12 @@ impl TemporalJoin {
                         .sum::<usize>()
             })
             .sum()
+    }
+}
+
+impl Default for TemporalJoin {
+    fn default() -> Self {
+        TemporalJoin::new()
     }
 }
 

@@ -192,6 +192,13 @@ fn a_version_that_arrives_behind_the_watermark_is_counted() {
 }
 
 #[test]
+fn an_empty_join_counts_a_probe_row_at_time_zero_as_on_time() {
+    let mut op = TemporalJoin::default();
+    op.probe(0, &[Value::Int(1)], &[]);
+    assert_eq!(op.late_probes(), 0, "the watermark starts at MIN, not 0");
+}
+
+#[test]
 fn a_deleted_version_joins_nothing() {
     let mut op = TemporalJoin::new();
     let k = [Value::from("k")];
