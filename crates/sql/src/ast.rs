@@ -33,6 +33,8 @@ pub enum Statement {
     CreateTable(Box<CreateTable>),
     /// `INSERT INTO ... SELECT ...`.
     Insert(Box<Insert>),
+    /// `INSERT INTO ... SELECT ... FROM a JOIN b FOR SYSTEM_TIME AS OF ...`.
+    JoinInsert(Box<JoinInsert>),
     /// What Flink would refuse in the file (see the `portability` module);
     /// one, last, when there is any.
     FlinkNotes(Notes),
@@ -49,6 +51,8 @@ pub struct CreateTable {
     pub columns: Vec<ColumnDef>,
     /// `WATERMARK FOR column AS expr`.
     pub watermark: Option<WatermarkClause>,
+    /// `PRIMARY KEY (cols) NOT ENFORCED`, and where.
+    pub primary_key: Option<(Vec<String>, Loc)>,
     /// `WITH ('k' = 'v', ...)`, in order.
     pub options: Vec<(String, String, Loc)>,
 }
@@ -196,6 +200,99 @@ pub enum From {
     },
     /// `(SELECT ...)`.
     Query(Box<Select>),
+    /// `probe [LEFT] JOIN build FOR SYSTEM_TIME AS OF probe.ts ON ...`.
+    TemporalJoin(Box<TemporalJoin>),
+}
+
+/// A table or view named in a FROM clause, with its alias.
+#[derive(Debug, Clone)]
+pub struct Named {
+    /// Its name.
+    pub name: String,
+    /// Where the name is.
+    pub loc: Loc,
+    /// `[AS] alias`, if given.
+    pub alias: Option<String>,
+}
+
+impl Named {
+    /// The name its columns are qualified with (the alias, else the name).
+    pub fn qualifier(&self) -> &str {
+        self.alias.as_deref().unwrap_or(&self.name)
+    }
+}
+
+/// An event-time temporal join: `probe [AS p] [INNER | LEFT [OUTER]] JOIN
+/// build FOR SYSTEM_TIME AS OF p.ts [AS b] ON condition`.
+#[derive(Debug, Clone)]
+pub struct TemporalJoin {
+    /// The probe (left) side.
+    pub probe: Named,
+    /// The versioned (right) side.
+    pub build: Named,
+    /// `LEFT JOIN`: a probe row without a matching version is written
+    /// with NULLs.
+    pub left: bool,
+    /// Where the join keyword is.
+    pub loc: Loc,
+    /// The `AS OF` time.
+    pub as_of: AstExpr,
+    /// The ON condition.
+    pub on: AstExpr,
+}
+
+/// A deduplicated view accepted as a versioned table: `SELECT cols FROM
+/// (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn
+/// FROM t) WHERE rn = 1`: each key's last row on its rowtime.
+#[derive(Debug, Clone)]
+pub struct VersionedView {
+    /// The view's name.
+    pub name: String,
+    /// Where the view is defined.
+    pub loc: Loc,
+    /// The table it deduplicates.
+    pub table: Named,
+    /// `PARTITION BY` columns (table column names).
+    pub key: Vec<String>,
+    /// The `ORDER BY` column (the table's rowtime).
+    pub time: String,
+    /// Where the ORDER BY is.
+    pub time_loc: Loc,
+    /// Its columns: (name in the view, where from).
+    pub columns: Vec<(String, ViewSource)>,
+    /// `CREATE VIEW v (a, b, ...)`: the names its columns are given.
+    pub names: Option<Vec<String>>,
+}
+
+/// Where a versioned view's column comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ViewSource {
+    /// The table's column of this name.
+    Column(String),
+    /// Every column of the table, in order (`*`).
+    All,
+    /// The row number (always 1 in the view).
+    RowNumber,
+}
+
+/// `INSERT INTO sink [(cols)] SELECT ... FROM <temporal join> [WHERE ...]`.
+#[derive(Debug, Clone)]
+pub struct JoinInsert {
+    /// Sink table.
+    pub sink: String,
+    /// Where the statement starts.
+    pub loc: Loc,
+    /// Explicit target columns, if given.
+    pub sink_columns: Option<Vec<String>>,
+    /// The select list.
+    pub items: Vec<SelectItem>,
+    /// The join.
+    pub join: TemporalJoin,
+    /// The versioned view the build side names, if it is one (else a
+    /// table with a primary key).
+    pub view: Option<VersionedView>,
+    /// `WHERE`, over the joined row.
+    pub filter: Option<AstExpr>,
 }
 
 /// Where an expression starts (or `fallback` when sqlparser has no span).

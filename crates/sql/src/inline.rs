@@ -350,63 +350,70 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
         group_by,
         mut having,
     } = s;
-    let (inner, what) = match from {
-        From::Window(mut tvf) => {
-            let rows = match table(&tvf.source, tvf.source_loc, views, depth)? {
-                Resolved::Rows(r) => r,
-                Resolved::Aggregation(inner) => {
-                    return cascade(*inner, tvf, items, filter, group_by, having, loc)
-                }
-            };
-            let (mut group_by, rows_only) = match group_by {
-                Some((g, _)) => (g, false),
-                None if tvf.kind == crate::ast::TvfKind::Session => {
-                    return Err(SqlError::new(
-                        loc,
-                        "SESSION without GROUP BY (rows tagged with their session) is not \
+    let (inner, what) =
+        match from {
+            From::Window(mut tvf) => {
+                let rows = match table(&tvf.source, tvf.source_loc, views, depth)? {
+                    Resolved::Rows(r) => r,
+                    Resolved::Aggregation(inner) => {
+                        return cascade(*inner, tvf, items, filter, group_by, having, loc)
+                    }
+                };
+                let (mut group_by, rows_only) = match group_by {
+                    Some((g, _)) => (g, false),
+                    None if tvf.kind == crate::ast::TvfKind::Session => {
+                        return Err(SqlError::new(
+                            loc,
+                            "SESSION without GROUP BY (rows tagged with their session) is not \
                          supported; aggregate with GROUP BY window_start, window_end",
-                    ))
+                        ))
+                    }
+                    None if having.is_some() => {
+                        return Err(SqlError::new(loc, "HAVING needs a GROUP BY"))
+                    }
+                    None => (Vec::new(), true),
+                };
+                // The window function adds its columns to the view's.
+                let mut names = rows.names;
+                for w in ["window_start", "window_end", "window_time"] {
+                    names
+                        .columns
+                        .push((w.to_string(), AstExpr::Identifier(Ident::new(w))));
                 }
-                None if having.is_some() => {
-                    return Err(SqlError::new(loc, "HAVING needs a GROUP BY"))
+                let n = &names;
+                tvf.time_column = n.column(&tvf.time_column, "time column", tvf.time_loc)?;
+                for c in &mut tvf.partition_by {
+                    *c = n.column(c, "PARTITION BY column", tvf.source_loc)?;
                 }
-                None => (Vec::new(), true),
-            };
-            // The window function adds its columns to the view's.
-            let mut names = rows.names;
-            for w in ["window_start", "window_end", "window_time"] {
-                names
-                    .columns
-                    .push((w.to_string(), AstExpr::Identifier(Ident::new(w))));
+                tvf.source = rows.source;
+                tvf.source_loc = rows.source_loc;
+                n.items(&mut items, loc)?;
+                for e in [&mut filter, &mut having].into_iter().flatten() {
+                    n.substitute(e, loc)?;
+                }
+                for g in &mut group_by {
+                    n.substitute(g, loc)?;
+                }
+                return Ok(Resolved::Aggregation(Box::new(Aggregation {
+                    items,
+                    tvf,
+                    filter: and(rows.filter, filter),
+                    group_by,
+                    having,
+                    rows: rows_only,
+                    qualify: None,
+                    input: None,
+                })));
             }
-            let n = &names;
-            tvf.time_column = n.column(&tvf.time_column, "time column", tvf.time_loc)?;
-            for c in &mut tvf.partition_by {
-                *c = n.column(c, "PARTITION BY column", tvf.source_loc)?;
-            }
-            tvf.source = rows.source;
-            tvf.source_loc = rows.source_loc;
-            n.items(&mut items, loc)?;
-            for e in [&mut filter, &mut having].into_iter().flatten() {
-                n.substitute(e, loc)?;
-            }
-            for g in &mut group_by {
-                n.substitute(g, loc)?;
-            }
-            return Ok(Resolved::Aggregation(Box::new(Aggregation {
-                items,
-                tvf,
-                filter: and(rows.filter, filter),
-                group_by,
-                having,
-                rows: rows_only,
-                qualify: None,
-                input: None,
-            })));
-        }
-        From::Table { name, loc } => (table(&name, loc, views, depth)?, format!("'{name}'")),
-        From::Query(q) => (resolve(*q, views, depth + 1)?, "the subquery".to_string()),
-    };
+            From::Table { name, loc } => (table(&name, loc, views, depth)?, format!("'{name}'")),
+            From::Query(q) => (resolve(*q, views, depth + 1)?, "the subquery".to_string()),
+            From::TemporalJoin(j) => return Err(SqlError::new(
+                j.loc,
+                "a temporal join is supported directly in INSERT INTO ... SELECT ... FROM a JOIN \
+                 b FOR SYSTEM_TIME AS OF ...; as a view or subquery that a window or another \
+                 query reads, not yet: write the joined rows to a table and window them there",
+            )),
+        };
     match inner {
         Resolved::Rows(rows) => {
             let n = &rows.names;

@@ -18,6 +18,7 @@ pub mod expr;
 pub mod formats;
 pub mod functions;
 pub mod inline;
+mod join;
 pub mod kafka_props;
 pub mod legacy;
 pub mod numeric;

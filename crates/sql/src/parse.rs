@@ -132,7 +132,7 @@ fn statement(p: &mut Parser, views: &mut Views, notes: &mut Notes) -> Result<Opt
         ));
     }
     if p.parse_keyword(Keyword::INSERT) {
-        return query::insert(p, loc, views, notes).map(|i| Some(Statement::Insert(Box::new(i))));
+        return query::insert(p, loc, views, notes).map(Some);
     }
     let t = p.peek_token();
     Err(SqlError::new(
@@ -171,6 +171,7 @@ fn create_table(p: &mut Parser, loc: Loc, notes: &mut Notes) -> Result<CreateTab
     pe(p.expect_token(&Token::LParen))?;
     let mut columns = Vec::new();
     let mut watermark = None;
+    let mut primary_key = None;
     loop {
         let at = here(p);
         if parse_word(p, "WATERMARK") {
@@ -194,11 +195,10 @@ fn create_table(p: &mut Parser, loc: Loc, notes: &mut Notes) -> Result<CreateTab
                 loc: at,
             });
         } else if p.peek_keyword(Keyword::PRIMARY) || p.peek_keyword(Keyword::CONSTRAINT) {
-            return Err(SqlError::new(
-                at,
-                "PRIMARY KEY / CONSTRAINT is not supported: lowwater's window results are \
-                 append-only, remove the constraint",
-            ));
+            if primary_key.is_some() {
+                return Err(SqlError::new(at, "a table can have only one PRIMARY KEY"));
+            }
+            primary_key = Some((self::primary_key(p)?, at));
         } else {
             columns.extend(column_def(p, notes)?);
         }
@@ -234,8 +234,30 @@ fn create_table(p: &mut Parser, loc: Loc, notes: &mut Notes) -> Result<CreateTab
         loc,
         columns,
         watermark,
+        primary_key,
         options,
     })
+}
+
+/// `[CONSTRAINT name] PRIMARY KEY (cols) NOT ENFORCED`: Flink owns no data,
+/// so it checks no key and accepts only NOT ENFORCED; so does lowwater.
+fn primary_key(p: &mut Parser) -> Result<Vec<String>> {
+    if p.parse_keyword(Keyword::CONSTRAINT) {
+        pe(p.parse_identifier())?;
+    }
+    pe(p.expect_keywords(&[Keyword::PRIMARY, Keyword::KEY]))?;
+    pe(p.expect_token(&Token::LParen))?;
+    let cols = pe(p.parse_comma_separated(|p| p.parse_identifier()))?;
+    pe(p.expect_token(&Token::RParen))?;
+    let at = here(p);
+    if !p.parse_keywords(&[Keyword::NOT, Keyword::ENFORCED]) {
+        return Err(SqlError::new(
+            at,
+            "write PRIMARY KEY (...) NOT ENFORCED: as Flink, lowwater does not own the data and \
+             checks no key (Flink refuses ENFORCED)",
+        ));
+    }
+    Ok(cols.into_iter().map(|c| c.value).collect())
 }
 
 /// One column definition; a `ROW<...>` column gives one column per field,

@@ -10,45 +10,127 @@ use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Token;
 
 use crate::ast::{
-    deep_error, deep_loc, dismantle, too_deep, From, Insert, Notes, Select, TvfKind, WindowTvf,
+    deep_error, deep_loc, dismantle, too_deep, From, Insert, Named, Notes, Select, Statement,
+    TemporalJoin, TvfKind, WindowTvf,
 };
 use crate::error::{Loc, Result, SqlError};
 use crate::inline::{self, View, Views};
 use crate::tokens::{here, parse_word, pe, peek_word};
 
-/// Skips `[AS] alias` after a FROM item.
-fn alias(p: &mut Parser) -> Result<()> {
+/// `[AS] alias` after a FROM item, if there is one.
+fn alias(p: &mut Parser) -> Result<Option<String>> {
     if p.parse_keyword(Keyword::AS) {
-        pe(p.parse_identifier())?;
-    } else if let Token::Word(w) = &p.peek_token().token {
+        return Ok(Some(pe(p.parse_identifier())?.value));
+    }
+    if let Token::Word(w) = &p.peek_token().token {
         if w.keyword == Keyword::NoKeyword {
+            let a = w.value.clone();
             p.next_token();
+            return Ok(Some(a));
         }
+    }
+    Ok(None)
+}
+
+const JOIN_KEYWORDS: [Keyword; 6] = [
+    Keyword::JOIN,
+    Keyword::INNER,
+    Keyword::LEFT,
+    Keyword::RIGHT,
+    Keyword::FULL,
+    Keyword::CROSS,
+];
+
+fn no_join(p: &Parser, at: Loc) -> Result<()> {
+    let join = JOIN_KEYWORDS.iter().any(|k| p.peek_keyword(*k));
+    if join || p.peek_token().token == Token::Comma {
+        return Err(SqlError::new(
+            at,
+            "a join's sides must be tables or views by name: FROM must be a window table \
+             function, TABLE(TUMBLE|HOP|CUMULATE|SESSION(TABLE src, DESCRIPTOR(time_col), ...)), \
+             one table or view (joined, for an event-time temporal join, as FROM t [LEFT] JOIN \
+             v FOR SYSTEM_TIME AS OF t.ts AS r ON ...), or a subquery over one of them",
+        ));
     }
     Ok(())
 }
 
-fn no_join(p: &Parser, at: Loc) -> Result<()> {
-    let join = [
-        Keyword::JOIN,
-        Keyword::INNER,
-        Keyword::LEFT,
-        Keyword::RIGHT,
-        Keyword::FULL,
-        Keyword::CROSS,
-    ]
-    .iter()
-    .any(|k| p.peek_keyword(*k));
-    if join || p.peek_token().token == Token::Comma {
+/// After the probe side: `[INNER | LEFT [OUTER]] JOIN build FOR SYSTEM_TIME
+/// AS OF expr [[AS] alias] ON condition`, or `None` when no join follows.
+fn temporal_join(p: &mut Parser, probe: &Named) -> Result<Option<TemporalJoin>> {
+    let loc = here(p);
+    if p.consume_token(&Token::Comma) || p.parse_keyword(Keyword::CROSS) {
         return Err(SqlError::new(
-            at,
-            "joins are not supported in lowwater's SQL subset: FROM must be a window table \
-             function, TABLE(TUMBLE|HOP|CUMULATE|SESSION(TABLE src, DESCRIPTOR(time_col), ...)), \
-             one table or view grouped by a window (GROUP BY TUMBLE(ts, INTERVAL ...)), or a \
-             subquery over one of them",
+            loc,
+            "a comma or CROSS JOIN is a regular join, which lowwater does not run: its state \
+             grows without bound on streams. Join on event time: FROM t [LEFT] JOIN v FOR \
+             SYSTEM_TIME AS OF t.ts AS r ON t.k = r.k",
         ));
     }
-    Ok(())
+    let left = if p.parse_keyword(Keyword::LEFT) {
+        let _ = p.parse_keyword(Keyword::OUTER);
+        true
+    } else if p.parse_keyword(Keyword::RIGHT) || p.parse_keyword(Keyword::FULL) {
+        return Err(SqlError::new(
+            loc,
+            "an event-time temporal join is INNER or LEFT (Flink fails on RIGHT and FULL: \
+             'Unknown join type'); put the versioned table on the right of a LEFT JOIN",
+        ));
+    } else {
+        let _ = p.parse_keyword(Keyword::INNER);
+        false
+    };
+    if !left && !p.peek_keyword(Keyword::JOIN) && loc == here(p) {
+        return Ok(None);
+    }
+    pe(p.expect_keyword(Keyword::JOIN))?;
+    let at = here(p);
+    if p.peek_token().token == Token::LParen || p.peek_keyword(Keyword::TABLE) {
+        return Err(SqlError::new(
+            at,
+            "the versioned side of a temporal join must be a table with a PRIMARY KEY or a \
+             deduplicated view, by name",
+        ));
+    }
+    let name = pe(p.parse_identifier())?.value;
+    if !p.parse_keywords(&[Keyword::FOR, Keyword::SYSTEM_TIME, Keyword::AS, Keyword::OF]) {
+        return Err(SqlError::new(
+            here(p),
+            format!(
+                "a join without FOR SYSTEM_TIME AS OF is a regular join, which lowwater does not \
+                 run (its state grows without bound on streams); join '{name}' on event time: \
+                 JOIN {name} FOR SYSTEM_TIME AS OF {}.<rowtime> AS r ON ...",
+                probe.qualifier()
+            ),
+        ));
+    }
+    let as_of = pe(p.parse_expr())?;
+    let alias = alias(p)?;
+    pe(p.expect_keyword(Keyword::ON))?;
+    let on = pe(p.parse_expr())?;
+    if too_deep(&on) {
+        let at = deep_loc(&on, loc);
+        return Err(deep_error(at, vec![on]));
+    }
+    if JOIN_KEYWORDS.iter().any(|k| p.peek_keyword(*k)) {
+        return Err(SqlError::new(
+            here(p),
+            "one temporal join per query: join the result of this one in a view, or write \
+             another INSERT",
+        ));
+    }
+    Ok(Some(TemporalJoin {
+        probe: probe.clone(),
+        build: Named {
+            name,
+            loc: at,
+            alias,
+        },
+        left,
+        loc,
+        as_of,
+        on,
+    }))
 }
 
 /// `SELECT ...` up to the end of its clauses.
@@ -70,10 +152,17 @@ pub(crate) fn select(p: &mut Parser) -> Result<Select> {
         From::Window(window_tvf(p)?)
     } else if matches!(p.peek_token().token, Token::Word(_)) {
         let name = pe(p.parse_identifier())?.value;
-        alias(p)?;
-        From::Table {
+        let probe = Named {
             name,
             loc: from_loc,
+            alias: alias(p)?,
+        };
+        match temporal_join(p, &probe)? {
+            Some(j) => From::TemporalJoin(Box::new(j)),
+            None => From::Table {
+                name: probe.name,
+                loc: from_loc,
+            },
         }
     } else {
         return Err(SqlError::new(
@@ -193,7 +282,12 @@ pub(crate) fn create_view(p: &mut Parser, views: &mut Views, notes: &mut Notes) 
 
 /// `INTO sink [(cols)] SELECT ...` (after INSERT), with views and
 /// subqueries inlined.
-pub(crate) fn insert(p: &mut Parser, loc: Loc, views: &Views, notes: &mut Notes) -> Result<Insert> {
+pub(crate) fn insert(
+    p: &mut Parser,
+    loc: Loc,
+    views: &Views,
+    notes: &mut Notes,
+) -> Result<Statement> {
     if !p.parse_keyword(Keyword::INTO) {
         return Err(SqlError::new(
             here(p),
@@ -212,8 +306,17 @@ pub(crate) fn insert(p: &mut Parser, loc: Loc, views: &Views, notes: &mut Notes)
         None
     };
     let query = select(p)?;
+    if matches!(query.from, From::TemporalJoin(_)) {
+        let j = crate::join::join_insert(query, views, sink, loc, sink_columns)?;
+        return Ok(Statement::JoinInsert(Box::new(j)));
+    }
     let body = inline::aggregation(query, views, loc)?;
-    Ok(insert_of(body, sink, loc, sink_columns))
+    Ok(Statement::Insert(Box::new(insert_of(
+        body,
+        sink,
+        loc,
+        sink_columns,
+    ))))
 }
 
 /// The INSERT of an aggregation (an inner one of cascading windows has no

@@ -111,6 +111,7 @@ pub(super) fn derived_table(up: &Pipeline, tvf: &WindowTvf, root: &TableDef) -> 
         max_staleness: None,
         late_data_sink: None,
         key: None,
+        primary_key: None,
         options: BTreeMap::new(),
         value_format: root.value_format.clone(),
     })

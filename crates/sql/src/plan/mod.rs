@@ -231,6 +231,9 @@ pub struct TableDef {
     pub late_data_sink: Option<usize>,
     /// Kafka key options, when `key.fields` is set.
     pub key: Option<KafkaKey>,
+    /// `PRIMARY KEY (...) NOT ENFORCED`: its columns (a versioned table's
+    /// key for temporal joins; nothing checks it, as in Flink).
+    pub primary_key: Option<Vec<usize>>,
     /// All `WITH` options.
     pub options: BTreeMap<String, String>,
     /// The record value's format (`raw`: the table's one physical STRING
@@ -391,6 +394,8 @@ pub struct JobPlan {
     pub tables: Vec<TableDef>,
     /// Pipelines, in INSERT order.
     pub pipelines: Vec<Pipeline>,
+    /// INSERTs over event-time temporal joins, in INSERT order.
+    pub joins: Vec<JoinPlan>,
     /// What Flink would refuse in the job file, with line and column
     /// (lowwater runs it; see [`crate::portability`]).
     pub flink_notes: Vec<String>,
@@ -420,6 +425,11 @@ impl JobPlan {
         let mut cols = Vec::new();
         if let Some(w) = table.watermark {
             cols.push(w.column);
+        }
+        if self.joins.iter().any(|j| j.probe == t || j.build == t) {
+            // A join reads its sides' rows whole (its select list, key,
+            // condition and WHERE may read any column).
+            return vec![true; table.columns.len()];
         }
         for p in self.pipelines.iter().filter(|p| p.source == t) {
             // The aggregation that reads the records (the first of cascading windows).
@@ -489,21 +499,22 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
         }
     }
     let mut pipelines = Vec::new();
+    let mut joins = Vec::new();
     for st in stmts {
+        if let Statement::JoinInsert(ins) = st {
+            if pipelines.len() + joins.len() == MAX_INSERTS {
+                return Err(SqlError::new(ins.loc, too_many_inserts()));
+            }
+            joins.push(join::join(ins, &tables)?);
+        }
         if let Statement::Insert(ins) = st {
-            if pipelines.len() == MAX_INSERTS {
-                return Err(SqlError::new(
-                    ins.loc,
-                    format!(
-                        "a job runs at most {MAX_INSERTS} INSERT statements (each is its own \
-                         window operators and threads); split the file into several jobs"
-                    ),
-                ));
+            if pipelines.len() + joins.len() == MAX_INSERTS {
+                return Err(SqlError::new(ins.loc, too_many_inserts()));
             }
             pipelines.push(pipeline(ins, &tables, &settings)?);
         }
     }
-    if pipelines.is_empty() {
+    if pipelines.is_empty() && joins.is_empty() {
         return Err(SqlError::new(
             Loc { line: 1, column: 1 },
             "the job has no INSERT INTO statement: nothing to run",
@@ -522,6 +533,7 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
         settings,
         tables,
         pipelines,
+        joins,
         flink_notes,
     };
     for (i, t) in plan.tables.iter().enumerate() {
@@ -542,6 +554,7 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
         settings,
         tables,
         pipelines,
+        joins,
         flink_notes,
     } = plan;
     if settings.on_open_limit == OnOpenLimit::FireOldest {
@@ -571,8 +584,32 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
         settings,
         tables,
         pipelines,
+        joins,
         flink_notes,
     })
+}
+
+fn too_many_inserts() -> String {
+    format!(
+        "a job runs at most {MAX_INSERTS} INSERT statements (each is its own operators and \
+         threads); split the file into several jobs"
+    )
+}
+
+/// A value as its sink column of type `ty` holds it: a number into a
+/// DECIMAL column rounded to its scale (or NULL), a DECIMAL into a DOUBLE
+/// or FLOAT column a double.
+pub fn sink_value(ty: Option<&SqlType>, v: Value) -> Value {
+    match (ty, v) {
+        (Some(SqlType::Decimal(p, s)), v) if !v.is_null() => {
+            lowwater_core::decimal::coerce(&v, *p, *s)
+        }
+        (Some(SqlType::Double), v @ Value::Decimal(..)) => Value::Double(v.as_f64().unwrap_or(0.0)),
+        (Some(SqlType::Float), v @ Value::Decimal(..)) => {
+            Value::Double(f64::from(v.as_f64().unwrap_or(0.0) as f32))
+        }
+        (_, v) => v,
+    }
 }
 
 impl Pipeline {
@@ -631,18 +668,7 @@ impl Pipeline {
                 OutputKind::Agg(i) => r.values.get(*i).cloned().unwrap_or(Value::Null),
                 OutputKind::Expr(e) => e.eval(&row)?,
             };
-            values[col] = match (self.sink_types.get(col), v) {
-                (Some(SqlType::Decimal(p, s)), v) if !v.is_null() => {
-                    lowwater_core::decimal::coerce(&v, *p, *s)
-                }
-                (Some(SqlType::Double), v @ Value::Decimal(..)) => {
-                    Value::Double(v.as_f64().unwrap_or(0.0))
-                }
-                (Some(SqlType::Float), v @ Value::Decimal(..)) => {
-                    Value::Double(f64::from(v.as_f64().unwrap_or(0.0) as f32))
-                }
-                (_, v) => v,
-            };
+            values[col] = sink_value(self.sink_types.get(col), v);
         }
         if let Some(c) = self.incomplete {
             values[c] = Value::Bool(r.early);
@@ -706,6 +732,7 @@ pub(crate) fn agg_name(f: AggFunc) -> &'static str {
 mod alignment;
 pub mod cascade;
 pub mod graph;
+mod join;
 mod late;
 mod pipeline;
 mod project;
@@ -715,6 +742,7 @@ mod table;
 mod unmergeable;
 
 pub use alignment::AlignmentDef;
+pub use join::JoinPlan;
 use late::check_late_sink;
 pub use late::{LateReason, LateRow, REASON_COLUMN};
 use pipeline::pipeline;

@@ -224,7 +224,8 @@ fn stage(
     if ins.project {
         let time_ty = src.columns[wm.column].ty;
         let (keys, outputs) = super::project::outputs(ins, &scope, time_ty)?;
-        let sink_columns = sink_mapping(ins, &tables[sink], &outputs)?;
+        let sink_columns =
+            sink_mapping(ins.loc, ins.sink_columns.as_ref(), &tables[sink], &outputs)?;
         let sink_types = tables[sink].columns.iter().map(|c| c.ty).collect();
         return Ok(Pipeline {
             input,
@@ -393,7 +394,8 @@ fn stage(
             None,
         )
     } else {
-        let sink_columns = sink_mapping(ins, &tables[sink], &outputs)?;
+        let sink_columns =
+            sink_mapping(ins.loc, ins.sink_columns.as_ref(), &tables[sink], &outputs)?;
         let incomplete = tables[sink]
             .columns
             .iter()
@@ -738,10 +740,15 @@ fn aggregate(
     Ok((spec, ty))
 }
 
-fn sink_mapping(ins: &Insert, sink: &TableDef, outputs: &[Output]) -> Result<Vec<usize>> {
+pub(super) fn sink_mapping(
+    loc: Loc,
+    listed: Option<&Vec<String>>,
+    sink: &TableDef,
+    outputs: &[Output],
+) -> Result<Vec<usize>> {
     if let Some(c) = sink.columns.iter().find(|c| !c.path.is_empty()) {
         return Err(SqlError::new(
-            ins.loc,
+            loc,
             format!(
                 "sink '{}' has a ROW column ({}): lowwater writes flat rows only; give the sink \
                  one column per field",
@@ -768,12 +775,12 @@ fn sink_mapping(ins: &Insert, sink: &TableDef, outputs: &[Output]) -> Result<Vec
             ),
         ));
     }
-    let targets: Vec<usize> = match &ins.sink_columns {
+    let targets: Vec<usize> = match listed {
         Some(cols) => cols
             .iter()
             .map(|c| {
                 sink.column(c).ok_or_else(|| {
-                    SqlError::new(ins.loc, format!("sink '{}' has no column '{c}'", sink.name))
+                    SqlError::new(loc, format!("sink '{}' has no column '{c}'", sink.name))
                 })
             })
             .collect::<Result<_>>()?,
@@ -781,7 +788,7 @@ fn sink_mapping(ins: &Insert, sink: &TableDef, outputs: &[Output]) -> Result<Vec
     };
     if targets.len() != outputs.len() {
         return Err(SqlError::new(
-            ins.loc,
+            loc,
             format!(
                 "INSERT INTO {} writes {} column(s) but the target has {}",
                 sink.name,
@@ -796,7 +803,7 @@ fn sink_mapping(ins: &Insert, sink: &TableDef, outputs: &[Output]) -> Result<Vec
         (0..sink.columns.len()).find(|c| !targets.contains(c) && sink.columns[*c].not_null)
     {
         return Err(SqlError::new(
-            ins.loc,
+            loc,
             format!(
                 "INSERT INTO {} leaves out column '{}', which is NOT NULL: list it",
                 sink.name, sink.columns[c].name
@@ -807,7 +814,7 @@ fn sink_mapping(ins: &Insert, sink: &TableDef, outputs: &[Output]) -> Result<Vec
         let col = &sink.columns[t];
         if !col.ty.accepts(o.ty) {
             return Err(SqlError::new(
-                ins.loc,
+                loc,
                 format!(
                     "sink column '{}' of '{}' is {}, but `{}` is {}; add a CAST",
                     col.name,

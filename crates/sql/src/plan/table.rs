@@ -253,9 +253,43 @@ pub(super) fn table(
             }
         }
     }
+    let primary_key = match &ct.primary_key {
+        None => None,
+        Some((cols, at)) => {
+            if let Connector::Kafka { .. } = &opts.connector {
+                return Err(SqlError::new(
+                    *at,
+                    format!(
+                        "the Kafka table '{}' cannot have a PRIMARY KEY (Flink: the 'kafka' \
+                         connector \"can't guarantee the semantic of primary key\"); a table \
+                         of versions keyed by the record key is 'upsert-kafka' in Flink",
+                        ct.name
+                    ),
+                ));
+            }
+            let mut key = Vec::new();
+            for c in cols {
+                let i = columns
+                    .iter()
+                    .position(|x| x.name.eq_ignore_ascii_case(c))
+                    .ok_or_else(|| {
+                        SqlError::new(
+                            *at,
+                            format!("PRIMARY KEY column '{c}' is not a column of '{}'", ct.name),
+                        )
+                    })?;
+                if key.contains(&i) {
+                    return Err(SqlError::new(*at, format!("PRIMARY KEY names '{c}' twice")));
+                }
+                key.push(i);
+            }
+            Some(key)
+        }
+    };
     Ok((
         TableDef {
             name: ct.name.clone(),
+            primary_key,
             loc: ct.loc,
             columns,
             watermark,

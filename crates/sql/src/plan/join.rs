@@ -1,0 +1,651 @@
+//! Planning an INSERT over an event-time temporal join: the probe table,
+//! the versioned side (a table with a primary key, or a deduplicated view
+//! of one), the join key from the ON condition's equalities and the rest of
+//! the condition, the select list and WHERE over the joined row, and the
+//! sink. Flink's refusals are kept, in words that say what to write.
+
+use sqlparser::ast::{BinaryOperator, Expr as AstExpr, Ident, SelectItem};
+
+use crate::ast::{expr_loc, ident_name, JoinInsert, ViewSource};
+use crate::error::{Loc, Result, SqlError};
+use crate::expr::{compile, Expr, Scope, Typed};
+use crate::options::Connector;
+use crate::types::SqlType;
+
+use super::{Output, OutputKind, TableDef};
+
+/// One INSERT over an event-time temporal join: `FROM probe [LEFT] JOIN
+/// build FOR SYSTEM_TIME AS OF probe.rowtime ON ...`. Each probe row joins
+/// the version of its key valid at its rowtime, once the watermark of both
+/// sides has passed that time (Flink's TemporalRowTimeJoinOperator).
+#[derive(Debug, Clone, PartialEq)]
+pub struct JoinPlan {
+    /// Where the INSERT starts.
+    pub loc: Loc,
+    /// The probe table.
+    pub probe: usize,
+    /// The versioned side's table.
+    pub build: usize,
+    /// The versioned view the join names (its rows deduplicated: each
+    /// key's last on rowtime), or `None` for a table with a primary key.
+    pub view: Option<String>,
+    /// The build row: the build table's columns in the view's order
+    /// (`None`: the view's row number, always 1).
+    pub build_columns: Vec<Option<usize>>,
+    /// The build row's column names and types.
+    pub build_names: Vec<(String, SqlType)>,
+    /// The join key over the probe row (the probe table's row).
+    pub probe_key: Vec<Expr>,
+    /// The join key over the build row, pairwise equal to `probe_key`.
+    pub build_key: Vec<Expr>,
+    /// `LEFT JOIN`: unmatched probe rows are written with NULLs.
+    pub left: bool,
+    /// The ON condition beyond the key, over the joined row (the probe
+    /// row, then the build row).
+    pub residual: Option<Expr>,
+    /// `WHERE`, over the joined row.
+    pub filter: Option<Expr>,
+    /// The select list, over the joined row.
+    pub outputs: Vec<Output>,
+    /// Sink table index.
+    pub sink: usize,
+    /// `outputs[i]` is written to sink column `sink_columns[i]`.
+    pub sink_columns: Vec<usize>,
+    /// The sink's column types.
+    pub sink_types: Vec<SqlType>,
+}
+
+impl JoinPlan {
+    /// The build row of a build table row.
+    pub fn build_row(
+        &self,
+        table_row: &[lowwater_core::Value],
+        out: &mut Vec<lowwater_core::Value>,
+    ) {
+        out.clear();
+        out.extend(self.build_columns.iter().map(|c| {
+            match c {
+                Some(c) => table_row
+                    .get(*c)
+                    .cloned()
+                    .unwrap_or(lowwater_core::Value::Null),
+                None => lowwater_core::Value::Int(1),
+            }
+        }));
+    }
+
+    /// The sink row of a joined row; `None` when WHERE drops it.
+    pub fn sink_values(
+        &self,
+        joined: &[lowwater_core::Value],
+        width: usize,
+    ) -> std::result::Result<Option<Vec<lowwater_core::Value>>, String> {
+        if let Some(f) = &self.filter {
+            if crate::expr::truth(&f.eval(joined)?) != Some(true) {
+                return Ok(None);
+            }
+        }
+        let mut values = vec![lowwater_core::Value::Null; width];
+        for (o, &col) in self.outputs.iter().zip(&self.sink_columns) {
+            let v = match &o.kind {
+                OutputKind::Expr(e) => e.eval(joined)?,
+                _ => lowwater_core::Value::Null,
+            };
+            values[col] = super::sink_value(self.sink_types.get(col), v);
+        }
+        Ok(Some(values))
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Both,
+    Probe,
+    Build,
+}
+
+/// The joined row's scope: the probe table's columns, then the build
+/// row's, each reachable by its side's qualifier (`o.ts`) or, when only
+/// one side has it, by its name alone.
+struct JoinScope<'a> {
+    probe_q: &'a str,
+    probe: Vec<(String, SqlType)>,
+    build_q: &'a str,
+    build: &'a [(String, SqlType)],
+    side: Side,
+}
+
+impl JoinScope<'_> {
+    fn with(&self, side: Side) -> JoinScope<'_> {
+        JoinScope {
+            probe_q: self.probe_q,
+            probe: self.probe.clone(),
+            build_q: self.build_q,
+            build: self.build,
+            side,
+        }
+    }
+
+    fn find(cols: &[(String, SqlType)], name: &str) -> Option<usize> {
+        cols.iter().position(|c| c.0.eq_ignore_ascii_case(name))
+    }
+
+    /// (probe position, build position) of an unqualified name.
+    fn unqualified(&self, name: &str) -> (Option<usize>, Option<usize>) {
+        (
+            Self::find(&self.probe, name).filter(|_| self.side != Side::Build),
+            Self::find(self.build, name).filter(|_| self.side != Side::Probe),
+        )
+    }
+
+    fn at_probe(&self, i: usize) -> (usize, SqlType) {
+        (i, self.probe[i].1)
+    }
+
+    fn at_build(&self, j: usize) -> (usize, SqlType) {
+        let base = if self.side == Side::Both {
+            self.probe.len()
+        } else {
+            0
+        };
+        (base + j, self.build[j].1)
+    }
+}
+
+impl Scope for JoinScope<'_> {
+    fn resolve(&self, name: &str) -> Option<(usize, SqlType)> {
+        if let Some((q, rest)) = name.split_once('.') {
+            if q.eq_ignore_ascii_case(self.probe_q) && self.side != Side::Build {
+                if let Some(i) = Self::find(&self.probe, rest) {
+                    return Some(self.at_probe(i));
+                }
+            }
+            if q.eq_ignore_ascii_case(self.build_q) && self.side != Side::Probe {
+                if let Some(j) = Self::find(self.build, rest) {
+                    return Some(self.at_build(j));
+                }
+            }
+        }
+        match self.unqualified(name) {
+            (Some(i), None) => Some(self.at_probe(i)),
+            (None, Some(j)) => Some(self.at_build(j)),
+            _ => None,
+        }
+    }
+
+    fn names(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        if self.side != Side::Build {
+            v.extend(
+                self.probe
+                    .iter()
+                    .map(|c| format!("{}.{}", self.probe_q, c.0)),
+            );
+        }
+        if self.side != Side::Probe {
+            v.extend(
+                self.build
+                    .iter()
+                    .map(|c| format!("{}.{}", self.build_q, c.0)),
+            );
+        }
+        v
+    }
+
+    fn substitute(&self, e: &AstExpr, loc: Loc) -> Option<Result<Typed>> {
+        // `q.col` of a side's qualifier names that side's column only.
+        if let AstExpr::CompoundIdentifier(ids) = e {
+            let q = &ids.first()?.value;
+            if !(q.eq_ignore_ascii_case(self.probe_q) || q.eq_ignore_ascii_case(self.build_q)) {
+                return None;
+            }
+            let name: Vec<&str> = ids.iter().map(|i| i.value.as_str()).collect();
+            let name = name.join(".");
+            return Some(match self.resolve(&name) {
+                Some((i, ty)) => Ok(Typed {
+                    expr: Expr::Column(i),
+                    ty: Some(ty),
+                }),
+                None => Err(SqlError::new(
+                    expr_loc(e, loc),
+                    format!(
+                        "unknown column '{name}' here; available columns: {}",
+                        self.names().join(", ")
+                    ),
+                )),
+            });
+        }
+        let AstExpr::Identifier(id) = e else {
+            return None;
+        };
+        if let (Some(_), Some(_)) = self.unqualified(&id.value) {
+            return Some(Err(SqlError::new(
+                expr_loc(e, loc),
+                format!(
+                    "column '{}' is ambiguous: both {} and {} have it; write {}.{} or {}.{}",
+                    id.value,
+                    self.probe_q,
+                    self.build_q,
+                    self.probe_q,
+                    id.value,
+                    self.build_q,
+                    id.value
+                ),
+            )));
+        }
+        None
+    }
+}
+
+fn find_table(tables: &[TableDef], name: &str, loc: Loc) -> Result<usize> {
+    tables
+        .iter()
+        .position(|t| t.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| SqlError::new(loc, format!("table '{name}' is not defined in this job")))
+}
+
+fn readable(t: &TableDef, loc: Loc) -> Result<()> {
+    if matches!(t.connector, Connector::Print | Connector::Blackhole) {
+        return Err(SqlError::new(
+            loc,
+            format!(
+                "'{}' is a {} table and cannot be read",
+                t.name,
+                t.connector.name()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The conjuncts of an AND tree, in order.
+fn conjuncts<'e>(e: &'e AstExpr, out: &mut Vec<&'e AstExpr>) {
+    match e {
+        AstExpr::BinaryOp {
+            left,
+            op: BinaryOperator::And,
+            right,
+        } => {
+            conjuncts(left, out);
+            conjuncts(right, out);
+        }
+        AstExpr::Nested(inner)
+            if matches!(
+                **inner,
+                AstExpr::BinaryOp {
+                    op: BinaryOperator::And,
+                    ..
+                }
+            ) =>
+        {
+            conjuncts(inner, out)
+        }
+        _ => out.push(e),
+    }
+}
+
+/// `e` compiled over one side, if it reads only that side and at least one
+/// of its columns.
+fn one_side(e: &AstExpr, scope: &JoinScope, loc: Loc) -> Option<Typed> {
+    let t = compile(e, scope, loc).ok()?;
+    let mut cols = Vec::new();
+    t.expr.columns(&mut cols);
+    (!cols.is_empty()).then_some(t)
+}
+
+/// Both key expressions in one type, so that equal values are equal keys.
+fn unify(p: Typed, b: Typed, at: Loc) -> Result<(Expr, Expr)> {
+    let (pt, bt) = (
+        p.ty.unwrap_or(SqlType::String),
+        b.ty.unwrap_or(SqlType::String),
+    );
+    if pt == bt || (pt.is_integer() && bt.is_integer()) {
+        return Ok((p.expr, b.expr));
+    }
+    if pt.is_numeric() && bt.is_numeric() {
+        return Ok((
+            Expr::Cast(Box::new(p.expr), SqlType::Double),
+            Expr::Cast(Box::new(b.expr), SqlType::Double),
+        ));
+    }
+    Err(SqlError::new(
+        at,
+        format!(
+            "the join compares {} with {}: cast one side",
+            pt.name(),
+            bt.name()
+        ),
+    ))
+}
+
+/// Plans an INSERT over a temporal join.
+pub(super) fn join(ins: &JoinInsert, tables: &[TableDef]) -> Result<JoinPlan> {
+    let j = &ins.join;
+    let sink = find_table(tables, &ins.sink, ins.loc)?;
+    let probe = find_table(tables, &j.probe.name, j.probe.loc)?;
+    let pt = &tables[probe];
+    readable(pt, j.probe.loc)?;
+    let Some(pwm) = pt.watermark else {
+        return Err(SqlError::new(
+            j.probe.loc,
+            format!(
+                "table '{}' has no WATERMARK clause: an event-time temporal join needs the probe \
+                 side's rowtime (lowwater runs no processing-time join; add WATERMARK FOR <col> AS \
+                 <col> - INTERVAL '5' SECOND)",
+                pt.name
+            ),
+        ));
+    };
+    // The versioned side: a view's table and columns, or a table's.
+    let (build, view, build_columns, key_names, build_loc) = match &ins.view {
+        Some(v) => {
+            let b = find_table(tables, &v.table.name, v.table.loc)?;
+            let bt = &tables[b];
+            let mut cols: Vec<(String, Option<usize>)> = Vec::new();
+            for (name, src) in &v.columns {
+                match src {
+                    ViewSource::All => cols.extend(
+                        bt.columns
+                            .iter()
+                            .enumerate()
+                            .map(|(i, c)| (c.name.clone(), Some(i))),
+                    ),
+                    ViewSource::RowNumber => cols.push((name.clone(), None)),
+                    ViewSource::Column(c) => {
+                        let i = bt.column(c).ok_or_else(|| {
+                            SqlError::new(
+                                v.loc,
+                                format!(
+                                    "view '{}': table '{}' has no column '{c}'",
+                                    v.name, bt.name
+                                ),
+                            )
+                        })?;
+                        cols.push((name.clone(), Some(i)));
+                    }
+                }
+            }
+            if let Some(names) = &v.names {
+                if names.len() != cols.len() {
+                    return Err(SqlError::new(
+                        v.loc,
+                        format!(
+                            "view '{}' names {} columns but selects {}",
+                            v.name,
+                            names.len(),
+                            cols.len()
+                        ),
+                    ));
+                }
+                for (c, n) in cols.iter_mut().zip(names) {
+                    c.0 = n.clone();
+                }
+            }
+            let Some(wm) = bt.watermark else {
+                return Err(no_rowtime(&v.name, v.loc));
+            };
+            if bt.column(&v.time) != Some(wm.column) {
+                return Err(SqlError::new(
+                    v.time_loc,
+                    format!(
+                        "view '{}' orders by '{}', but the rowtime of '{}' is '{}': a versioned \
+                         view keeps each key's last row on the rowtime (ORDER BY {} DESC)",
+                        v.name,
+                        v.time,
+                        bt.name,
+                        bt.columns[wm.column].name,
+                        bt.columns[wm.column].name
+                    ),
+                ));
+            }
+            if !cols.iter().any(|c| c.1 == Some(wm.column)) {
+                return Err(no_rowtime(&v.name, v.loc));
+            }
+            // The key as the view's columns name it.
+            let mut key = Vec::new();
+            for k in &v.key {
+                let i = bt.column(k).ok_or_else(|| {
+                    SqlError::new(
+                        v.time_loc,
+                        format!("view '{}': table '{}' has no column '{k}'", v.name, bt.name),
+                    )
+                })?;
+                key.push(cols.iter().position(|c| c.1 == Some(i)));
+            }
+            (b, Some(v.name.clone()), cols, key, v.loc)
+        }
+        None => {
+            let b = find_table(tables, &j.build.name, j.build.loc)?;
+            let bt = &tables[b];
+            if bt.watermark.is_none() {
+                return Err(no_rowtime(&bt.name, j.build.loc));
+            }
+            let Some(pk) = &bt.primary_key else {
+                return Err(SqlError::new(
+                    j.build.loc,
+                    format!(
+                        "Temporal Table Join requires primary key in versioned table, but no primary \
+                         key can be found: give '{}' a PRIMARY KEY (...) NOT ENFORCED, or join a \
+                         view that keeps each key's last row (SELECT ... FROM (SELECT *, \
+                         ROW_NUMBER() OVER (PARTITION BY key ORDER BY rowtime DESC) AS rownum \
+                         FROM t) WHERE rownum = 1)",
+                        bt.name
+                    ),
+                ));
+            };
+            let cols: Vec<(String, Option<usize>)> = bt
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (c.name.clone(), Some(i)))
+                .collect();
+            (
+                b,
+                None,
+                cols,
+                pk.iter().map(|&i| Some(i)).collect(),
+                j.build.loc,
+            )
+        }
+    };
+    let bt = &tables[build];
+    readable(bt, build_loc)?;
+    let build_names: Vec<(String, SqlType)> = build_columns
+        .iter()
+        .map(|(n, c)| (n.clone(), c.map_or(SqlType::BigInt, |c| bt.columns[c].ty)))
+        .collect();
+    let probe_q = j.probe.qualifier();
+    let build_q = j.build.qualifier();
+    let scope = JoinScope {
+        probe_q,
+        probe: pt.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
+        build_q,
+        build: &build_names,
+        side: Side::Both,
+    };
+    // FOR SYSTEM_TIME AS OF the probe side's rowtime.
+    let as_of = compile(&j.as_of, &scope.with(Side::Probe), j.loc).ok();
+    if as_of.map(|t| t.expr) != Some(Expr::Column(pwm.column)) {
+        return Err(SqlError::new(
+            expr_loc(&j.as_of, j.loc),
+            format!(
+                "FOR SYSTEM_TIME AS OF must name the probe side's rowtime, {}.{} (Flink's rule: \
+                 a temporal join is AS OF the left table's time attribute)",
+                probe_q, pt.columns[pwm.column].name
+            ),
+        ));
+    }
+    // The ON condition: equalities between the sides are the key.
+    let mut terms = Vec::new();
+    conjuncts(&j.on, &mut terms);
+    let (mut probe_key, mut build_key, mut build_refs) = (Vec::new(), Vec::new(), Vec::new());
+    let mut residual: Option<Expr> = None;
+    for t in terms {
+        let at = expr_loc(t, j.loc);
+        if let AstExpr::BinaryOp {
+            left,
+            op: BinaryOperator::Eq,
+            right,
+        } = t
+        {
+            let pair = |a: &AstExpr, b: &AstExpr| {
+                Some((
+                    one_side(a, &scope.with(Side::Probe), at)?,
+                    one_side(b, &scope.with(Side::Build), at)?,
+                ))
+            };
+            if let Some((p, b)) = pair(left, right).or_else(|| pair(right, left)) {
+                if let Expr::Column(c) = b.expr {
+                    build_refs.push(c);
+                }
+                let (p, b) = unify(p, b, at)?;
+                probe_key.push(p);
+                build_key.push(b);
+                continue;
+            }
+        }
+        let c = compile(t, &scope, at)?;
+        if !matches!(c.ty, None | Some(SqlType::Boolean)) {
+            return Err(SqlError::new(at, "ON needs a BOOLEAN condition"));
+        }
+        residual = Some(match residual {
+            None => c.expr,
+            Some(r) => Expr::And(Box::new(r), Box::new(c.expr)),
+        });
+    }
+    // Flink's rule: the versioned side's key is among the equalities.
+    let covered = key_names
+        .iter()
+        .all(|k| k.is_some_and(|k| build_refs.contains(&k)));
+    if !covered {
+        let key: Vec<String> = key_names
+            .iter()
+            .map(|k| k.map_or("?".to_string(), |k| build_names[k].0.clone()))
+            .collect();
+        return Err(SqlError::new(
+            expr_loc(&j.on, j.loc),
+            format!(
+                "the versioned side's primary key [{}] must be in the join's equalities (Flink: \
+                 \"Temporal table's primary key must be included in the equivalence condition of \
+                 temporal join\"): join ON {}",
+                key.join(", "),
+                key.iter()
+                    .map(|k| format!("{probe_q}.<col> = {build_q}.{k}"))
+                    .collect::<Vec<_>>()
+                    .join(" AND ")
+            ),
+        ));
+    }
+    let filter = match &ins.filter {
+        None => None,
+        Some(f) => {
+            let c = compile(f, &scope, ins.loc)?;
+            if !matches!(c.ty, None | Some(SqlType::Boolean)) {
+                return Err(SqlError::new(
+                    expr_loc(f, ins.loc),
+                    "WHERE needs a BOOLEAN condition",
+                ));
+            }
+            Some(c.expr)
+        }
+    };
+    let outputs = outputs(ins, &scope)?;
+    let sink_columns =
+        super::pipeline::sink_mapping(ins.loc, ins.sink_columns.as_ref(), &tables[sink], &outputs)?;
+    Ok(JoinPlan {
+        loc: ins.loc,
+        probe,
+        build,
+        view,
+        build_columns: build_columns.iter().map(|c| c.1).collect(),
+        build_names,
+        probe_key,
+        build_key,
+        left: j.left,
+        residual,
+        filter,
+        outputs,
+        sink,
+        sink_columns,
+        sink_types: tables[sink].columns.iter().map(|c| c.ty).collect(),
+    })
+}
+
+fn no_rowtime(name: &str, loc: Loc) -> SqlError {
+    SqlError::new(
+        loc,
+        format!(
+            "Event-Time Temporal Table Join requires both primary key and row time attribute in \
+             versioned table, but no row time attribute can be found in '{name}': give its table \
+             a WATERMARK and keep the rowtime column among its columns"
+        ),
+    )
+}
+
+/// The select list over the joined row (`*`: every probe column, then
+/// every build column; `o.*`: one side's).
+fn outputs(ins: &JoinInsert, scope: &JoinScope) -> Result<Vec<Output>> {
+    let mut items: Vec<(AstExpr, Option<String>)> = Vec::new();
+    let side_items =
+        |q: &str, cols: &[(String, SqlType)], items: &mut Vec<(AstExpr, Option<String>)>| {
+            for (n, _) in cols {
+                let e = AstExpr::CompoundIdentifier(vec![Ident::new(q), Ident::new(n)]);
+                items.push((e, Some(n.clone())));
+            }
+        };
+    for item in &ins.items {
+        match item {
+            SelectItem::UnnamedExpr(e) => items.push((e.clone(), None)),
+            SelectItem::ExprWithAlias { expr, alias } => {
+                items.push((expr.clone(), Some(alias.value.clone())))
+            }
+            SelectItem::Wildcard(_) => {
+                side_items(scope.probe_q, &scope.probe, &mut items);
+                side_items(scope.build_q, scope.build, &mut items);
+            }
+            SelectItem::QualifiedWildcard(kind, _) => {
+                let q = kind.to_string();
+                if q.eq_ignore_ascii_case(scope.probe_q) {
+                    side_items(scope.probe_q, &scope.probe, &mut items);
+                } else if q.eq_ignore_ascii_case(scope.build_q) {
+                    side_items(scope.build_q, scope.build, &mut items);
+                } else {
+                    return Err(SqlError::new(
+                        ins.loc,
+                        format!(
+                            "{q}.*: the join's sides are {} and {}",
+                            scope.probe_q, scope.build_q
+                        ),
+                    ));
+                }
+            }
+            other => {
+                return Err(SqlError::new(
+                    ins.loc,
+                    format!("select item {other} is not supported; give one alias per column"),
+                ))
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (i, (e, alias)) in items.iter().enumerate() {
+        if let AstExpr::Function(f) = e {
+            if f.over.is_some() {
+                return Err(SqlError::new(
+                    expr_loc(e, ins.loc),
+                    "OVER (...) is not supported over a temporal join",
+                ));
+            }
+        }
+        let t = compile(e, scope, ins.loc)?;
+        out.push(Output {
+            name: alias
+                .clone()
+                .or_else(|| ident_name(e))
+                .unwrap_or_else(|| format!("EXPR${i}")),
+            ty: t.ty.unwrap_or(SqlType::String),
+            kind: OutputKind::Expr(t.expr),
+        });
+    }
+    Ok(out)
+}
