@@ -1,7 +1,6 @@
 -- data: orders
 -- partitions: 1
 -- mode: streaming
--- known-difference: event-time temporal joins are not run yet (issue 36: the operator is in the core, the SQL and the drivers come next)
 CREATE TABLE results (order_id INT, currency STRING, amount INT, rate INT, ts TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
 CREATE TEMPORARY VIEW versioned_rates AS SELECT currency, rate, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY currency ORDER BY ts DESC) AS rownum FROM rates) WHERE rownum = 1;
 INSERT INTO results SELECT o.order_id, o.currency, o.amount, r.rate, o.ts

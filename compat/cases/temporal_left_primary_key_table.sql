@@ -1,7 +1,6 @@
 -- data: orders
 -- partitions: 1
 -- mode: streaming
--- known-difference: event-time temporal joins are not run yet (issue 36: the operator is in the core, the SQL and the drivers come next)
 CREATE TABLE results (order_id INT, currency STRING, amount INT, rate INT, rate_time TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
 CREATE TABLE rates_pk (currency STRING, rate INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND, PRIMARY KEY (currency) NOT ENFORCED) WITH ('connector' = 'filesystem', 'path' = '{{rates}}', 'format' = 'json');
 INSERT INTO results SELECT o.order_id, o.currency, o.amount, r.rate, r.ts

@@ -56,7 +56,7 @@ pub fn prepare(
     args: &ReplayArgs,
     observe: &mut dyn FnMut(Progress),
 ) -> Result<(Layout, Sorted), ReplayError> {
-    let sources: Vec<usize> = plan.pipelines.iter().map(|p| p.source).collect();
+    let sources = plan.source_tables();
     let mut inputs = Vec::new();
     for (name, path) in &args.inputs {
         let t = table_index(plan, name, "--input")?;

@@ -8,7 +8,7 @@ use lowwater_sql::plan::JobPlan;
 
 pub use lowwater_report::*;
 
-use crate::engine::Engine;
+use crate::engine::{Engine, JoinStall};
 
 /// Builds the report of a finished engine.
 pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bool) -> Report {
@@ -20,7 +20,12 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
         late_records_routed: 0,
         records_skipped: 0,
         fields_nulled: 0,
-        records_filtered: (0..plan.pipelines.len()).map(|p| engine.filtered(p)).sum(),
+        records_filtered: (0..plan.pipelines.len())
+            .map(|p| engine.filtered(p))
+            .sum::<u64>()
+            + (0..plan.joins.len())
+                .map(|j| engine.join_dropped(j).0)
+                .sum::<u64>(),
         future_records: 0,
     };
     for (id, meta) in engine.splits().iter().enumerate() {
@@ -68,6 +73,11 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
             stalls.push(stall_report(plan, engine, pi, s, threshold));
         }
     }
+    for ji in 0..plan.joins.len() {
+        for s in engine.join_stalls(ji) {
+            stalls.push(join_stall_report(plan, engine, ji, s, threshold));
+        }
+    }
     Report {
         totals,
         partitions,
@@ -105,4 +115,52 @@ fn stall_report(
             Some((m.topic.clone(), m.partition))
         },
     )
+}
+
+/// A temporal join's stall: the side, table and partition that held it
+/// (with the setting that releases it), and the probe rows waiting.
+fn join_stall_report(
+    plan: &JobPlan,
+    engine: &Engine<'_>,
+    ji: usize,
+    js: &JoinStall,
+    threshold: Millis,
+) -> StallReport {
+    let jp = &plan.joins[ji];
+    let held = js
+        .stall
+        .held_by
+        .and_then(|h| h.split)
+        .and_then(|id| engine.splits().get(id as usize))
+        .map(|m| m.table);
+    let table = held.unwrap_or(match js.port {
+        Some(lowwater_core::join::temporal::BUILD) => jp.build,
+        _ => jp.probe,
+    });
+    let partitions = engine.splits().iter().filter(|m| m.table == table).count();
+    let cx = lowwater_sql::explain::StallContext::of_table(plan, table);
+    let sink = &plan.tables[jp.sink].name;
+    let s = &js.stall;
+    let mut r = stall_report_in(
+        &cx,
+        sink,
+        s,
+        s.to.unwrap_or(s.from),
+        threshold,
+        partitions,
+        |id| {
+            let m = engine.splits().get(id as usize)?;
+            Some((m.topic.clone(), m.partition))
+        },
+    );
+    let side = if table == jp.build {
+        "versioned side"
+    } else {
+        "probe side"
+    };
+    r.reason = format!(
+        "the temporal join waits for its {side}, table {}: {}; {} probe row(s) of {} waited for it",
+        plan.tables[table].name, r.reason, js.waiting, plan.tables[jp.probe].name
+    );
+    r
 }

@@ -49,26 +49,29 @@ fn run_case(root: &Path, name: &str, text: &str, scratch: &Path) -> Result<Vec<S
     let partitions: i32 = header(text, "partitions").map_or(1, |p| p.parse().expect("partitions"));
     let source = std::fs::read_to_string(root.join(format!("data/{data}.sql"))).expect("source");
     let sql = format!("{source}\n{text}").replace("{{results}}", "results");
-    // Every `{{NAME}}` of the data file is a table's input: `events` reads
-    // DATA.jsonl, any other NAME.jsonl (the joins' orders and rates); each
-    // is a dump of its own, its records at the same arrival times.
+    // Every `{{NAME}}` is a file: `events` is DATA.jsonl, any other
+    // NAME.jsonl (the joins' orders and rates). Each table the job reads is
+    // given a dump of its file, all at the same arrival times.
     let tables: Vec<String> = sql
         .split("{{")
         .skip(1)
         .filter_map(|t| t.split_once("}}").map(|(n, _)| n.to_string()))
         .collect();
     let mut sql = sql;
-    let (mut inputs, mut parts) = (Vec::new(), Vec::new());
     for table in &tables {
         sql = sql.replace(&format!("{{{{{table}}}}}"), &format!("{table}.jsonl"));
-        if inputs.iter().any(|(t, _)| t == table) {
+    }
+    let plan = JobPlan::from_sql(&sql).map_err(|e| e.to_string())?;
+    // Each table the job reads gets the dump of the file its path names
+    // (two tables may read one file: a table and its copy with a key).
+    let (mut inputs, mut parts) = (Vec::new(), Vec::new());
+    for t in plan.source_tables() {
+        let table = &plan.tables[t];
+        let Some(path) = table.options.get("path") else {
             continue;
-        }
-        let file = if table == "events" {
-            data
-        } else {
-            table.as_str()
         };
+        let name = path.trim_end_matches(".jsonl");
+        let file = if name == "events" { data } else { name };
         let rows = std::fs::read_to_string(root.join(format!("data/{file}.jsonl"))).expect("data");
         let mut offsets = vec![0i64; partitions as usize];
         let dump: String = rows
@@ -78,7 +81,7 @@ fn run_case(root: &Path, name: &str, text: &str, scratch: &Path) -> Result<Vec<S
             .map(|(i, l)| {
                 let p = (i as i32) % partitions;
                 let r = DumpRecord {
-                    topic: table.clone(),
+                    topic: table.name.clone(),
                     partition: p,
                     offset: Some(offsets[p as usize]),
                     ts: 1_757_851_200_000 + i as i64 * 10,
@@ -89,12 +92,11 @@ fn run_case(root: &Path, name: &str, text: &str, scratch: &Path) -> Result<Vec<S
                 format_record(&r) + "\n"
             })
             .collect();
-        let input = scratch.join(format!("{name}.{table}.jsonl"));
+        let input = scratch.join(format!("{name}.{}.jsonl", table.name));
         std::fs::write(&input, dump).expect("write the dump");
-        inputs.push((table.clone(), input));
-        parts.push((table.clone(), partitions));
+        inputs.push((table.name.clone(), input));
+        parts.push((table.name.clone(), partitions));
     }
-    let plan = JobPlan::from_sql(&sql).map_err(|e| e.to_string())?;
     let args = ReplayArgs {
         inputs,
         partitions: parts,

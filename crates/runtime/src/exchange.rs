@@ -72,6 +72,13 @@ impl BatchPool {
 /// windows fire).
 pub(crate) fn refuse_unsupported(plan: &JobPlan) -> Result<(), String> {
     let p = plan.settings.parallelism;
+    if let Some(j) = plan.joins.first() {
+        return Err(format!(
+            "INSERT INTO {} (line {}): event-time temporal joins run in `lowwater replay` (from \
+             dumps of both topics) in this version; `lowwater run` does not run them yet",
+            plan.tables[j.sink].name, j.loc.line
+        ));
+    }
     for pl in plan.pipelines.iter().filter(|pl| pl.input.is_some()) {
         let sink = &plan.tables[pl.sink].name;
         let at = format!("INSERT INTO {sink} (line {})", pl.loc.line);

@@ -553,7 +553,13 @@ pub struct StallContext {
 impl StallContext {
     /// The context of pipeline `pi` of a lowwater plan.
     pub fn of(plan: &JobPlan, pi: usize) -> Self {
-        let src = &plan.tables[plan.pipelines[pi].source];
+        Self::of_table(plan, plan.pipelines[pi].source)
+    }
+
+    /// The context of a stall held by source table `t` of a lowwater plan
+    /// (one side of a join).
+    pub fn of_table(plan: &JobPlan, t: usize) -> Self {
+        let src = &plan.tables[t];
         StallContext {
             source: src.name.clone(),
             own_idle_option: src.options.contains_key("scan.watermark.idle-timeout"),

@@ -17,6 +17,7 @@ use lowwater_connectors::sink::SinkFormat;
 use lowwater_core::assignment::split_owner;
 use lowwater_core::dataflow::window::{OpenCheck, WindowNode};
 use lowwater_core::diagnose::{Holder, Stall, StallDetector};
+use lowwater_core::join::temporal::{BUILD, PROBE};
 use lowwater_core::source::{SourceSubtask, SplitId, SplitView};
 use lowwater_core::watermark::Progress;
 use lowwater_core::window::batch::InputRef;
@@ -33,6 +34,9 @@ struct Source {
     subtasks: Vec<SourceSubtask>,
     rows: RowBuilder,
     pipelines: Vec<usize>,
+    /// The temporal joins reading this table, and the port (probe or
+    /// build) it feeds.
+    joins: Vec<(usize, usize)>,
 }
 
 struct Pipe {
@@ -83,6 +87,7 @@ pub struct Engine<'p> {
     /// Source index by table index (`None` for tables no INSERT reads).
     source_of: Vec<Option<usize>>,
     pipes: Vec<Pipe>,
+    joins: Vec<join::JoinPipe>,
     sinks: BTreeMap<usize, Sink>,
     skipped: BTreeMap<SplitId, u64>,
     nulled: BTreeMap<SplitId, u64>,
@@ -120,8 +125,39 @@ pub struct Failed {
 }
 
 mod align;
+mod join;
 mod output;
 mod snapshot;
+
+pub use join::JoinStall;
+
+/// The source of `table` (its index in `sources`), added if it is new.
+fn source_for(
+    plan: &JobPlan,
+    table: usize,
+    sources: &mut Vec<Source>,
+    source_of: &mut [Option<usize>],
+) -> Result<usize, String> {
+    if let Some(si) = source_of[table] {
+        return Ok(si);
+    }
+    let t = &plan.tables[table];
+    let strategy = t
+        .strategy(&plan.settings)
+        .ok_or_else(|| format!("table {} has no watermark", t.name))?;
+    let subtasks = (0..plan.settings.parallelism)
+        .map(|_| SourceSubtask::new(strategy))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    sources.push(Source {
+        subtasks,
+        rows: RowBuilder::new(plan, table)?,
+        pipelines: Vec::new(),
+        joins: Vec::new(),
+    });
+    source_of[table] = Some(sources.len() - 1);
+    Ok(sources.len() - 1)
+}
 
 use output::sink;
 pub use snapshot::EngineSnapshot;
@@ -142,22 +178,7 @@ impl<'p> Engine<'p> {
         let mut pipes = Vec::new();
         let mut sinks = BTreeMap::new();
         for (pi, pl) in plan.pipelines.iter().enumerate() {
-            let t = &plan.tables[pl.source];
-            let si = *source_of[pl.source].get_or_insert(sources.len());
-            if si == sources.len() {
-                let strategy = t
-                    .strategy(&plan.settings)
-                    .ok_or_else(|| format!("table {} has no watermark", t.name))?;
-                let subtasks = (0..p)
-                    .map(|_| SourceSubtask::new(strategy))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| e.to_string())?;
-                sources.push(Source {
-                    subtasks,
-                    rows: RowBuilder::new(plan, pl.source)?,
-                    pipelines: Vec::new(),
-                });
-            }
+            let si = source_for(plan, pl.source, &mut sources, &mut source_of)?;
             sources[si].pipelines.push(pi);
             let late_map = plan.late_row(pl.source);
             let outs = late_map.iter().map(|l| l.sink).chain([pl.sink]);
@@ -178,6 +199,17 @@ impl<'p> Engine<'p> {
                 late_map,
                 peak_open: 0,
             });
+        }
+        let mut joins = Vec::new();
+        for (ji, j) in plan.joins.iter().enumerate() {
+            for (table, port) in [(j.probe, PROBE), (j.build, BUILD)] {
+                let si = source_for(plan, table, &mut sources, &mut source_of)?;
+                sources[si].joins.push((ji, port));
+            }
+            if let std::collections::btree_map::Entry::Vacant(e) = sinks.entry(j.sink) {
+                e.insert(sink(plan, j.sink)?);
+            }
+            joins.push(join::JoinPipe::new(j, p, threshold, t0));
         }
         // After this long without a record, every periodic tick is a no-op
         // (generators repeat themselves, idleness has been decided, statuses
@@ -219,6 +251,7 @@ impl<'p> Engine<'p> {
             sources,
             source_of,
             pipes,
+            joins,
             sinks,
             skipped: BTreeMap::new(),
             nulled: BTreeMap::new(),
@@ -349,6 +382,10 @@ impl<'p> Engine<'p> {
         for k in 0..self.sources[si].pipelines.len() {
             let pi = self.sources[si].pipelines[k];
             self.feed(pi, id, ts)?;
+        }
+        for k in 0..self.sources[si].joins.len() {
+            let (ji, port) = self.sources[si].joins[k];
+            self.feed_join(ji, port, ts)?;
         }
         // On-event emission: the watermark this record made due follows it.
         let after = self.sources[si].subtasks[subtask].after_record(id, self.now);
@@ -482,9 +519,14 @@ impl<'p> Engine<'p> {
     pub fn holder(&self, pi: usize) -> Option<Holder> {
         let (_, subtask) = self.pipes[pi].node.gate().holding()?;
         let si = self.source_of[self.plan.pipelines[pi].source].unwrap_or(0);
+        Some(self.holder_at(si, subtask))
+    }
+
+    /// What holds source `si`'s subtask `subtask`'s watermark.
+    fn holder_at(&self, si: usize, subtask: usize) -> Holder {
         let src = &self.sources[si].subtasks[subtask];
         let split = src.holding_split().and_then(|id| src.split(id));
-        Some(Holder {
+        Holder {
             subtask,
             split: split.map(|s| s.id),
             // Saturating: a dump may hold arrival times near the ends of
@@ -493,12 +535,16 @@ impl<'p> Engine<'p> {
                 .now
                 .saturating_sub(split.and_then(|s| s.last_arrival).unwrap_or(self.t0)),
             never_had_record: split.is_none_or(|s| s.records == 0),
-        })
+        }
     }
 
     fn forward(&mut self, si: usize, subtask: usize, p: Progress) {
         if p.is_empty() {
             return;
+        }
+        for k in 0..self.sources[si].joins.len() {
+            let (ji, port) = self.sources[si].joins[k];
+            self.forward_join(ji, port, subtask, p);
         }
         let now = self.now;
         for k in 0..self.sources[si].pipelines.len() {
@@ -589,6 +635,11 @@ impl<'p> Engine<'p> {
                     self.explain(pi);
                 }
             }
+            for ji in 0..self.joins.len() {
+                if self.joins[ji].stalled() {
+                    self.explain_join(ji);
+                }
+            }
         }
         Ok(())
     }
@@ -608,6 +659,9 @@ impl<'p> Engine<'p> {
             if let Some(s) = p.detector.finish() {
                 p.stalls.push(s);
             }
+        }
+        for j in &mut self.joins {
+            j.finish();
         }
         if drain {
             for si in 0..self.sources.len() {

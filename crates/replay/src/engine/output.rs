@@ -91,7 +91,7 @@ pub(super) fn sink(plan: &JobPlan, table: usize) -> Result<Sink, String> {
 }
 
 impl Sink {
-    fn write(&mut self, values: &[Value], now: Timestamp) -> Result<(), String> {
+    pub(super) fn write(&mut self, values: &[Value], now: Timestamp) -> Result<(), String> {
         let offset = self.out.rows as i64;
         self.out.rows += 1;
         if self.format.discards() {

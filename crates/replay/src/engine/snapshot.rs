@@ -21,6 +21,9 @@ use super::Engine;
 pub struct EngineSnapshot {
     sources: Vec<Vec<SourceSubtask>>,
     pipes: Vec<PipeSnapshot>,
+    /// The temporal joins (none in snapshots of jobs without joins).
+    #[serde(default)]
+    joins: Vec<super::join::JoinSnapshot>,
     sinks: Vec<(usize, SinkCounts)>,
     skipped: BTreeMap<SplitId, u64>,
     nulled: BTreeMap<SplitId, u64>,
@@ -77,6 +80,7 @@ impl Engine<'_> {
                     }
                 })
                 .collect(),
+            joins: self.joins.iter().map(|j| j.snapshot()).collect(),
             sinks: self
                 .sinks
                 .iter()
@@ -117,6 +121,7 @@ impl Engine<'_> {
         };
         shape(self.sources.len(), snap.sources.len(), "sources")?;
         shape(self.pipes.len(), snap.pipes.len(), "pipelines")?;
+        shape(self.joins.len(), snap.joins.len(), "temporal joins")?;
         for (src, subtasks) in self.sources.iter_mut().zip(snap.sources) {
             shape(src.subtasks.len(), subtasks.len(), "source subtasks")?;
             // Emission is the job's configuration, not checkpointed state.
@@ -132,6 +137,9 @@ impl Engine<'_> {
             pipe.stalls = p.stalls;
             pipe.filtered = p.filtered;
             pipe.peak_open = p.peak_open;
+        }
+        for (j, s) in self.joins.iter_mut().zip(snap.joins) {
+            j.restore(s);
         }
         for (t, c) in snap.sinks {
             if let Some(s) = self.sinks.get_mut(&t) {

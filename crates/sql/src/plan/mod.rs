@@ -407,6 +407,20 @@ impl JobPlan {
         plan(&parse::parse_script(sql)?)
     }
 
+    /// The tables the job reads (window aggregations' sources and both
+    /// sides of temporal joins), each once, in the order first read.
+    pub fn source_tables(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        let read = self.pipelines.iter().map(|p| p.source);
+        let joined = self.joins.iter().flat_map(|j| [j.probe, j.build]);
+        for t in read.chain(joined) {
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+        out
+    }
+
     /// Table index by name.
     pub fn table(&self, name: &str) -> Option<usize> {
         self.tables

@@ -1,0 +1,247 @@
+//! The replay engine's temporal joins: each INSERT over an event-time
+//! temporal join is one [`TemporalJoinNode`] (the node the live runtime
+//! will drive too), fed the probe table's rows on port 0 and the versioned
+//! table's on port 1, its watermark the combined one of both sides' source
+//! subtasks. Joined rows are written when the watermark passes their time;
+//! a stall names the side, table and partition that holds the join and
+//! how many probe rows wait for it.
+
+use lowwater_connectors::row::RecordError;
+use lowwater_core::diagnose::{Stall, StallDetector};
+use lowwater_core::join::node::{TemporalJoinNode, TemporalJoinState};
+use lowwater_core::join::temporal::{Joined, BUILD, PROBE};
+use lowwater_core::watermark::Progress;
+use lowwater_core::{Row, Timestamp, MIN_WATERMARK};
+use lowwater_sql::expr::truth;
+use lowwater_sql::plan::JoinPlan;
+use serde::{Deserialize, Serialize};
+
+use super::Engine;
+
+/// A stall of a join, with the side that held it when it ended and the
+/// probe rows then waiting.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct JoinStall {
+    /// The stall.
+    pub stall: Stall,
+    /// The port that held it ([`PROBE`] or [`BUILD`]), when one did.
+    pub port: Option<usize>,
+    /// Probe rows waiting for the watermark then.
+    pub waiting: u64,
+}
+
+pub(super) struct JoinPipe {
+    node: TemporalJoinNode,
+    detector: StallDetector,
+    stalls: Vec<JoinStall>,
+    /// The port that holds the join, as last explained.
+    port: Option<usize>,
+    /// Joined rows WHERE dropped.
+    filtered: u64,
+    /// Probe rows an inner join wrote nothing for (no version, or the ON
+    /// condition beyond the key false).
+    unmatched: u64,
+    out: Vec<Joined>,
+}
+
+/// A join's part of the engine's snapshot.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct JoinSnapshot {
+    node: TemporalJoinState,
+    detector: StallDetector,
+    stalls: Vec<JoinStall>,
+    port: Option<usize>,
+    filtered: u64,
+    unmatched: u64,
+}
+
+impl JoinPipe {
+    pub(super) fn new(plan: &JoinPlan, channels: usize, threshold: i64, t0: Timestamp) -> Self {
+        JoinPipe {
+            node: TemporalJoinNode::new(channels, channels, plan.view.is_some()),
+            detector: StallDetector::new(threshold, t0, MIN_WATERMARK),
+            stalls: Vec::new(),
+            port: None,
+            filtered: 0,
+            unmatched: 0,
+            out: Vec::new(),
+        }
+    }
+
+    pub(super) fn snapshot(&self) -> JoinSnapshot {
+        JoinSnapshot {
+            node: self.node.state(),
+            detector: self.detector.clone(),
+            stalls: self.stalls.clone(),
+            port: self.port,
+            filtered: self.filtered,
+            unmatched: self.unmatched,
+        }
+    }
+
+    pub(super) fn restore(&mut self, s: JoinSnapshot) {
+        self.node = TemporalJoinNode::restore(s.node);
+        self.detector = s.detector;
+        self.stalls = s.stalls;
+        self.port = s.port;
+        self.filtered = s.filtered;
+        self.unmatched = s.unmatched;
+    }
+
+    pub(super) fn stalled(&self) -> bool {
+        self.detector.current().is_some()
+    }
+
+    pub(super) fn finish(&mut self) {
+        if let Some(s) = self.detector.finish() {
+            self.stalls.push(JoinStall {
+                stall: s,
+                port: self.port,
+                waiting: self.node.op().waiting(),
+            });
+        }
+    }
+}
+
+fn key_of(exprs: &[lowwater_sql::expr::Expr], row: &[lowwater_core::Value]) -> Result<Row, String> {
+    exprs.iter().map(|e| e.eval(row)).collect()
+}
+
+impl Engine<'_> {
+    /// The decoded row (`self.row`, at event time `ts`) of join `ji`'s
+    /// side `port`.
+    pub(super) fn feed_join(
+        &mut self,
+        ji: usize,
+        port: usize,
+        ts: Timestamp,
+    ) -> Result<(), RecordError> {
+        let jp = &self.plan.joins[ji];
+        let join = &mut self.joins[ji];
+        if port == PROBE {
+            let key = key_of(&jp.probe_key, &self.row)
+                .map_err(|m| RecordError::other(format!("the join key: {m}")))?;
+            join.node.probe(ts, &key, &self.row);
+        } else {
+            jp.build_row(&self.row, &mut self.args);
+            let key = key_of(&jp.build_key, &self.args)
+                .map_err(|m| RecordError::other(format!("the join key: {m}")))?;
+            join.node.build(ts, &key, &self.args);
+        }
+        if join.detector.on_record(self.now).is_some() {
+            self.explain_join(ji);
+        }
+        Ok(())
+    }
+
+    /// Source subtask `subtask` of join `ji`'s side `port` sent `p`.
+    pub(super) fn forward_join(&mut self, ji: usize, port: usize, subtask: usize, p: Progress) {
+        let now = self.now;
+        let join = &mut self.joins[ji];
+        let mut out = std::mem::take(&mut join.out);
+        if let Some(wm) = join.node.progress(port, subtask, p, &mut out) {
+            if let Some(s) = join.detector.on_advance(now, wm) {
+                let waiting = join.node.op().waiting();
+                join.stalls.push(JoinStall {
+                    stall: s,
+                    port: join.port,
+                    waiting,
+                });
+            }
+        }
+        self.write_joined(ji, &mut out, now);
+        self.joins[ji].out = out;
+    }
+
+    fn write_joined(&mut self, ji: usize, out: &mut Vec<Joined>, now: Timestamp) {
+        let jp = &self.plan.joins[ji];
+        let width = self.plan.tables[jp.sink].columns.len();
+        let build_width = jp.build_columns.len();
+        for j in out.drain(..) {
+            let matches = |p: &Row, b: &Row| -> Result<bool, String> {
+                let Some(r) = &jp.residual else {
+                    return Ok(true);
+                };
+                let mut row = p.clone();
+                row.extend(b.iter().cloned());
+                Ok(truth(&r.eval(&row)?) == Some(true))
+            };
+            let ts = j.ts;
+            let row = match j.into_row(build_width, jp.left, matches) {
+                Ok(Some(r)) => r,
+                Ok(None) => {
+                    self.joins[ji].unmatched += 1;
+                    continue;
+                }
+                Err(e) => {
+                    self.sink_error.get_or_insert(format!(
+                        "the join condition of INSERT INTO {} at {}: {e}",
+                        self.plan.tables[jp.sink].name,
+                        lowwater_core::time::format_timestamp(ts, ' ')
+                    ));
+                    continue;
+                }
+            };
+            match jp.sink_values(&row, width) {
+                Ok(Some(values)) => {
+                    if let Some(s) = self.sinks.get_mut(&jp.sink) {
+                        if let Err(e) = s.write(&values, now) {
+                            self.sink_error.get_or_insert(e);
+                        }
+                    }
+                }
+                Ok(None) => self.joins[ji].filtered += 1,
+                Err(e) => {
+                    self.sink_error.get_or_insert(format!(
+                        "a joined row of INSERT INTO {}: {e}",
+                        self.plan.tables[jp.sink].name
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Explains join `ji`'s open stall by the side and partition that
+    /// hold it now.
+    pub(super) fn explain_join(&mut self, ji: usize) {
+        let hold = self.joins[ji].node.hold();
+        let jp = &self.plan.joins[ji];
+        let holder = hold.and_then(|h| {
+            let table = if h.port == BUILD { jp.build } else { jp.probe };
+            let si = self.source_of[table]?;
+            Some(self.holder_at(si, h.channel))
+        });
+        let join = &mut self.joins[ji];
+        join.port = hold.map(|h| h.port);
+        let at = join.node.gate().holding_watermark();
+        join.detector.explain(holder, at);
+    }
+
+    /// Stalls of join `ji`, in time order.
+    pub fn join_stalls(&self, ji: usize) -> &[JoinStall] {
+        &self.joins[ji].stalls
+    }
+
+    /// Join `ji`'s probe rows waiting for the watermark, and the oldest
+    /// one's time.
+    pub fn join_waiting(&self, ji: usize) -> (u64, Option<Timestamp>) {
+        let op = self.joins[ji].node.op();
+        (op.waiting(), op.oldest_waiting())
+    }
+
+    /// Joined rows join `ji`'s WHERE dropped, and probe rows its inner
+    /// join wrote nothing for.
+    pub fn join_dropped(&self, ji: usize) -> (u64, u64) {
+        (self.joins[ji].filtered, self.joins[ji].unmatched)
+    }
+
+    /// Join `ji`'s watermark.
+    pub fn join_watermark(&self, ji: usize) -> Timestamp {
+        self.joins[ji].node.gate().current()
+    }
+
+    /// Versions join `ji`'s view dropped as older than their key's last.
+    pub fn join_deduplicated(&self, ji: usize) -> u64 {
+        self.joins[ji].node.deduplicated()
+    }
+}
