@@ -156,6 +156,10 @@ impl Pipeline {
     /// [`Pipeline::window_input`] appended to `key` and `args` (a
     /// batch's own vectors: the values are written where they stay). On
     /// an error some values may have been appended.
+    ///
+    /// Inlined: `lowwater run` calls it per record on the source's hot
+    /// path, where a call and its frame cost ~5% of datagen's throughput.
+    #[inline]
     pub fn append_window_input(
         &self,
         row: &[Value],
