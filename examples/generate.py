@@ -95,7 +95,42 @@ STRAGGLERS = (
 )
 
 
+RATES_KEYS = {"EUR": 0, "USD": 0, "GBP": 1, "JPY": 1}
+
+
+def rates(hours):
+    """4 partitions keyed by currency: EUR and USD on partition 0, GBP and
+    JPY on 1; partitions 2 and 3 never receive a record (a compacted topic
+    with fewer keys than partitions). Each rate changes once an hour."""
+    out, offsets = [], [0] * 4
+    base = {"EUR": 114, "USD": 100, "GBP": 131, "JPY": 2}
+    for h in range(hours):
+        for i, (cur, p) in enumerate(sorted(RATES_KEYS.items())):
+            at = DAY + h * 3_600_000 + i * 1_000
+            payload = {"currency": cur, "rate": base[cur] + (h * (i + 1)) % 5, "update_time": sql_ts(at)}
+            out.append((at, p, line("rates", p, offsets[p], at, payload, key=cur)))
+            offsets[p] += 1
+    return out
+
+
+def orders(minutes):
+    """8 partitions, an order per partition per minute, in several
+    currencies; event times up to 3 s behind arrival."""
+    out, offsets, currencies = [], [0] * 8, sorted(RATES_KEYS)
+    for p in range(8):
+        for k in range(minutes):
+            at = DAY + 30_000 + k * 60_000 + p * 4_100
+            payload = {"order_id": p * 100_000 + k, "currency": currencies[(p + k) % 4],
+                       "amount": 1 + (p * 13 + k * 7) % 50, "order_time": sql_ts(at - (p * 211 + k * 97) % 3_000)}
+            out.append((at, p, line("orders", p, offsets[p], at, payload)))
+            offsets[p] += 1
+    return out
+
+
 if __name__ == "__main__":
+    os.makedirs(os.path.join(HERE, "rates_join"), exist_ok=True)
+    write(os.path.join(HERE, "rates_join", "orders.jsonl"), orders(180))
+    write(os.path.join(HERE, "rates_join", "rates.jsonl"), rates(3))
     write(os.path.join(HERE, "seed000_heartbeat", "clickstream.jsonl"), clickstream(200))
     write(os.path.join(HERE, "seed000_heartbeat", "clickstream_retired.jsonl"), clickstream(30, heartbeat=False))
     write(os.path.join(HERE, "seed003_overnight", "stock_changes.jsonl"), stock_changes())

@@ -138,7 +138,10 @@ fn join_stall_report(
         _ => jp.probe,
     });
     let partitions = engine.splits().iter().filter(|m| m.table == table).count();
-    let cx = lowwater_sql::explain::StallContext::of_table(plan, table);
+    let mut cx = lowwater_sql::explain::StallContext::of_table(plan, table);
+    // The versioned side is released by its own table's idle-timeout: the
+    // job-wide one would also let the probe side's quiet partitions go.
+    cx.own_idle_option |= table == jp.build;
     let sink = &plan.tables[jp.sink].name;
     let s = &js.stall;
     let mut r = stall_report_in(

@@ -235,7 +235,6 @@ pub fn partition_map(
 /// partition count of source tables when known.
 pub fn warnings(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> Vec<String> {
     let mut w = Vec::new();
-    let p = plan.settings.parallelism;
     let mut seen = Vec::new();
     for pl in &plan.pipelines {
         let t = &plan.tables[pl.source];
@@ -258,57 +257,93 @@ pub fn warnings(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> Vec<Strin
             continue;
         }
         seen.push(pl.source);
-        let n = partition_count(t, partitions);
-        let total = n.map(|n| n.clamp(0, MAX_PARTITIONS) * t.topics().len() as i32);
-        match (t.idle_timeout, total) {
-            (None, Some(total)) if total > 1 => w.push(format!(
-                "table {}: idle-timeout is disabled and it has {total} partitions: one partition without records holds every window (SET 'table.exec.source.idle-timeout' = '1 min', or 'scan.watermark.idle-timeout' on the table; `lowwater tune` measures the choice on a dump: how late windows leave, what is dropped)",
-                t.name
-            )),
-            (None, None) => w.push(format!(
-                "table {}: idle-timeout is disabled: if it has more than one partition, one partition without records holds every window (SET 'table.exec.source.idle-timeout' = '1 min'; `lowwater tune` measures the choice on a dump)",
-                t.name
-            )),
-            (Some(timeout), _) if timeout < wm.delay => w.push(format!(
-                "table {}: the idle-timeout ({}) is shorter than the watermark delay ({}): a partition can go idle while its records are still within the delay, and its next records are then late (`lowwater tune` counts them on a dump)",
-                t.name,
-                display_duration(timeout),
-                display_duration(wm.delay)
-            )),
-            _ => {}
-        }
-        if t.idle_timeout.is_some()
-            && !t.caught_up
-            && matches!(t.connector, crate::options::Connector::Kafka { .. })
-        {
-            w.push(format!(
-                "table {}: a partition that is behind (catching up after a restart, throttled by a quota) \
-                 can go idle while the broker still has its records, which are then late; \
-                 'scan.watermark.idle-mode' = 'caught-up' keeps it active until it is read up to the end",
-                t.name
-            ));
-        }
-        if let Some(total) = total {
-            if (p as i32) > total {
-                let empty: Vec<String> = partition_map(t, n.unwrap_or(0), p)
-                    .into_iter()
-                    .filter(|(_, ps)| ps.is_empty())
-                    .map(|(s, _)| s.to_string())
-                    .collect();
-                w.push(format!(
-                    "table {}: parallelism {p} is greater than its {total} partitions: subtasks {} read nothing{}",
-                    t.name,
-                    empty.join(", "),
-                    if t.idle_timeout.is_none() {
-                        " and hold the watermark at MIN because idle-timeout is disabled"
-                    } else {
-                        " and go idle after the idle-timeout"
-                    }
-                ));
+        table_warnings(&mut w, plan, pl.source, partitions);
+    }
+    for (ji, j) in plan.joins.iter().enumerate() {
+        for t in [j.probe, j.build] {
+            if plan.settings.emit_interval <= 0 && !seen.contains(&usize::MAX) {
+                seen.push(usize::MAX);
+                w.push("pipeline.auto-watermark-interval is 0: watermarks only advance at the end of input, no joined row is written while the job runs".to_string());
             }
+            if !seen.contains(&t) {
+                seen.push(t);
+                table_warnings(&mut w, plan, t, partitions);
+            }
+        }
+        let b = &plan.tables[j.build];
+        if b.idle_timeout.is_none() {
+            w.push(format!(
+                "temporal join {} (INSERT INTO {}): its versioned table {} has no idle-timeout: a partition of {} that gets no record (versions that change once a day, a compacted topic with fewer keys than partitions) holds every joined row while the probe rows wait in state; set 'scan.watermark.idle-timeout' on {} (the trade: a probe row may be joined before a late version of its time arrives)",
+                ji + 1,
+                plan.tables[j.sink].name,
+                b.name,
+                b.name,
+                b.name
+            ));
         }
     }
     w
+}
+
+/// The warnings about one source table's partitions and idleness.
+fn table_warnings(
+    w: &mut Vec<String>,
+    plan: &JobPlan,
+    source: usize,
+    partitions: &BTreeMap<String, i32>,
+) {
+    let t = &plan.tables[source];
+    let p = plan.settings.parallelism;
+    let Some(wm) = t.watermark else { return };
+    let n = partition_count(t, partitions);
+    let total = n.map(|n| n.clamp(0, MAX_PARTITIONS) * t.topics().len() as i32);
+    match (t.idle_timeout, total) {
+        (None, Some(total)) if total > 1 => w.push(format!(
+            "table {}: idle-timeout is disabled and it has {total} partitions: one partition without records holds every window (SET 'table.exec.source.idle-timeout' = '1 min', or 'scan.watermark.idle-timeout' on the table; `lowwater tune` measures the choice on a dump: how late windows leave, what is dropped)",
+            t.name
+        )),
+        (None, None) => w.push(format!(
+            "table {}: idle-timeout is disabled: if it has more than one partition, one partition without records holds every window (SET 'table.exec.source.idle-timeout' = '1 min'; `lowwater tune` measures the choice on a dump)",
+            t.name
+        )),
+        (Some(timeout), _) if timeout < wm.delay => w.push(format!(
+            "table {}: the idle-timeout ({}) is shorter than the watermark delay ({}): a partition can go idle while its records are still within the delay, and its next records are then late (`lowwater tune` counts them on a dump)",
+            t.name,
+            display_duration(timeout),
+            display_duration(wm.delay)
+        )),
+        _ => {}
+    }
+    if t.idle_timeout.is_some()
+        && !t.caught_up
+        && matches!(t.connector, crate::options::Connector::Kafka { .. })
+    {
+        w.push(format!(
+            "table {}: a partition that is behind (catching up after a restart, throttled by a quota) \
+             can go idle while the broker still has its records, which are then late; \
+             'scan.watermark.idle-mode' = 'caught-up' keeps it active until it is read up to the end",
+            t.name
+        ));
+    }
+    if let Some(total) = total {
+        if (p as i32) > total {
+            let empty: Vec<String> = partition_map(t, n.unwrap_or(0), p)
+                .into_iter()
+                .filter(|(_, ps)| ps.is_empty())
+                .map(|(s, _)| s.to_string())
+                .collect();
+            w.push(format!(
+                "table {}: parallelism {p} is greater than its {total} partitions: subtasks {} read nothing{}",
+                t.name,
+                empty.join(", "),
+                if t.idle_timeout.is_none() {
+                    " and hold the watermark at MIN because idle-timeout is disabled"
+                } else {
+                    " and go idle after the idle-timeout"
+                }
+            ));
+        }
+    }
 }
 
 /// A table's partitions per topic: as `--partitions` says, else a datagen
@@ -321,6 +356,107 @@ fn partition_count(t: &TableDef, partitions: &BTreeMap<String, i32>) -> Option<i
             Connector::Datagen(d) => Some(d.partitions),
             _ => None,
         })
+}
+
+/// The description of source table `source`: columns, watermark,
+/// idleness, and which subtask reads which partition.
+fn source_text(s: &mut String, plan: &JobPlan, source: usize, partitions: &BTreeMap<String, i32>) {
+    let t = &plan.tables[source];
+    let st = &plan.settings;
+    let _ = writeln!(s, "\nsource {} ({})", t.name, connector_text(t));
+    let cols: Vec<String> = t
+        .columns
+        .iter()
+        .map(|c| {
+            let kind = match &c.source {
+                ColumnSource::Physical => "",
+                ColumnSource::Metadata(_) => " METADATA",
+                ColumnSource::Computed(_) => " computed",
+            };
+            format!("{} {}{kind}", c.name, c.ty.name())
+        })
+        .collect();
+    let _ = writeln!(s, "  columns: {}", cols.join(", "));
+    if let Some(wm) = t.watermark {
+        let _ = writeln!(
+            s,
+            "  watermark: {} - {} per split (SQL form: last row's value, no -1 ms), min over active partitions",
+            t.columns[wm.column].name,
+            display_duration(wm.delay)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "  idle-timeout: {}{}",
+        t.idle_timeout
+            .map_or("disabled".to_string(), display_duration),
+        if t.caught_up {
+            " (idle-mode caught-up: only once read up to the broker's end offset)"
+        } else {
+            ""
+        }
+    );
+    if let Some(ls) = t.late_data_sink {
+        let _ = writeln!(s, "  late rows go to: {}", plan.tables[ls].name);
+    }
+    if let Some(a) = &t.alignment {
+        let _ = writeln!(
+            s,
+            "  watermark alignment: group '{}', a partition more than {} ahead of the \
+             group's slowest is paused (taken again every {})",
+            a.group,
+            display_duration(a.max_drift),
+            display_duration(a.update_interval)
+        );
+    }
+    match t.max_future {
+        Some(m) => {
+            let _ = writeln!(
+                s,
+                "  future-timestamp guard: records more than {} ahead of their arrival \
+                 are kept out of the watermark and the windows",
+                display_duration(m)
+            );
+        }
+        None if matches!(t.connector, Connector::Kafka { .. }) => {
+            let _ = writeln!(
+                s,
+                "  future-timestamp guard: off; one record from a producer whose clock is \
+                 wrong moves the watermark past every later record \
+                 ('lowwater.watermark.max-future' = '10 min' keeps it out)"
+            );
+        }
+        None => {}
+    }
+    match partition_count(t, partitions) {
+        Some(n) => {
+            let _ = writeln!(
+                s,
+                "  partitions -> subtasks ({n} per topic, parallelism {}):",
+                st.parallelism
+            );
+            for (sub, ps) in partition_map(t, n, st.parallelism) {
+                let list: Vec<String> =
+                    ps.iter().map(|(topic, p)| format!("{topic}/{p}")).collect();
+                let _ = writeln!(
+                    s,
+                    "    subtask {sub}: {}",
+                    if list.is_empty() {
+                        "(none)".to_string()
+                    } else {
+                        list.join(", ")
+                    }
+                );
+            }
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "  partitions -> subtasks: pass --partitions {}=N to see the map",
+                t.name
+            );
+        }
+    }
 }
 
 /// The whole explanation.
@@ -344,100 +480,7 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
         let t = &plan.tables[pl.source];
         if !shown.contains(&pl.source) {
             shown.push(pl.source);
-            let _ = writeln!(s, "\nsource {} ({})", t.name, connector_text(t));
-            let cols: Vec<String> = t
-                .columns
-                .iter()
-                .map(|c| {
-                    let kind = match &c.source {
-                        ColumnSource::Physical => "",
-                        ColumnSource::Metadata(_) => " METADATA",
-                        ColumnSource::Computed(_) => " computed",
-                    };
-                    format!("{} {}{kind}", c.name, c.ty.name())
-                })
-                .collect();
-            let _ = writeln!(s, "  columns: {}", cols.join(", "));
-            if let Some(wm) = t.watermark {
-                let _ = writeln!(
-                    s,
-                    "  watermark: {} - {} per split (SQL form: last row's value, no -1 ms), min over active partitions",
-                    t.columns[wm.column].name,
-                    display_duration(wm.delay)
-                );
-            }
-            let _ = writeln!(
-                s,
-                "  idle-timeout: {}{}",
-                t.idle_timeout
-                    .map_or("disabled".to_string(), display_duration),
-                if t.caught_up {
-                    " (idle-mode caught-up: only once read up to the broker's end offset)"
-                } else {
-                    ""
-                }
-            );
-            if let Some(ls) = t.late_data_sink {
-                let _ = writeln!(s, "  late rows go to: {}", plan.tables[ls].name);
-            }
-            if let Some(a) = &t.alignment {
-                let _ = writeln!(
-                    s,
-                    "  watermark alignment: group '{}', a partition more than {} ahead of the \
-                     group's slowest is paused (taken again every {})",
-                    a.group,
-                    display_duration(a.max_drift),
-                    display_duration(a.update_interval)
-                );
-            }
-            match t.max_future {
-                Some(m) => {
-                    let _ = writeln!(
-                        s,
-                        "  future-timestamp guard: records more than {} ahead of their arrival \
-                         are kept out of the watermark and the windows",
-                        display_duration(m)
-                    );
-                }
-                None if matches!(t.connector, Connector::Kafka { .. }) => {
-                    let _ = writeln!(
-                        s,
-                        "  future-timestamp guard: off; one record from a producer whose clock is \
-                         wrong moves the watermark past every later record \
-                         ('lowwater.watermark.max-future' = '10 min' keeps it out)"
-                    );
-                }
-                None => {}
-            }
-            match partition_count(t, partitions) {
-                Some(n) => {
-                    let _ = writeln!(
-                        s,
-                        "  partitions -> subtasks ({n} per topic, parallelism {}):",
-                        st.parallelism
-                    );
-                    for (sub, ps) in partition_map(t, n, st.parallelism) {
-                        let list: Vec<String> =
-                            ps.iter().map(|(topic, p)| format!("{topic}/{p}")).collect();
-                        let _ = writeln!(
-                            s,
-                            "    subtask {sub}: {}",
-                            if list.is_empty() {
-                                "(none)".to_string()
-                            } else {
-                                list.join(", ")
-                            }
-                        );
-                    }
-                }
-                None => {
-                    let _ = writeln!(
-                        s,
-                        "  partitions -> subtasks: pass --partitions {}=N to see the map",
-                        t.name
-                    );
-                }
-            }
+            source_text(&mut s, plan, pl.source, partitions);
         }
         let sink = &plan.tables[pl.sink];
         let _ = writeln!(
@@ -494,6 +537,15 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
             .collect();
         let _ = writeln!(s, "  keys: {}; outputs: {}", pl.keys.len(), outs.join(", "));
         let _ = writeln!(s, "  features: {}", features(plan, pl).join(", "));
+    }
+    for (ji, j) in plan.joins.iter().enumerate() {
+        for t in [j.probe, j.build] {
+            if !shown.contains(&t) {
+                shown.push(t);
+                source_text(&mut s, plan, t, partitions);
+            }
+        }
+        crate::explain_join::join_text(&mut s, plan, ji);
     }
     let graph = crate::plan::graph::Graph::of(plan);
     let _ = writeln!(
@@ -609,12 +661,23 @@ pub fn stall_reason_in(
     };
     let (Some(topic), Some(partition)) = (h.topic, h.partition) else {
         let n = partitions;
-        return format!(
-            "subtask {} of {} reads no partition (parallelism {} > {n} partitions) and holds the \
-             watermark at MIN because idle-timeout is disabled; SET 'parallelism.default' = '{n}' \
-             or {setting} = '1 min' releases it",
-            h.subtask, cx.source, cx.parallelism
-        );
+        return match cx.idle_timeout {
+            None => format!(
+                "subtask {} of {} reads no partition (parallelism {} > {n} partitions) and holds \
+                 the watermark at MIN because idle-timeout is disabled; SET 'parallelism.default' \
+                 = '{n}' or {setting} = '1 min' releases it",
+                h.subtask, cx.source, cx.parallelism
+            ),
+            Some(t) => format!(
+                "subtask {} of {} reads no partition (parallelism {} > {n} partitions) and holds \
+                 the watermark at MIN until it goes idle after the idle-timeout of {}; SET \
+                 'parallelism.default' = '{n}' removes the wait",
+                h.subtask,
+                cx.source,
+                cx.parallelism,
+                display_duration(t)
+            ),
+        };
     };
     let what = format!("partition {partition} of {topic} (subtask {})", h.subtask);
     if !h.never_had_record && h.silent_ms <= threshold {

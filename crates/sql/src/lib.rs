@@ -14,6 +14,7 @@ pub mod ast;
 pub mod decimal;
 pub mod error;
 pub mod explain;
+mod explain_join;
 pub mod expr;
 pub mod formats;
 pub mod functions;

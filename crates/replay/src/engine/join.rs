@@ -188,6 +188,12 @@ impl Engine<'_> {
                         if let Err(e) = s.write(&values, now) {
                             self.sink_error.get_or_insert(e);
                         }
+                        // A joined row's emission lag runs from its probe
+                        // row's time.
+                        let lag = now.saturating_sub(ts);
+                        s.out.max_emission_lag =
+                            Some(s.out.max_emission_lag.map_or(lag, |m| m.max(lag)));
+                        *s.out.lags.entry(lag).or_insert(0) += 1;
                     }
                 }
                 Ok(None) => self.joins[ji].filtered += 1,

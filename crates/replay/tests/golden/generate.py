@@ -315,6 +315,14 @@ def main():
     case("seed003_overnight_idle_timeout", open(os.path.join(root_ex, "seed003_overnight/job_idle_timeout.sql")).read(), {},
          "--input stock_changes=%sseed003_overnight/stock_changes.jsonl --output stock_out_alerts=alerts.jsonl" % ex)
 
+    # The temporal join's incident: a rates partition that never gets a
+    # record holds every order until the end; its own idle-timeout frees it.
+    rates_args = ("--input orders=%srates_join/orders.jsonl --input rates=%srates_join/rates.jsonl "
+                  "--partitions rates=4 --output converted=converted.jsonl --rows-unordered" % (ex, ex))
+    case("temporal_join_quiet_rates", open(os.path.join(root_ex, "rates_join/job.sql")).read(), {}, rates_args)
+    case("temporal_join_quiet_rates_idle_timeout", open(os.path.join(root_ex, "rates_join/job_idle_timeout.sql")).read(), {},
+         rates_args)
+
 
 if __name__ == "__main__":
     main()

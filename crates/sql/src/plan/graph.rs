@@ -39,6 +39,13 @@ pub enum NodeKind {
         /// records; see [`Pipeline::stages`]).
         stage: usize,
     },
+    /// An INSERT's event-time temporal join: port 0 the probe table's
+    /// rows, port 1 the versioned table's, both hashed by the join key; its
+    /// select list and WHERE are chained to it.
+    TemporalJoin {
+        /// Index in [`JobPlan::joins`].
+        join: usize,
+    },
     /// Writes a table.
     Sink {
         /// Table index.
@@ -167,6 +174,23 @@ impl Graph {
                 }
             }
         }
+        for (ji, j) in plan.joins.iter().enumerate() {
+            let mut side = |t: usize, g: &mut Graph| {
+                *source[t].get_or_insert_with(|| g.node(NodeKind::Source { table: t }, 0, p))
+            };
+            let probe = side(j.probe, &mut g);
+            let build = side(j.build, &mut g);
+            let n = g.node(NodeKind::TemporalJoin { join: ji }, 2, p);
+            let key: Vec<usize> = (0..j.probe_key.len()).collect();
+            g.edge(probe, n, Distribution::Hash(key.clone()));
+            g.edge(build, n, Distribution::Hash(key));
+            if let Some(e) = g.edges.last_mut() {
+                e.port = 1;
+            }
+            let k =
+                *sink[j.sink].get_or_insert_with(|| g.node(NodeKind::Sink { table: j.sink }, 1, p));
+            g.edge(n, k, Distribution::Forward);
+        }
         g
     }
 
@@ -226,7 +250,7 @@ impl Graph {
                             Distribution::Forward => "forward".to_string(),
                             Distribution::Single => "single subtask".to_string(),
                             Distribution::Hash(keys) => {
-                                format!("hash({})", self.key_names(plan, e.from, keys).join(", "))
+                                format!("hash({})", self.key_names(plan, e, keys).join(", "))
                             }
                         };
                         format!("port {} <- [{}] {d}", e.port, e.from + 1)
@@ -273,17 +297,64 @@ fn describe(plan: &JobPlan, kind: NodeKind) -> String {
                 pipeline + 1
             )
         }
+        NodeKind::TemporalJoin { join } => {
+            let j = &plan.joins[join];
+            format!(
+                "temporal join {} (line {}, {}): each row of {} with the version of {} valid at \
+                 its rowtime, once both inputs' watermark passes it{}{}",
+                join + 1,
+                j.loc.line,
+                if j.left { "LEFT" } else { "INNER" },
+                plan.tables[j.probe].name,
+                match &j.view {
+                    Some(v) => format!(
+                        "view {v} (last row per key of {})",
+                        plan.tables[j.build].name
+                    ),
+                    None => plan.tables[j.build].name.clone(),
+                },
+                if j.residual.is_some() {
+                    ", ON beyond the key"
+                } else {
+                    ""
+                },
+                if j.filter.is_some() { ", WHERE" } else { "" }
+            )
+        }
         NodeKind::Sink { table } => format!("sink {}", plan.tables[table].name),
     }
 }
 
 impl Graph {
-    /// The names of key positions `keys` of node `from`'s output (a calc's
-    /// key is its INSERT's GROUP BY keys).
-    fn key_names(&self, plan: &JobPlan, from: usize, keys: &[usize]) -> Vec<String> {
+    /// The names of key positions `keys` of edge `e`'s records (a calc's
+    /// key is its INSERT's GROUP BY keys, a join's its ON equalities).
+    fn key_names(&self, plan: &JobPlan, e: &Edge, keys: &[usize]) -> Vec<String> {
+        if let Some(NodeKind::TemporalJoin { join }) = self.nodes.get(e.to).map(|n| n.kind) {
+            let j = &plan.joins[join];
+            let (exprs, names): (_, Vec<String>) = match e.port {
+                0 => (
+                    &j.probe_key,
+                    plan.tables[j.probe]
+                        .columns
+                        .iter()
+                        .map(|c| c.name.clone())
+                        .collect(),
+                ),
+                _ => (
+                    &j.build_key,
+                    j.build_names.iter().map(|c| c.0.clone()).collect(),
+                ),
+            };
+            return keys
+                .iter()
+                .map(|&k| match exprs.get(k) {
+                    Some(crate::expr::Expr::Column(c)) => names[*c].clone(),
+                    _ => format!("key {}", k + 1),
+                })
+                .collect();
+        }
         // The key of the aggregation the edge leads to.
-        let to = self.edges.iter().find(|e| e.from == from).map(|e| e.to);
-        let pipeline = match to.and_then(|n| self.nodes.get(n)).map(|n| n.kind) {
+        let pipeline = match self.nodes.get(e.to).map(|n| n.kind) {
             Some(NodeKind::Window { pipeline, stage }) => {
                 plan.pipelines[pipeline].stages().get(stage).copied()
             }

@@ -701,7 +701,10 @@ impl JobPlan {
         self.settings.emit_interval.saturating_mul(5).max(1_000)
     }
 
-    /// The default stall threshold: 3 x max(largest window, emit interval).
+    /// The default stall threshold: 3 x max(largest window, emit interval,
+    /// and with a temporal join 1 minute: a join writes each row as soon as
+    /// the watermark passes it, so the gaps between one partition's records
+    /// pause it, which is not a stall).
     pub fn default_stall_threshold(&self) -> Millis {
         let window = self
             .pipelines
@@ -710,7 +713,8 @@ impl JobPlan {
             .map(|p| p.window.assigner.max_size())
             .max()
             .unwrap_or(0);
-        3 * window.max(self.settings.emit_interval).max(1)
+        let join = if self.joins.is_empty() { 0 } else { 60_000 };
+        3 * window.max(join).max(self.settings.emit_interval).max(1)
     }
 }
 
