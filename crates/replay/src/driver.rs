@@ -386,6 +386,17 @@ impl<'p, 'l> Driver<'p, 'l> {
                 (a, b) => a.or(b),
             };
         }
+        // A join's probe rows still waiting are what its windows open are
+        // to a window aggregation: written late, or not at all.
+        for (ji, j) in plan.joins.iter().enumerate() {
+            let (waiting, oldest) = self.engine.join_waiting(ji);
+            let l = lags.entry(plan.tables[j.sink].name.clone()).or_default();
+            l.open_at_end += waiting;
+            l.first_open_end = match (l.first_open_end, oldest) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+        }
         let mut written = std::mem::take(&mut self.written);
         let outputs = self
             .engine

@@ -270,9 +270,8 @@ pub fn candidates(plan: &JobPlan, args: &TuneArgs) -> Result<Vec<Candidate>, Rep
 /// The source tables (with a watermark) of `plan`.
 fn source_tables(plan: &JobPlan) -> Vec<usize> {
     let mut v: Vec<usize> = plan
-        .pipelines
-        .iter()
-        .map(|p| p.source)
+        .source_tables()
+        .into_iter()
         .filter(|&t| plan.tables[t].watermark.is_some())
         .collect();
     v.sort_unstable();
@@ -392,10 +391,11 @@ pub fn tune(
 
 /// The tightest `lowwater.sink.max-emission-lag` of the job's sinks.
 fn job_slo(plan: &JobPlan) -> (Option<Millis>, Option<String>) {
-    plan.pipelines
-        .iter()
-        .filter_map(|p| {
-            let t = &plan.tables[p.sink];
+    let sinks = plan.pipelines.iter().map(|p| p.sink);
+    sinks
+        .chain(plan.joins.iter().map(|j| j.sink))
+        .filter_map(|s| {
+            let t = &plan.tables[s];
             t.max_emission_lag.map(|m| (m, t.name.clone()))
         })
         .min()
@@ -505,21 +505,26 @@ fn run_share(
 fn result_of(plan: &JobPlan, c: &Candidate, o: &Outcome) -> CandidateResult {
     let r = &o.report;
     let end = r.replay.end_ts;
-    // The INSERTs' sinks (not the late-data sinks).
+    // The INSERTs' sinks (not the late-data sinks); a join's rows count
+    // as its windows do.
     let window_sink = |name: &str| {
         plan.pipelines
             .iter()
             .any(|p| plan.tables[p.sink].name == name)
     };
+    let join_sink = |name: &str| plan.joins.iter().any(|j| plan.tables[j.sink].name == name);
     let sinks = r
         .sinks
         .iter()
-        .filter(|s| window_sink(&s.table))
+        .filter(|s| window_sink(&s.table) || join_sink(&s.table))
         .map(|s| {
             let lags = o.lags.get(&s.table).cloned().unwrap_or_default();
             SinkResult {
                 table: s.table.clone(),
-                windows_emitted: s.window_rows,
+                windows_emitted: match window_sink(&s.table) {
+                    true => s.window_rows,
+                    false => s.rows,
+                },
                 max_emission_lag_ms: s.max_emission_lag_ms,
                 p99_emission_lag_ms: lags.quantile(0.99),
                 open_at_end: lags.open_at_end,
