@@ -11,9 +11,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::dataflow::gate::{GateState, InputGate};
+use crate::time::Millis;
 use crate::time::Timestamp;
 use crate::value::{Row, Value};
 use crate::watermark::Progress;
+use crate::window::limit::{OpenStateGuard, Verdict};
 
 use super::dedup::KeepLast;
 use super::temporal::{Joined, TemporalJoin};
@@ -39,6 +41,8 @@ pub struct TemporalJoinNode {
     gate: InputGate,
     op: TemporalJoin,
     dedup: Option<KeepLast>,
+    /// The bound on waiting probe rows (`lowwater.state.max-join-rows`).
+    guard: OpenStateGuard,
 }
 
 /// A node's state, as a checkpoint or a replay snapshot keeps it.
@@ -47,17 +51,20 @@ pub struct TemporalJoinState {
     gate: GateState,
     op: TemporalJoin,
     dedup: Option<KeepLast>,
+    guard: OpenStateGuard,
 }
 
 impl TemporalJoinNode {
     /// A join over `probe` probe channels and `build` build channels; a
     /// versioned view (`deduplicate`) keeps the last row on rowtime per key
-    /// before the build port.
-    pub fn new(probe: usize, build: usize, deduplicate: bool) -> Self {
+    /// before the build port. At most `limit` probe rows may wait while its
+    /// watermark stands still for longer than `grace` ([`Self::check`]).
+    pub fn new(probe: usize, build: usize, deduplicate: bool, limit: u64, grace: Millis) -> Self {
         TemporalJoinNode {
             gate: InputGate::new(&[probe, build]),
             op: TemporalJoin::new(),
             dedup: deduplicate.then(KeepLast::new),
+            guard: OpenStateGuard::new(limit, grace),
         }
     }
 
@@ -74,24 +81,38 @@ impl TemporalJoinNode {
         }
     }
 
-    /// Channel `ch` of `port` sent `p`: the probe rows the new combined
-    /// watermark passes come out. Returns the watermark to forward, if it
-    /// moved (the join forwards its input's).
+    /// Channel `ch` of `port` sent `p` at `now`: the probe rows the new
+    /// combined watermark passes come out. Returns the watermark to
+    /// forward, if it moved (the join forwards its input's).
     pub fn progress(
         &mut self,
         port: usize,
         ch: usize,
         p: Progress,
+        now: Timestamp,
         out: &mut Vec<Joined>,
     ) -> Option<Timestamp> {
         let mut moved = None;
         for step in self.gate.input(port, ch, p) {
             if let Some(wm) = step.watermark {
                 self.op.advance(wm, out);
+                self.guard.on_watermark(wm, now);
                 moved = Some(wm);
             }
         }
         moved
+    }
+
+    /// The waiting probe rows against the limit at `now` (see
+    /// [`OpenStateGuard`]: over it while the watermark stood still for
+    /// longer than the grace, the driver stops the job, naming the stall).
+    pub fn check(&mut self, now: Timestamp) -> Verdict {
+        self.guard.check(self.op.waiting(), now)
+    }
+
+    /// The bound on waiting probe rows.
+    pub fn limit(&self) -> u64 {
+        self.guard.limit()
     }
 
     /// What holds the watermark, when a channel does (none when every
@@ -128,15 +149,20 @@ impl TemporalJoinNode {
             gate: self.gate.state().clone(),
             op: self.op.clone(),
             dedup: self.dedup.clone(),
+            guard: self.guard.clone(),
         }
     }
 
     /// A node continuing from `state`.
     pub fn restore(state: TemporalJoinState) -> Self {
+        let mut guard = state.guard;
+        // A restore counts as a move: the restored rows get the grace.
+        guard.restored(state.op.watermark(), state.op.waiting());
         TemporalJoinNode {
             gate: InputGate::restore(state.gate),
             op: state.op,
             dedup: state.dedup,
+            guard,
         }
     }
 }
@@ -180,14 +206,14 @@ mod tests {
     #[test]
     fn the_view_drops_an_older_rate_and_the_quiet_build_channel_is_named() {
         // Two build channels: channel 1 has no record and holds the join.
-        let mut n = TemporalJoinNode::new(1, 2, true);
+        let mut n = TemporalJoinNode::new(1, 2, true, 1, 1_000);
         let k = [Value::from("EUR")];
         n.build(secs(10), &k, &[Value::Int(116)]);
         n.build(secs(8), &k, &[Value::Int(115)]);
         n.probe(secs(9), &k, &[Value::Int(5)]);
         let mut out = Vec::new();
-        assert_eq!(n.progress(PROBE, 0, wm(secs(20)), &mut out), None);
-        assert_eq!(n.progress(BUILD, 0, wm(secs(20)), &mut out), None);
+        assert_eq!(n.progress(PROBE, 0, wm(secs(20)), 0, &mut out), None);
+        assert_eq!(n.progress(BUILD, 0, wm(secs(20)), 0, &mut out), None);
         assert_eq!(
             n.hold(),
             Some(JoinHold {
@@ -199,13 +225,23 @@ mod tests {
             })
         );
         assert_eq!(n.deduplicated(), 1);
-        assert_eq!(n.progress(BUILD, 1, wm(secs(20)), &mut out), Some(secs(20)));
+        // One row waits, the limit: within it; a second while the
+        // watermark never moved is over it.
+        assert_eq!(n.check(4_000), Verdict::Near);
+        n.probe(secs(9), &k, &[Value::Int(6)]);
+        assert_eq!(n.check(4_000), Verdict::Over { still_for: None });
+        assert_eq!(
+            n.progress(BUILD, 1, wm(secs(20)), 5_000, &mut out),
+            Some(secs(20))
+        );
         // 10 s is the only version: the 9 s order has none at its time.
         let rows: Vec<_> = out
             .into_iter()
             .map(|j| j.into_row::<()>(1, true, |_, _| Ok(true)))
             .collect();
-        assert_eq!(rows, vec![Ok(Some(vec![Value::Int(5), Value::Null]))]);
+        let unmatched = |v| Ok(Some(vec![Value::Int(v), Value::Null]));
+        assert_eq!(rows, vec![unmatched(5), unmatched(6)]);
+        assert_eq!(n.check(5_500), Verdict::Within, "the rows left");
         let restored = TemporalJoinNode::restore(n.state());
         assert_eq!(restored.gate().current(), secs(20));
         assert_eq!(restored.deduplicated(), 1);

@@ -11,9 +11,10 @@ use lowwater_core::diagnose::{Stall, StallDetector};
 use lowwater_core::join::node::{TemporalJoinNode, TemporalJoinState};
 use lowwater_core::join::temporal::{Joined, BUILD, PROBE};
 use lowwater_core::watermark::Progress;
+use lowwater_core::window::limit::Verdict;
 use lowwater_core::{Row, Timestamp, MIN_WATERMARK};
 use lowwater_sql::expr::truth;
-use lowwater_sql::plan::JoinPlan;
+use lowwater_sql::plan::JobPlan;
 use serde::{Deserialize, Serialize};
 
 use super::Engine;
@@ -56,9 +57,12 @@ pub(super) struct JoinSnapshot {
 }
 
 impl JoinPipe {
-    pub(super) fn new(plan: &JoinPlan, channels: usize, threshold: i64, t0: Timestamp) -> Self {
+    pub(super) fn new(plan: &JobPlan, ji: usize, threshold: i64, t0: Timestamp) -> Self {
+        let channels = plan.settings.parallelism;
+        let limit = plan.settings.max_join_rows;
+        let dedup = plan.joins[ji].view.is_some();
         JoinPipe {
-            node: TemporalJoinNode::new(channels, channels, plan.view.is_some()),
+            node: TemporalJoinNode::new(channels, channels, dedup, limit, plan.open_limit_grace()),
             detector: StallDetector::new(threshold, t0, MIN_WATERMARK),
             stalls: Vec::new(),
             port: None,
@@ -122,6 +126,9 @@ impl Engine<'_> {
             let key = key_of(&jp.probe_key, &self.row)
                 .map_err(|m| RecordError::other(format!("the join key: {m}")))?;
             join.node.probe(ts, &key, &self.row);
+            if let Verdict::Over { still_for } = join.node.check(self.now) {
+                return Err(RecordError::other(self.over_limit(ji, still_for)));
+            }
         } else {
             jp.build_row(&self.row, &mut self.args);
             let key = key_of(&jp.build_key, &self.args)
@@ -139,7 +146,7 @@ impl Engine<'_> {
         let now = self.now;
         let join = &mut self.joins[ji];
         let mut out = std::mem::take(&mut join.out);
-        if let Some(wm) = join.node.progress(port, subtask, p, &mut out) {
+        if let Some(wm) = join.node.progress(port, subtask, p, now, &mut out) {
             if let Some(s) = join.detector.on_advance(now, wm) {
                 let waiting = join.node.op().waiting();
                 join.stalls.push(JoinStall {
@@ -205,6 +212,56 @@ impl Engine<'_> {
                 }
             }
         }
+    }
+
+    /// Join `ji` holds more waiting probe rows than
+    /// `lowwater.state.max-join-rows` while its watermark stands still: the
+    /// error, with what holds the watermark.
+    fn over_limit(&self, ji: usize, still_for: Option<lowwater_core::Millis>) -> String {
+        let jp = &self.plan.joins[ji];
+        let node = &self.joins[ji].node;
+        let held = match node.hold() {
+            Some(h) => {
+                let table = if h.port == BUILD { jp.build } else { jp.probe };
+                let holder = self.source_of[table].map(|si| self.holder_at(si, h.channel));
+                match holder.and_then(|h| Some((h, self.splits.get(h.split? as usize)?))) {
+                    Some((h, m)) => format!(
+                        "partition {} of {} ({} side) holds it (no record for {})",
+                        m.partition,
+                        m.topic,
+                        if table == jp.build {
+                            "versioned"
+                        } else {
+                            "probe"
+                        },
+                        lowwater_core::time::display_duration(h.silent_ms)
+                    ),
+                    None => format!(
+                        "subtask {} of {} holds it",
+                        h.channel, self.plan.tables[table].name
+                    ),
+                }
+            }
+            None => "no partition holds it".to_string(),
+        };
+        let wm = match node.gate().current() {
+            MIN_WATERMARK => "MIN (none yet)".to_string(),
+            wm => lowwater_core::time::format_timestamp(wm, ' '),
+        };
+        format!(
+            "INSERT INTO {}: {} probe rows of {} wait for the temporal join's watermark, more than \
+             lowwater.state.max-join-rows ({}) allows, and the watermark {}; it is at {wm} and \
+             {held}: release the stall (the idle-timeout of the quiet table) or raise the limit \
+             with SET 'lowwater.state.max-join-rows'",
+            self.plan.tables[jp.sink].name,
+            node.op().waiting(),
+            self.plan.tables[jp.probe].name,
+            node.limit(),
+            match still_for {
+                Some(t) => format!("has not moved for {}", lowwater_core::time::display_duration(t)),
+                None => "has not moved since the job started".to_string(),
+            }
+        )
     }
 
     /// Explains join `ji`'s open stall by the side and partition that

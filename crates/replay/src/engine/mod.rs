@@ -209,7 +209,7 @@ impl<'p> Engine<'p> {
             if let std::collections::btree_map::Entry::Vacant(e) = sinks.entry(j.sink) {
                 e.insert(sink(plan, j.sink)?);
             }
-            joins.push(join::JoinPipe::new(j, p, threshold, t0));
+            joins.push(join::JoinPipe::new(plan, ji, threshold, t0));
         }
         // After this long without a record, every periodic tick is a no-op
         // (generators repeat themselves, idleness has been decided, statuses

@@ -50,6 +50,10 @@ pub struct Settings {
     /// (window, key) states an INSERT may hold (188 bytes each measured)
     /// before the job stops, naming the stall that keeps them open.
     pub max_open_windows: u64,
+    /// `lowwater.state.max-join-rows` (default 5,000,000): the most probe
+    /// rows a temporal join may hold waiting for the watermark before the
+    /// job stops, naming the stall that holds them.
+    pub max_join_rows: u64,
     /// `lowwater.state.on-limit`: what happens past `max_open_windows`.
     pub on_open_limit: OnOpenLimit,
     /// `lowwater.window.max-windows-per-record` (default 10,000): the most
@@ -122,6 +126,7 @@ impl Default for Settings {
             checkpoints: CheckpointSettings::default(),
             max_windows_per_record: MAX_WINDOWS_PER_RECORD,
             max_open_windows: MAX_OPEN_WINDOWS,
+            max_join_rows: MAX_OPEN_WINDOWS,
             on_open_limit: OnOpenLimit::Fail,
         }
     }

@@ -23,6 +23,7 @@ const KNOWN_SETTINGS: &[&str] = &[
     "execution.state-recovery.path",
     "lowwater.window.max-windows-per-record",
     "lowwater.state.max-open-windows",
+    "lowwater.state.max-join-rows",
     "lowwater.state.on-limit",
     "pipeline.name",
 ];
@@ -180,6 +181,7 @@ pub(super) fn settings(stmts: &[Statement]) -> Result<Settings> {
                 s.max_windows_per_record = count("windows")?
             }
             "lowwater.state.max-open-windows" => s.max_open_windows = count("windows")?,
+            "lowwater.state.max-join-rows" => s.max_join_rows = count("rows")?,
             "lowwater.state.on-limit" => {
                 s.on_open_limit = match value.trim().to_ascii_lowercase().as_str() {
                     "fail" => OnOpenLimit::Fail,

@@ -1,0 +1,7 @@
+-- data: orders2
+-- partitions: 3
+-- mode: streaming
+CREATE TABLE results (order_id INT, currency STRING, market STRING, rate INT, rate_time TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
+CREATE TABLE rates_pk2 (currency STRING, market STRING, rate INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND, PRIMARY KEY (currency, market) NOT ENFORCED) WITH ('connector' = 'filesystem', 'path' = '{{rates2}}', 'format' = 'json');
+INSERT INTO results SELECT o.order_id, o.currency, o.market, r.rate, r.ts
+FROM orders AS o LEFT JOIN rates_pk2 FOR SYSTEM_TIME AS OF o.ts AS r ON r.market = o.market AND r.currency = o.currency;
