@@ -61,6 +61,7 @@ pub fn live(w: &Watcher, origin: &Origin, now: Timestamp) -> Live {
                 fields_nulled: 0,
                 future_records: 0,
                 paused_ms: 0,
+                late_join_rows: 0,
                 final_watermark: x.watermark.and_then(wm),
                 idle: s.idle(),
                 last_event_time: None,

@@ -49,6 +49,7 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
             fields_nulled: st.nulled,
             future_records: st.future,
             paused_ms: engine.paused_ms(id as u32) as u64,
+            late_join_rows: engine.late_join_rows(id as u32),
             final_watermark: wm(st.view.watermark),
             idle: st.view.idle,
             last_event_time: st.view.max_event_time,

@@ -128,6 +128,7 @@ pub(crate) fn report_from(
             fields_nulled: nulled,
             future_records: future,
             paused_ms,
+            late_join_rows: 0,
             final_watermark: lowwater_report::wm(split.watermark),
             idle: split.idle,
             last_event_time: split.max_event_time,

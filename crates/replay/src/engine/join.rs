@@ -6,10 +6,13 @@
 //! a stall names the side, table and partition that holds the join and
 //! how many probe rows wait for it.
 
+use std::collections::BTreeMap;
+
 use lowwater_connectors::row::RecordError;
 use lowwater_core::diagnose::{Stall, StallDetector};
 use lowwater_core::join::node::{TemporalJoinNode, TemporalJoinState};
 use lowwater_core::join::temporal::{Joined, BUILD, PROBE};
+use lowwater_core::source::SplitId;
 use lowwater_core::watermark::Progress;
 use lowwater_core::window::limit::Verdict;
 use lowwater_core::{Row, Timestamp, MIN_WATERMARK};
@@ -42,6 +45,8 @@ pub(super) struct JoinPipe {
     /// Probe rows an inner join wrote nothing for (no version, or the ON
     /// condition beyond the key false).
     unmatched: u64,
+    /// Records that reached it behind its watermark, per split.
+    late: BTreeMap<SplitId, u64>,
     out: Vec<Joined>,
 }
 
@@ -54,6 +59,7 @@ pub(super) struct JoinSnapshot {
     port: Option<usize>,
     filtered: u64,
     unmatched: u64,
+    late: BTreeMap<SplitId, u64>,
 }
 
 impl JoinPipe {
@@ -68,6 +74,7 @@ impl JoinPipe {
             port: None,
             filtered: 0,
             unmatched: 0,
+            late: BTreeMap::new(),
             out: Vec::new(),
         }
     }
@@ -80,6 +87,7 @@ impl JoinPipe {
             port: self.port,
             filtered: self.filtered,
             unmatched: self.unmatched,
+            late: self.late.clone(),
         }
     }
 
@@ -90,6 +98,7 @@ impl JoinPipe {
         self.port = s.port;
         self.filtered = s.filtered;
         self.unmatched = s.unmatched;
+        self.late = s.late;
     }
 
     pub(super) fn stalled(&self) -> bool {
@@ -118,10 +127,14 @@ impl Engine<'_> {
         &mut self,
         ji: usize,
         port: usize,
+        id: SplitId,
         ts: Timestamp,
     ) -> Result<(), RecordError> {
         let jp = &self.plan.joins[ji];
         let join = &mut self.joins[ji];
+        if ts <= join.node.gate().current() {
+            *join.late.entry(id).or_insert(0) += 1;
+        }
         if port == PROBE {
             let key = key_of(&jp.probe_key, &self.row)
                 .map_err(|m| RecordError::other(format!("the join key: {m}")))?;
@@ -278,6 +291,12 @@ impl Engine<'_> {
         join.port = hold.map(|h| h.port);
         let at = join.node.gate().holding_watermark();
         join.detector.explain(holder, at);
+    }
+
+    /// Records of split `id` that reached a temporal join behind its
+    /// watermark (every join's).
+    pub fn late_join_rows(&self, id: SplitId) -> u64 {
+        self.joins.iter().filter_map(|j| j.late.get(&id)).sum()
     }
 
     /// Stalls of join `ji`, in time order.

@@ -385,7 +385,7 @@ impl<'p> Engine<'p> {
         }
         for k in 0..self.sources[si].joins.len() {
             let (ji, port) = self.sources[si].joins[k];
-            self.feed_join(ji, port, ts)?;
+            self.feed_join(ji, port, id, ts)?;
         }
         // On-event emission: the watermark this record made due follows it.
         let after = self.sources[si].subtasks[subtask].after_record(id, self.now);
