@@ -56,6 +56,11 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
             last_arrival: st.view.last_arrival,
         });
     }
+    // Late rows of windows after a temporal join (their input is the join,
+    // not a partition).
+    for pi in 0..plan.pipelines.len() {
+        totals.late_records_dropped += engine.joined_late(pi);
+    }
     let sinks: Vec<SinkReport> = engine
         .sinks()
         .map(|(t, s)| SinkReport {

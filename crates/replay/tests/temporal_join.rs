@@ -200,3 +200,65 @@ fn a_late_order_is_counted_and_joined_with_the_versions_still_held() -> Result<(
     assert_eq!(late, vec![("orders".into(), 1), ("rates".into(), 0)]);
     Ok(())
 }
+
+/// An hourly total per currency over the converted orders: a window after
+/// the join.
+const HOURLY: &str = "
+CREATE TABLE hourly (window_start TIMESTAMP(3), currency STRING, total BIGINT, orders BIGINT)
+  WITH ('connector' = 'kafka', 'topic' = 'hourly', 'properties.bootstrap.servers' = '127.0.0.1:9092', 'format' = 'json');
+CREATE VIEW joined AS SELECT o.order_time, o.currency, CAST(o.amount AS BIGINT) * r.rate AS total
+  FROM orders AS o JOIN versioned_rates FOR SYSTEM_TIME AS OF o.order_time AS r ON o.currency = r.currency;
+INSERT INTO hourly SELECT window_start, currency, SUM(total), COUNT(*)
+  FROM TABLE(TUMBLE(TABLE joined, DESCRIPTOR(order_time), INTERVAL '1' HOUR))
+  GROUP BY window_start, window_end, currency;
+";
+
+/// The example job with its INSERT replaced by [`HOURLY`].
+fn hourly(file: &str) -> Result<JobPlan, String> {
+    let sql = std::fs::read_to_string(example(file)).map_err(|e| e.to_string())?;
+    let tables = sql.split("INSERT INTO").next().unwrap_or_default();
+    JobPlan::from_sql(&format!("{tables}{HOURLY}")).map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_window_after_the_join_waits_for_the_quiet_rates_too() -> Result<(), String> {
+    // The default threshold is 3 x the hour window: the dump is shorter.
+    let no_drain = || ReplayArgs {
+        drain: false,
+        stall_threshold: Some(10 * 60_000),
+        ..args()
+    };
+    // Without the idle-timeout: no window leaves; the join's stall names rates/3.
+    let plan = hourly("job.sql")?;
+    let out = replay(&plan, &no_drain()).map_err(|e| e.to_string())?;
+    assert_eq!(out.outputs.get("hourly").map_or(0, Vec::len), 0);
+    let held: Vec<_> = out
+        .report
+        .stalls
+        .iter()
+        .filter_map(|s| Some((s.source.as_str(), s.held_by.as_ref()?.partition)))
+        .collect();
+    assert_eq!(held, vec![("rates", Some(3))]);
+    // With it: the first two hours' windows, 4 currencies each, whose
+    // totals are the orders' amounts times their hour's rate.
+    let plan = hourly("job_idle_timeout.sql")?;
+    let out = replay(&plan, &no_drain()).map_err(|e| e.to_string())?;
+    let rows = out.outputs.get("hourly").ok_or("hourly rows")?;
+    assert_eq!(rows.len(), 8, "hours 0 and 1; hour 2 is still open");
+    // Drained, the same windows and the last hour's.
+    let out = replay(&plan, &args()).map_err(|e| e.to_string())?;
+    let rows = out.outputs.get("hourly").ok_or("hourly rows")?;
+    assert_eq!(rows.len(), 12);
+    let orders: i64 = rows
+        .iter()
+        .map(|r| {
+            let text =
+                String::from_utf8_lossy(r.payload.as_deref().unwrap_or_default()).into_owned();
+            let v: sonic_rs::Value = sonic_rs::from_str(&text).unwrap_or_default();
+            use sonic_rs::JsonValueTrait;
+            v["orders"].as_i64().unwrap_or(0)
+        })
+        .sum();
+    assert_eq!(orders, 1440, "every order in one window");
+    Ok(())
+}

@@ -163,6 +163,9 @@ pub struct Insert {
     /// INSERT's window function reads (`tvf.source` names the view; `sink`
     /// of the inner one is empty). Its `window_time` is their rowtime.
     pub input: Option<Box<Insert>>,
+    /// A window over a temporal join: the join (a view of it, its `sink`
+    /// empty) whose rows the window function reads.
+    pub join: Option<Box<JoinInsert>>,
 }
 
 /// Notes on what Flink would refuse, as the `portability` module writes

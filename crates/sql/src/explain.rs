@@ -478,7 +478,7 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
     let mut shown = Vec::new();
     for (i, pl) in plan.pipelines.iter().enumerate() {
         let t = &plan.tables[pl.source];
-        if !shown.contains(&pl.source) {
+        if !shown.contains(&pl.source) && pl.first().join.is_none() {
             shown.push(pl.source);
             source_text(&mut s, plan, pl.source, partitions);
         }
@@ -495,9 +495,10 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
             s,
             "  window: {} on {}",
             window_text(&pl.window.assigner),
-            match pl.input {
-                Some(_) => "the rows of the window aggregation below",
-                None => t.name.as_str(),
+            match (pl.input.is_some(), pl.first().join) {
+                (true, _) => "the rows of the window aggregation below".to_string(),
+                (false, Some(ji)) => format!("the rows of temporal join {} (below)", ji + 1),
+                (false, None) => t.name.clone(),
             }
         );
         // Cascading windows: the aggregations whose rows this one reads.

@@ -14,13 +14,24 @@ pub(crate) fn join_text(s: &mut String, plan: &JobPlan, ji: usize) {
     let probe = &plan.tables[j.probe];
     let build = &plan.tables[j.build];
     let sink = &plan.tables[j.sink];
-    let _ = writeln!(
-        s,
-        "\ntemporal join {} (line {}): INSERT INTO {}",
-        ji + 1,
-        j.loc.line,
-        sink.name
-    );
+    let _ = match j.into {
+        Some(pi) => writeln!(
+            s,
+            "\ntemporal join {} (line {}): its rows feed the window aggregation of pipeline {} \
+             (INSERT INTO {})",
+            ji + 1,
+            j.loc.line,
+            pi + 1,
+            sink.name
+        ),
+        None => writeln!(
+            s,
+            "\ntemporal join {} (line {}): INSERT INTO {}",
+            ji + 1,
+            j.loc.line,
+            sink.name
+        ),
+    };
     let rowtime = probe
         .watermark
         .map_or("?".to_string(), |w| probe.columns[w.column].name.clone());

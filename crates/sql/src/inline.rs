@@ -59,6 +59,10 @@ pub struct Aggregation {
     /// reads (`tvf.source` names it; the names in this one's clauses are
     /// its result's columns).
     pub input: Option<Box<Aggregation>>,
+    /// A window over a temporal join: the join (a view of it) whose rows
+    /// this window function reads (`tvf.source` names the view; the names
+    /// in this one's clauses are the join's select list).
+    pub join: Option<Box<crate::ast::JoinInsert>>,
 }
 
 /// A table's rows, selected and filtered.
@@ -74,6 +78,8 @@ struct Rows {
 enum Resolved {
     Aggregation(Box<Aggregation>),
     Rows(Rows),
+    /// A view of a temporal join.
+    Join(Box<crate::ast::JoinInsert>),
 }
 
 /// What a query's names stand for.
@@ -277,6 +283,34 @@ fn table(name: &str, loc: Loc, views: &Views, depth: usize) -> Result<Resolved> 
             v.loc,
             format!("view '{}' is nested more than 64 deep", v.name),
         )),
+        Some(v) if matches!(v.select.from, From::TemporalJoin(_)) => {
+            let mut j =
+                crate::join::join_insert(v.select.clone(), views, String::new(), v.loc, None)?;
+            if let Some(cols) = &v.columns {
+                if cols.len() != j.items.len() {
+                    return Err(SqlError::new(
+                        v.loc,
+                        format!(
+                            "view '{}' names {} columns but its query has {}",
+                            v.name,
+                            cols.len(),
+                            j.items.len()
+                        ),
+                    ));
+                }
+                for (item, c) in j.items.iter_mut().zip(cols) {
+                    if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } =
+                        item
+                    {
+                        *item = SelectItem::ExprWithAlias {
+                            expr: e.clone(),
+                            alias: Ident::new(c.clone()),
+                        };
+                    }
+                }
+            }
+            Ok(Resolved::Join(Box::new(j)))
+        }
         Some(v) => {
             let mut r = resolve(v.select.clone(), views, depth + 1)?;
             if let Resolved::Rows(rows) = &mut r {
@@ -284,6 +318,7 @@ fn table(name: &str, loc: Loc, views: &Views, depth: usize) -> Result<Resolved> 
             }
             match (r, &v.columns) {
                 (r, None) => Ok(r),
+                (r @ Resolved::Join(_), _) => Ok(r),
                 (Resolved::Rows(mut rows), Some(cols)) => {
                     rows.names = Names::of(
                         &rows
@@ -358,6 +393,9 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
                     Resolved::Aggregation(inner) => {
                         return cascade(*inner, tvf, items, filter, group_by, having, loc)
                     }
+                    Resolved::Join(j) => {
+                        return window_over_join(*j, tvf, items, filter, group_by, having, loc)
+                    }
                 };
                 let (mut group_by, rows_only) = match group_by {
                     Some((g, _)) => (g, false),
@@ -403,15 +441,16 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
                     rows: rows_only,
                     qualify: None,
                     input: None,
+                    join: None,
                 })));
             }
             From::Table { name, loc } => (table(&name, loc, views, depth)?, format!("'{name}'")),
             From::Query(q) => (resolve(*q, views, depth + 1)?, "the subquery".to_string()),
             From::TemporalJoin(j) => return Err(SqlError::new(
                 j.loc,
-                "a temporal join is supported directly in INSERT INTO ... SELECT ... FROM a JOIN \
-                 b FOR SYSTEM_TIME AS OF ...; as a view or subquery that a window or another \
-                 query reads, not yet: write the joined rows to a table and window them there",
+                "a temporal join is read directly by an INSERT (INSERT INTO ... SELECT ... FROM a \
+                 JOIN b FOR SYSTEM_TIME AS OF ...) or, as a view, by a window function \
+                 (TUMBLE(TABLE joined_view, DESCRIPTOR(rowtime), ...)); not as a subquery",
             )),
         };
     match inner {
@@ -445,6 +484,7 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
                         rows: false,
                         qualify: None,
                         input: None,
+                        join: None,
                     })))
                 }
                 None => {
@@ -461,6 +501,7 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
                 }
             }
         }
+        Resolved::Join(_) => Err(join_view_read(loc)),
         Resolved::Aggregation(a) if a.rows => Err(SqlError::new(
             loc,
             format!(
@@ -548,6 +589,53 @@ fn cascade(
         rows: false,
         qualify: None,
         input: Some(Box::new(inner)),
+        join: None,
+    })))
+}
+
+fn join_view_read(at: Loc) -> SqlError {
+    SqlError::new(
+        at,
+        "a view of a temporal join is read by a window function for now \
+         (TUMBLE(TABLE joined_view, DESCRIPTOR(rowtime), ...) ... GROUP BY window_start, \
+         window_end, ...); to write the joined rows, INSERT the join itself",
+    )
+}
+
+/// A window aggregation over the rows of a temporal join (a view of it):
+/// its clauses name the join's select list, which the planner resolves.
+fn window_over_join(
+    join: crate::ast::JoinInsert,
+    tvf: WindowTvf,
+    items: Vec<SelectItem>,
+    filter: Option<AstExpr>,
+    group_by: Option<(Vec<AstExpr>, Loc)>,
+    having: Option<AstExpr>,
+    loc: Loc,
+) -> Result<Resolved> {
+    let Some((group_by, _)) = group_by else {
+        return Err(SqlError::new(
+            loc,
+            "a window function over a temporal join needs GROUP BY window_start, window_end[, \
+             keys] (a window aggregation of the joined rows)",
+        ));
+    };
+    if !ranking_calls(&items, having.as_ref()).is_empty() {
+        return Err(SqlError::new(
+            loc,
+            "a Window Top-N over a temporal join is not supported yet",
+        ));
+    }
+    Ok(Resolved::Aggregation(Box::new(Aggregation {
+        items,
+        tvf,
+        filter,
+        group_by,
+        having,
+        rows: false,
+        qualify: None,
+        input: None,
+        join: Some(Box::new(join)),
     })))
 }
 
@@ -557,6 +645,7 @@ pub(crate) fn aggregation(s: Select, views: &Views, loc: Loc) -> Result<Aggregat
     let group_loc = if s.loc.line == 0 { loc } else { s.loc };
     match resolve(s, views, 0)? {
         Resolved::Aggregation(a) => Ok(*a),
+        Resolved::Join(_) => Err(join_view_read(group_loc)),
         Resolved::Rows(_) => Err(SqlError::new(
             group_loc,
             "expected GROUP BY window_start, window_end[, keys] (or a legacy GROUP BY TUMBLE(ts, \

@@ -343,6 +343,7 @@ fn insert_of(
         project: body.rows,
         qualify: body.qualify,
         input,
+        join: body.join,
     }
 }
 

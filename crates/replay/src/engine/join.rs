@@ -22,6 +22,11 @@ use serde::{Deserialize, Serialize};
 
 use super::Engine;
 
+/// The split the rows of a join carry into a window after it (late rows
+/// there are counted under it: the window's input is the join, not a
+/// partition).
+pub const JOINED: SplitId = SplitId::MAX;
+
 /// A stall of a join, with the side that held it when it ended and the
 /// probe rows then waiting.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -159,7 +164,8 @@ impl Engine<'_> {
         let now = self.now;
         let join = &mut self.joins[ji];
         let mut out = std::mem::take(&mut join.out);
-        if let Some(wm) = join.node.progress(port, subtask, p, now, &mut out) {
+        let moved = join.node.progress(port, subtask, p, now, &mut out);
+        if let Some(wm) = moved {
             if let Some(s) = join.detector.on_advance(now, wm) {
                 let waiting = join.node.op().waiting();
                 join.stalls.push(JoinStall {
@@ -171,6 +177,62 @@ impl Engine<'_> {
         }
         self.write_joined(ji, &mut out, now);
         self.joins[ji].out = out;
+        // A window over the join: its rows are in, then the watermark.
+        if let (Some(wm), Some(pi)) = (moved, self.plan.joins[ji].into) {
+            let p = Progress {
+                watermark: Some(wm),
+                ..Progress::NONE
+            };
+            self.pipe_progress(pi, 0, p);
+        }
+    }
+
+    /// A joined row (`derived`: the join's select list) into the window
+    /// aggregation of pipeline `pi`, at its probe row's time `ts`.
+    fn feed_window(&mut self, pi: usize, ts: Timestamp, derived: &[lowwater_core::Value]) {
+        let plan = self.plan;
+        let pl = plan.pipelines[pi].first();
+        let sink = &plan.tables[pl.sink].name;
+        if let Err(e) = pl.window.assigner.check(ts) {
+            self.sink_error
+                .get_or_insert(format!("INSERT INTO {sink}: a joined row: {e}"));
+            return;
+        }
+        if let Some(f) = &pl.filter {
+            match f.eval(derived) {
+                Ok(v) if truth(&v) == Some(true) => {}
+                Ok(_) => {
+                    self.pipes[pi].filtered += 1;
+                    return;
+                }
+                Err(e) => {
+                    self.sink_error
+                        .get_or_insert(format!("INSERT INTO {sink}: WHERE: {e}"));
+                    return;
+                }
+            }
+        }
+        if let Err(e) = pl.window_input(derived, &mut self.key, &mut self.args) {
+            self.sink_error
+                .get_or_insert(format!("INSERT INTO {sink}: {e}"));
+            return;
+        }
+        let input = lowwater_core::window::batch::InputRef {
+            ts,
+            split: JOINED,
+            key: &self.key,
+            row: &self.args,
+        };
+        let placed = self.pipes[pi]
+            .node
+            .op_mut()
+            .process_ref(input, &mut self.buf);
+        if let Err(e) = placed {
+            self.sink_error
+                .get_or_insert(format!("INSERT INTO {sink}: {e}"));
+        }
+        let now = self.now;
+        self.emit(pi, now, false);
     }
 
     fn write_joined(&mut self, ji: usize, out: &mut Vec<Joined>, now: Timestamp) {
@@ -202,6 +264,19 @@ impl Engine<'_> {
                     continue;
                 }
             };
+            if let Some(pi) = jp.into {
+                match jp.sink_values(&row, jp.outputs.len()) {
+                    Ok(Some(derived)) => self.feed_window(pi, ts, &derived),
+                    Ok(None) => self.joins[ji].filtered += 1,
+                    Err(e) => {
+                        self.sink_error.get_or_insert(format!(
+                            "a joined row of INSERT INTO {}: {e}",
+                            self.plan.tables[jp.sink].name
+                        ));
+                    }
+                }
+                continue;
+            }
             match jp.sink_values(&row, width) {
                 Ok(Some(values)) => {
                     if let Some(s) = self.sinks.get_mut(&jp.sink) {
@@ -297,6 +372,12 @@ impl Engine<'_> {
     /// watermark (every join's).
     pub fn late_join_rows(&self, id: SplitId) -> u64 {
         self.joins.iter().filter_map(|j| j.late.get(&id)).sum()
+    }
+
+    /// Rows a window after a temporal join dropped as late (pipeline `pi`).
+    pub fn joined_late(&self, pi: usize) -> u64 {
+        let late = self.pipes[pi].node.op().late();
+        late.dropped.get(&JOINED).copied().unwrap_or(0)
     }
 
     /// Stalls of join `ji`, in time order.

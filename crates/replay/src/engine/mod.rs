@@ -178,8 +178,14 @@ impl<'p> Engine<'p> {
         let mut pipes = Vec::new();
         let mut sinks = BTreeMap::new();
         for (pi, pl) in plan.pipelines.iter().enumerate() {
-            let si = source_for(plan, pl.source, &mut sources, &mut source_of)?;
-            sources[si].pipelines.push(pi);
+            // A window over a temporal join reads the join's rows, on one
+            // channel (the join is one node here).
+            let joined = pl.first().join.is_some();
+            if !joined {
+                let si = source_for(plan, pl.source, &mut sources, &mut source_of)?;
+                sources[si].pipelines.push(pi);
+            }
+            let channels = if joined { 1 } else { p };
             let late_map = plan.late_row(pl.source);
             let outs = late_map.iter().map(|l| l.sink).chain([pl.sink]);
             for t in outs.collect::<Vec<_>>() {
@@ -190,9 +196,14 @@ impl<'p> Engine<'p> {
             let limit = plan.settings.max_open_windows;
             let chained = pl.chained().iter().map(|s| s.window.clone()).collect();
             pipes.push(Pipe {
-                node: WindowNode::new(pl.first().window.clone(), p, limit, plan.open_limit_grace())
-                    .and_then(|n| n.chained(chained))
-                    .map_err(|e| e.to_string())?,
+                node: WindowNode::new(
+                    pl.first().window.clone(),
+                    channels,
+                    limit,
+                    plan.open_limit_grace(),
+                )
+                .and_then(|n| n.chained(chained))
+                .map_err(|e| e.to_string())?,
                 detector: StallDetector::new(threshold, t0, MIN_WATERMARK),
                 stalls: Vec::new(),
                 filtered: 0,
@@ -546,31 +557,37 @@ impl<'p> Engine<'p> {
             let (ji, port) = self.sources[si].joins[k];
             self.forward_join(ji, port, subtask, p);
         }
-        let now = self.now;
         for k in 0..self.sources[si].pipelines.len() {
             let pi = self.sources[si].pipelines[k];
-            for out in self.pipes[pi].node.gate_mut().input(0, subtask, p) {
-                if let Some(wm) = out.watermark {
-                    let pl = &self.plan.pipelines[pi];
-                    let linked = self.pipes[pi].node.advance(
-                        wm,
-                        now,
-                        &mut self.buf,
-                        usize::MAX,
-                        &mut |_| {},
-                        pl,
-                    );
-                    if let Err(e) = linked {
-                        self.sink_error.get_or_insert(format!(
-                            "INSERT INTO {}: a window aggregation's row into the next: {e}",
-                            self.plan.tables[pl.sink].name
-                        ));
-                    }
-                    if let Some(s) = self.pipes[pi].detector.on_advance(now, wm) {
-                        self.pipes[pi].stalls.push(s);
-                    }
-                    self.emit(pi, now, false);
+            self.pipe_progress(pi, subtask, p);
+        }
+    }
+
+    /// Channel `ch` of pipeline `pi`'s window sent `p`: the windows the
+    /// watermark passes fire.
+    pub(super) fn pipe_progress(&mut self, pi: usize, ch: usize, p: Progress) {
+        let now = self.now;
+        for out in self.pipes[pi].node.gate_mut().input(0, ch, p) {
+            if let Some(wm) = out.watermark {
+                let pl = &self.plan.pipelines[pi];
+                let linked = self.pipes[pi].node.advance(
+                    wm,
+                    now,
+                    &mut self.buf,
+                    usize::MAX,
+                    &mut |_| {},
+                    pl,
+                );
+                if let Err(e) = linked {
+                    self.sink_error.get_or_insert(format!(
+                        "INSERT INTO {}: a window aggregation's row into the next: {e}",
+                        self.plan.tables[pl.sink].name
+                    ));
                 }
+                if let Some(s) = self.pipes[pi].detector.on_advance(now, wm) {
+                    self.pipes[pi].stalls.push(s);
+                }
+                self.emit(pi, now, false);
             }
         }
     }

@@ -139,9 +139,21 @@ impl Graph {
         };
         let mut source = vec![None; plan.tables.len()];
         let mut sink = vec![None; plan.tables.len()];
+        let mut join_node = vec![None; plan.joins.len()];
         for (pi, pl) in plan.pipelines.iter().enumerate() {
-            let s = *source[pl.source]
-                .get_or_insert_with(|| g.node(NodeKind::Source { table: pl.source }, 0, p));
+            // A window over a temporal join reads the join's rows.
+            let s = match pl.first().join {
+                Some(ji) => match join_node[ji] {
+                    Some(n) => n,
+                    None => {
+                        let n = g.join(plan, ji, &mut source);
+                        join_node[ji] = Some(n);
+                        n
+                    }
+                },
+                None => *source[pl.source]
+                    .get_or_insert_with(|| g.node(NodeKind::Source { table: pl.source }, 0, p)),
+            };
             let calc = g.node(NodeKind::Calc { pipeline: pi }, 1, p);
             g.edge(s, calc, Distribution::Forward);
             let stages = pl.stages();
@@ -175,23 +187,35 @@ impl Graph {
             }
         }
         for (ji, j) in plan.joins.iter().enumerate() {
-            let mut side = |t: usize, g: &mut Graph| {
-                *source[t].get_or_insert_with(|| g.node(NodeKind::Source { table: t }, 0, p))
-            };
-            let probe = side(j.probe, &mut g);
-            let build = side(j.build, &mut g);
-            let n = g.node(NodeKind::TemporalJoin { join: ji }, 2, p);
-            let key: Vec<usize> = (0..j.probe_key.len()).collect();
-            g.edge(probe, n, Distribution::Hash(key.clone()));
-            g.edge(build, n, Distribution::Hash(key));
-            if let Some(e) = g.edges.last_mut() {
-                e.port = 1;
+            if j.into.is_some() {
+                continue;
             }
+            let n = g.join(plan, ji, &mut source);
             let k =
                 *sink[j.sink].get_or_insert_with(|| g.node(NodeKind::Sink { table: j.sink }, 1, p));
             g.edge(n, k, Distribution::Forward);
         }
         g
+    }
+
+    /// Join `ji`'s node, with its sides' sources (added when new) hashed
+    /// by the join key into its two ports.
+    fn join(&mut self, plan: &JobPlan, ji: usize, source: &mut [Option<usize>]) -> usize {
+        let p = plan.settings.parallelism;
+        let j = &plan.joins[ji];
+        let mut side = |t: usize, g: &mut Graph| {
+            *source[t].get_or_insert_with(|| g.node(NodeKind::Source { table: t }, 0, p))
+        };
+        let probe = side(j.probe, self);
+        let build = side(j.build, self);
+        let n = self.node(NodeKind::TemporalJoin { join: ji }, 2, p);
+        let key: Vec<usize> = (0..j.probe_key.len()).collect();
+        self.edge(probe, n, Distribution::Hash(key.clone()));
+        self.edge(build, n, Distribution::Hash(key));
+        if let Some(e) = self.edges.last_mut() {
+            e.port = 1;
+        }
+        n
     }
 
     fn node(&mut self, kind: NodeKind, ports: usize, parallelism: usize) -> usize {

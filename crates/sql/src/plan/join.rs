@@ -53,6 +53,11 @@ pub struct JoinPlan {
     pub sink_columns: Vec<usize>,
     /// The sink's column types.
     pub sink_types: Vec<SqlType>,
+    /// A join read by a window function (a view of it): the INSERT
+    /// (pipeline index) whose window aggregation its rows feed, instead of
+    /// the sink; its "sink row" is then its select list, in order, and
+    /// `sink` is that INSERT's.
+    pub into: Option<usize>,
 }
 
 impl JoinPlan {
@@ -318,10 +323,18 @@ fn unify(p: Typed, b: Typed, at: Loc) -> Result<(Expr, Expr)> {
     ))
 }
 
-/// Plans an INSERT over a temporal join.
-pub(super) fn join(ins: &JoinInsert, tables: &[TableDef]) -> Result<JoinPlan> {
+/// Plans an INSERT over a temporal join, or with `into` (sink, pipeline)
+/// a view of one that the window aggregation of INSERT `pipeline` reads.
+pub(super) fn join(
+    ins: &JoinInsert,
+    tables: &[TableDef],
+    into: Option<(usize, usize)>,
+) -> Result<JoinPlan> {
     let j = &ins.join;
-    let sink = find_table(tables, &ins.sink, ins.loc)?;
+    let sink = match into {
+        Some((sink, _)) => sink,
+        None => find_table(tables, &ins.sink, ins.loc)?,
+    };
     let probe = find_table(tables, &j.probe.name, j.probe.loc)?;
     let pt = &tables[probe];
     readable(pt, j.probe.loc)?;
@@ -550,8 +563,21 @@ pub(super) fn join(ins: &JoinInsert, tables: &[TableDef]) -> Result<JoinPlan> {
         }
     };
     let outputs = outputs(ins, &scope)?;
-    let sink_columns =
-        super::pipeline::sink_mapping(ins.loc, ins.sink_columns.as_ref(), &tables[sink], &outputs)?;
+    let (sink_columns, sink_types) = match into {
+        Some(_) => (
+            (0..outputs.len()).collect(),
+            outputs.iter().map(|o| o.ty).collect(),
+        ),
+        None => (
+            super::pipeline::sink_mapping(
+                ins.loc,
+                ins.sink_columns.as_ref(),
+                &tables[sink],
+                &outputs,
+            )?,
+            tables[sink].columns.iter().map(|c| c.ty).collect(),
+        ),
+    };
     Ok(JoinPlan {
         loc: ins.loc,
         probe,
@@ -567,7 +593,85 @@ pub(super) fn join(ins: &JoinInsert, tables: &[TableDef]) -> Result<JoinPlan> {
         outputs,
         sink,
         sink_columns,
-        sink_types: tables[sink].columns.iter().map(|c| c.ty).collect(),
+        sink_types,
+        into: into.map(|(_, pi)| pi),
+    })
+}
+
+/// The rows of join `jp` as the table the window function `tvf` reads:
+/// one column per output, the rowtime the one `DESCRIPTOR` names, which
+/// must be the probe side's rowtime (the join's time attribute).
+pub(super) fn derived_table(
+    jp: &JoinPlan,
+    tvf: &crate::ast::WindowTvf,
+    tables: &[TableDef],
+) -> Result<TableDef> {
+    let probe = &tables[jp.probe];
+    let mut columns: Vec<super::Column> = Vec::new();
+    for o in &jp.outputs {
+        if columns.iter().any(|c| c.name.eq_ignore_ascii_case(&o.name)) {
+            return Err(SqlError::new(
+                tvf.source_loc,
+                format!(
+                    "'{}' has two columns named '{}': name them apart",
+                    tvf.source, o.name
+                ),
+            ));
+        }
+        columns.push(super::Column {
+            name: o.name.clone(),
+            ty: o.ty,
+            source: super::ColumnSource::Physical,
+            not_null: false,
+            path: Vec::new(),
+        });
+    }
+    let time = columns
+        .iter()
+        .position(|c| c.name.eq_ignore_ascii_case(&tvf.time_column))
+        .ok_or_else(|| {
+            let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+            SqlError::new(
+                tvf.time_loc,
+                format!(
+                    "'{}' has no column '{}' (it has {})",
+                    tvf.source,
+                    tvf.time_column,
+                    names.join(", ")
+                ),
+            )
+        })?;
+    let rowtime = probe.watermark.map(|w| w.column);
+    let is_rowtime = matches!(&jp.outputs[time].kind,
+        OutputKind::Expr(Expr::Column(c)) if Some(*c) == rowtime);
+    if !is_rowtime {
+        return Err(SqlError::new(
+            tvf.time_loc,
+            format!(
+                "DESCRIPTOR({}) must name the temporal join's time attribute, the probe side's \
+                 rowtime {}.{}, as '{}' selects it",
+                tvf.time_column,
+                probe.name,
+                rowtime.map_or("?", |c| probe.columns[c].name.as_str()),
+                tvf.source
+            ),
+        ));
+    }
+    Ok(TableDef {
+        name: tvf.source.clone(),
+        loc: tvf.source_loc,
+        columns,
+        watermark: Some(super::WatermarkDef {
+            column: time,
+            delay: 0,
+        }),
+        primary_key: None,
+        key: None,
+        late_data_sink: None,
+        proctime: None,
+        max_future: None,
+        alignment: None,
+        ..probe.clone()
     })
 }
 

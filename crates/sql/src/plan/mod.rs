@@ -388,6 +388,11 @@ pub struct Pipeline {
     /// in order; `source` is the table its first aggregation reads, and
     /// its `sink` is this one's (it writes none).
     pub input: Option<Box<Pipeline>>,
+    /// A window over a temporal join: the join (index in
+    /// [`JobPlan::joins`]) whose rows this aggregation reads; `filter`,
+    /// `keys` and `agg_args` are over the join's select list, in order, and
+    /// `source` is its probe table.
+    pub join: Option<usize>,
 }
 
 /// A planned job.
@@ -524,13 +529,14 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
             if pipelines.len() + joins.len() == MAX_INSERTS {
                 return Err(SqlError::new(ins.loc, too_many_inserts()));
             }
-            joins.push(join::join(ins, &tables)?);
+            joins.push(join::join(ins, &tables, None)?);
         }
         if let Statement::Insert(ins) = st {
             if pipelines.len() + joins.len() == MAX_INSERTS {
                 return Err(SqlError::new(ins.loc, too_many_inserts()));
             }
-            pipelines.push(pipeline(ins, &tables, &settings)?);
+            let pi = pipelines.len();
+            pipelines.push(pipeline(ins, &tables, &settings, &mut joins, pi)?);
         }
     }
     if pipelines.is_empty() && joins.is_empty() {

@@ -154,13 +154,17 @@ fn find(tables: &[TableDef], name: &str, loc: Loc) -> Result<usize> {
         .ok_or_else(|| SqlError::new(loc, format!("table '{name}' is not defined in this job")))
 }
 
+/// Plans INSERT number `pi` (a window over a temporal join adds the join
+/// to `joins`).
 pub(super) fn pipeline(
     ins: &Insert,
     tables: &[TableDef],
     settings: &super::Settings,
+    joins: &mut Vec<super::JoinPlan>,
+    pi: usize,
 ) -> Result<Pipeline> {
     let sink = find(tables, &ins.sink, ins.loc)?;
-    stage(ins, tables, settings, sink, false)
+    stage(ins, tables, settings, sink, false, (joins, pi))
 }
 
 /// One window aggregation: an INSERT's into `sink`, or with `inner` the
@@ -172,15 +176,28 @@ fn stage(
     settings: &super::Settings,
     sink: usize,
     inner: bool,
+    (joins, pi): (&mut Vec<super::JoinPlan>, usize),
 ) -> Result<Pipeline> {
+    let mut join = None;
     let (source, derived, input) = match &ins.input {
+        None if ins.join.is_some() => {
+            let Some(j) = &ins.join else {
+                return Err(SqlError::new(ins.loc, "no join"));
+            };
+            let jp = super::join::join(j, tables, Some((sink, pi)))?;
+            let d = super::join::derived_table(&jp, &ins.tvf, tables)?;
+            let probe = jp.probe;
+            joins.push(jp);
+            join = Some(joins.len() - 1);
+            (probe, Some(d), None)
+        }
         None => (
             find(tables, &ins.tvf.source, ins.tvf.source_loc)?,
             None,
             None,
         ),
         Some(up) => {
-            let up = stage(up, tables, settings, sink, true)?;
+            let up = stage(up, tables, settings, sink, true, (joins, pi))?;
             let d = super::cascade::derived_table(&up, &ins.tvf, &tables[up.source])?;
             (up.source, Some(d), Some(Box::new(up)))
         }
@@ -229,6 +246,7 @@ fn stage(
         let sink_types = tables[sink].columns.iter().map(|c| c.ty).collect();
         return Ok(Pipeline {
             input,
+            join,
             loc: ins.loc,
             source,
             sink,
@@ -411,6 +429,7 @@ fn stage(
         ));
     }
     Ok(Pipeline {
+        join,
         input,
         loc: ins.loc,
         source,
