@@ -130,7 +130,11 @@ fn unsupported_sql_names_the_construct_and_its_place() {
     );
     expect_user_error(
         &["explain", s(&job)],
-        &["join.sql: line 6, column 64", "window table function"],
+        &[
+            "join.sql: line 6, column 71",
+            "regular join",
+            "FOR SYSTEM_TIME AS OF",
+        ],
     );
     let job = write(
         "array.sql",

@@ -261,7 +261,7 @@ impl SourceTask {
     #[inline(never)]
     fn check_placeable(&self, ts: Timestamp) -> Result<(), RecordError> {
         for out in &self.outs {
-            let pl = &self.plan.pipelines[out.pipeline];
+            let pl = self.plan.pipelines[out.pipeline].first();
             pl.window
                 .assigner
                 .check(ts)

@@ -95,7 +95,7 @@ fn temporal_join(p: &mut Parser, probe: &Named) -> Result<Option<TemporalJoin>> 
     let name = pe(p.parse_identifier())?.value;
     if !p.parse_keywords(&[Keyword::FOR, Keyword::SYSTEM_TIME, Keyword::AS, Keyword::OF]) {
         return Err(SqlError::new(
-            here(p),
+            loc,
             format!(
                 "a join without FOR SYSTEM_TIME AS OF is a regular join, which lowwater does not \
                  run (its state grows without bound on streams); join '{name}' on event time: \
