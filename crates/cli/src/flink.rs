@@ -235,7 +235,13 @@ pub struct SubmitOpts {
 fn file_settings(stmts: &[lowwater_sql::ast::Statement]) -> Option<JobSettings> {
     let plan = lowwater_sql::plan::plan(stmts).ok()?;
     // The first INSERT's source: its table option, else the SET.
-    let src = plan.pipelines.first().map(|p| &plan.tables[p.source]);
+    // A join job's versioned table: the side a quiet partition holds.
+    let src = plan
+        .pipelines
+        .first()
+        .map(|p| p.source)
+        .or_else(|| plan.joins.first().map(|j| j.build))
+        .map(|t| &plan.tables[t]);
     Some(JobSettings {
         idle_timeout: src.map_or(plan.settings.idle_timeout, |t| t.idle_timeout),
         idle_timeout_known: true,

@@ -101,7 +101,8 @@ fn the_waiting_orders_are_bounded_and_the_error_names_the_stall() -> Result<(), 
         Err(e) => e.to_string(),
     };
     for part in [
-        "INSERT INTO converted: 101 probe rows of orders wait",
+        "INSERT INTO converted: 97 probe rows of orders wait for the temporal join's watermark \
+         and 4 versions of rates are held",
         "lowwater.state.max-join-rows (100)",
         "has not moved since the job started",
         "it is at MIN (none yet) and partition 3 of rates (versioned side) holds it",

@@ -303,8 +303,8 @@ pub fn summary_for(what: &str, r: &Report) -> String {
         let _ = writeln!(
             s,
             "  {late_join} record(s) reached a temporal join behind its watermark (kept, as Flink \
-             2.3 does: a late order is joined with the versions still held, a late version \
-             serves later orders only); per partition in the report"
+             2.3 does: a late probe row is joined with the versions still held, a late version \
+             serves later probe rows only); per partition in the report"
         );
     }
     if t.future_records > 0 {

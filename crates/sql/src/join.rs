@@ -35,8 +35,10 @@ pub(crate) fn join_insert(
     if let Some((_, at)) = group_by {
         return Err(SqlError::new(
             at,
-            "GROUP BY over a temporal join is not supported yet: write the joined rows to a \
-             table and aggregate them in a window there",
+            "GROUP BY over a temporal join directly is not supported: make the join a view \
+             (CREATE VIEW joined AS SELECT ... FROM a JOIN b FOR SYSTEM_TIME AS OF ...) and \
+             aggregate it in a window: FROM TABLE(TUMBLE(TABLE joined, DESCRIPTOR(<probe \
+             rowtime>), INTERVAL ...)) GROUP BY window_start, window_end, ...",
         ));
     }
     if having.is_some() {
@@ -80,23 +82,45 @@ fn not_versioned(v: &View, at: Loc, why: &str) -> SqlError {
     )
 }
 
-/// `rownum = 1`, `rownum <= 1` or `rownum < 2` over the row number `rn`.
+/// `rownum = 1`, `rownum <= 1` or `rownum < 2` over the row number `rn`
+/// (or the same the other way round: `1 = rownum`), in parentheses or not.
 fn keeps_first(e: &AstExpr, rn: &str) -> bool {
+    let e = unnest(e);
     let AstExpr::BinaryOp { left, op, right } = e else {
         return false;
     };
-    let n = match right.as_ref() {
+    let number = |x: &AstExpr| match unnest(x) {
         AstExpr::Value(v) => match &v.value {
-            AstValue::Number(n, _) => n.as_str(),
+            AstValue::Number(n, _) => Some(n.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    let is_rn = |x: &AstExpr| ident_name(unnest(x)).as_deref() == Some(rn);
+    let (op, n) = match (is_rn(left), is_rn(right)) {
+        (true, _) => (op.clone(), number(right)),
+        (_, true) => match op {
+            BinaryOperator::Eq => (BinaryOperator::Eq, number(left)),
+            BinaryOperator::GtEq => (BinaryOperator::LtEq, number(left)),
+            BinaryOperator::Gt => (BinaryOperator::Lt, number(left)),
             _ => return false,
         },
         _ => return false,
     };
-    ident_name(left).as_deref() == Some(rn)
-        && matches!(
-            (op, n),
-            (BinaryOperator::Eq, "1") | (BinaryOperator::LtEq, "1") | (BinaryOperator::Lt, "2")
-        )
+    matches!(
+        (op, n.as_deref()),
+        (BinaryOperator::Eq, Some("1"))
+            | (BinaryOperator::LtEq, Some("1"))
+            | (BinaryOperator::Lt, Some("2"))
+    )
+}
+
+/// `e` without enclosing parentheses.
+pub(crate) fn unnest(mut e: &AstExpr) -> &AstExpr {
+    while let AstExpr::Nested(inner) = e {
+        e = inner;
+    }
+    e
 }
 
 /// The view `v` as a versioned table, if it is a deduplication keeping

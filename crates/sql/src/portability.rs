@@ -468,6 +468,24 @@ pub fn expr(e: &AstExpr, fallback: Loc, notes: &mut Notes) {
     });
 }
 
+/// Everything in a temporal join's select list, ON, AS OF and WHERE.
+fn join(ins: &crate::ast::JoinInsert, notes: &mut Notes) {
+    for item in &ins.items {
+        match item {
+            SelectItem::UnnamedExpr(e) => expr(e, ins.loc, notes),
+            SelectItem::ExprWithAlias { expr: e, alias } => {
+                expr(e, ins.loc, notes);
+                ident(alias, "the alias", ins.loc, notes);
+            }
+            _ => {}
+        }
+    }
+    let j = &ins.join;
+    for e in ins.filter.iter().chain([&j.on, &j.as_of]) {
+        expr(e, j.loc, notes);
+    }
+}
+
 /// Everything in a parsed statement's expressions and select list.
 pub fn statement(st: &Statement, notes: &mut Notes) {
     match st {
@@ -492,7 +510,11 @@ pub fn statement(st: &Statement, notes: &mut Notes) {
             {
                 expr(e, ins.loc, notes);
             }
+            if let Some(j) = &ins.join {
+                join(j, notes);
+            }
         }
+        Statement::JoinInsert(ins) => join(ins, notes),
         Statement::CreateTable(ct) => {
             if let Some(w) = &ct.watermark {
                 expr(&w.expr, w.loc, notes);

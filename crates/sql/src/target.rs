@@ -83,6 +83,10 @@ fn instead(key: &str) -> Option<&'static str> {
             "Flink bounds no window state: open windows grow in its state backend until their \
              watermark arrives"
         }
+        "lowwater.state.max-join-rows" => {
+            "Flink bounds no join state: a temporal join's probe rows and versions grow in its \
+             state backend until both inputs' watermark passes them"
+        }
         k if k.starts_with("lowwater.") => "Flink has no such setting",
         _ => return None,
     })

@@ -153,3 +153,82 @@ fn a_primary_key_is_not_enforced_and_not_on_a_kafka_table() {
     .unwrap_or_default();
     assert!(e.contains("upsert-kafka"), "{e}");
 }
+
+#[test]
+fn parentheses_and_the_row_number_written_either_way_change_nothing() -> Result<(), String> {
+    let p = plan(
+        "CREATE VIEW v2 AS SELECT currency, rate, ts FROM (SELECT *, ROW_NUMBER() OVER \
+         (PARTITION BY currency ORDER BY ts DESC) AS rn FROM rates) WHERE (1 = rn);
+         INSERT INTO results SELECT o.order_id, o.currency, r.rate, o.ts FROM orders AS o JOIN \
+         v2 FOR SYSTEM_TIME AS OF o.ts AS r ON (o.currency = r.currency) AND (o.amount = r.rate);",
+    )?;
+    let j = &p.joins[0];
+    assert_eq!(j.probe_key.len(), 2, "both equalities are the key");
+    assert!(j.residual.is_none());
+    assert_eq!(
+        j.dedup_key,
+        vec![0],
+        "the view deduplicates by currency alone"
+    );
+    Ok(())
+}
+
+#[test]
+fn names_the_sides_share_are_refused_where_flink_refuses_them() {
+    refused(
+        "INSERT INTO results SELECT o.order_id, o.currency, o.amount, o.ts FROM orders AS o JOIN \
+         rates_pk FOR SYSTEM_TIME AS OF o.ts AS o ON o.currency = o.currency;",
+        &["both sides of the join are named 'o'"],
+    );
+    refused(
+        "INSERT INTO results SELECT o.order_id, o.currency, r.rate, o.ts FROM orders AS o JOIN \
+         rates_pk FOR SYSTEM_TIME AS OF o.ts AS r ON currency = r.currency;",
+        &["'currency' is ambiguous"],
+    );
+    refused(
+        "CREATE VIEW no_key AS SELECT rate, ts FROM (SELECT *, ROW_NUMBER() OVER \
+         (PARTITION BY currency ORDER BY ts DESC) AS rownum FROM rates) WHERE rownum = 1;
+         INSERT INTO results SELECT o.order_id, o.currency, r.rate, o.ts FROM orders AS o JOIN \
+         no_key FOR SYSTEM_TIME AS OF o.ts AS r ON o.amount = r.rate;",
+        &["must select its PARTITION BY column 'currency'"],
+    );
+}
+
+#[test]
+fn a_join_reads_only_the_columns_it_needs_and_leaves_proctime_alone() -> Result<(), String> {
+    let p = JobPlan::from_sql(
+        "CREATE TABLE orders (order_id INT, currency STRING, note STRING, ts TIMESTAMP(3), \
+           pt AS PROCTIME(), WATERMARK FOR ts AS ts) WITH ('connector' = 'filesystem', \
+           'path' = 'o.jsonl', 'format' = 'json');
+         CREATE TABLE rates (currency STRING, rate INT, src STRING, ts TIMESTAMP(3), \
+           WATERMARK FOR ts AS ts, PRIMARY KEY (currency) NOT ENFORCED) WITH \
+           ('connector' = 'filesystem', 'path' = 'r.jsonl', 'format' = 'json');
+         CREATE TABLE out (order_id INT, rate INT) WITH ('connector' = 'print');
+         INSERT INTO out SELECT o.order_id, r.rate FROM orders o JOIN rates FOR SYSTEM_TIME AS \
+           OF o.ts r ON o.currency = r.currency;",
+    )
+    .map_err(|e| e.to_string())?;
+    assert_eq!(p.needed_columns(0), vec![true, true, false, true, false]);
+    assert_eq!(p.needed_columns(1), vec![true, true, false, true]);
+    Ok(())
+}
+
+#[test]
+fn a_late_data_sink_on_a_table_only_a_join_reads_is_refused() {
+    let e = JobPlan::from_sql(
+        "CREATE TABLE late (order_id INT) WITH ('connector' = 'print');
+         CREATE TABLE orders (order_id INT, currency STRING, ts TIMESTAMP(3), WATERMARK FOR ts \
+           AS ts) WITH ('connector' = 'filesystem', 'path' = 'o.jsonl', 'format' = 'json', \
+           'late-data.sink' = 'late');
+         CREATE TABLE rates (currency STRING, rate INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts, \
+           PRIMARY KEY (currency) NOT ENFORCED) WITH ('connector' = 'filesystem', \
+           'path' = 'r.jsonl', 'format' = 'json');
+         CREATE TABLE out (order_id INT, rate INT) WITH ('connector' = 'print');
+         INSERT INTO out SELECT o.order_id, r.rate FROM orders o JOIN rates FOR SYSTEM_TIME AS \
+           OF o.ts r ON o.currency = r.currency;",
+    )
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_default();
+    assert!(e.contains("it keeps late rows"), "{e}");
+}

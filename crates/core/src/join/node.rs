@@ -73,10 +73,12 @@ impl TemporalJoinNode {
         self.op.probe(ts, key, row);
     }
 
-    /// A build row: a new version of its key, unless the view's
-    /// deduplication drops it (an older row than its key's last).
-    pub fn build(&mut self, ts: Timestamp, key: &[Value], row: &[Value]) {
-        if self.dedup.as_mut().is_none_or(|d| d.admit(key, ts)) {
+    /// A build row: a new version of its join `key`, unless the view's
+    /// deduplication drops it (an older row than the last of its view key
+    /// `dedup`, which may be coarser than the join key: Flink deduplicates
+    /// by the view's PARTITION BY before the join).
+    pub fn build(&mut self, ts: Timestamp, dedup: &[Value], key: &[Value], row: &[Value]) {
+        if self.dedup.as_mut().is_none_or(|d| d.admit(dedup, ts)) {
             self.op.version(ts, key, Some(row));
         }
     }
@@ -103,11 +105,14 @@ impl TemporalJoinNode {
         moved
     }
 
-    /// The waiting probe rows against the limit at `now` (see
-    /// [`OpenStateGuard`]: over it while the watermark stood still for
-    /// longer than the grace, the driver stops the job, naming the stall).
+    /// The rows it holds (waiting probe rows and versions) against the
+    /// limit at `now` (see [`OpenStateGuard`]: over it while the watermark
+    /// stood still for longer than the grace, the driver stops the job,
+    /// naming the stall). Versions count too: while the probe side holds
+    /// the watermark, every version newer than it is kept.
     pub fn check(&mut self, now: Timestamp) -> Verdict {
-        self.guard.check(self.op.waiting(), now)
+        self.guard
+            .check(self.op.waiting() + self.op.versions(), now)
     }
 
     /// The bound on waiting probe rows.
@@ -206,10 +211,10 @@ mod tests {
     #[test]
     fn the_view_drops_an_older_rate_and_the_quiet_build_channel_is_named() {
         // Two build channels: channel 1 has no record and holds the join.
-        let mut n = TemporalJoinNode::new(1, 2, true, 1, 1_000);
+        let mut n = TemporalJoinNode::new(1, 2, true, 2, 1_000);
         let k = [Value::from("EUR")];
-        n.build(secs(10), &k, &[Value::Int(116)]);
-        n.build(secs(8), &k, &[Value::Int(115)]);
+        n.build(secs(10), &k, &k, &[Value::Int(116)]);
+        n.build(secs(8), &k, &k, &[Value::Int(115)]);
         n.probe(secs(9), &k, &[Value::Int(5)]);
         let mut out = Vec::new();
         assert_eq!(n.progress(PROBE, 0, wm(secs(20)), 0, &mut out), None);
@@ -225,8 +230,8 @@ mod tests {
             })
         );
         assert_eq!(n.deduplicated(), 1);
-        // One row waits, the limit: within it; a second while the
-        // watermark never moved is over it.
+        // One row waits and one version is held, the limit: within it; a
+        // second row while the watermark never moved is over it.
         assert_eq!(n.check(4_000), Verdict::Near);
         n.probe(secs(9), &k, &[Value::Int(6)]);
         assert_eq!(n.check(4_000), Verdict::Over { still_for: None });
@@ -245,6 +250,27 @@ mod tests {
         let restored = TemporalJoinNode::restore(n.state());
         assert_eq!(restored.gate().current(), secs(20));
         assert_eq!(restored.deduplicated(), 1);
+    }
+
+    #[test]
+    fn the_view_deduplicates_by_its_own_key_even_when_the_join_key_is_finer() {
+        // PARTITION BY currency, joined ON currency AND market (Flink's
+        // deduplication runs before the join, on the view's key).
+        let mut n = TemporalJoinNode::new(1, 1, true, 100, 1_000);
+        let eur = [Value::from("EUR")];
+        let (fwd, spot) = (
+            [Value::from("EUR"), Value::from("fwd")],
+            [Value::from("EUR"), Value::from("spot")],
+        );
+        n.build(secs(12), &eur, &fwd, &[Value::Int(210)]);
+        n.build(secs(11), &eur, &spot, &[Value::Int(113)]);
+        assert_eq!(n.deduplicated(), 1, "older than EUR's last row");
+        n.probe(secs(11) + 500, &spot, &[Value::Int(1)]);
+        let mut out = Vec::new();
+        n.progress(PROBE, 0, wm(secs(20)), 0, &mut out);
+        n.progress(BUILD, 0, wm(secs(20)), 0, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].build, None, "no spot version was kept");
     }
 
     #[test]

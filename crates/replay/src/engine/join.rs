@@ -151,7 +151,11 @@ impl Engine<'_> {
             jp.build_row(&self.row, &mut self.args);
             let key = key_of(&jp.build_key, &self.args)
                 .map_err(|m| RecordError::other(format!("the join key: {m}")))?;
-            join.node.build(ts, &key, &self.args);
+            let dedup: Row = jp.dedup_key.iter().map(|&c| self.args[c].clone()).collect();
+            join.node.build(ts, &dedup, &key, &self.args);
+            if let Verdict::Over { still_for } = join.node.check(self.now) {
+                return Err(RecordError::other(self.over_limit(ji, still_for)));
+            }
         }
         if join.detector.on_record(self.now).is_some() {
             self.explain_join(ji);
@@ -337,16 +341,21 @@ impl Engine<'_> {
             wm => lowwater_core::time::format_timestamp(wm, ' '),
         };
         format!(
-            "INSERT INTO {}: {} probe rows of {} wait for the temporal join's watermark, more than \
-             lowwater.state.max-join-rows ({}) allows, and the watermark {}; it is at {wm} and \
-             {held}: release the stall (the idle-timeout of the quiet table) or raise the limit \
-             with SET 'lowwater.state.max-join-rows'",
+            "INSERT INTO {}: {} probe rows of {} wait for the temporal join's watermark and {} \
+             versions of {} are held, more than lowwater.state.max-join-rows ({}) allows, and the \
+             watermark {}; it is at {wm} and {held}: release the stall (the idle-timeout of the \
+             quiet table) or raise the limit with SET 'lowwater.state.max-join-rows'",
             self.plan.tables[jp.sink].name,
             node.op().waiting(),
             self.plan.tables[jp.probe].name,
+            node.op().versions(),
+            self.plan.tables[jp.build].name,
             node.limit(),
             match still_for {
-                Some(t) => format!("has not moved for {}", lowwater_core::time::display_duration(t)),
+                Some(t) => format!(
+                    "has not moved for {}",
+                    lowwater_core::time::display_duration(t)
+                ),
                 None => "has not moved since the job started".to_string(),
             }
         )

@@ -34,6 +34,10 @@ pub struct JoinPlan {
     pub build_columns: Vec<Option<usize>>,
     /// The build row's column names and types.
     pub build_names: Vec<(String, SqlType)>,
+    /// A versioned view's key (its PARTITION BY columns, positions in the
+    /// build row): its deduplication keeps each such key's last row, which
+    /// may be a coarser key than the join's (empty for a table).
+    pub dedup_key: Vec<usize>,
     /// The join key over the probe row (the probe table's row).
     pub probe_key: Vec<Expr>,
     /// The join key over the build row, pairwise equal to `probe_key`.
@@ -61,6 +65,36 @@ pub struct JoinPlan {
 }
 
 impl JoinPlan {
+    /// The columns of table `t` this join reads into `cols` (the probe
+    /// table's key, select list, conditions; the build table's through the
+    /// build row), `probe_width` the probe table's column count.
+    pub fn columns_read(&self, t: usize, probe_width: usize, cols: &mut Vec<usize>) {
+        let mut joined = Vec::new();
+        for e in self.residual.iter().chain(&self.filter) {
+            e.columns(&mut joined);
+        }
+        for o in &self.outputs {
+            if let OutputKind::Expr(e) = &o.kind {
+                e.columns(&mut joined);
+            }
+        }
+        if t == self.probe {
+            for e in &self.probe_key {
+                e.columns(cols);
+            }
+            cols.extend(joined.iter().filter(|&&c| c < probe_width));
+        }
+        if t == self.build {
+            let mut build = Vec::new();
+            for e in &self.build_key {
+                e.columns(&mut build);
+            }
+            build.extend(&self.dedup_key);
+            build.extend(joined.iter().filter_map(|&c| c.checked_sub(probe_width)));
+            cols.extend(build.iter().filter_map(|&c| *self.build_columns.get(c)?));
+        }
+    }
+
     /// The build row of a build table row.
     pub fn build_row(
         &self,
@@ -274,17 +308,8 @@ fn conjuncts<'e>(e: &'e AstExpr, out: &mut Vec<&'e AstExpr>) {
             conjuncts(left, out);
             conjuncts(right, out);
         }
-        AstExpr::Nested(inner)
-            if matches!(
-                **inner,
-                AstExpr::BinaryOp {
-                    op: BinaryOperator::And,
-                    ..
-                }
-            ) =>
-        {
-            conjuncts(inner, out)
-        }
+        // Parentheses change nothing here (Calcite drops them too).
+        AstExpr::Nested(inner) => conjuncts(inner, out),
         _ => out.push(e),
     }
 }
@@ -423,7 +448,17 @@ pub(super) fn join(
                         format!("view '{}': table '{}' has no column '{k}'", v.name, bt.name),
                     )
                 })?;
-                key.push(cols.iter().position(|c| c.1 == Some(i)));
+                let at = cols.iter().position(|c| c.1 == Some(i)).ok_or_else(|| {
+                    SqlError::new(
+                        v.loc,
+                        format!(
+                            "view '{}' must select its PARTITION BY column '{k}' (the versioned \
+                             table's key, which the join matches)",
+                            v.name
+                        ),
+                    )
+                })?;
+                key.push(Some(at));
             }
             (b, Some(v.name.clone()), cols, key, v.loc)
         }
@@ -469,6 +504,16 @@ pub(super) fn join(
         .collect();
     let probe_q = j.probe.qualifier();
     let build_q = j.build.qualifier();
+    if probe_q.eq_ignore_ascii_case(build_q) {
+        return Err(SqlError::new(
+            j.build.loc,
+            format!(
+                "both sides of the join are named '{probe_q}': give them different aliases \
+                 (FROM {} AS o JOIN {} FOR SYSTEM_TIME AS OF ... AS r)",
+                j.probe.name, j.build.name
+            ),
+        ));
+    }
     let scope = JoinScope {
         probe_q,
         probe: pt.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
@@ -501,6 +546,9 @@ pub(super) fn join(
             right,
         } = t
         {
+            // An ambiguous name is an error here too, not a key.
+            compile(left, &scope, at)?;
+            compile(right, &scope, at)?;
             let pair = |a: &AstExpr, b: &AstExpr| {
                 Some((
                     one_side(a, &scope.with(Side::Probe), at)?,
@@ -519,7 +567,11 @@ pub(super) fn join(
         }
         let c = compile(t, &scope, at)?;
         if !matches!(c.ty, None | Some(SqlType::Boolean)) {
-            return Err(SqlError::new(at, "ON needs a BOOLEAN condition"));
+            return Err(SqlError::new(
+                at,
+                "ON needs a BOOLEAN condition: join on equalities between the sides (o.k = r.k), \
+                 with other conditions ANDed",
+            ));
         }
         residual = Some(match residual {
             None => c.expr,
@@ -569,12 +621,7 @@ pub(super) fn join(
             outputs.iter().map(|o| o.ty).collect(),
         ),
         None => (
-            super::pipeline::sink_mapping(
-                ins.loc,
-                ins.sink_columns.as_ref(),
-                &tables[sink],
-                &outputs,
-            )?,
+            super::sink::sink_mapping(ins.loc, ins.sink_columns.as_ref(), &tables[sink], &outputs)?,
             tables[sink].columns.iter().map(|c| c.ty).collect(),
         ),
     };
@@ -585,6 +632,10 @@ pub(super) fn join(
         view,
         build_columns: build_columns.iter().map(|c| c.1).collect(),
         build_names,
+        dedup_key: match ins.view {
+            Some(_) => key_names.iter().flatten().copied().collect(),
+            None => Vec::new(),
+        },
         probe_key,
         build_key,
         left: j.left,
@@ -595,83 +646,6 @@ pub(super) fn join(
         sink_columns,
         sink_types,
         into: into.map(|(_, pi)| pi),
-    })
-}
-
-/// The rows of join `jp` as the table the window function `tvf` reads:
-/// one column per output, the rowtime the one `DESCRIPTOR` names, which
-/// must be the probe side's rowtime (the join's time attribute).
-pub(super) fn derived_table(
-    jp: &JoinPlan,
-    tvf: &crate::ast::WindowTvf,
-    tables: &[TableDef],
-) -> Result<TableDef> {
-    let probe = &tables[jp.probe];
-    let mut columns: Vec<super::Column> = Vec::new();
-    for o in &jp.outputs {
-        if columns.iter().any(|c| c.name.eq_ignore_ascii_case(&o.name)) {
-            return Err(SqlError::new(
-                tvf.source_loc,
-                format!(
-                    "'{}' has two columns named '{}': name them apart",
-                    tvf.source, o.name
-                ),
-            ));
-        }
-        columns.push(super::Column {
-            name: o.name.clone(),
-            ty: o.ty,
-            source: super::ColumnSource::Physical,
-            not_null: false,
-            path: Vec::new(),
-        });
-    }
-    let time = columns
-        .iter()
-        .position(|c| c.name.eq_ignore_ascii_case(&tvf.time_column))
-        .ok_or_else(|| {
-            let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
-            SqlError::new(
-                tvf.time_loc,
-                format!(
-                    "'{}' has no column '{}' (it has {})",
-                    tvf.source,
-                    tvf.time_column,
-                    names.join(", ")
-                ),
-            )
-        })?;
-    let rowtime = probe.watermark.map(|w| w.column);
-    let is_rowtime = matches!(&jp.outputs[time].kind,
-        OutputKind::Expr(Expr::Column(c)) if Some(*c) == rowtime);
-    if !is_rowtime {
-        return Err(SqlError::new(
-            tvf.time_loc,
-            format!(
-                "DESCRIPTOR({}) must name the temporal join's time attribute, the probe side's \
-                 rowtime {}.{}, as '{}' selects it",
-                tvf.time_column,
-                probe.name,
-                rowtime.map_or("?", |c| probe.columns[c].name.as_str()),
-                tvf.source
-            ),
-        ));
-    }
-    Ok(TableDef {
-        name: tvf.source.clone(),
-        loc: tvf.source_loc,
-        columns,
-        watermark: Some(super::WatermarkDef {
-            column: time,
-            delay: 0,
-        }),
-        primary_key: None,
-        key: None,
-        late_data_sink: None,
-        proctime: None,
-        max_future: None,
-        alignment: None,
-        ..probe.clone()
     })
 }
 
@@ -737,7 +711,8 @@ fn outputs(ins: &JoinInsert, scope: &JoinScope) -> Result<Vec<Output>> {
             if f.over.is_some() {
                 return Err(SqlError::new(
                     expr_loc(e, ins.loc),
-                    "OVER (...) is not supported over a temporal join",
+                    "OVER (...) is not supported over a temporal join: rank in a window over a \
+                     view of the join, or rank the versioned view before it",
                 ));
             }
         }

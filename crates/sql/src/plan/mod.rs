@@ -450,10 +450,8 @@ impl JobPlan {
         if let Some(w) = table.watermark {
             cols.push(w.column);
         }
-        if self.joins.iter().any(|j| j.probe == t || j.build == t) {
-            // A join reads its sides' rows whole (its select list, key,
-            // condition and WHERE may read any column).
-            return vec![true; table.columns.len()];
+        for j in &self.joins {
+            j.columns_read(t, self.tables[j.probe].columns.len(), &mut cols);
         }
         for p in self.pipelines.iter().filter(|p| p.source == t) {
             // The aggregation that reads the records (the first of cascading windows).
@@ -590,6 +588,24 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
                  aggregations (a window of the first fired early would reach the second \
                  incomplete, and its later records would be lost to it): use 'fail'",
             ));
+        }
+    }
+    for j in &joins {
+        for t in [j.probe, j.build] {
+            let windowed = pipelines
+                .iter()
+                .any(|p| p.source == t && p.first().join.is_none());
+            if tables[t].late_data_sink.is_some() && !windowed {
+                return Err(SqlError::new(
+                    tables[t].loc,
+                    format!(
+                        "table '{}': late-data.sink takes the records a window drops as late; \
+                         only a temporal join reads this table, and it keeps late rows (counted \
+                         per partition as late_join_rows): remove the option",
+                        tables[t].name
+                    ),
+                ));
+            }
         }
     }
     for t in &tables {
@@ -762,11 +778,13 @@ mod alignment;
 pub mod cascade;
 pub mod graph;
 mod join;
+mod join_view;
 mod late;
 mod pipeline;
 mod project;
 pub mod rank;
 mod settings;
+mod sink;
 mod table;
 mod unmergeable;
 

@@ -16,8 +16,9 @@ use crate::expr::{compile, Expr, Scope, Typed};
 use crate::options::Connector;
 use crate::types::SqlType;
 
+use super::sink::sink_mapping;
 use super::table::{interval, TableScope};
-use super::{ColumnSource, Output, OutputKind, Pipeline, TableDef};
+use super::{Output, OutputKind, Pipeline, TableDef};
 
 fn window_assigner(ins: &Insert, settings: &super::Settings) -> Result<WindowAssigner> {
     let tvf = &ins.tvf;
@@ -185,7 +186,7 @@ fn stage(
                 return Err(SqlError::new(ins.loc, "no join"));
             };
             let jp = super::join::join(j, tables, Some((sink, pi)))?;
-            let d = super::join::derived_table(&jp, &ins.tvf, tables)?;
+            let d = super::join_view::derived_table(&jp, &ins.tvf, tables)?;
             let probe = jp.probe;
             joins.push(jp);
             join = Some(joins.len() - 1);
@@ -757,93 +758,4 @@ fn aggregate(
         _ => spec,
     };
     Ok((spec, ty))
-}
-
-pub(super) fn sink_mapping(
-    loc: Loc,
-    listed: Option<&Vec<String>>,
-    sink: &TableDef,
-    outputs: &[Output],
-) -> Result<Vec<usize>> {
-    if let Some(c) = sink.columns.iter().find(|c| !c.path.is_empty()) {
-        return Err(SqlError::new(
-            loc,
-            format!(
-                "sink '{}' has a ROW column ({}): lowwater writes flat rows only; give the sink \
-                 one column per field",
-                sink.name, c.path[0]
-            ),
-        ));
-    }
-    if matches!(
-        sink.connector,
-        Connector::Kafka { .. }
-            | Connector::Filesystem { .. }
-            | Connector::Print
-            | Connector::Blackhole
-    ) && sink
-        .columns
-        .iter()
-        .any(|c| c.source != ColumnSource::Physical)
-    {
-        return Err(SqlError::new(
-            sink.loc,
-            format!(
-                "sink '{}' has computed or metadata columns; sinks take physical columns only",
-                sink.name
-            ),
-        ));
-    }
-    let targets: Vec<usize> = match listed {
-        Some(cols) => cols
-            .iter()
-            .map(|c| {
-                sink.column(c).ok_or_else(|| {
-                    SqlError::new(loc, format!("sink '{}' has no column '{c}'", sink.name))
-                })
-            })
-            .collect::<Result<_>>()?,
-        None => (0..sink.columns.len()).collect(),
-    };
-    if targets.len() != outputs.len() {
-        return Err(SqlError::new(
-            loc,
-            format!(
-                "INSERT INTO {} writes {} column(s) but the target has {}",
-                sink.name,
-                outputs.len(),
-                targets.len()
-            ),
-        ));
-    }
-    // Columns the INSERT leaves out are written NULL, as in Flink; a NOT
-    // NULL one cannot be left out.
-    if let Some(c) =
-        (0..sink.columns.len()).find(|c| !targets.contains(c) && sink.columns[*c].not_null)
-    {
-        return Err(SqlError::new(
-            loc,
-            format!(
-                "INSERT INTO {} leaves out column '{}', which is NOT NULL: list it",
-                sink.name, sink.columns[c].name
-            ),
-        ));
-    }
-    for (o, &t) in outputs.iter().zip(&targets) {
-        let col = &sink.columns[t];
-        if !col.ty.accepts(o.ty) {
-            return Err(SqlError::new(
-                loc,
-                format!(
-                    "sink column '{}' of '{}' is {}, but `{}` is {}; add a CAST",
-                    col.name,
-                    sink.name,
-                    col.ty.name(),
-                    o.name,
-                    o.ty.name()
-                ),
-            ));
-        }
-    }
-    Ok(targets)
 }

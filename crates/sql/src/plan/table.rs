@@ -278,6 +278,16 @@ pub(super) fn table(
                             format!("PRIMARY KEY column '{c}' is not a column of '{}'", ct.name),
                         )
                     })?;
+                if columns[i].source != ColumnSource::Physical {
+                    return Err(SqlError::new(
+                        *at,
+                        format!(
+                            "PRIMARY KEY column '{c}' of '{}' is computed or metadata; a key is \
+                             made of physical columns (Flink: \"is not a physical column\")",
+                            ct.name
+                        ),
+                    ));
+                }
                 if key.contains(&i) {
                     return Err(SqlError::new(*at, format!("PRIMARY KEY names '{c}' twice")));
                 }
