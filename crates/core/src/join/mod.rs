@@ -4,5 +4,6 @@
 //! side holds the join as it holds a window.
 
 pub mod dedup;
+pub mod interval;
 pub mod node;
 pub mod temporal;

@@ -1,0 +1,536 @@
+//! The event-time interval join (`FROM a JOIN b ON a.k = b.k AND b.ts
+//! BETWEEN a.ts - INTERVAL ... AND a.ts + INTERVAL ...`), as Flink 2.3's
+//! `RowTimeIntervalJoin` (its `TimeIntervalJoin`) computes it, INNER, LEFT,
+//! RIGHT and FULL.
+//!
+//! The bounds are those of `left.ts - right.ts`, `[lower, upper]`: a left
+//! row at `t` pairs with the right rows of its key in `[t - upper, t -
+//! lower]`, a right row at `t` with the left rows in `[t + lower, t +
+//! upper]`. Per key each side's rows are cached by rowtime with a flag
+//! (joined yet). As Flink does:
+//! - a row joins the other side's cached rows in its range at once (the
+//!   driver's condition, the ON terms beyond the key, decides; a key with a
+//!   NULL never matches, SQL `=`), and the pass also drops the other side's
+//!   rows at or before that side's expiration time (padding the unjoined
+//!   ones of an outer side with NULLs);
+//! - the row is cached unless the watermark has passed its range's upper
+//!   bound; then an unjoined row of an outer side is padded at once, and
+//!   the row is counted as late ([`IntervalJoin::late`]);
+//! - a cleanup timer per key and side, at the oldest cached row's time plus
+//!   its side's relative size (and `table.exec.interval-join.min-cleanup-
+//!   interval`) plus 1, drops the expired rows when the watermark reaches
+//!   it, padding the unjoined ones of an outer side, and moves to the
+//!   oldest row left;
+//! - "the watermark" is the combined one of both inputs, clamped at 0 (no
+//!   watermark yet counts as 0), and the expiration times are the
+//!   operator's, shared by every key (Flink keeps them in fields, starting
+//!   at 0; lowwater keeps them in its state, so a restore goes on as if
+//!   nothing stopped, where a restored Flink starts them at 0 again);
+//! - a cleanup that leaves only rows at or before the epoch (rowtime <= 0)
+//!   clears the key's cache without padding them, as Flink's does (its
+//!   next timer is only registered for a time above 0): such rows are
+//!   counted ([`IntervalJoin::cleared`]).
+//!
+//! The output watermark is the input's minus `max(left relative size,
+//! right relative size)`: a row emitted later pairs rows at most that far
+//! behind the watermark, so a window after the join is not made late by
+//! it (Flink's `KeyedCoProcessOperatorWithWatermarkDelay`).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use crate::dataflow::{Gauges, Operator};
+use crate::error::Error;
+use crate::time::{Millis, Timestamp, MIN_WATERMARK};
+use crate::value::{Key, Row, Value};
+use crate::window::batch::InputBatch;
+
+/// The left side's port.
+pub const LEFT: usize = 0;
+/// The right side's port.
+pub const RIGHT: usize = 1;
+
+/// Which unjoined rows are written with NULLs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum JoinKind {
+    /// None.
+    Inner,
+    /// The left side's.
+    Left,
+    /// The right side's.
+    Right,
+    /// Both sides'.
+    Full,
+}
+
+impl JoinKind {
+    fn left_outer(self) -> bool {
+        matches!(self, JoinKind::Left | JoinKind::Full)
+    }
+
+    fn right_outer(self) -> bool {
+        matches!(self, JoinKind::Right | JoinKind::Full)
+    }
+}
+
+/// An interval join's shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IntervalSpec {
+    /// INNER, LEFT, RIGHT or FULL.
+    pub kind: JoinKind,
+    /// The least `left.ts - right.ts`.
+    pub lower: Millis,
+    /// The most `left.ts - right.ts` (at least `lower`).
+    pub upper: Millis,
+    /// `table.exec.interval-join.min-cleanup-interval` (Flink's default 0).
+    pub min_cleanup: Millis,
+}
+
+/// A joined row: both sides, or one side padded with NULLs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Paired {
+    /// The left row (`None`: padded).
+    pub left: Option<Row>,
+    /// The right row (`None`: padded).
+    pub right: Option<Row>,
+}
+
+/// Rows of one side and key by rowtime, each with whether it joined.
+type Cache = BTreeMap<Timestamp, Vec<(Row, bool)>>;
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct KeyState {
+    left: Cache,
+    right: Cache,
+    /// The timer that cleans the left cache (Flink's `rightTimerState`).
+    left_cleanup: Option<Timestamp>,
+    /// The timer that cleans the right cache (Flink's `leftTimerState`).
+    right_cleanup: Option<Timestamp>,
+}
+
+/// The interval join operator.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IntervalJoin {
+    spec: IntervalSpec,
+    watermark: Timestamp,
+    keys: HashMap<Key, KeyState>,
+    /// Registered timers by (time, key), fired in time order; one that
+    /// matches neither of its key's cleanups does nothing (Flink never
+    /// deletes a timer).
+    timers: BTreeSet<(Timestamp, Key)>,
+    left_expiration: Timestamp,
+    right_expiration: Timestamp,
+    cached: u64,
+    records_in: u64,
+    late: [u64; 2],
+    cleared: u64,
+}
+
+impl IntervalJoin {
+    /// An empty join of shape `spec` (its watermark MIN).
+    pub fn new(spec: IntervalSpec) -> Self {
+        IntervalJoin {
+            spec,
+            watermark: MIN_WATERMARK,
+            keys: HashMap::new(),
+            timers: BTreeSet::new(),
+            left_expiration: 0,
+            right_expiration: 0,
+            cached: 0,
+            records_in: 0,
+            late: [0, 0],
+            cleared: 0,
+        }
+    }
+
+    /// How far a left row reaches forward: `-lower` (Flink's
+    /// `leftRelativeSize`).
+    fn left_relative(&self) -> Millis {
+        self.spec.lower.saturating_neg()
+    }
+
+    /// How far a left row reaches back: `upper` (`rightRelativeSize`).
+    fn right_relative(&self) -> Millis {
+        self.spec.upper
+    }
+
+    /// The watermark as Flink's operator time: 0 until it is above 0.
+    fn operator_time(&self) -> Timestamp {
+        self.watermark.max(0)
+    }
+
+    fn expiration(op_time: Timestamp, relative: Millis) -> Timestamp {
+        if op_time < Timestamp::MAX {
+            op_time.saturating_sub(relative).saturating_sub(1)
+        } else {
+            Timestamp::MAX
+        }
+    }
+
+    /// How far the output watermark trails the input's.
+    pub fn delay(&self) -> Millis {
+        self.left_relative().max(self.right_relative())
+    }
+
+    /// A left row arrives: its pairs with the cached right rows come out
+    /// now (`matches`: the condition beyond the key and the time bounds).
+    pub fn left<E>(
+        &mut self,
+        ts: Timestamp,
+        key: &[Value],
+        row: &[Value],
+        matches: &mut dyn FnMut(&Row, &Row) -> Result<bool, E>,
+        out: &mut Vec<Paired>,
+    ) -> Result<(), E> {
+        self.arrive(true, ts, key, row, matches, out)
+    }
+
+    /// A right row arrives (see [`IntervalJoin::left`]).
+    pub fn right<E>(
+        &mut self,
+        ts: Timestamp,
+        key: &[Value],
+        row: &[Value],
+        matches: &mut dyn FnMut(&Row, &Row) -> Result<bool, E>,
+        out: &mut Vec<Paired>,
+    ) -> Result<(), E> {
+        self.arrive(false, ts, key, row, matches, out)
+    }
+
+    /// `processElement1` (`is_left`) and `processElement2`, one code path
+    /// with the sides swapped.
+    fn arrive<E>(
+        &mut self,
+        is_left: bool,
+        ts: Timestamp,
+        key: &[Value],
+        row: &[Value],
+        matches: &mut dyn FnMut(&Row, &Row) -> Result<bool, E>,
+        out: &mut Vec<Paired>,
+    ) -> Result<(), E> {
+        self.records_in += 1;
+        let op_time = self.operator_time();
+        // This side reaches the other over [ts - back, ts + ahead].
+        let (back, ahead) = match is_left {
+            true => (self.right_relative(), self.left_relative()),
+            false => (self.left_relative(), self.right_relative()),
+        };
+        let (lower, upper) = (ts.saturating_sub(back), ts.saturating_add(ahead));
+        let (this_outer, other_outer) = match is_left {
+            true => (self.spec.kind.left_outer(), self.spec.kind.right_outer()),
+            false => (self.spec.kind.right_outer(), self.spec.kind.left_outer()),
+        };
+        let null_key = key.iter().any(Value::is_null);
+        let row = row.to_vec();
+        let mut emitted = false;
+        let expiration = match is_left {
+            true => self.right_expiration,
+            false => self.left_expiration,
+        };
+        let state = self.keys.entry(key.to_vec()).or_default();
+        if expiration < upper {
+            let fresh = Self::expiration(op_time, back);
+            match is_left {
+                true => self.right_expiration = fresh,
+                false => self.left_expiration = fresh,
+            }
+            let other = if is_left {
+                &mut state.right
+            } else {
+                &mut state.left
+            };
+            let mut removed = 0;
+            let mut failed = None;
+            other.retain(|&t, rows| {
+                if failed.is_some() {
+                    return true;
+                }
+                if t >= lower && t <= upper {
+                    for (o, joined) in rows.iter_mut() {
+                        let ok = match (null_key, is_left) {
+                            (true, _) => Ok(false),
+                            (false, true) => matches(&row, o),
+                            (false, false) => matches(o, &row),
+                        };
+                        match ok {
+                            Ok(true) => {
+                                emitted = true;
+                                *joined = true;
+                                out.push(pair(is_left, row.clone(), Some(o.clone())));
+                            }
+                            Ok(false) => {}
+                            Err(e) => {
+                                failed = Some(e);
+                                return true;
+                            }
+                        }
+                    }
+                }
+                if t <= fresh {
+                    for (o, joined) in rows.iter() {
+                        if other_outer && !joined {
+                            out.push(pad(!is_left, o.clone()));
+                        }
+                    }
+                    removed += rows.len() as u64;
+                    return false;
+                }
+                true
+            });
+            self.cached -= removed;
+            if let Some(e) = failed {
+                return Err(e);
+            }
+        }
+        if op_time < upper {
+            let this = if is_left {
+                &mut state.left
+            } else {
+                &mut state.right
+            };
+            this.entry(ts).or_default().push((row, emitted));
+            self.cached += 1;
+            let timer = if is_left {
+                state.left_cleanup
+            } else {
+                state.right_cleanup
+            };
+            if timer.is_none() {
+                self.cleanup_at(key, is_left, ts);
+            }
+        } else {
+            self.late[usize::from(!is_left)] += 1;
+            if !emitted && this_outer {
+                out.push(pad(is_left, row));
+            }
+            self.drop_if_empty(key);
+        }
+        Ok(())
+    }
+
+    /// Registers the cleanup of side `left`'s cache for its oldest row at
+    /// `ts` (`registerCleanUpTimer`).
+    fn cleanup_at(&mut self, key: &[Value], left: bool, ts: Timestamp) {
+        let relative = if left {
+            self.left_relative()
+        } else {
+            self.right_relative()
+        };
+        let t = ts
+            .saturating_add(relative)
+            .saturating_add(self.spec.min_cleanup)
+            .saturating_add(1);
+        if let Some(state) = self.keys.get_mut(key) {
+            match left {
+                true => state.left_cleanup = Some(t),
+                false => state.right_cleanup = Some(t),
+            }
+        }
+        self.timers.insert((t, key.to_vec()));
+    }
+
+    /// The combined watermark advances to `wm`: the cleanup timers at or
+    /// before it fire (the unjoined rows they drop of an outer side come
+    /// out padded). Returns the watermark to forward, `wm - delay`.
+    pub fn advance(&mut self, wm: Timestamp, out: &mut Vec<Paired>) -> Timestamp {
+        self.watermark = wm;
+        while let Some((t, _)) = self.timers.first() {
+            if *t > wm {
+                break;
+            }
+            let Some((t, key)) = self.timers.pop_first() else {
+                break;
+            };
+            self.on_timer(t, &key, out);
+        }
+        wm.saturating_sub(self.delay())
+    }
+
+    fn on_timer(&mut self, t: Timestamp, key: &Key, out: &mut Vec<Paired>) {
+        let op_time = self.operator_time();
+        let Some(state) = self.keys.get(key) else {
+            return;
+        };
+        // Flink's order: the right cache's cleanup, then the left's.
+        if state.right_cleanup == Some(t) {
+            self.right_expiration = Self::expiration(op_time, self.right_relative());
+            self.remove_expired(key, false, out);
+        }
+        let left_due = self
+            .keys
+            .get(key)
+            .is_some_and(|s| s.left_cleanup == Some(t));
+        if left_due {
+            self.left_expiration = Self::expiration(op_time, self.left_relative());
+            self.remove_expired(key, true, out);
+        }
+        self.drop_if_empty(key);
+    }
+
+    /// Forgets `key` when it holds nothing: no row and no pending cleanup.
+    fn drop_if_empty(&mut self, key: &[Value]) {
+        let empty = self.keys.get(key).is_some_and(|s| {
+            s.left.is_empty()
+                && s.right.is_empty()
+                && s.left_cleanup.is_none()
+                && s.right_cleanup.is_none()
+        });
+        if empty {
+            self.keys.remove(key);
+        }
+    }
+
+    /// `removeExpiredRows` of side `left`'s cache of `key`.
+    fn remove_expired(&mut self, key: &Key, left: bool, out: &mut Vec<Paired>) {
+        let (expiration, outer) = match left {
+            true => (self.left_expiration, self.spec.kind.left_outer()),
+            false => (self.right_expiration, self.spec.kind.right_outer()),
+        };
+        let Some(state) = self.keys.get_mut(key) else {
+            return;
+        };
+        let cache = if left {
+            &mut state.left
+        } else {
+            &mut state.right
+        };
+        let mut earliest: Timestamp = -1;
+        let mut removed = 0u64;
+        cache.retain(|&t, rows| {
+            if t <= expiration {
+                for (r, joined) in rows.iter() {
+                    if outer && !joined {
+                        out.push(pad(left, r.clone()));
+                    }
+                }
+                removed += rows.len() as u64;
+                false
+            } else {
+                if t < earliest || earliest < 0 {
+                    earliest = t;
+                }
+                true
+            }
+        });
+        self.cached -= removed;
+        if earliest > 0 {
+            self.cleanup_at(key, left, earliest);
+        } else {
+            // Rows left at or before the epoch go without padding, as in
+            // Flink (it registers no timer for them).
+            let left_over: u64 = cache.values().map(|r| r.len() as u64).sum();
+            self.cached -= left_over;
+            self.cleared += left_over;
+            cache.clear();
+            match left {
+                true => state.left_cleanup = None,
+                false => state.right_cleanup = None,
+            }
+        }
+    }
+
+    /// The combined watermark it last saw.
+    pub fn watermark(&self) -> Timestamp {
+        self.watermark
+    }
+
+    /// Rows cached, both sides.
+    pub fn cached(&self) -> u64 {
+        self.cached
+    }
+
+    /// Rows of side `port` ([`LEFT`], [`RIGHT`]) that arrived after the
+    /// watermark passed the end of their range: joined with what was
+    /// cached, not cached themselves (an outer side's unjoined ones were
+    /// padded at once).
+    pub fn late(&self, port: usize) -> u64 {
+        self.late.get(port).copied().unwrap_or(0)
+    }
+
+    /// Cached rows at or before the epoch a cleanup dropped without
+    /// padding (Flink's behaviour, see the module's notes).
+    pub fn cleared(&self) -> u64 {
+        self.cleared
+    }
+
+    /// An estimate of the bytes its state takes.
+    pub fn state_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let row =
+            |r: &Row| r.len() * size_of::<Value>() + r.iter().map(Value::heap_bytes).sum::<usize>();
+        let cache = |c: &Cache| {
+            c.values()
+                .map(|rows| 48 + rows.iter().map(|(r, _)| 32 + row(r)).sum::<usize>())
+                .sum::<usize>()
+        };
+        self.keys
+            .iter()
+            .map(|(k, s)| row(k) + size_of::<KeyState>() + cache(&s.left) + cache(&s.right))
+            .sum()
+    }
+}
+
+/// A pair of `row` (from the left side when `is_left`) and `other`.
+fn pair(is_left: bool, row: Row, other: Option<Row>) -> Paired {
+    match is_left {
+        true => Paired {
+            left: Some(row),
+            right: other,
+        },
+        false => Paired {
+            left: other,
+            right: Some(row),
+        },
+    }
+}
+
+/// `row` of the left side (`left`) or the right, the other padded.
+fn pad(left: bool, row: Row) -> Paired {
+    pair(left, row, None)
+}
+
+/// The operator with no condition beyond the key and the time bounds (an
+/// interval join whose ON has only those): what the operator harness
+/// drives.
+impl Operator for IntervalJoin {
+    type Output = Paired;
+
+    fn inputs(&self) -> usize {
+        2
+    }
+
+    fn on_records(
+        &mut self,
+        port: usize,
+        batch: &InputBatch,
+        out: &mut Vec<Paired>,
+        _fail: &mut dyn FnMut(usize, Error),
+    ) {
+        let mut any = |_: &Row, _: &Row| Ok::<bool, ()>(true);
+        for r in batch.iter() {
+            let _ = match port {
+                LEFT => self.left(r.ts, r.key, r.row, &mut any, out),
+                _ => self.right(r.ts, r.key, r.row, &mut any, out),
+            };
+        }
+    }
+
+    fn on_watermark(&mut self, wm: Timestamp, out: &mut Vec<Paired>) -> Option<Timestamp> {
+        Some(self.advance(wm, out))
+    }
+
+    fn gauges(&self) -> Gauges {
+        Gauges {
+            open_states: self.cached,
+            state_bytes: self.state_bytes() as u64,
+            records_in: self.records_in,
+            late_dropped: 0,
+            late_routed: 0,
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "interval_tests.rs"]
+mod tests;
