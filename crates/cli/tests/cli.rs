@@ -130,11 +130,7 @@ fn unsupported_sql_names_the_construct_and_its_place() {
     );
     expect_user_error(
         &["explain", s(&job)],
-        &[
-            "join.sql: line 6, column 71",
-            "regular join",
-            "FOR SYSTEM_TIME AS OF",
-        ],
+        &["join.sql: line 6, column 85", "one join per query"],
     );
     let job = write(
         "array.sql",

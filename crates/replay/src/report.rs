@@ -25,6 +25,9 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
             .sum::<u64>()
             + (0..plan.joins.len())
                 .map(|j| engine.join_dropped(j).0)
+                .sum::<u64>()
+            + (0..plan.intervals.len())
+                .map(|j| engine.interval_state(j).1)
                 .sum::<u64>(),
         future_records: 0,
     };
@@ -81,7 +84,26 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
     }
     for ji in 0..plan.joins.len() {
         for s in engine.join_stalls(ji) {
-            stalls.push(join_stall_report(plan, engine, ji, s, threshold));
+            let j = &plan.joins[ji];
+            let sides = Sides {
+                first: (j.probe, "probe side"),
+                second: (j.build, "versioned side"),
+                sink: j.sink,
+                join: "temporal join",
+            };
+            stalls.push(join_stall_report(plan, engine, &sides, s, threshold));
+        }
+    }
+    for ii in 0..plan.intervals.len() {
+        for s in engine.interval_stalls(ii) {
+            let j = &plan.intervals[ii];
+            let sides = Sides {
+                first: (j.left, "left side"),
+                second: (j.right, "right side"),
+                sink: j.sink,
+                join: "interval join",
+            };
+            stalls.push(join_stall_report(plan, engine, &sides, s, threshold));
         }
     }
     Report {
@@ -123,16 +145,23 @@ fn stall_report(
     )
 }
 
-/// A temporal join's stall: the side, table and partition that held it
-/// (with the setting that releases it), and the probe rows waiting.
+/// A join's two inputs (table, name of the side), its sink and kind.
+struct Sides {
+    first: (usize, &'static str),
+    second: (usize, &'static str),
+    sink: usize,
+    join: &'static str,
+}
+
+/// A join's stall: the side, table and partition that held it (with the
+/// setting that releases it), and the rows waiting.
 fn join_stall_report(
     plan: &JobPlan,
     engine: &Engine<'_>,
-    ji: usize,
+    sides: &Sides,
     js: &JoinStall,
     threshold: Millis,
 ) -> StallReport {
-    let jp = &plan.joins[ji];
     let held = js
         .stall
         .held_by
@@ -140,15 +169,15 @@ fn join_stall_report(
         .and_then(|id| engine.splits().get(id as usize))
         .map(|m| m.table);
     let table = held.unwrap_or(match js.port {
-        Some(lowwater_core::join::temporal::BUILD) => jp.build,
-        _ => jp.probe,
+        Some(1) => sides.second.0,
+        _ => sides.first.0,
     });
     let partitions = engine.splits().iter().filter(|m| m.table == table).count();
     let mut cx = lowwater_sql::explain::StallContext::of_table(plan, table);
     // The versioned side is released by its own table's idle-timeout: the
     // job-wide one would also let the probe side's quiet partitions go.
-    cx.own_idle_option |= table == jp.build;
-    let sink = &plan.tables[jp.sink].name;
+    cx.own_idle_option |= table == sides.second.0 && sides.join == "temporal join";
+    let sink = &plan.tables[sides.sink].name;
     let s = &js.stall;
     let mut r = stall_report_in(
         &cx,
@@ -162,14 +191,21 @@ fn join_stall_report(
             Some((m.topic.clone(), m.partition))
         },
     );
-    let side = if table == jp.build {
-        "versioned side"
+    let side = if table == sides.second.0 {
+        sides.second.1
     } else {
-        "probe side"
+        sides.first.1
+    };
+    let waited = match sides.join {
+        "temporal join" => format!(
+            "{} probe row(s) of {} waited for it",
+            js.waiting, plan.tables[sides.first.0].name
+        ),
+        _ => format!("{} row(s) were cached", js.waiting),
     };
     r.reason = format!(
-        "the temporal join waits for its {side}, table {}: {}; {} probe row(s) of {} waited for it",
-        plan.tables[table].name, r.reason, js.waiting, plan.tables[jp.probe].name
+        "the {} waits for its {side}, table {}: {}; {waited}",
+        sides.join, plan.tables[table].name, r.reason,
     );
     r
 }

@@ -72,6 +72,13 @@ impl BatchPool {
 /// windows fire).
 pub(crate) fn refuse_unsupported(plan: &JobPlan) -> Result<(), String> {
     let p = plan.settings.parallelism;
+    if let Some(j) = plan.intervals.first() {
+        return Err(format!(
+            "INSERT INTO {} (line {}): event-time interval joins run in `lowwater replay` (from \
+             dumps of both topics) in this version; `lowwater run` does not run them yet",
+            plan.tables[j.sink].name, j.loc.line
+        ));
+    }
     if let Some(j) = plan.joins.first() {
         return Err(format!(
             "INSERT INTO {} (line {}): event-time temporal joins run in `lowwater replay` (from \

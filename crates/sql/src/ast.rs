@@ -35,6 +35,8 @@ pub enum Statement {
     Insert(Box<Insert>),
     /// `INSERT INTO ... SELECT ... FROM a JOIN b FOR SYSTEM_TIME AS OF ...`.
     JoinInsert(Box<JoinInsert>),
+    /// `INSERT INTO ... SELECT ... FROM a JOIN b ON ... AND b.ts BETWEEN ...`.
+    IntervalInsert(Box<IntervalInsert>),
     /// What Flink would refuse in the file (see the `portability` module);
     /// one, last, when there is any.
     FlinkNotes(Notes),
@@ -205,6 +207,55 @@ pub enum From {
     Query(Box<Select>),
     /// `probe [LEFT] JOIN build FOR SYSTEM_TIME AS OF probe.ts ON ...`.
     TemporalJoin(Box<TemporalJoin>),
+    /// `a [INNER | LEFT | RIGHT | FULL] JOIN b ON ...` (an interval join when
+    /// ON bounds one rowtime by the other).
+    IntervalJoin(Box<IntervalJoin>),
+}
+
+/// Which rows of a join are written with NULLs when unmatched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JoinType {
+    /// None.
+    Inner,
+    /// The left side's.
+    Left,
+    /// The right side's.
+    Right,
+    /// Both sides'.
+    Full,
+}
+
+/// `a [INNER | LEFT | RIGHT | FULL [OUTER]] JOIN b ON condition`, without
+/// FOR SYSTEM_TIME AS OF.
+#[derive(Debug, Clone)]
+pub struct IntervalJoin {
+    /// The left side.
+    pub left: Named,
+    /// The right side.
+    pub right: Named,
+    /// Which unmatched rows are padded.
+    pub kind: JoinType,
+    /// Where the join keyword is.
+    pub loc: Loc,
+    /// The ON condition.
+    pub on: AstExpr,
+}
+
+/// `INSERT INTO sink [(cols)] SELECT ... FROM <interval join> [WHERE ...]`.
+#[derive(Debug, Clone)]
+pub struct IntervalInsert {
+    /// Sink table.
+    pub sink: String,
+    /// Where the statement starts.
+    pub loc: Loc,
+    /// Explicit target columns, if given.
+    pub sink_columns: Option<Vec<String>>,
+    /// The select list.
+    pub items: Vec<SelectItem>,
+    /// The join.
+    pub join: IntervalJoin,
+    /// `WHERE`, over the joined row.
+    pub filter: Option<AstExpr>,
 }
 
 /// A table or view named in a FROM clause, with its alias.

@@ -259,6 +259,14 @@ pub fn warnings(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> Vec<Strin
         seen.push(pl.source);
         table_warnings(&mut w, plan, pl.source, partitions);
     }
+    for j in &plan.intervals {
+        for t in [j.left, j.right] {
+            if !seen.contains(&t) {
+                seen.push(t);
+                table_warnings(&mut w, plan, t, partitions);
+            }
+        }
+    }
     for (ji, j) in plan.joins.iter().enumerate() {
         for t in [j.probe, j.build] {
             if plan.settings.emit_interval <= 0 && !seen.contains(&usize::MAX) {
@@ -547,6 +555,14 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
             }
         }
         crate::explain_join::join_text(&mut s, plan, ji);
+    }
+    for j in &plan.intervals {
+        for t in [j.left, j.right] {
+            if !shown.contains(&t) {
+                shown.push(t);
+                source_text(&mut s, plan, t, partitions);
+            }
+        }
     }
     let graph = crate::plan::graph::Graph::of(plan);
     let _ = writeln!(

@@ -446,6 +446,11 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
             }
             From::Table { name, loc } => (table(&name, loc, views, depth)?, format!("'{name}'")),
             From::Query(q) => (resolve(*q, views, depth + 1)?, "the subquery".to_string()),
+            From::IntervalJoin(j) => return Err(SqlError::new(
+                j.loc,
+                "an interval join is read directly by an INSERT (INSERT INTO ... SELECT ... FROM \
+                 a JOIN b ON ... AND b.ts BETWEEN ...); not as a view or subquery yet",
+            )),
             From::TemporalJoin(j) => return Err(SqlError::new(
                 j.loc,
                 "a temporal join is read directly by an INSERT (INSERT INTO ... SELECT ... FROM a \

@@ -69,6 +69,58 @@ pub(crate) fn join_insert(
     })
 }
 
+/// The INSERT of `query`, whose FROM is an interval join (or a regular
+/// join, which the planner refuses).
+pub(crate) fn interval_insert(
+    query: Select,
+    views: &Views,
+    sink: String,
+    loc: Loc,
+    sink_columns: Option<Vec<String>>,
+) -> Result<crate::ast::IntervalInsert> {
+    let Select {
+        loc: select_loc,
+        items,
+        from,
+        filter,
+        group_by,
+        having,
+    } = query;
+    let From::IntervalJoin(join) = from else {
+        return Err(SqlError::new(select_loc, "not a join"));
+    };
+    if let Some((_, at)) = group_by {
+        return Err(SqlError::new(
+            at,
+            "GROUP BY over an interval join is not supported yet: write the joined rows to a \
+             table and aggregate them in a window there",
+        ));
+    }
+    if having.is_some() {
+        return Err(SqlError::new(select_loc, "HAVING needs a GROUP BY"));
+    }
+    for side in [&join.left, &join.right] {
+        if views.contains_key(&side.name.to_ascii_lowercase()) {
+            return Err(SqlError::new(
+                side.loc,
+                format!(
+                    "'{}' is a view: the sides of an interval join must be tables for now (put \
+                     the view's WHERE and expressions into this query)",
+                    side.name
+                ),
+            ));
+        }
+    }
+    Ok(crate::ast::IntervalInsert {
+        sink,
+        loc,
+        sink_columns,
+        items,
+        join: *join,
+        filter,
+    })
+}
+
 fn not_versioned(v: &View, at: Loc, why: &str) -> SqlError {
     SqlError::new(
         at,

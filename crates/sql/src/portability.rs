@@ -515,6 +515,21 @@ pub fn statement(st: &Statement, notes: &mut Notes) {
             }
         }
         Statement::JoinInsert(ins) => join(ins, notes),
+        Statement::IntervalInsert(ins) => {
+            for item in &ins.items {
+                match item {
+                    SelectItem::UnnamedExpr(e) => expr(e, ins.loc, notes),
+                    SelectItem::ExprWithAlias { expr: e, alias } => {
+                        expr(e, ins.loc, notes);
+                        ident(alias, "the alias", ins.loc, notes);
+                    }
+                    _ => {}
+                }
+            }
+            for e in ins.filter.iter().chain([&ins.join.on]) {
+                expr(e, ins.join.loc, notes);
+            }
+        }
         Statement::CreateTable(ct) => {
             if let Some(w) = &ct.watermark {
                 expr(&w.expr, w.loc, notes);

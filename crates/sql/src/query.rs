@@ -10,8 +10,8 @@ use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Token;
 
 use crate::ast::{
-    deep_error, deep_loc, dismantle, too_deep, From, Insert, Named, Notes, Select, Statement,
-    TemporalJoin, TvfKind, WindowTvf,
+    deep_error, deep_loc, dismantle, too_deep, From, Insert, IntervalJoin, JoinType, Named, Notes,
+    Select, Statement, TemporalJoin, TvfKind, WindowTvf,
 };
 use crate::error::{Loc, Result, SqlError};
 use crate::inline::{self, View, Views};
@@ -55,32 +55,40 @@ fn no_join(p: &Parser, at: Loc) -> Result<()> {
     Ok(())
 }
 
-/// After the probe side: `[INNER | LEFT [OUTER]] JOIN build FOR SYSTEM_TIME
-/// AS OF expr [[AS] alias] ON condition`, or `None` when no join follows.
-fn temporal_join(p: &mut Parser, probe: &Named) -> Result<Option<TemporalJoin>> {
+/// A join after the first FROM table.
+enum Joined {
+    Temporal(Box<TemporalJoin>),
+    Interval(Box<IntervalJoin>),
+}
+
+/// After the first FROM table: `[INNER | LEFT | RIGHT | FULL [OUTER]] JOIN
+/// b [FOR SYSTEM_TIME AS OF expr] [[AS] alias] ON condition`, or `None`
+/// when no join follows.
+fn join(p: &mut Parser, probe: &Named) -> Result<Option<Joined>> {
     let loc = here(p);
     if p.consume_token(&Token::Comma) || p.parse_keyword(Keyword::CROSS) {
         return Err(SqlError::new(
             loc,
             "a comma or CROSS JOIN is a regular join, which lowwater does not run: its state \
              grows without bound on streams. Join on event time: FROM t [LEFT] JOIN v FOR \
-             SYSTEM_TIME AS OF t.ts AS r ON t.k = r.k",
+             SYSTEM_TIME AS OF t.ts AS r ON t.k = r.k, or an interval join: FROM a JOIN b ON \
+             a.k = b.k AND b.ts BETWEEN a.ts - INTERVAL '1' MINUTE AND a.ts",
         ));
     }
-    let left = if p.parse_keyword(Keyword::LEFT) {
-        let _ = p.parse_keyword(Keyword::OUTER);
-        true
-    } else if p.parse_keyword(Keyword::RIGHT) || p.parse_keyword(Keyword::FULL) {
-        return Err(SqlError::new(
-            loc,
-            "an event-time temporal join is INNER or LEFT (Flink fails on RIGHT and FULL: \
-             'Unknown join type'); put the versioned table on the right of a LEFT JOIN",
-        ));
+    let kind = if p.parse_keyword(Keyword::LEFT) {
+        JoinType::Left
+    } else if p.parse_keyword(Keyword::RIGHT) {
+        JoinType::Right
+    } else if p.parse_keyword(Keyword::FULL) {
+        JoinType::Full
     } else {
         let _ = p.parse_keyword(Keyword::INNER);
-        false
+        JoinType::Inner
     };
-    if !left && !p.peek_keyword(Keyword::JOIN) && loc == here(p) {
+    if kind != JoinType::Inner {
+        let _ = p.parse_keyword(Keyword::OUTER);
+    }
+    if kind == JoinType::Inner && !p.peek_keyword(Keyword::JOIN) && loc == here(p) {
         return Ok(None);
     }
     pe(p.expect_keyword(Keyword::JOIN))?;
@@ -88,23 +96,24 @@ fn temporal_join(p: &mut Parser, probe: &Named) -> Result<Option<TemporalJoin>> 
     if p.peek_token().token == Token::LParen || p.peek_keyword(Keyword::TABLE) {
         return Err(SqlError::new(
             at,
-            "the versioned side of a temporal join must be a table with a PRIMARY KEY or a \
-             deduplicated view, by name",
+            "a join's right side must be a table or view by name (a temporal join's: a table \
+             with a PRIMARY KEY or a deduplicated view)",
         ));
     }
     let name = pe(p.parse_identifier())?.value;
-    if !p.parse_keywords(&[Keyword::FOR, Keyword::SYSTEM_TIME, Keyword::AS, Keyword::OF]) {
+    let temporal =
+        p.parse_keywords(&[Keyword::FOR, Keyword::SYSTEM_TIME, Keyword::AS, Keyword::OF]);
+    if temporal && matches!(kind, JoinType::Right | JoinType::Full) {
         return Err(SqlError::new(
             loc,
-            format!(
-                "a join without FOR SYSTEM_TIME AS OF is a regular join, which lowwater does not \
-                 run (its state grows without bound on streams); join '{name}' on event time: \
-                 JOIN {name} FOR SYSTEM_TIME AS OF {}.<rowtime> AS r ON ...",
-                probe.qualifier()
-            ),
+            "an event-time temporal join is INNER or LEFT (Flink fails on RIGHT and FULL: \
+             'Unknown join type'); put the versioned table on the right of a LEFT JOIN",
         ));
     }
-    let as_of = pe(p.parse_expr())?;
+    let as_of = match temporal {
+        true => Some(pe(p.parse_expr())?),
+        false => None,
+    };
     let alias = alias(p)?;
     pe(p.expect_keyword(Keyword::ON))?;
     let on = pe(p.parse_expr())?;
@@ -112,24 +121,34 @@ fn temporal_join(p: &mut Parser, probe: &Named) -> Result<Option<TemporalJoin>> 
         let at = deep_loc(&on, loc);
         return Err(deep_error(at, vec![on]));
     }
-    if JOIN_KEYWORDS.iter().any(|k| p.peek_keyword(*k)) {
+    if JOIN_KEYWORDS.iter().any(|k| p.peek_keyword(*k)) || p.peek_token().token == Token::Comma {
         return Err(SqlError::new(
             here(p),
-            "one temporal join per query: join the result of this one in a view, or write \
-             another INSERT",
+            "one join per query: join the result of this one in a view, or write another \
+             INSERT",
         ));
     }
-    Ok(Some(TemporalJoin {
-        probe: probe.clone(),
-        build: Named {
-            name,
-            loc: at,
-            alias,
-        },
-        left,
-        loc,
-        as_of,
-        on,
+    let build = Named {
+        name,
+        loc: at,
+        alias,
+    };
+    Ok(Some(match as_of {
+        Some(as_of) => Joined::Temporal(Box::new(TemporalJoin {
+            probe: probe.clone(),
+            build,
+            left: kind == JoinType::Left,
+            loc,
+            as_of,
+            on,
+        })),
+        None => Joined::Interval(Box::new(IntervalJoin {
+            left: probe.clone(),
+            right: build,
+            kind,
+            loc,
+            on,
+        })),
     }))
 }
 
@@ -157,8 +176,9 @@ pub(crate) fn select(p: &mut Parser) -> Result<Select> {
             loc: from_loc,
             alias: alias(p)?,
         };
-        match temporal_join(p, &probe)? {
-            Some(j) => From::TemporalJoin(Box::new(j)),
+        match join(p, &probe)? {
+            Some(Joined::Temporal(j)) => From::TemporalJoin(j),
+            Some(Joined::Interval(j)) => From::IntervalJoin(j),
             None => From::Table {
                 name: probe.name,
                 loc: from_loc,
@@ -306,6 +326,10 @@ pub(crate) fn insert(
         None
     };
     let query = select(p)?;
+    if matches!(query.from, From::IntervalJoin(_)) {
+        let j = crate::join::interval_insert(query, views, sink, loc, sink_columns)?;
+        return Ok(Statement::IntervalInsert(Box::new(j)));
+    }
     if matches!(query.from, From::TemporalJoin(_)) {
         let j = crate::join::join_insert(query, views, sink, loc, sink_columns)?;
         return Ok(Statement::JoinInsert(Box::new(j)));

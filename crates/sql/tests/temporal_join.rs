@@ -230,5 +230,5 @@ fn a_late_data_sink_on_a_table_only_a_join_reads_is_refused() {
     .err()
     .map(|e| e.to_string())
     .unwrap_or_default();
-    assert!(e.contains("it keeps late rows"), "{e}");
+    assert!(e.contains("they keep late rows"), "{e}");
 }

@@ -5,5 +5,6 @@
 
 pub mod dedup;
 pub mod interval;
+pub mod interval_node;
 pub mod node;
 pub mod temporal;

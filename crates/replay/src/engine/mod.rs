@@ -37,6 +37,8 @@ struct Source {
     /// The temporal joins reading this table, and the port (probe or
     /// build) it feeds.
     joins: Vec<(usize, usize)>,
+    /// The interval joins reading it, and the port (left or right).
+    intervals: Vec<(usize, usize)>,
 }
 
 struct Pipe {
@@ -88,6 +90,7 @@ pub struct Engine<'p> {
     source_of: Vec<Option<usize>>,
     pipes: Vec<Pipe>,
     joins: Vec<join::JoinPipe>,
+    intervals: Vec<interval::IntervalPipe>,
     sinks: BTreeMap<usize, Sink>,
     skipped: BTreeMap<SplitId, u64>,
     nulled: BTreeMap<SplitId, u64>,
@@ -125,6 +128,7 @@ pub struct Failed {
 }
 
 mod align;
+mod interval;
 mod join;
 mod output;
 mod snapshot;
@@ -154,6 +158,7 @@ fn source_for(
         rows: RowBuilder::new(plan, table)?,
         pipelines: Vec::new(),
         joins: Vec::new(),
+        intervals: Vec::new(),
     });
     source_of[table] = Some(sources.len() - 1);
     Ok(sources.len() - 1)
@@ -222,6 +227,17 @@ impl<'p> Engine<'p> {
             }
             joins.push(join::JoinPipe::new(plan, ji, threshold, t0));
         }
+        let mut intervals = Vec::new();
+        for (ii, j) in plan.intervals.iter().enumerate() {
+            for (table, port) in [(j.left, 0), (j.right, 1)] {
+                let si = source_for(plan, table, &mut sources, &mut source_of)?;
+                sources[si].intervals.push((ii, port));
+            }
+            if let std::collections::btree_map::Entry::Vacant(e) = sinks.entry(j.sink) {
+                e.insert(sink(plan, j.sink)?);
+            }
+            intervals.push(interval::IntervalPipe::new(plan, ii, threshold, t0));
+        }
         // After this long without a record, every periodic tick is a no-op
         // (generators repeat themselves, idleness has been decided, statuses
         // have settled) until the next record: such ticks are skipped.
@@ -263,6 +279,7 @@ impl<'p> Engine<'p> {
             source_of,
             pipes,
             joins,
+            intervals,
             sinks,
             skipped: BTreeMap::new(),
             nulled: BTreeMap::new(),
@@ -397,6 +414,10 @@ impl<'p> Engine<'p> {
         for k in 0..self.sources[si].joins.len() {
             let (ji, port) = self.sources[si].joins[k];
             self.feed_join(ji, port, id, ts)?;
+        }
+        for k in 0..self.sources[si].intervals.len() {
+            let (ii, port) = self.sources[si].intervals[k];
+            self.feed_interval(ii, port, ts)?;
         }
         // On-event emission: the watermark this record made due follows it.
         let after = self.sources[si].subtasks[subtask].after_record(id, self.now);
@@ -557,6 +578,10 @@ impl<'p> Engine<'p> {
             let (ji, port) = self.sources[si].joins[k];
             self.forward_join(ji, port, subtask, p);
         }
+        for k in 0..self.sources[si].intervals.len() {
+            let (ii, port) = self.sources[si].intervals[k];
+            self.forward_interval(ii, port, subtask, p);
+        }
         for k in 0..self.sources[si].pipelines.len() {
             let pi = self.sources[si].pipelines[k];
             self.pipe_progress(pi, subtask, p);
@@ -657,6 +682,11 @@ impl<'p> Engine<'p> {
                     self.explain_join(ji);
                 }
             }
+            for ii in 0..self.intervals.len() {
+                if self.intervals[ii].stalled() {
+                    self.explain_interval(ii);
+                }
+            }
         }
         Ok(())
     }
@@ -678,6 +708,9 @@ impl<'p> Engine<'p> {
             }
         }
         for j in &mut self.joins {
+            j.finish();
+        }
+        for j in &mut self.intervals {
             j.finish();
         }
         if drain {

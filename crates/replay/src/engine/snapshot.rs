@@ -24,6 +24,9 @@ pub struct EngineSnapshot {
     /// The temporal joins (none in snapshots of jobs without joins).
     #[serde(default)]
     joins: Vec<super::join::JoinSnapshot>,
+    /// The interval joins.
+    #[serde(default)]
+    intervals: Vec<super::interval::IntervalSnapshot>,
     sinks: Vec<(usize, SinkCounts)>,
     skipped: BTreeMap<SplitId, u64>,
     nulled: BTreeMap<SplitId, u64>,
@@ -81,6 +84,7 @@ impl Engine<'_> {
                 })
                 .collect(),
             joins: self.joins.iter().map(|j| j.snapshot()).collect(),
+            intervals: self.intervals.iter().map(|j| j.snapshot()).collect(),
             sinks: self
                 .sinks
                 .iter()
@@ -122,6 +126,7 @@ impl Engine<'_> {
         shape(self.sources.len(), snap.sources.len(), "sources")?;
         shape(self.pipes.len(), snap.pipes.len(), "pipelines")?;
         shape(self.joins.len(), snap.joins.len(), "temporal joins")?;
+        shape(self.intervals.len(), snap.intervals.len(), "interval joins")?;
         for (src, subtasks) in self.sources.iter_mut().zip(snap.sources) {
             shape(src.subtasks.len(), subtasks.len(), "source subtasks")?;
             // Emission is the job's configuration, not checkpointed state.
@@ -139,6 +144,9 @@ impl Engine<'_> {
             pipe.peak_open = p.peak_open;
         }
         for (j, s) in self.joins.iter_mut().zip(snap.joins) {
+            j.restore(s);
+        }
+        for (j, s) in self.intervals.iter_mut().zip(snap.intervals) {
             j.restore(s);
         }
         for (t, c) in snap.sinks {

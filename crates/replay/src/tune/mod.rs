@@ -394,6 +394,7 @@ fn job_slo(plan: &JobPlan) -> (Option<Millis>, Option<String>) {
     let sinks = plan.pipelines.iter().map(|p| p.sink);
     sinks
         .chain(plan.joins.iter().map(|j| j.sink))
+        .chain(plan.intervals.iter().map(|j| j.sink))
         .filter_map(|s| {
             let t = &plan.tables[s];
             t.max_emission_lag.map(|m| (m, t.name.clone()))
@@ -512,7 +513,11 @@ fn result_of(plan: &JobPlan, c: &Candidate, o: &Outcome) -> CandidateResult {
             .iter()
             .any(|p| plan.tables[p.sink].name == name)
     };
-    let join_sink = |name: &str| plan.joins.iter().any(|j| plan.tables[j.sink].name == name);
+    let join_sink = |name: &str| {
+        let sinks = plan.joins.iter().map(|j| j.sink);
+        let mut sinks = sinks.chain(plan.intervals.iter().map(|j| j.sink));
+        sinks.any(|t| plan.tables[t].name == name)
+    };
     let sinks = r
         .sinks
         .iter()

@@ -46,6 +46,12 @@ pub enum NodeKind {
         /// Index in [`JobPlan::joins`].
         join: usize,
     },
+    /// An INSERT's event-time interval join: port 0 the left table's rows,
+    /// port 1 the right table's, both hashed by the join key.
+    IntervalJoin {
+        /// Index in [`JobPlan::intervals`].
+        join: usize,
+    },
     /// Writes a table.
     Sink {
         /// Table index.
@@ -191,6 +197,27 @@ impl Graph {
                 continue;
             }
             let n = g.join(plan, ji, &mut source);
+            let k =
+                *sink[j.sink].get_or_insert_with(|| g.node(NodeKind::Sink { table: j.sink }, 1, p));
+            g.edge(n, k, Distribution::Forward);
+        }
+        for (ii, j) in plan.intervals.iter().enumerate() {
+            let mut side = |t: usize, g: &mut Graph| {
+                *source[t].get_or_insert_with(|| g.node(NodeKind::Source { table: t }, 0, p))
+            };
+            let left = side(j.left, &mut g);
+            let right = side(j.right, &mut g);
+            let n = g.node(NodeKind::IntervalJoin { join: ii }, 2, p);
+            let key: Vec<usize> = (0..j.left_key.len()).collect();
+            let d = match key.is_empty() {
+                true => Distribution::Single,
+                false => Distribution::Hash(key),
+            };
+            g.edge(left, n, d.clone());
+            g.edge(right, n, d);
+            if let Some(e) = g.edges.last_mut() {
+                e.port = 1;
+            }
             let k =
                 *sink[j.sink].get_or_insert_with(|| g.node(NodeKind::Sink { table: j.sink }, 1, p));
             g.edge(n, k, Distribution::Forward);
@@ -343,6 +370,24 @@ fn describe(plan: &JobPlan, kind: NodeKind) -> String {
                     ""
                 },
                 if j.filter.is_some() { ", WHERE" } else { "" }
+            )
+        }
+        NodeKind::IntervalJoin { join } => {
+            let j = &plan.intervals[join];
+            format!(
+                "interval join {} (line {}, {:?}): {} with {} where {}.rowtime - {}.rowtime is \
+                 in [{}, {}]; pairs at once, unmatched rows when the watermark passes their \
+                 range; its watermark trails its inputs' by {}",
+                join + 1,
+                j.loc.line,
+                j.spec.kind,
+                plan.tables[j.left].name,
+                plan.tables[j.right].name,
+                plan.tables[j.left].name,
+                plan.tables[j.right].name,
+                display_duration(j.spec.lower),
+                display_duration(j.spec.upper),
+                display_duration(j.spec.lower.saturating_neg().max(j.spec.upper))
             )
         }
         NodeKind::Sink { table } => format!("sink {}", plan.tables[table].name),

@@ -4,14 +4,16 @@
 //! the condition, the select list and WHERE over the joined row, and the
 //! sink. Flink's refusals are kept, in words that say what to write.
 
-use sqlparser::ast::{BinaryOperator, Expr as AstExpr, Ident, SelectItem};
+use sqlparser::ast::{BinaryOperator, Expr as AstExpr};
 
-use crate::ast::{expr_loc, ident_name, JoinInsert, ViewSource};
+use crate::ast::{expr_loc, JoinInsert, ViewSource};
 use crate::error::{Loc, Result, SqlError};
-use crate::expr::{compile, Expr, Scope, Typed};
-use crate::options::Connector;
+use crate::expr::{compile, Expr};
 use crate::types::SqlType;
 
+use super::join_scope::{
+    conjuncts, find_table, one_side, outputs, readable, unify, JoinScope, Side,
+};
 use super::{Output, OutputKind, TableDef};
 
 /// One INSERT over an event-time temporal join: `FROM probe [LEFT] JOIN
@@ -134,218 +136,6 @@ impl JoinPlan {
         }
         Ok(Some(values))
     }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Side {
-    Both,
-    Probe,
-    Build,
-}
-
-/// The joined row's scope: the probe table's columns, then the build
-/// row's, each reachable by its side's qualifier (`o.ts`) or, when only
-/// one side has it, by its name alone.
-struct JoinScope<'a> {
-    probe_q: &'a str,
-    probe: Vec<(String, SqlType)>,
-    build_q: &'a str,
-    build: &'a [(String, SqlType)],
-    side: Side,
-}
-
-impl JoinScope<'_> {
-    fn with(&self, side: Side) -> JoinScope<'_> {
-        JoinScope {
-            probe_q: self.probe_q,
-            probe: self.probe.clone(),
-            build_q: self.build_q,
-            build: self.build,
-            side,
-        }
-    }
-
-    fn find(cols: &[(String, SqlType)], name: &str) -> Option<usize> {
-        cols.iter().position(|c| c.0.eq_ignore_ascii_case(name))
-    }
-
-    /// (probe position, build position) of an unqualified name.
-    fn unqualified(&self, name: &str) -> (Option<usize>, Option<usize>) {
-        (
-            Self::find(&self.probe, name).filter(|_| self.side != Side::Build),
-            Self::find(self.build, name).filter(|_| self.side != Side::Probe),
-        )
-    }
-
-    fn at_probe(&self, i: usize) -> (usize, SqlType) {
-        (i, self.probe[i].1)
-    }
-
-    fn at_build(&self, j: usize) -> (usize, SqlType) {
-        let base = if self.side == Side::Both {
-            self.probe.len()
-        } else {
-            0
-        };
-        (base + j, self.build[j].1)
-    }
-}
-
-impl Scope for JoinScope<'_> {
-    fn resolve(&self, name: &str) -> Option<(usize, SqlType)> {
-        if let Some((q, rest)) = name.split_once('.') {
-            if q.eq_ignore_ascii_case(self.probe_q) && self.side != Side::Build {
-                if let Some(i) = Self::find(&self.probe, rest) {
-                    return Some(self.at_probe(i));
-                }
-            }
-            if q.eq_ignore_ascii_case(self.build_q) && self.side != Side::Probe {
-                if let Some(j) = Self::find(self.build, rest) {
-                    return Some(self.at_build(j));
-                }
-            }
-        }
-        match self.unqualified(name) {
-            (Some(i), None) => Some(self.at_probe(i)),
-            (None, Some(j)) => Some(self.at_build(j)),
-            _ => None,
-        }
-    }
-
-    fn names(&self) -> Vec<String> {
-        let mut v = Vec::new();
-        if self.side != Side::Build {
-            v.extend(
-                self.probe
-                    .iter()
-                    .map(|c| format!("{}.{}", self.probe_q, c.0)),
-            );
-        }
-        if self.side != Side::Probe {
-            v.extend(
-                self.build
-                    .iter()
-                    .map(|c| format!("{}.{}", self.build_q, c.0)),
-            );
-        }
-        v
-    }
-
-    fn substitute(&self, e: &AstExpr, loc: Loc) -> Option<Result<Typed>> {
-        // `q.col` of a side's qualifier names that side's column only.
-        if let AstExpr::CompoundIdentifier(ids) = e {
-            let q = &ids.first()?.value;
-            if !(q.eq_ignore_ascii_case(self.probe_q) || q.eq_ignore_ascii_case(self.build_q)) {
-                return None;
-            }
-            let name: Vec<&str> = ids.iter().map(|i| i.value.as_str()).collect();
-            let name = name.join(".");
-            return Some(match self.resolve(&name) {
-                Some((i, ty)) => Ok(Typed {
-                    expr: Expr::Column(i),
-                    ty: Some(ty),
-                }),
-                None => Err(SqlError::new(
-                    expr_loc(e, loc),
-                    format!(
-                        "unknown column '{name}' here; available columns: {}",
-                        self.names().join(", ")
-                    ),
-                )),
-            });
-        }
-        let AstExpr::Identifier(id) = e else {
-            return None;
-        };
-        if let (Some(_), Some(_)) = self.unqualified(&id.value) {
-            return Some(Err(SqlError::new(
-                expr_loc(e, loc),
-                format!(
-                    "column '{}' is ambiguous: both {} and {} have it; write {}.{} or {}.{}",
-                    id.value,
-                    self.probe_q,
-                    self.build_q,
-                    self.probe_q,
-                    id.value,
-                    self.build_q,
-                    id.value
-                ),
-            )));
-        }
-        None
-    }
-}
-
-fn find_table(tables: &[TableDef], name: &str, loc: Loc) -> Result<usize> {
-    tables
-        .iter()
-        .position(|t| t.name.eq_ignore_ascii_case(name))
-        .ok_or_else(|| SqlError::new(loc, format!("table '{name}' is not defined in this job")))
-}
-
-fn readable(t: &TableDef, loc: Loc) -> Result<()> {
-    if matches!(t.connector, Connector::Print | Connector::Blackhole) {
-        return Err(SqlError::new(
-            loc,
-            format!(
-                "'{}' is a {} table and cannot be read",
-                t.name,
-                t.connector.name()
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// The conjuncts of an AND tree, in order.
-fn conjuncts<'e>(e: &'e AstExpr, out: &mut Vec<&'e AstExpr>) {
-    match e {
-        AstExpr::BinaryOp {
-            left,
-            op: BinaryOperator::And,
-            right,
-        } => {
-            conjuncts(left, out);
-            conjuncts(right, out);
-        }
-        // Parentheses change nothing here (Calcite drops them too).
-        AstExpr::Nested(inner) => conjuncts(inner, out),
-        _ => out.push(e),
-    }
-}
-
-/// `e` compiled over one side, if it reads only that side and at least one
-/// of its columns.
-fn one_side(e: &AstExpr, scope: &JoinScope, loc: Loc) -> Option<Typed> {
-    let t = compile(e, scope, loc).ok()?;
-    let mut cols = Vec::new();
-    t.expr.columns(&mut cols);
-    (!cols.is_empty()).then_some(t)
-}
-
-/// Both key expressions in one type, so that equal values are equal keys.
-fn unify(p: Typed, b: Typed, at: Loc) -> Result<(Expr, Expr)> {
-    let (pt, bt) = (
-        p.ty.unwrap_or(SqlType::String),
-        b.ty.unwrap_or(SqlType::String),
-    );
-    if pt == bt || (pt.is_integer() && bt.is_integer()) {
-        return Ok((p.expr, b.expr));
-    }
-    if pt.is_numeric() && bt.is_numeric() {
-        return Ok((
-            Expr::Cast(Box::new(p.expr), SqlType::Double),
-            Expr::Cast(Box::new(b.expr), SqlType::Double),
-        ));
-    }
-    Err(SqlError::new(
-        at,
-        format!(
-            "the join compares {} with {}: cast one side",
-            pt.name(),
-            bt.name()
-        ),
-    ))
 }
 
 /// Plans an INSERT over a temporal join, or with `into` (sink, pipeline)
@@ -614,7 +404,7 @@ pub(super) fn join(
             Some(c.expr)
         }
     };
-    let outputs = outputs(ins, &scope)?;
+    let outputs = outputs(&ins.items, ins.loc, &scope)?;
     let (sink_columns, sink_types) = match into {
         Some(_) => (
             (0..outputs.len()).collect(),
@@ -658,73 +448,4 @@ fn no_rowtime(name: &str, loc: Loc) -> SqlError {
              a WATERMARK and keep the rowtime column among its columns"
         ),
     )
-}
-
-/// The select list over the joined row (`*`: every probe column, then
-/// every build column; `o.*`: one side's).
-fn outputs(ins: &JoinInsert, scope: &JoinScope) -> Result<Vec<Output>> {
-    let mut items: Vec<(AstExpr, Option<String>)> = Vec::new();
-    let side_items =
-        |q: &str, cols: &[(String, SqlType)], items: &mut Vec<(AstExpr, Option<String>)>| {
-            for (n, _) in cols {
-                let e = AstExpr::CompoundIdentifier(vec![Ident::new(q), Ident::new(n)]);
-                items.push((e, Some(n.clone())));
-            }
-        };
-    for item in &ins.items {
-        match item {
-            SelectItem::UnnamedExpr(e) => items.push((e.clone(), None)),
-            SelectItem::ExprWithAlias { expr, alias } => {
-                items.push((expr.clone(), Some(alias.value.clone())))
-            }
-            SelectItem::Wildcard(_) => {
-                side_items(scope.probe_q, &scope.probe, &mut items);
-                side_items(scope.build_q, scope.build, &mut items);
-            }
-            SelectItem::QualifiedWildcard(kind, _) => {
-                let q = kind.to_string();
-                if q.eq_ignore_ascii_case(scope.probe_q) {
-                    side_items(scope.probe_q, &scope.probe, &mut items);
-                } else if q.eq_ignore_ascii_case(scope.build_q) {
-                    side_items(scope.build_q, scope.build, &mut items);
-                } else {
-                    return Err(SqlError::new(
-                        ins.loc,
-                        format!(
-                            "{q}.*: the join's sides are {} and {}",
-                            scope.probe_q, scope.build_q
-                        ),
-                    ));
-                }
-            }
-            other => {
-                return Err(SqlError::new(
-                    ins.loc,
-                    format!("select item {other} is not supported; give one alias per column"),
-                ))
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for (i, (e, alias)) in items.iter().enumerate() {
-        if let AstExpr::Function(f) = e {
-            if f.over.is_some() {
-                return Err(SqlError::new(
-                    expr_loc(e, ins.loc),
-                    "OVER (...) is not supported over a temporal join: rank in a window over a \
-                     view of the join, or rank the versioned view before it",
-                ));
-            }
-        }
-        let t = compile(e, scope, ins.loc)?;
-        out.push(Output {
-            name: alias
-                .clone()
-                .or_else(|| ident_name(e))
-                .unwrap_or_else(|| format!("EXPR${i}")),
-            ty: t.ty.unwrap_or(SqlType::String),
-            kind: OutputKind::Expr(t.expr),
-        });
-    }
-    Ok(out)
 }

@@ -406,6 +406,8 @@ pub struct JobPlan {
     pub pipelines: Vec<Pipeline>,
     /// INSERTs over event-time temporal joins, in INSERT order.
     pub joins: Vec<JoinPlan>,
+    /// INSERTs over event-time interval joins, in INSERT order.
+    pub intervals: Vec<IntervalPlan>,
     /// What Flink would refuse in the job file, with line and column
     /// (lowwater runs it; see [`crate::portability`]).
     pub flink_notes: Vec<String>,
@@ -423,7 +425,8 @@ impl JobPlan {
         let mut out = Vec::new();
         let read = self.pipelines.iter().map(|p| p.source);
         let joined = self.joins.iter().flat_map(|j| [j.probe, j.build]);
-        for t in read.chain(joined) {
+        let bounded = self.intervals.iter().flat_map(|j| [j.left, j.right]);
+        for t in read.chain(joined).chain(bounded) {
             if !out.contains(&t) {
                 out.push(t);
             }
@@ -452,6 +455,9 @@ impl JobPlan {
         }
         for j in &self.joins {
             j.columns_read(t, self.tables[j.probe].columns.len(), &mut cols);
+        }
+        for j in &self.intervals {
+            j.columns_read(t, self.tables[j.left].columns.len(), &mut cols);
         }
         for p in self.pipelines.iter().filter(|p| p.source == t) {
             // The aggregation that reads the records (the first of cascading windows).
@@ -522,7 +528,14 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
     }
     let mut pipelines = Vec::new();
     let mut joins = Vec::new();
+    let mut intervals = Vec::new();
     for st in stmts {
+        if let Statement::IntervalInsert(ins) = st {
+            if pipelines.len() + joins.len() + intervals.len() == MAX_INSERTS {
+                return Err(SqlError::new(ins.loc, too_many_inserts()));
+            }
+            intervals.push(interval::interval(ins, &tables, 0)?);
+        }
         if let Statement::JoinInsert(ins) = st {
             if pipelines.len() + joins.len() == MAX_INSERTS {
                 return Err(SqlError::new(ins.loc, too_many_inserts()));
@@ -537,7 +550,7 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
             pipelines.push(pipeline(ins, &tables, &settings, &mut joins, pi)?);
         }
     }
-    if pipelines.is_empty() && joins.is_empty() {
+    if pipelines.is_empty() && joins.is_empty() && intervals.is_empty() {
         return Err(SqlError::new(
             Loc { line: 1, column: 1 },
             "the job has no INSERT INTO statement: nothing to run",
@@ -557,6 +570,7 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
         tables,
         pipelines,
         joins,
+        intervals,
         flink_notes,
     };
     for (i, t) in plan.tables.iter().enumerate() {
@@ -578,6 +592,7 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
         tables,
         pipelines,
         joins,
+        intervals,
         flink_notes,
     } = plan;
     if settings.on_open_limit == OnOpenLimit::FireOldest {
@@ -590,22 +605,22 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
             ));
         }
     }
-    for j in &joins {
-        for t in [j.probe, j.build] {
-            let windowed = pipelines
-                .iter()
-                .any(|p| p.source == t && p.first().join.is_none());
-            if tables[t].late_data_sink.is_some() && !windowed {
-                return Err(SqlError::new(
-                    tables[t].loc,
-                    format!(
-                        "table '{}': late-data.sink takes the records a window drops as late; \
-                         only a temporal join reads this table, and it keeps late rows (counted \
-                         per partition as late_join_rows): remove the option",
-                        tables[t].name
-                    ),
-                ));
-            }
+    let joined = joins.iter().flat_map(|j| [j.probe, j.build]);
+    for t in joined.chain(intervals.iter().flat_map(|j| [j.left, j.right])) {
+        let windowed = pipelines
+            .iter()
+            .any(|p| p.source == t && p.first().join.is_none());
+        if tables[t].late_data_sink.is_some() && !windowed {
+            return Err(SqlError::new(
+                tables[t].loc,
+                format!(
+                    "table '{}': late-data.sink takes the records a window drops as late; only \
+                     joins read this table, and they keep late rows (a temporal join joins them \
+                     at its next watermark, an interval join with the rows it has cached; both \
+                     are counted): remove the option",
+                    tables[t].name
+                ),
+            ));
         }
     }
     for t in &tables {
@@ -626,6 +641,7 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
         tables,
         pipelines,
         joins,
+        intervals,
         flink_notes,
     })
 }
@@ -777,7 +793,9 @@ pub(crate) fn agg_name(f: AggFunc) -> &'static str {
 mod alignment;
 pub mod cascade;
 pub mod graph;
+mod interval;
 mod join;
+mod join_scope;
 mod join_view;
 mod late;
 mod pipeline;
@@ -789,6 +807,7 @@ mod table;
 mod unmergeable;
 
 pub use alignment::AlignmentDef;
+pub use interval::IntervalPlan;
 pub use join::JoinPlan;
 use late::check_late_sink;
 pub use late::{LateReason, LateRow, REASON_COLUMN};

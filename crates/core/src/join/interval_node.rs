@@ -1,0 +1,147 @@
+//! An interval join node of one subtask, the shape the replay stepper and
+//! the live task drive (as [`super::node::TemporalJoinNode`] is for the
+//! temporal join): its input gate (port 0 the left side's channels, port 1
+//! the right side's), the operator, and the bound on the rows it caches.
+
+use serde::{Deserialize, Serialize};
+
+use crate::dataflow::gate::{GateState, InputGate};
+use crate::time::{Millis, Timestamp};
+use crate::value::{Row, Value};
+use crate::watermark::Progress;
+use crate::window::limit::{OpenStateGuard, Verdict};
+
+use super::interval::{IntervalJoin, IntervalSpec, Paired, LEFT};
+use super::node::JoinHold;
+
+/// An interval join node.
+#[derive(Debug, Clone)]
+pub struct IntervalJoinNode {
+    gate: InputGate,
+    op: IntervalJoin,
+    guard: OpenStateGuard,
+}
+
+/// A node's state, as a checkpoint or a replay snapshot keeps it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IntervalJoinState {
+    gate: GateState,
+    op: IntervalJoin,
+    guard: OpenStateGuard,
+}
+
+impl IntervalJoinNode {
+    /// A join of shape `spec` over `left` and `right` channels, caching at
+    /// most `limit` rows while its watermark stands still for longer than
+    /// `grace`.
+    pub fn new(spec: IntervalSpec, left: usize, right: usize, limit: u64, grace: Millis) -> Self {
+        IntervalJoinNode {
+            gate: InputGate::new(&[left, right]),
+            op: IntervalJoin::new(spec),
+            guard: OpenStateGuard::new(limit, grace),
+        }
+    }
+
+    /// A row of side `port` ([`LEFT`] or [`super::interval::RIGHT`]): its
+    /// pairs come out at once.
+    pub fn row<E>(
+        &mut self,
+        port: usize,
+        ts: Timestamp,
+        key: &[Value],
+        row: &[Value],
+        matches: &mut dyn FnMut(&Row, &Row) -> Result<bool, E>,
+        out: &mut Vec<Paired>,
+    ) -> Result<(), E> {
+        match port {
+            LEFT => self.op.left(ts, key, row, matches, out),
+            _ => self.op.right(ts, key, row, matches, out),
+        }
+    }
+
+    /// Channel `ch` of `port` sent `p` at `now`: the rows the watermark
+    /// expires come out (an outer side's unjoined ones padded). Returns the
+    /// input watermark, if it moved, and the one to forward (it trails by
+    /// the join's delay).
+    pub fn progress(
+        &mut self,
+        port: usize,
+        ch: usize,
+        p: Progress,
+        now: Timestamp,
+        out: &mut Vec<Paired>,
+    ) -> Option<(Timestamp, Timestamp)> {
+        let mut moved = None;
+        for step in self.gate.input(port, ch, p) {
+            if let Some(wm) = step.watermark {
+                let forward = self.op.advance(wm, out);
+                self.guard.on_watermark(wm, now);
+                moved = Some((wm, forward));
+            }
+        }
+        moved
+    }
+
+    /// The cached rows against the limit at `now` (see [`OpenStateGuard`]).
+    pub fn check(&mut self, now: Timestamp) -> Verdict {
+        self.guard.check(self.op.cached(), now)
+    }
+
+    /// The bound on cached rows.
+    pub fn limit(&self) -> u64 {
+        self.guard.limit()
+    }
+
+    /// What holds the watermark, when a channel does (`waiting`: the rows
+    /// cached; `oldest`: none is tracked).
+    pub fn hold(&self) -> Option<JoinHold> {
+        let (port, channel) = self.gate.holding()?;
+        Some(JoinHold {
+            port,
+            channel,
+            watermark: self.gate.current(),
+            waiting: self.op.cached(),
+            oldest: None,
+        })
+    }
+
+    /// The operator.
+    pub fn op(&self) -> &IntervalJoin {
+        &self.op
+    }
+
+    /// The input gate.
+    pub fn gate(&self) -> &InputGate {
+        &self.gate
+    }
+
+    /// Its state.
+    pub fn state(&self) -> IntervalJoinState {
+        IntervalJoinState {
+            gate: self.gate.state().clone(),
+            op: self.op.clone(),
+            guard: self.guard.clone(),
+        }
+    }
+
+    /// A node continuing from `state`.
+    pub fn restore(state: IntervalJoinState) -> Self {
+        let mut guard = state.guard;
+        guard.restored(state.op.watermark(), state.op.cached());
+        IntervalJoinNode {
+            gate: InputGate::restore(state.gate),
+            op: state.op,
+            guard,
+        }
+    }
+}
+
+impl Paired {
+    /// The joined row: the left row, then the right, a padded side as
+    /// `left_width` or `right_width` NULLs.
+    pub fn into_row(self, left_width: usize, right_width: usize) -> Row {
+        let mut row = self.left.unwrap_or_else(|| vec![Value::Null; left_width]);
+        row.extend(self.right.unwrap_or_else(|| vec![Value::Null; right_width]));
+        row
+    }
+}

@@ -1,0 +1,235 @@
+//! The replay engine's interval joins: each INSERT over an event-time
+//! interval join is one [`IntervalJoinNode`], fed the left table's rows on
+//! port 0 and the right table's on port 1. Pairs are written as rows
+//! arrive; an outer side's unjoined rows when the watermark expires them.
+//! A stall names the side, table and partition that hold the join.
+
+use lowwater_connectors::row::RecordError;
+use lowwater_core::diagnose::StallDetector;
+use lowwater_core::join::interval::{Paired, RIGHT};
+use lowwater_core::join::interval_node::{IntervalJoinNode, IntervalJoinState};
+use lowwater_core::watermark::Progress;
+use lowwater_core::window::limit::Verdict;
+use lowwater_core::{Row, Timestamp, MIN_WATERMARK};
+use lowwater_sql::expr::truth;
+use lowwater_sql::plan::JobPlan;
+use serde::{Deserialize, Serialize};
+
+use super::{Engine, JoinStall};
+
+pub(super) struct IntervalPipe {
+    node: IntervalJoinNode,
+    detector: StallDetector,
+    stalls: Vec<JoinStall>,
+    port: Option<usize>,
+    filtered: u64,
+    out: Vec<Paired>,
+}
+
+/// An interval join's part of the engine's snapshot.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct IntervalSnapshot {
+    node: IntervalJoinState,
+    detector: StallDetector,
+    stalls: Vec<JoinStall>,
+    port: Option<usize>,
+    filtered: u64,
+}
+
+impl IntervalPipe {
+    pub(super) fn new(plan: &JobPlan, ii: usize, threshold: i64, t0: Timestamp) -> Self {
+        let p = plan.settings.parallelism;
+        let spec = plan.intervals[ii].spec;
+        let limit = plan.settings.max_join_rows;
+        IntervalPipe {
+            node: IntervalJoinNode::new(spec, p, p, limit, plan.open_limit_grace()),
+            detector: StallDetector::new(threshold, t0, MIN_WATERMARK),
+            stalls: Vec::new(),
+            port: None,
+            filtered: 0,
+            out: Vec::new(),
+        }
+    }
+
+    pub(super) fn snapshot(&self) -> IntervalSnapshot {
+        IntervalSnapshot {
+            node: self.node.state(),
+            detector: self.detector.clone(),
+            stalls: self.stalls.clone(),
+            port: self.port,
+            filtered: self.filtered,
+        }
+    }
+
+    pub(super) fn restore(&mut self, s: IntervalSnapshot) {
+        self.node = IntervalJoinNode::restore(s.node);
+        self.detector = s.detector;
+        self.stalls = s.stalls;
+        self.port = s.port;
+        self.filtered = s.filtered;
+    }
+
+    pub(super) fn stalled(&self) -> bool {
+        self.detector.current().is_some()
+    }
+
+    pub(super) fn finish(&mut self) {
+        if let Some(s) = self.detector.finish() {
+            self.stalls.push(JoinStall {
+                stall: s,
+                port: self.port,
+                waiting: self.node.op().cached(),
+            });
+        }
+    }
+
+    pub(super) fn filtered(&self) -> u64 {
+        self.filtered
+    }
+
+    pub(super) fn stalls(&self) -> &[JoinStall] {
+        &self.stalls
+    }
+}
+
+impl Engine<'_> {
+    /// The decoded row (`self.row`, at event time `ts`) of interval join
+    /// `ii`'s side `port`.
+    pub(super) fn feed_interval(
+        &mut self,
+        ii: usize,
+        port: usize,
+        ts: Timestamp,
+    ) -> Result<(), RecordError> {
+        let plan = self.plan;
+        let jp = &plan.intervals[ii];
+        let exprs = if port == RIGHT {
+            &jp.right_key
+        } else {
+            &jp.left_key
+        };
+        let key: Row = exprs
+            .iter()
+            .map(|e| e.eval(&self.row))
+            .collect::<Result<_, _>>()
+            .map_err(|m| RecordError::other(format!("the join key: {m}")))?;
+        let mut matches = |l: &Row, r: &Row| -> Result<bool, String> {
+            let Some(c) = &jp.residual else {
+                return Ok(true);
+            };
+            let mut row = l.clone();
+            row.extend(r.iter().cloned());
+            Ok(truth(&c.eval(&row)?) == Some(true))
+        };
+        let pipe = &mut self.intervals[ii];
+        let mut out = std::mem::take(&mut pipe.out);
+        pipe.node
+            .row(port, ts, &key, &self.row, &mut matches, &mut out)
+            .map_err(|m| RecordError::other(format!("the join condition: {m}")))?;
+        if let Verdict::Over { still_for } = pipe.node.check(self.now) {
+            let e = lowwater_core::window::limit::over_message(
+                &plan.tables[jp.sink].name,
+                pipe.node.op().cached(),
+                pipe.node.limit(),
+                still_for,
+            );
+            return Err(RecordError::other(format!(
+                "{} (the interval join's cached rows: lowwater.state.max-join-rows); release \
+                 the stall that holds its watermark (the report names it) or raise the limit",
+                e.replace("(window, key) states are open", "rows are cached")
+                    .replace(
+                        "lowwater.state.max-open-windows",
+                        "lowwater.state.max-join-rows"
+                    )
+            )));
+        }
+        let now = self.now;
+        self.write_pairs(ii, &mut out, now);
+        self.intervals[ii].out = out;
+        if self.intervals[ii].detector.on_record(self.now).is_some() {
+            self.explain_interval(ii);
+        }
+        Ok(())
+    }
+
+    /// Source subtask `subtask` of interval join `ii`'s side `port` sent `p`.
+    pub(super) fn forward_interval(&mut self, ii: usize, port: usize, subtask: usize, p: Progress) {
+        let now = self.now;
+        let pipe = &mut self.intervals[ii];
+        let mut out = std::mem::take(&mut pipe.out);
+        if let Some((wm, _)) = pipe.node.progress(port, subtask, p, now, &mut out) {
+            if let Some(s) = pipe.detector.on_advance(now, wm) {
+                let waiting = pipe.node.op().cached();
+                pipe.stalls.push(JoinStall {
+                    stall: s,
+                    port: pipe.port,
+                    waiting,
+                });
+            }
+        }
+        self.write_pairs(ii, &mut out, now);
+        self.intervals[ii].out = out;
+    }
+
+    fn write_pairs(&mut self, ii: usize, out: &mut Vec<Paired>, now: Timestamp) {
+        let plan = self.plan;
+        let jp = &plan.intervals[ii];
+        let width = plan.tables[jp.sink].columns.len();
+        let (lw, rw) = (
+            plan.tables[jp.left].columns.len(),
+            plan.tables[jp.right].columns.len(),
+        );
+        for p in out.drain(..) {
+            let row = p.into_row(lw, rw);
+            match jp.sink_values(&row, width) {
+                Ok(Some(values)) => {
+                    if let Some(s) = self.sinks.get_mut(&jp.sink) {
+                        if let Err(e) = s.write(&values, now) {
+                            self.sink_error.get_or_insert(e);
+                        }
+                    }
+                }
+                Ok(None) => self.intervals[ii].filtered += 1,
+                Err(e) => {
+                    self.sink_error.get_or_insert(format!(
+                        "a joined row of INSERT INTO {}: {e}",
+                        plan.tables[jp.sink].name
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Explains interval join `ii`'s open stall by the side and partition
+    /// that hold it now.
+    pub(super) fn explain_interval(&mut self, ii: usize) {
+        let hold = self.intervals[ii].node.hold();
+        let jp = &self.plan.intervals[ii];
+        let holder = hold.and_then(|h| {
+            let table = if h.port == RIGHT { jp.right } else { jp.left };
+            let si = self.source_of[table]?;
+            Some(self.holder_at(si, h.channel))
+        });
+        let pipe = &mut self.intervals[ii];
+        pipe.port = hold.map(|h| h.port);
+        let at = pipe.node.gate().holding_watermark();
+        pipe.detector.explain(holder, at);
+    }
+
+    /// Stalls of interval join `ii`, in time order.
+    pub fn interval_stalls(&self, ii: usize) -> &[JoinStall] {
+        self.intervals[ii].stalls()
+    }
+
+    /// Rows interval join `ii` caches, and its rows WHERE dropped.
+    pub fn interval_state(&self, ii: usize) -> (u64, u64) {
+        let p = &self.intervals[ii];
+        (p.node.op().cached(), p.filtered())
+    }
+
+    /// Rows of interval join `ii`'s side `port` that came after the
+    /// watermark passed their range.
+    pub fn interval_late(&self, ii: usize, port: usize) -> u64 {
+        self.intervals[ii].node.op().late(port)
+    }
+}

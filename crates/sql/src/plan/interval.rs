@@ -1,0 +1,395 @@
+//! Planning an INSERT over an event-time interval join: `FROM a [INNER |
+//! LEFT | RIGHT | FULL] JOIN b ON a.k = b.k AND b.ts BETWEEN a.ts -
+//! INTERVAL ... AND a.ts + INTERVAL ...`. As Flink's planner
+//! (`IntervalJoinUtil`), the ON condition's terms that compare one side's
+//! rowtime (plus or minus an interval) with the other's are the time
+//! bounds: two range comparisons bounding `a.ts - b.ts` from below and
+//! above, or one equality; a strict comparison moves its bound by 1 ms.
+//! Without them the join is a regular join, which lowwater refuses. The
+//! other terms' equalities between the sides are the key, the rest a
+//! condition on each pair.
+
+use sqlparser::ast::{BinaryOperator, Expr as AstExpr};
+
+use lowwater_core::join::interval::{IntervalSpec, JoinKind};
+use lowwater_core::Millis;
+
+use crate::ast::{expr_loc, IntervalInsert, JoinType};
+use crate::error::{Loc, Result, SqlError};
+use crate::expr::{compile, Expr};
+use crate::types::SqlType;
+
+use super::join_scope::{
+    conjuncts, find_table, one_side, outputs, readable, unify, JoinScope, Side,
+};
+use super::{Output, TableDef};
+
+/// One INSERT over an event-time interval join.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IntervalPlan {
+    /// Where the INSERT starts.
+    pub loc: Loc,
+    /// The left table.
+    pub left: usize,
+    /// The right table.
+    pub right: usize,
+    /// The join's kind and bounds (of `left.ts - right.ts`).
+    pub spec: IntervalSpec,
+    /// The key over the left row (the left table's row).
+    pub left_key: Vec<Expr>,
+    /// The key over the right row, pairwise equal to `left_key`.
+    pub right_key: Vec<Expr>,
+    /// The ON condition beyond the key and the time bounds, over the
+    /// joined row (the left row, then the right row).
+    pub residual: Option<Expr>,
+    /// `WHERE`, over the joined row.
+    pub filter: Option<Expr>,
+    /// The select list, over the joined row.
+    pub outputs: Vec<Output>,
+    /// Sink table index.
+    pub sink: usize,
+    /// `outputs[i]` is written to sink column `sink_columns[i]`.
+    pub sink_columns: Vec<usize>,
+    /// The sink's column types.
+    pub sink_types: Vec<SqlType>,
+}
+
+impl IntervalPlan {
+    /// The sink row of a joined row (`None`s padded); `None` when WHERE
+    /// drops it.
+    pub fn sink_values(
+        &self,
+        joined: &[lowwater_core::Value],
+        width: usize,
+    ) -> std::result::Result<Option<Vec<lowwater_core::Value>>, String> {
+        if let Some(f) = &self.filter {
+            if crate::expr::truth(&f.eval(joined)?) != Some(true) {
+                return Ok(None);
+            }
+        }
+        let mut values = vec![lowwater_core::Value::Null; width];
+        for (o, &col) in self.outputs.iter().zip(&self.sink_columns) {
+            let v = match &o.kind {
+                super::OutputKind::Expr(e) => e.eval(joined)?,
+                _ => lowwater_core::Value::Null,
+            };
+            values[col] = super::sink_value(self.sink_types.get(col), v);
+        }
+        Ok(Some(values))
+    }
+
+    /// The columns of table `t` this join reads into `cols`.
+    pub fn columns_read(&self, t: usize, left_width: usize, cols: &mut Vec<usize>) {
+        let mut joined = Vec::new();
+        for e in self.residual.iter().chain(&self.filter) {
+            e.columns(&mut joined);
+        }
+        for o in &self.outputs {
+            if let super::OutputKind::Expr(e) = &o.kind {
+                e.columns(&mut joined);
+            }
+        }
+        if t == self.left {
+            for e in &self.left_key {
+                e.columns(cols);
+            }
+            cols.extend(joined.iter().filter(|&&c| c < left_width));
+        }
+        if t == self.right {
+            for e in &self.right_key {
+                e.columns(cols);
+            }
+            cols.extend(joined.iter().filter_map(|&c| c.checked_sub(left_width)));
+        }
+    }
+}
+
+/// A comparison of the two rowtimes: `a op b` where `a` is one side's
+/// rowtime plus `a_off` and `b` the other's plus `b_off`.
+struct TimePredicate {
+    op: BinaryOperator,
+    /// Whether the left operand reads the left table's rowtime.
+    left_on_left: bool,
+    a_off: Millis,
+    b_off: Millis,
+}
+
+/// Which side's rowtime `e` reads (`true`: the left table's) and the
+/// interval added to it, when `e` is `rowtime`, `rowtime ± INTERVAL ...`
+/// or `INTERVAL ... + rowtime`.
+fn time_access(
+    e: &AstExpr,
+    scope: &JoinScope,
+    times: (usize, usize),
+    loc: Loc,
+) -> Option<(bool, Millis)> {
+    match e {
+        AstExpr::Nested(inner) => time_access(inner, scope, times, loc),
+        AstExpr::BinaryOp { left, op, right } => {
+            let (sign, t, iv) = match (op, time_access(left, scope, times, loc)) {
+                (BinaryOperator::Plus, Some(t)) => (1, t, right),
+                (BinaryOperator::Minus, Some(t)) => (-1, t, right),
+                (BinaryOperator::Plus, None) => (1, time_access(right, scope, times, loc)?, left),
+                _ => return None,
+            };
+            let ms = super::table::interval(iv, loc).ok()?;
+            Some((t.0, t.1.checked_add(ms.checked_mul(sign)?)?))
+        }
+        AstExpr::Identifier(_) | AstExpr::CompoundIdentifier(_) => {
+            match compile(e, scope, loc).ok()?.expr {
+                Expr::Column(c) if c == times.0 => Some((true, 0)),
+                Expr::Column(c) if c == times.1 => Some((false, 0)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The time predicate `a op b` is, if it is one (Flink's
+/// `identifyTimePredicate`: each operand reads one rowtime, the two sides').
+fn time_predicate(
+    a: &AstExpr,
+    op: &BinaryOperator,
+    b: &AstExpr,
+    scope: &JoinScope,
+    times: (usize, usize),
+    loc: Loc,
+) -> Option<TimePredicate> {
+    if !matches!(
+        op,
+        BinaryOperator::Gt
+            | BinaryOperator::GtEq
+            | BinaryOperator::Lt
+            | BinaryOperator::LtEq
+            | BinaryOperator::Eq
+    ) {
+        return None;
+    }
+    let (x, y) = (
+        time_access(a, scope, times, loc)?,
+        time_access(b, scope, times, loc)?,
+    );
+    (x.0 != y.0).then(|| TimePredicate {
+        op: op.clone(),
+        left_on_left: x.0,
+        a_off: x.1,
+        b_off: y.1,
+    })
+}
+
+/// The bound a time predicate puts on `left.ts - right.ts`, and whether it
+/// is the lower one (Flink's `computeWindowBoundFromPredicate`).
+fn bound(t: &TimePredicate) -> (Millis, bool) {
+    let lower = match t.op {
+        BinaryOperator::Gt | BinaryOperator::GtEq => t.left_on_left,
+        BinaryOperator::Lt | BinaryOperator::LtEq => !t.left_on_left,
+        _ => true,
+    };
+    let offset = if t.left_on_left {
+        t.b_off - t.a_off
+    } else {
+        t.a_off - t.b_off
+    };
+    let b = match (&t.op, t.left_on_left) {
+        (BinaryOperator::Lt, true) | (BinaryOperator::Gt, false) => offset - 1,
+        (BinaryOperator::Lt, false) | (BinaryOperator::Gt, true) => offset + 1,
+        _ => offset,
+    };
+    (b, lower)
+}
+
+fn regular(loc: Loc, why: &str) -> SqlError {
+    SqlError::new(
+        loc,
+        format!(
+            "this join is a regular join ({why}), which lowwater does not run: its state grows \
+             without bound on a stream. Bound one rowtime by the other (an interval join: ON a.k \
+             = b.k AND b.ts BETWEEN a.ts - INTERVAL '1' MINUTE AND a.ts + INTERVAL '1' MINUTE), \
+             or join a table of versions FOR SYSTEM_TIME AS OF a.ts"
+        ),
+    )
+}
+
+/// Plans an INSERT over an interval join.
+pub(super) fn interval(
+    ins: &IntervalInsert,
+    tables: &[TableDef],
+    min_cleanup: Millis,
+) -> Result<IntervalPlan> {
+    let j = &ins.join;
+    let sink = find_table(tables, &ins.sink, ins.loc)?;
+    let left = find_table(tables, &j.left.name, j.left.loc)?;
+    let right = find_table(tables, &j.right.name, j.right.loc)?;
+    let (lt, rt) = (&tables[left], &tables[right]);
+    readable(lt, j.left.loc)?;
+    readable(rt, j.right.loc)?;
+    let (lq, rq) = (j.left.qualifier(), j.right.qualifier());
+    if lq.eq_ignore_ascii_case(rq) {
+        return Err(SqlError::new(
+            j.right.loc,
+            format!("both sides of the join are named '{lq}': give them different aliases"),
+        ));
+    }
+    let right_cols: Vec<(String, SqlType)> =
+        rt.columns.iter().map(|c| (c.name.clone(), c.ty)).collect();
+    let scope = JoinScope {
+        probe_q: lq,
+        probe: lt.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
+        build_q: rq,
+        build: &right_cols,
+        side: Side::Both,
+    };
+    let (Some(lw), Some(rw)) = (lt.watermark, rt.watermark) else {
+        return Err(regular(
+            j.loc,
+            "an interval join bounds the sides' rowtimes, and a side without a WATERMARK has none",
+        ));
+    };
+    let times = (lw.column, lt.columns.len() + rw.column);
+    // The ON terms: BETWEEN is two comparisons, as Calcite makes it.
+    let mut terms = Vec::new();
+    conjuncts(&j.on, &mut terms);
+    let mut split: Vec<(AstExpr, Loc)> = Vec::new();
+    for t in terms {
+        let at = expr_loc(t, j.loc);
+        match t {
+            AstExpr::Between {
+                expr,
+                negated: false,
+                low,
+                high,
+            } => {
+                split.push((
+                    AstExpr::BinaryOp {
+                        left: expr.clone(),
+                        op: BinaryOperator::GtEq,
+                        right: low.clone(),
+                    },
+                    at,
+                ));
+                split.push((
+                    AstExpr::BinaryOp {
+                        left: expr.clone(),
+                        op: BinaryOperator::LtEq,
+                        right: high.clone(),
+                    },
+                    at,
+                ));
+            }
+            other => split.push((other.clone(), at)),
+        }
+    }
+    let mut time_preds = Vec::new();
+    let mut others = Vec::new();
+    for (t, at) in &split {
+        if let AstExpr::BinaryOp {
+            left: a,
+            op,
+            right: b,
+        } = t
+        {
+            if let Some(tp) = time_predicate(a, op, b, &scope, times, *at) {
+                time_preds.push(tp);
+                continue;
+            }
+        }
+        others.push((t, *at));
+    }
+    let (lower, upper) = match time_preds.as_slice() {
+        [t] if t.op == BinaryOperator::Eq => (bound(t).0, bound(t).0),
+        [x, y] if x.op != BinaryOperator::Eq && y.op != BinaryOperator::Eq => {
+            match (bound(x), bound(y)) {
+                ((l, true), (u, false)) | ((u, false), (l, true)) => (l, u),
+                _ => {
+                    return Err(regular(
+                        j.loc,
+                        "its two time comparisons bound the rowtimes in the same direction",
+                    ))
+                }
+            }
+        }
+        [] => return Err(regular(j.loc, "ON does not compare the two rowtimes")),
+        _ => {
+            return Err(regular(
+                j.loc,
+                "ON needs two comparisons of the rowtimes, one from each side, or one equality",
+            ))
+        }
+    };
+    let kind = match j.kind {
+        JoinType::Inner => JoinKind::Inner,
+        JoinType::Left => JoinKind::Left,
+        JoinType::Right => JoinKind::Right,
+        JoinType::Full => JoinKind::Full,
+    };
+    // The other terms: equalities between the sides are the key.
+    let (mut left_key, mut right_key) = (Vec::new(), Vec::new());
+    let mut residual: Option<Expr> = None;
+    for (t, at) in others {
+        if let AstExpr::BinaryOp {
+            left: a,
+            op: BinaryOperator::Eq,
+            right: b,
+        } = t
+        {
+            compile(a, &scope, at)?;
+            compile(b, &scope, at)?;
+            let pair = |x: &AstExpr, y: &AstExpr| {
+                Some((
+                    one_side(x, &scope.with(Side::Probe), at)?,
+                    one_side(y, &scope.with(Side::Build), at)?,
+                ))
+            };
+            if let Some((l, r)) = pair(a, b).or_else(|| pair(b, a)) {
+                let (l, r) = unify(l, r, at)?;
+                left_key.push(l);
+                right_key.push(r);
+                continue;
+            }
+        }
+        let c = compile(t, &scope, at)?;
+        if !matches!(c.ty, None | Some(SqlType::Boolean)) {
+            return Err(SqlError::new(at, "ON needs a BOOLEAN condition: join on equalities between the sides (a.k = b.k) and the time bounds, with other conditions ANDed"));
+        }
+        residual = Some(match residual {
+            None => c.expr,
+            Some(r) => Expr::And(Box::new(r), Box::new(c.expr)),
+        });
+    }
+    let filter = match &ins.filter {
+        None => None,
+        Some(f) => {
+            let c = compile(f, &scope, ins.loc)?;
+            if !matches!(c.ty, None | Some(SqlType::Boolean)) {
+                return Err(SqlError::new(
+                    expr_loc(f, ins.loc),
+                    "WHERE needs a BOOLEAN condition",
+                ));
+            }
+            Some(c.expr)
+        }
+    };
+    let outputs = outputs(&ins.items, ins.loc, &scope)?;
+    let sink_columns =
+        super::sink::sink_mapping(ins.loc, ins.sink_columns.as_ref(), &tables[sink], &outputs)?;
+    Ok(IntervalPlan {
+        loc: ins.loc,
+        left,
+        right,
+        spec: IntervalSpec {
+            kind,
+            lower,
+            upper,
+            min_cleanup,
+        },
+        left_key,
+        right_key,
+        residual,
+        filter,
+        outputs,
+        sink,
+        sink_columns,
+        sink_types: tables[sink].columns.iter().map(|c| c.ty).collect(),
+    })
+}
