@@ -375,12 +375,12 @@ fn describe(plan: &JobPlan, kind: NodeKind) -> String {
         NodeKind::IntervalJoin { join } => {
             let j = &plan.intervals[join];
             format!(
-                "interval join {} (line {}, {:?}): {} with {} where {}.rowtime - {}.rowtime is \
+                "interval join {} (line {}, {}): {} with {} where {}.rowtime - {}.rowtime is \
                  in [{}, {}]; pairs at once, unmatched rows when the watermark passes their \
                  range; its watermark trails its inputs' by {}",
                 join + 1,
                 j.loc.line,
-                j.spec.kind,
+                format!("{:?}", j.spec.kind).to_ascii_uppercase(),
                 plan.tables[j.left].name,
                 plan.tables[j.right].name,
                 plan.tables[j.left].name,
@@ -398,6 +398,20 @@ impl Graph {
     /// The names of key positions `keys` of edge `e`'s records (a calc's
     /// key is its INSERT's GROUP BY keys, a join's its ON equalities).
     fn key_names(&self, plan: &JobPlan, e: &Edge, keys: &[usize]) -> Vec<String> {
+        if let Some(NodeKind::IntervalJoin { join }) = self.nodes.get(e.to).map(|n| n.kind) {
+            let j = &plan.intervals[join];
+            let (exprs, t) = match e.port {
+                0 => (&j.left_key, j.left),
+                _ => (&j.right_key, j.right),
+            };
+            return keys
+                .iter()
+                .map(|&k| match exprs.get(k) {
+                    Some(crate::expr::Expr::Column(c)) => plan.tables[t].columns[*c].name.clone(),
+                    _ => format!("key {}", k + 1),
+                })
+                .collect();
+        }
         if let Some(NodeKind::TemporalJoin { join }) = self.nodes.get(e.to).map(|n| n.kind) {
             let j = &plan.joins[join];
             let (exprs, names): (_, Vec<String>) = match e.port {
