@@ -96,11 +96,13 @@ pub struct PartitionReport {
     /// Time it was paused by watermark alignment, ms (absent when 0).
     #[serde(skip_serializing_if = "is_zero")]
     pub paused_ms: u64,
-    /// Its records that reached a temporal join behind the join's
-    /// watermark (absent when 0). Kept, as Flink 2.3 keeps them: a late
-    /// probe row is joined at the next advance with the versions still
-    /// held, a late version serves later probe rows only (earlier ones may
-    /// have joined an older version).
+    /// Its records that reached a join behind the join's watermark (absent
+    /// when 0). A temporal join keeps them, as Flink 2.3 does: a late probe
+    /// row is joined at the next advance with the versions still held, a
+    /// late version serves later probe rows only (earlier ones may have
+    /// joined an older version). An interval join pairs a row whose range
+    /// the watermark passed with the rows it still holds, and keeps it no
+    /// longer.
     #[serde(skip_serializing_if = "is_zero")]
     pub late_join_rows: u64,
     /// Its final watermark (`null` if it never had one).

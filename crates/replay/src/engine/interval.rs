@@ -4,10 +4,13 @@
 //! arrive; an outer side's unjoined rows when the watermark expires them.
 //! A stall names the side, table and partition that hold the join.
 
+use std::collections::BTreeMap;
+
 use lowwater_connectors::row::RecordError;
 use lowwater_core::diagnose::StallDetector;
 use lowwater_core::join::interval::{Paired, RIGHT};
 use lowwater_core::join::interval_node::{IntervalJoinNode, IntervalJoinState};
+use lowwater_core::source::SplitId;
 use lowwater_core::watermark::Progress;
 use lowwater_core::window::limit::Verdict;
 use lowwater_core::{Row, Timestamp, MIN_WATERMARK};
@@ -23,6 +26,8 @@ pub(super) struct IntervalPipe {
     stalls: Vec<JoinStall>,
     port: Option<usize>,
     filtered: u64,
+    /// Rows that came after the watermark passed their range, per split.
+    late: BTreeMap<SplitId, u64>,
     out: Vec<Paired>,
 }
 
@@ -34,6 +39,8 @@ pub(super) struct IntervalSnapshot {
     stalls: Vec<JoinStall>,
     port: Option<usize>,
     filtered: u64,
+    #[serde(default)]
+    late: BTreeMap<SplitId, u64>,
 }
 
 impl IntervalPipe {
@@ -47,6 +54,7 @@ impl IntervalPipe {
             stalls: Vec::new(),
             port: None,
             filtered: 0,
+            late: BTreeMap::new(),
             out: Vec::new(),
         }
     }
@@ -58,6 +66,7 @@ impl IntervalPipe {
             stalls: self.stalls.clone(),
             port: self.port,
             filtered: self.filtered,
+            late: self.late.clone(),
         }
     }
 
@@ -67,6 +76,7 @@ impl IntervalPipe {
         self.stalls = s.stalls;
         self.port = s.port;
         self.filtered = s.filtered;
+        self.late = s.late;
     }
 
     pub(super) fn stalled(&self) -> bool {
@@ -99,6 +109,7 @@ impl Engine<'_> {
         &mut self,
         ii: usize,
         port: usize,
+        id: SplitId,
         ts: Timestamp,
     ) -> Result<(), RecordError> {
         let plan = self.plan;
@@ -123,9 +134,13 @@ impl Engine<'_> {
         };
         let pipe = &mut self.intervals[ii];
         let mut out = std::mem::take(&mut pipe.out);
+        let late_before = pipe.node.op().late(port);
         pipe.node
             .row(port, ts, &key, &self.row, &mut matches, &mut out)
             .map_err(|m| RecordError::other(format!("the join condition: {m}")))?;
+        if pipe.node.op().late(port) > late_before {
+            *pipe.late.entry(id).or_insert(0) += 1;
+        }
         if let Verdict::Over { still_for } = pipe.node.check(self.now) {
             let e = lowwater_core::window::limit::over_message(
                 &plan.tables[jp.sink].name,
@@ -214,6 +229,12 @@ impl Engine<'_> {
         pipe.port = hold.map(|h| h.port);
         let at = pipe.node.gate().holding_watermark();
         pipe.detector.explain(holder, at);
+    }
+
+    /// Records of split `id` that came to an interval join after the
+    /// watermark passed their range (every interval join's).
+    pub(super) fn interval_late_rows(&self, id: SplitId) -> u64 {
+        self.intervals.iter().filter_map(|j| j.late.get(&id)).sum()
     }
 
     /// Stalls of interval join `ii`, in time order.

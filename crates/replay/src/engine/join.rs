@@ -380,7 +380,8 @@ impl Engine<'_> {
     /// Records of split `id` that reached a temporal join behind its
     /// watermark (every join's).
     pub fn late_join_rows(&self, id: SplitId) -> u64 {
-        self.joins.iter().filter_map(|j| j.late.get(&id)).sum()
+        let temporal: u64 = self.joins.iter().filter_map(|j| j.late.get(&id)).sum();
+        temporal + self.interval_late_rows(id)
     }
 
     /// Rows a window after a temporal join dropped as late (pipeline `pi`).

@@ -417,7 +417,7 @@ impl<'p> Engine<'p> {
         }
         for k in 0..self.sources[si].intervals.len() {
             let (ii, port) = self.sources[si].intervals[k];
-            self.feed_interval(ii, port, ts)?;
+            self.feed_interval(ii, port, id, ts)?;
         }
         // On-event emission: the watermark this record made due follows it.
         let after = self.sources[si].subtasks[subtask].after_record(id, self.now);
