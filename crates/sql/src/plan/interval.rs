@@ -371,6 +371,28 @@ pub(super) fn interval(
         }
     };
     let outputs = outputs(&ins.items, ins.loc, &scope)?;
+    // Both rowtimes stay time attributes after an interval join, and a
+    // sink takes one (Flink refuses two).
+    let rowtimes: Vec<&str> = outputs
+        .iter()
+        .filter(|o| {
+            matches!(&o.kind, super::OutputKind::Expr(Expr::Column(c)) if *c == times.0 || *c == times.1)
+        })
+        .map(|o| o.name.as_str())
+        .collect();
+    if rowtimes.len() > 1 {
+        return Err(SqlError::new(
+            ins.loc,
+            format!(
+                "the query writes more than one rowtime attribute ({}) into '{}': both sides' \
+                 rowtimes stay time attributes after an interval join, and Flink refuses this \
+                 (\"The query contains more than one rowtime attribute column\"); write one of \
+                 them as CAST(... AS TIMESTAMP(3))",
+                rowtimes.join(", "),
+                tables[sink].name
+            ),
+        ));
+    }
     let sink_columns =
         super::sink::sink_mapping(ins.loc, ins.sink_columns.as_ref(), &tables[sink], &outputs)?;
     Ok(IntervalPlan {
