@@ -276,6 +276,30 @@ impl Names {
     }
 }
 
+/// `CREATE VIEW v (a, b, ...)`: its query's select items named `cols`.
+fn rename(v: &View, cols: &[String], items: &mut [SelectItem]) -> Result<()> {
+    if cols.len() != items.len() {
+        return Err(SqlError::new(
+            v.loc,
+            format!(
+                "view '{}' names {} columns but its query has {}",
+                v.name,
+                cols.len(),
+                items.len()
+            ),
+        ));
+    }
+    for (item, c) in items.iter_mut().zip(cols) {
+        if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+            *item = SelectItem::ExprWithAlias {
+                expr: e.clone(),
+                alias: Ident::new(c.clone()),
+            };
+        }
+    }
+    Ok(())
+}
+
 /// The rows a table name stands for: a view's, or the table's own.
 fn table(name: &str, loc: Loc, views: &Views, depth: usize) -> Result<Resolved> {
     match views.get(&name.to_ascii_lowercase()) {
@@ -287,27 +311,7 @@ fn table(name: &str, loc: Loc, views: &Views, depth: usize) -> Result<Resolved> 
             let mut j =
                 crate::join::join_insert(v.select.clone(), views, String::new(), v.loc, None)?;
             if let Some(cols) = &v.columns {
-                if cols.len() != j.items.len() {
-                    return Err(SqlError::new(
-                        v.loc,
-                        format!(
-                            "view '{}' names {} columns but its query has {}",
-                            v.name,
-                            cols.len(),
-                            j.items.len()
-                        ),
-                    ));
-                }
-                for (item, c) in j.items.iter_mut().zip(cols) {
-                    if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } =
-                        item
-                    {
-                        *item = SelectItem::ExprWithAlias {
-                            expr: e.clone(),
-                            alias: Ident::new(c.clone()),
-                        };
-                    }
-                }
+                rename(v, cols, &mut j.items)?;
             }
             Ok(Resolved::Join(Box::new(j)))
         }
@@ -338,27 +342,7 @@ fn table(name: &str, loc: Loc, views: &Views, depth: usize) -> Result<Resolved> 
                     Ok(Resolved::Rows(rows))
                 }
                 (Resolved::Aggregation(mut a), Some(cols)) => {
-                    if cols.len() != a.items.len() {
-                        return Err(SqlError::new(
-                            v.loc,
-                            format!(
-                                "view '{}' names {} columns but its query has {}",
-                                v.name,
-                                cols.len(),
-                                a.items.len()
-                            ),
-                        ));
-                    }
-                    for (item, c) in a.items.iter_mut().zip(cols) {
-                        if let SelectItem::UnnamedExpr(e)
-                        | SelectItem::ExprWithAlias { expr: e, .. } = item
-                        {
-                            *item = SelectItem::ExprWithAlias {
-                                expr: e.clone(),
-                                alias: Ident::new(c.clone()),
-                            };
-                        }
-                    }
+                    rename(v, cols, &mut a.items)?;
                     Ok(Resolved::Aggregation(a))
                 }
             }

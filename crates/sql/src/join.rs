@@ -104,9 +104,13 @@ pub(crate) fn interval_insert(
             return Err(SqlError::new(
                 side.loc,
                 format!(
-                    "'{}' is a view: the sides of an interval join must be tables for now (put \
-                     the view's WHERE and expressions into this query)",
-                    side.name
+                    "'{}' is a view, and a join without FOR SYSTEM_TIME AS OF (an interval join, \
+                     or a regular one) reads tables only for now: put the view's WHERE and \
+                     expressions into this query, or, to join a versioned view's versions, \
+                     JOIN {} FOR SYSTEM_TIME AS OF {}.<rowtime> AS r ON ...",
+                    side.name,
+                    side.name,
+                    join.left.qualifier()
                 ),
             ));
         }

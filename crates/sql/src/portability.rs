@@ -468,18 +468,23 @@ pub fn expr(e: &AstExpr, fallback: Loc, notes: &mut Notes) {
     });
 }
 
-/// Everything in a temporal join's select list, ON, AS OF and WHERE.
-fn join(ins: &crate::ast::JoinInsert, notes: &mut Notes) {
-    for item in &ins.items {
+/// Everything in a select list.
+fn items(list: &[SelectItem], loc: Loc, notes: &mut Notes) {
+    for item in list {
         match item {
-            SelectItem::UnnamedExpr(e) => expr(e, ins.loc, notes),
+            SelectItem::UnnamedExpr(e) => expr(e, loc, notes),
             SelectItem::ExprWithAlias { expr: e, alias } => {
-                expr(e, ins.loc, notes);
-                ident(alias, "the alias", ins.loc, notes);
+                expr(e, loc, notes);
+                ident(alias, "the alias", loc, notes);
             }
             _ => {}
         }
     }
+}
+
+/// Everything in a temporal join's select list, ON, AS OF and WHERE.
+fn join(ins: &crate::ast::JoinInsert, notes: &mut Notes) {
+    items(&ins.items, ins.loc, notes);
     let j = &ins.join;
     for e in ins.filter.iter().chain([&j.on, &j.as_of]) {
         expr(e, j.loc, notes);
@@ -490,16 +495,7 @@ fn join(ins: &crate::ast::JoinInsert, notes: &mut Notes) {
 pub fn statement(st: &Statement, notes: &mut Notes) {
     match st {
         Statement::Insert(ins) => {
-            for item in &ins.items {
-                match item {
-                    SelectItem::UnnamedExpr(e) => expr(e, ins.loc, notes),
-                    SelectItem::ExprWithAlias { expr: e, alias } => {
-                        expr(e, ins.loc, notes);
-                        ident(alias, "the alias", ins.loc, notes);
-                    }
-                    _ => {}
-                }
-            }
+            items(&ins.items, ins.loc, notes);
             for e in ins
                 .filter
                 .iter()
@@ -516,16 +512,7 @@ pub fn statement(st: &Statement, notes: &mut Notes) {
         }
         Statement::JoinInsert(ins) => join(ins, notes),
         Statement::IntervalInsert(ins) => {
-            for item in &ins.items {
-                match item {
-                    SelectItem::UnnamedExpr(e) => expr(e, ins.loc, notes),
-                    SelectItem::ExprWithAlias { expr: e, alias } => {
-                        expr(e, ins.loc, notes);
-                        ident(alias, "the alias", ins.loc, notes);
-                    }
-                    _ => {}
-                }
-            }
+            items(&ins.items, ins.loc, notes);
             for e in ins.filter.iter().chain([&ins.join.on]) {
                 expr(e, ins.join.loc, notes);
             }

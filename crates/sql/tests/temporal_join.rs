@@ -95,7 +95,7 @@ fn flinks_refusals_say_what_to_write() {
     refused(
         "INSERT INTO results SELECT o.order_id, o.currency, r.rate, o.ts FROM orders AS o JOIN \
          versioned_rates AS r ON o.currency = r.currency;",
-        &["regular join", "FOR SYSTEM_TIME AS OF o.<rowtime>"],
+        &["is a view", "FOR SYSTEM_TIME AS OF o.<rowtime>"],
     );
     refused(
         "INSERT INTO results SELECT o.order_id, o.currency, r.rate, o.ts FROM orders AS o, rates r;",

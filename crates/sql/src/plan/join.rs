@@ -12,7 +12,8 @@ use crate::expr::{compile, Expr};
 use crate::types::SqlType;
 
 use super::join_scope::{
-    conjuncts, find_table, one_side, outputs, readable, unify, JoinScope, Side,
+    conjuncts, find_table, joined_sink_values, one_side, outputs, readable, unify, where_clause,
+    JoinScope, Side,
 };
 use super::{Output, OutputKind, TableDef};
 
@@ -121,20 +122,8 @@ impl JoinPlan {
         joined: &[lowwater_core::Value],
         width: usize,
     ) -> std::result::Result<Option<Vec<lowwater_core::Value>>, String> {
-        if let Some(f) = &self.filter {
-            if crate::expr::truth(&f.eval(joined)?) != Some(true) {
-                return Ok(None);
-            }
-        }
-        let mut values = vec![lowwater_core::Value::Null; width];
-        for (o, &col) in self.outputs.iter().zip(&self.sink_columns) {
-            let v = match &o.kind {
-                OutputKind::Expr(e) => e.eval(joined)?,
-                _ => lowwater_core::Value::Null,
-            };
-            values[col] = super::sink_value(self.sink_types.get(col), v);
-        }
-        Ok(Some(values))
+        let sink = (&self.sink_columns[..], &self.sink_types[..]);
+        joined_sink_values(self.filter.as_ref(), &self.outputs, sink, joined, width)
     }
 }
 
@@ -391,19 +380,7 @@ pub(super) fn join(
             ),
         ));
     }
-    let filter = match &ins.filter {
-        None => None,
-        Some(f) => {
-            let c = compile(f, &scope, ins.loc)?;
-            if !matches!(c.ty, None | Some(SqlType::Boolean)) {
-                return Err(SqlError::new(
-                    expr_loc(f, ins.loc),
-                    "WHERE needs a BOOLEAN condition",
-                ));
-            }
-            Some(c.expr)
-        }
-    };
+    let filter = where_clause(ins.filter.as_ref(), &scope, ins.loc)?;
     let outputs = outputs(&ins.items, ins.loc, &scope)?;
     let (sink_columns, sink_types) = match into {
         Some(_) => (

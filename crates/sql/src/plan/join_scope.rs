@@ -292,3 +292,48 @@ pub(super) fn outputs(list: &[SelectItem], loc: Loc, scope: &JoinScope) -> Resul
     }
     Ok(out)
 }
+
+/// `WHERE` over the joined row: a BOOLEAN condition.
+pub(super) fn where_clause(
+    filter: Option<&AstExpr>,
+    scope: &JoinScope,
+    loc: Loc,
+) -> Result<Option<Expr>> {
+    let Some(f) = filter else {
+        return Ok(None);
+    };
+    let c = compile(f, scope, loc)?;
+    if !matches!(c.ty, None | Some(SqlType::Boolean)) {
+        return Err(SqlError::new(
+            expr_loc(f, loc),
+            "WHERE needs a BOOLEAN condition",
+        ));
+    }
+    Ok(Some(c.expr))
+}
+
+/// The sink row of a joined row: `None` when `filter` (WHERE) drops it,
+/// else each output in its sink column (`sink`: the columns and their
+/// types) of a sink `width` columns wide.
+pub(super) fn joined_sink_values(
+    filter: Option<&Expr>,
+    outputs: &[Output],
+    (columns, types): (&[usize], &[SqlType]),
+    joined: &[lowwater_core::Value],
+    width: usize,
+) -> std::result::Result<Option<Vec<lowwater_core::Value>>, String> {
+    if let Some(f) = filter {
+        if crate::expr::truth(&f.eval(joined)?) != Some(true) {
+            return Ok(None);
+        }
+    }
+    let mut values = vec![lowwater_core::Value::Null; width];
+    for (o, &col) in outputs.iter().zip(columns) {
+        let v = match &o.kind {
+            OutputKind::Expr(e) => e.eval(joined)?,
+            _ => lowwater_core::Value::Null,
+        };
+        values[col] = super::sink_value(types.get(col), v);
+    }
+    Ok(Some(values))
+}
