@@ -1,7 +1,6 @@
 -- data: shipments
 -- partitions: 1
 -- mode: streaming
--- known-difference: a window over an interval join is refused yet (lowwater reads an interval join only directly from an INSERT, not as a view or subquery); Flink keeps both rowtimes as time attributes after the join, so TUMBLE may take either side's ts
 CREATE TABLE results (window_start TIMESTAMP(3), window_end TIMESTAMP(3), item STRING, ships BIGINT, total BIGINT) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
 CREATE TEMPORARY VIEW shipped AS SELECT o.order_id, o.item, o.amount, o.ts AS order_ts, s.ship_id, s.ts AS ship_ts
 FROM orders AS o JOIN shipments AS s ON o.order_id = s.order_id AND s.ts BETWEEN o.ts AND o.ts + INTERVAL '10' SECOND;

@@ -165,9 +165,20 @@ pub struct Insert {
     /// INSERT's window function reads (`tvf.source` names the view; `sink`
     /// of the inner one is empty). Its `window_time` is their rowtime.
     pub input: Option<Box<Insert>>,
-    /// A window over a temporal join: the join (a view of it, its `sink`
-    /// empty) whose rows the window function reads.
-    pub join: Option<Box<JoinInsert>>,
+    /// A window over a join: the join (a view of it, its `sink` empty)
+    /// whose rows the window function reads.
+    pub join: Option<Box<ViewJoin>>,
+}
+
+/// A view of a join, read by a window function.
+// One per view a window reads while a job file is parsed: size does not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone)]
+pub enum ViewJoin {
+    /// An event-time temporal join.
+    Temporal(JoinInsert),
+    /// An event-time interval join.
+    Interval(IntervalInsert),
 }
 
 /// Notes on what Flink would refuse, as the `portability` module writes

@@ -486,7 +486,8 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
     let mut shown = Vec::new();
     for (i, pl) in plan.pipelines.iter().enumerate() {
         let t = &plan.tables[pl.source];
-        if !shown.contains(&pl.source) && pl.first().join.is_none() {
+        let joined = pl.first().join.is_some() || pl.first().interval.is_some();
+        if !shown.contains(&pl.source) && !joined {
             shown.push(pl.source);
             source_text(&mut s, plan, pl.source, partitions);
         }
@@ -503,10 +504,11 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
             s,
             "  window: {} on {}",
             window_text(&pl.window.assigner),
-            match (pl.input.is_some(), pl.first().join) {
-                (true, _) => "the rows of the window aggregation below".to_string(),
-                (false, Some(ji)) => format!("the rows of temporal join {} (below)", ji + 1),
-                (false, None) => t.name.clone(),
+            match (pl.input.is_some(), pl.first().join, pl.first().interval) {
+                (true, _, _) => "the rows of the window aggregation below".to_string(),
+                (false, Some(ji), _) => format!("the rows of temporal join {} (below)", ji + 1),
+                (false, None, Some(ii)) => format!("the rows of interval join {} (below)", ii + 1),
+                (false, None, None) => t.name.clone(),
             }
         );
         // Cascading windows: the aggregations whose rows this one reads.

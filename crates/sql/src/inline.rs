@@ -62,7 +62,7 @@ pub struct Aggregation {
     /// A window over a temporal join: the join (a view of it) whose rows
     /// this window function reads (`tvf.source` names the view; the names
     /// in this one's clauses are the join's select list).
-    pub join: Option<Box<crate::ast::JoinInsert>>,
+    pub join: Option<Box<crate::ast::ViewJoin>>,
 }
 
 /// A table's rows, selected and filtered.
@@ -78,8 +78,8 @@ struct Rows {
 enum Resolved {
     Aggregation(Box<Aggregation>),
     Rows(Rows),
-    /// A view of a temporal join.
-    Join(Box<crate::ast::JoinInsert>),
+    /// A view of a join.
+    Join(Box<crate::ast::ViewJoin>),
 }
 
 /// What a query's names stand for.
@@ -313,7 +313,15 @@ fn table(name: &str, loc: Loc, views: &Views, depth: usize) -> Result<Resolved> 
             if let Some(cols) = &v.columns {
                 rename(v, cols, &mut j.items)?;
             }
-            Ok(Resolved::Join(Box::new(j)))
+            Ok(Resolved::Join(Box::new(crate::ast::ViewJoin::Temporal(j))))
+        }
+        Some(v) if matches!(v.select.from, From::IntervalJoin(_)) => {
+            let mut j =
+                crate::join::interval_insert(v.select.clone(), views, String::new(), v.loc, None)?;
+            if let Some(cols) = &v.columns {
+                rename(v, cols, &mut j.items)?;
+            }
+            Ok(Resolved::Join(Box::new(crate::ast::ViewJoin::Interval(j))))
         }
         Some(v) => {
             let mut r = resolve(v.select.clone(), views, depth + 1)?;
@@ -433,7 +441,8 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
             From::IntervalJoin(j) => return Err(SqlError::new(
                 j.loc,
                 "an interval join is read directly by an INSERT (INSERT INTO ... SELECT ... FROM \
-                 a JOIN b ON ... AND b.ts BETWEEN ...); not as a view or subquery yet",
+                 a JOIN b ON ... AND b.ts BETWEEN ...) or, as a view, by a window function; not \
+                 as a subquery",
             )),
             From::TemporalJoin(j) => return Err(SqlError::new(
                 j.loc,
@@ -594,7 +603,7 @@ fn join_view_read(at: Loc) -> SqlError {
 /// A window aggregation over the rows of a temporal join (a view of it):
 /// its clauses name the join's select list, which the planner resolves.
 fn window_over_join(
-    join: crate::ast::JoinInsert,
+    join: crate::ast::ViewJoin,
     tvf: WindowTvf,
     items: Vec<SelectItem>,
     filter: Option<AstExpr>,

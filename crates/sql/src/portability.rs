@@ -482,6 +482,14 @@ fn items(list: &[SelectItem], loc: Loc, notes: &mut Notes) {
     }
 }
 
+/// Everything in an interval join's select list, ON and WHERE.
+fn interval(ins: &crate::ast::IntervalInsert, notes: &mut Notes) {
+    items(&ins.items, ins.loc, notes);
+    for e in ins.filter.iter().chain([&ins.join.on]) {
+        expr(e, ins.join.loc, notes);
+    }
+}
+
 /// Everything in a temporal join's select list, ON, AS OF and WHERE.
 fn join(ins: &crate::ast::JoinInsert, notes: &mut Notes) {
     items(&ins.items, ins.loc, notes);
@@ -506,17 +514,14 @@ pub fn statement(st: &Statement, notes: &mut Notes) {
             {
                 expr(e, ins.loc, notes);
             }
-            if let Some(j) = &ins.join {
-                join(j, notes);
+            match ins.join.as_deref() {
+                Some(crate::ast::ViewJoin::Temporal(j)) => join(j, notes),
+                Some(crate::ast::ViewJoin::Interval(j)) => interval(j, notes),
+                None => {}
             }
         }
         Statement::JoinInsert(ins) => join(ins, notes),
-        Statement::IntervalInsert(ins) => {
-            items(&ins.items, ins.loc, notes);
-            for e in ins.filter.iter().chain([&ins.join.on]) {
-                expr(e, ins.join.loc, notes);
-            }
-        }
+        Statement::IntervalInsert(ins) => interval(ins, notes),
         Statement::CreateTable(ct) => {
             if let Some(w) = &ct.watermark {
                 expr(&w.expr, w.loc, notes);

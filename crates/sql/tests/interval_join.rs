@@ -73,3 +73,25 @@ fn a_join_without_both_time_bounds_is_a_regular_join_and_refused() {
         );
     }
 }
+
+#[test]
+fn a_window_over_an_interval_join_reads_either_rowtime_and_nothing_else() -> Result<(), String> {
+    let job = |time: &str| {
+        JobPlan::from_sql(&format!(
+            "{TABLES}CREATE TABLE hourly (ws TIMESTAMP(3), n BIGINT) WITH ('connector' = 'print');
+             CREATE VIEW j AS SELECT o.id AS oid, o.ts AS ots, s.ts AS sts, CAST(s.ts AS TIMESTAMP(3)) AS plain
+               FROM orders o JOIN ships s ON o.item = s.item AND s.ts BETWEEN o.ts AND o.ts + INTERVAL '1' MINUTE;
+             INSERT INTO hourly SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR({time}),
+               INTERVAL '1' HOUR)) GROUP BY window_start, window_end;"
+        ))
+        .map_err(|e| e.to_string())
+    };
+    for t in ["ots", "sts"] {
+        let p = job(t)?;
+        assert_eq!(p.intervals[0].into, Some(0));
+        assert_eq!(p.pipelines[0].first().interval, Some(0));
+    }
+    let e = job("plain").err().unwrap_or_default();
+    assert!(e.contains("must name a time attribute"), "{e}");
+    Ok(())
+}

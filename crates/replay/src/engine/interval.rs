@@ -172,7 +172,8 @@ impl Engine<'_> {
         let now = self.now;
         let pipe = &mut self.intervals[ii];
         let mut out = std::mem::take(&mut pipe.out);
-        if let Some((wm, _)) = pipe.node.progress(port, subtask, p, now, &mut out) {
+        let moved = pipe.node.progress(port, subtask, p, now, &mut out);
+        if let Some((wm, _)) = moved {
             if let Some(s) = pipe.detector.on_advance(now, wm) {
                 let waiting = pipe.node.op().cached();
                 pipe.stalls.push(JoinStall {
@@ -184,6 +185,15 @@ impl Engine<'_> {
         }
         self.write_pairs(ii, &mut out, now);
         self.intervals[ii].out = out;
+        // A window over the join: its rows are in, then its watermark
+        // (the input's less the join's delay).
+        if let (Some((_, forward)), Some(pi)) = (moved, self.plan.intervals[ii].into) {
+            let p = Progress {
+                watermark: Some(forward),
+                ..Progress::NONE
+            };
+            self.pipe_progress(pi, 0, p);
+        }
     }
 
     fn write_pairs(&mut self, ii: usize, out: &mut Vec<Paired>, now: Timestamp) {
@@ -196,6 +206,10 @@ impl Engine<'_> {
         );
         for p in out.drain(..) {
             let row = p.into_row(lw, rw);
+            if let Some(pi) = jp.into {
+                self.window_pair(ii, pi, &row);
+                continue;
+            }
             match jp.sink_values(&row, width) {
                 Ok(Some(values)) => {
                     if let Some(s) = self.sinks.get_mut(&jp.sink) {
@@ -211,6 +225,38 @@ impl Engine<'_> {
                         plan.tables[jp.sink].name
                     ));
                 }
+            }
+        }
+    }
+
+    /// A joined row of interval join `ii` into the window aggregation of
+    /// pipeline `pi`, at the time of the rowtime its window function reads.
+    fn window_pair(&mut self, ii: usize, pi: usize, row: &[lowwater_core::Value]) {
+        let plan = self.plan;
+        let jp = &plan.intervals[ii];
+        let derived = match jp.sink_values(row, jp.outputs.len()) {
+            Ok(Some(d)) => d,
+            Ok(None) => {
+                self.intervals[ii].filtered += 1;
+                return;
+            }
+            Err(e) => {
+                self.sink_error.get_or_insert(format!(
+                    "a joined row of INSERT INTO {}: {e}",
+                    plan.tables[jp.sink].name
+                ));
+                return;
+            }
+        };
+        match jp.window_time.and_then(|t| derived.get(t)) {
+            Some(lowwater_core::Value::Timestamp(ts)) => self.feed_window(pi, *ts, &derived),
+            _ => {
+                self.sink_error.get_or_insert(format!(
+                    "INSERT INTO {}: a row the outer interval join padded has no time for the \
+                     window (its rowtime is NULL): window over the rowtime of the side that is \
+                     always there (Flink fails on such a row too)",
+                    plan.tables[jp.sink].name
+                ));
             }
         }
     }

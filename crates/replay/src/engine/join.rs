@@ -193,7 +193,12 @@ impl Engine<'_> {
 
     /// A joined row (`derived`: the join's select list) into the window
     /// aggregation of pipeline `pi`, at its probe row's time `ts`.
-    fn feed_window(&mut self, pi: usize, ts: Timestamp, derived: &[lowwater_core::Value]) {
+    pub(super) fn feed_window(
+        &mut self,
+        pi: usize,
+        ts: Timestamp,
+        derived: &[lowwater_core::Value],
+    ) {
         let plan = self.plan;
         let pl = plan.pipelines[pi].first();
         let sink = &plan.tables[pl.sink].name;

@@ -185,7 +185,7 @@ impl<'p> Engine<'p> {
         for (pi, pl) in plan.pipelines.iter().enumerate() {
             // A window over a temporal join reads the join's rows, on one
             // channel (the join is one node here).
-            let joined = pl.first().join.is_some();
+            let joined = pl.first().join.is_some() || pl.first().interval.is_some();
             if !joined {
                 let si = source_for(plan, pl.source, &mut sources, &mut source_of)?;
                 sources[si].pipelines.push(pi);

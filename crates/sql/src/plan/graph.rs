@@ -148,8 +148,8 @@ impl Graph {
         let mut join_node = vec![None; plan.joins.len()];
         for (pi, pl) in plan.pipelines.iter().enumerate() {
             // A window over a temporal join reads the join's rows.
-            let s = match pl.first().join {
-                Some(ji) => match join_node[ji] {
+            let s = match (pl.first().join, pl.first().interval) {
+                (Some(ji), _) => match join_node[ji] {
                     Some(n) => n,
                     None => {
                         let n = g.join(plan, ji, &mut source);
@@ -157,7 +157,8 @@ impl Graph {
                         n
                     }
                 },
-                None => *source[pl.source]
+                (None, Some(ii)) => g.interval(plan, ii, &mut source),
+                (None, None) => *source[pl.source]
                     .get_or_insert_with(|| g.node(NodeKind::Source { table: pl.source }, 0, p)),
             };
             let calc = g.node(NodeKind::Calc { pipeline: pi }, 1, p);
@@ -202,27 +203,40 @@ impl Graph {
             g.edge(n, k, Distribution::Forward);
         }
         for (ii, j) in plan.intervals.iter().enumerate() {
-            let mut side = |t: usize, g: &mut Graph| {
-                *source[t].get_or_insert_with(|| g.node(NodeKind::Source { table: t }, 0, p))
-            };
-            let left = side(j.left, &mut g);
-            let right = side(j.right, &mut g);
-            let n = g.node(NodeKind::IntervalJoin { join: ii }, 2, p);
-            let key: Vec<usize> = (0..j.left_key.len()).collect();
-            let d = match key.is_empty() {
-                true => Distribution::Single,
-                false => Distribution::Hash(key),
-            };
-            g.edge(left, n, d.clone());
-            g.edge(right, n, d);
-            if let Some(e) = g.edges.last_mut() {
-                e.port = 1;
+            if j.into.is_some() {
+                continue;
             }
+            let n = g.interval(plan, ii, &mut source);
             let k =
                 *sink[j.sink].get_or_insert_with(|| g.node(NodeKind::Sink { table: j.sink }, 1, p));
             g.edge(n, k, Distribution::Forward);
         }
         g
+    }
+
+    /// Interval join `ii`'s node, with its sides' sources (added when new)
+    /// hashed by the join key into its two ports (one subtask without a
+    /// key).
+    fn interval(&mut self, plan: &JobPlan, ii: usize, source: &mut [Option<usize>]) -> usize {
+        let p = plan.settings.parallelism;
+        let j = &plan.intervals[ii];
+        let mut side = |t: usize, g: &mut Graph| {
+            *source[t].get_or_insert_with(|| g.node(NodeKind::Source { table: t }, 0, p))
+        };
+        let left = side(j.left, self);
+        let right = side(j.right, self);
+        let n = self.node(NodeKind::IntervalJoin { join: ii }, 2, p);
+        let key: Vec<usize> = (0..j.left_key.len()).collect();
+        let d = match key.is_empty() {
+            true => Distribution::Single,
+            false => Distribution::Hash(key),
+        };
+        self.edge(left, n, d.clone());
+        self.edge(right, n, d);
+        if let Some(e) = self.edges.last_mut() {
+            e.port = 1;
+        }
+        n
     }
 
     /// Join `ji`'s node, with its sides' sources (added when new) hashed

@@ -53,6 +53,14 @@ pub struct IntervalPlan {
     pub sink_columns: Vec<usize>,
     /// The sink's column types.
     pub sink_types: Vec<SqlType>,
+    /// A join read by a window function (a view of it): the INSERT
+    /// (pipeline index) whose window aggregation its rows feed, instead of
+    /// the sink; its "sink row" is then its select list, in order.
+    pub into: Option<usize>,
+    /// The two rowtimes' positions in the joined row (left, right).
+    pub times: (usize, usize),
+    /// With `into`: the output the window reads as its time.
+    pub window_time: Option<usize>,
 }
 
 impl IntervalPlan {
@@ -201,13 +209,19 @@ fn regular(loc: Loc, why: &str) -> SqlError {
 }
 
 /// Plans an INSERT over an interval join.
+/// Plans an INSERT over an interval join, or with `into` (sink, pipeline)
+/// a view of one that the window aggregation of INSERT `pipeline` reads.
 pub(super) fn interval(
     ins: &IntervalInsert,
     tables: &[TableDef],
     min_cleanup: Millis,
+    into: Option<(usize, usize)>,
 ) -> Result<IntervalPlan> {
     let j = &ins.join;
-    let sink = find_table(tables, &ins.sink, ins.loc)?;
+    let sink = match into {
+        Some((sink, _)) => sink,
+        None => find_table(tables, &ins.sink, ins.loc)?,
+    };
     let left = find_table(tables, &j.left.name, j.left.loc)?;
     let right = find_table(tables, &j.right.name, j.right.loc)?;
     let (lt, rt) = (&tables[left], &tables[right]);
@@ -357,7 +371,7 @@ pub(super) fn interval(
         })
         .map(|o| o.name.as_str())
         .collect();
-    if rowtimes.len() > 1 {
+    if rowtimes.len() > 1 && into.is_none() {
         return Err(SqlError::new(
             ins.loc,
             format!(
@@ -370,8 +384,16 @@ pub(super) fn interval(
             ),
         ));
     }
-    let sink_columns =
-        super::sink::sink_mapping(ins.loc, ins.sink_columns.as_ref(), &tables[sink], &outputs)?;
+    let (sink_columns, sink_types) = match into {
+        Some(_) => (
+            (0..outputs.len()).collect(),
+            outputs.iter().map(|o| o.ty).collect(),
+        ),
+        None => (
+            super::sink::sink_mapping(ins.loc, ins.sink_columns.as_ref(), &tables[sink], &outputs)?,
+            tables[sink].columns.iter().map(|c| c.ty).collect(),
+        ),
+    };
     Ok(IntervalPlan {
         loc: ins.loc,
         left,
@@ -389,6 +411,9 @@ pub(super) fn interval(
         outputs,
         sink,
         sink_columns,
-        sink_types: tables[sink].columns.iter().map(|c| c.ty).collect(),
+        sink_types,
+        into: into.map(|(_, pi)| pi),
+        times,
+        window_time: None,
     })
 }

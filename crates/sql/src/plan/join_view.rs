@@ -6,19 +6,62 @@
 use crate::error::{Result, SqlError};
 use crate::expr::Expr;
 
-use super::{JoinPlan, OutputKind, TableDef};
+use super::{IntervalPlan, JoinPlan, Output, OutputKind, TableDef};
 
-/// The rows of join `jp` as the table the window function `tvf` reads:
-/// one column per output, the rowtime the one `DESCRIPTOR` names, which
-/// must be the probe side's rowtime (the join's time attribute).
+/// The rows of temporal join `jp` as the table the window function `tvf`
+/// reads: one column per output, the rowtime the one `DESCRIPTOR` names,
+/// which must be the probe side's rowtime (the join's time attribute).
 pub(super) fn derived_table(
     jp: &JoinPlan,
     tvf: &crate::ast::WindowTvf,
     tables: &[TableDef],
 ) -> Result<TableDef> {
     let probe = &tables[jp.probe];
+    let rowtime = probe.watermark.map(|w| w.column);
+    view_table(&jp.outputs, tvf, probe, &|e| Some(e) == rowtime, &|| {
+        format!(
+            "the temporal join's time attribute, the probe side's rowtime {}.{}",
+            probe.name,
+            rowtime.map_or("?", |c| probe.columns[c].name.as_str())
+        )
+    })
+}
+
+/// The rows of interval join `jp` as the table the window function `tvf`
+/// reads: its time attribute either side's rowtime (both stay time
+/// attributes after an interval join, as in Flink).
+pub(super) fn interval_table(
+    jp: &IntervalPlan,
+    tvf: &crate::ast::WindowTvf,
+    tables: &[TableDef],
+) -> Result<TableDef> {
+    let (l, r) = (&tables[jp.left], &tables[jp.right]);
+    view_table(
+        &jp.outputs,
+        tvf,
+        l,
+        &|e| e == jp.times.0 || e == jp.times.1,
+        &|| {
+            format!(
+                "one side's rowtime, as the interval join of {} and {} selects it",
+                l.name, r.name
+            )
+        },
+    )
+}
+
+/// The table of a join's select list `outputs` that `tvf` reads; `root`
+/// gives the connector and formats; `time` says which joined-row column a
+/// time attribute is, `what` names them for the error.
+fn view_table(
+    outputs: &[Output],
+    tvf: &crate::ast::WindowTvf,
+    root: &TableDef,
+    time: &dyn Fn(usize) -> bool,
+    what: &dyn Fn() -> String,
+) -> Result<TableDef> {
     let mut columns: Vec<super::Column> = Vec::new();
-    for o in &jp.outputs {
+    for o in outputs {
         if columns.iter().any(|c| c.name.eq_ignore_ascii_case(&o.name)) {
             return Err(SqlError::new(
                 tvf.source_loc,
@@ -36,7 +79,7 @@ pub(super) fn derived_table(
             path: Vec::new(),
         });
     }
-    let time = columns
+    let at = columns
         .iter()
         .position(|c| c.name.eq_ignore_ascii_case(&tvf.time_column))
         .ok_or_else(|| {
@@ -51,19 +94,15 @@ pub(super) fn derived_table(
                 ),
             )
         })?;
-    let rowtime = probe.watermark.map(|w| w.column);
-    let is_rowtime = matches!(&jp.outputs[time].kind,
-        OutputKind::Expr(Expr::Column(c)) if Some(*c) == rowtime);
-    if !is_rowtime {
+    let is_time = matches!(&outputs[at].kind, OutputKind::Expr(Expr::Column(c)) if time(*c));
+    if !is_time {
         return Err(SqlError::new(
             tvf.time_loc,
             format!(
-                "DESCRIPTOR({}) must name the temporal join's time attribute, the probe side's \
-                 rowtime {}.{}, as '{}' selects it",
+                "DESCRIPTOR({}) must name a time attribute of '{}': {}",
                 tvf.time_column,
-                probe.name,
-                rowtime.map_or("?", |c| probe.columns[c].name.as_str()),
-                tvf.source
+                tvf.source,
+                what()
             ),
         ));
     }
@@ -72,13 +111,13 @@ pub(super) fn derived_table(
         loc: tvf.source_loc,
         columns,
         watermark: Some(super::WatermarkDef {
-            column: time,
+            column: at,
             delay: 0,
         }),
-        connector: probe.connector.clone(),
+        connector: root.connector.clone(),
         format: None,
         idle_timeout: None,
-        emit: probe.emit,
+        emit: root.emit,
         alignment: None,
         max_future: None,
         proctime: None,
@@ -90,6 +129,6 @@ pub(super) fn derived_table(
         key: None,
         primary_key: None,
         options: std::collections::BTreeMap::new(),
-        value_format: probe.value_format.clone(),
+        value_format: root.value_format.clone(),
     })
 }

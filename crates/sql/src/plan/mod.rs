@@ -393,6 +393,10 @@ pub struct Pipeline {
     /// `keys` and `agg_args` are over the join's select list, in order, and
     /// `source` is its probe table.
     pub join: Option<usize>,
+    /// A window over an interval join: the join (index in
+    /// [`JobPlan::intervals`]) whose rows this aggregation reads, as `join`
+    /// for a temporal join; `source` is its left table.
+    pub interval: Option<usize>,
 }
 
 /// A planned job.
@@ -534,7 +538,7 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
             if pipelines.len() + joins.len() + intervals.len() == MAX_INSERTS {
                 return Err(SqlError::new(ins.loc, too_many_inserts()));
             }
-            intervals.push(interval::interval(ins, &tables, 0)?);
+            intervals.push(interval::interval(ins, &tables, 0, None)?);
         }
         if let Statement::JoinInsert(ins) = st {
             if pipelines.len() + joins.len() == MAX_INSERTS {
@@ -547,7 +551,8 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
                 return Err(SqlError::new(ins.loc, too_many_inserts()));
             }
             let pi = pipelines.len();
-            pipelines.push(pipeline(ins, &tables, &settings, &mut joins, pi)?);
+            let joins = (&mut joins, &mut intervals);
+            pipelines.push(pipeline(ins, &tables, &settings, joins, pi)?);
         }
     }
     if pipelines.is_empty() && joins.is_empty() && intervals.is_empty() {

@@ -155,13 +155,19 @@ fn find(tables: &[TableDef], name: &str, loc: Loc) -> Result<usize> {
         .ok_or_else(|| SqlError::new(loc, format!("table '{name}' is not defined in this job")))
 }
 
-/// Plans INSERT number `pi` (a window over a temporal join adds the join
-/// to `joins`).
+/// The joins a window over a join adds its join to.
+pub(super) type Joins<'a> = (
+    &'a mut Vec<super::JoinPlan>,
+    &'a mut Vec<super::IntervalPlan>,
+);
+
+/// Plans INSERT number `pi` (a window over a join adds the join to
+/// `joins`).
 pub(super) fn pipeline(
     ins: &Insert,
     tables: &[TableDef],
     settings: &super::Settings,
-    joins: &mut Vec<super::JoinPlan>,
+    joins: Joins<'_>,
     pi: usize,
 ) -> Result<Pipeline> {
     let sink = find(tables, &ins.sink, ins.loc)?;
@@ -177,20 +183,32 @@ fn stage(
     settings: &super::Settings,
     sink: usize,
     inner: bool,
-    (joins, pi): (&mut Vec<super::JoinPlan>, usize),
+    (joins, pi): (Joins<'_>, usize),
 ) -> Result<Pipeline> {
-    let mut join = None;
+    let (mut join, mut interval) = (None, None);
     let (source, derived, input) = match &ins.input {
         None if ins.join.is_some() => {
-            let Some(j) = &ins.join else {
-                return Err(SqlError::new(ins.loc, "no join"));
-            };
-            let jp = super::join::join(j, tables, Some((sink, pi)))?;
-            let d = super::join_view::derived_table(&jp, &ins.tvf, tables)?;
-            let probe = jp.probe;
-            joins.push(jp);
-            join = Some(joins.len() - 1);
-            (probe, Some(d), None)
+            let view = ins.join.as_deref();
+            match view {
+                Some(crate::ast::ViewJoin::Temporal(j)) => {
+                    let jp = super::join::join(j, tables, Some((sink, pi)))?;
+                    let d = super::join_view::derived_table(&jp, &ins.tvf, tables)?;
+                    let probe = jp.probe;
+                    joins.0.push(jp);
+                    join = Some(joins.0.len() - 1);
+                    (probe, Some(d), None)
+                }
+                Some(crate::ast::ViewJoin::Interval(j)) => {
+                    let mut jp = super::interval::interval(j, tables, 0, Some((sink, pi)))?;
+                    let d = super::join_view::interval_table(&jp, &ins.tvf, tables)?;
+                    jp.window_time = d.watermark.map(|w| w.column);
+                    let left = jp.left;
+                    joins.1.push(jp);
+                    interval = Some(joins.1.len() - 1);
+                    (left, Some(d), None)
+                }
+                None => return Err(SqlError::new(ins.loc, "no join")),
+            }
         }
         None => (
             find(tables, &ins.tvf.source, ins.tvf.source_loc)?,
@@ -198,7 +216,14 @@ fn stage(
             None,
         ),
         Some(up) => {
-            let up = stage(up, tables, settings, sink, true, (joins, pi))?;
+            let up = stage(
+                up,
+                tables,
+                settings,
+                sink,
+                true,
+                ((&mut *joins.0, &mut *joins.1), pi),
+            )?;
             let d = super::cascade::derived_table(&up, &ins.tvf, &tables[up.source])?;
             (up.source, Some(d), Some(Box::new(up)))
         }
@@ -248,6 +273,7 @@ fn stage(
         return Ok(Pipeline {
             input,
             join,
+            interval,
             loc: ins.loc,
             source,
             sink,
@@ -431,6 +457,7 @@ fn stage(
     }
     Ok(Pipeline {
         join,
+        interval,
         input,
         loc: ins.loc,
         source,
