@@ -423,3 +423,38 @@ impl Engine<'_> {
         self.joins[ji].node.deduplicated()
     }
 }
+
+/// The pipes of the plan's joins, temporal and interval, with their
+/// sources (added when new) and sinks.
+pub(super) fn pipes(
+    plan: &JobPlan,
+    (sources, source_of): &mut (&mut Vec<super::Source>, &mut [Option<usize>]),
+    sinks: &mut std::collections::BTreeMap<usize, super::Sink>,
+    (threshold, t0): (lowwater_core::Millis, Timestamp),
+) -> Result<(Vec<JoinPipe>, Vec<super::interval::IntervalPipe>), String> {
+    let mut sink_of = |t: usize| -> Result<(), String> {
+        if let std::collections::btree_map::Entry::Vacant(e) = sinks.entry(t) {
+            e.insert(super::output::sink(plan, t)?);
+        }
+        Ok(())
+    };
+    let mut joins = Vec::new();
+    for (ji, j) in plan.joins.iter().enumerate() {
+        for (table, port) in [(j.probe, PROBE), (j.build, BUILD)] {
+            let si = super::source_for(plan, table, sources, source_of)?;
+            sources[si].joins.push((ji, port));
+        }
+        sink_of(j.sink)?;
+        joins.push(JoinPipe::new(plan, ji, threshold, t0));
+    }
+    let mut intervals = Vec::new();
+    for (ii, j) in plan.intervals.iter().enumerate() {
+        for (table, port) in [(j.left, 0), (j.right, 1)] {
+            let si = super::source_for(plan, table, sources, source_of)?;
+            sources[si].intervals.push((ii, port));
+        }
+        sink_of(j.sink)?;
+        intervals.push(super::interval::IntervalPipe::new(plan, ii, threshold, t0));
+    }
+    Ok((joins, intervals))
+}

@@ -17,7 +17,6 @@ use lowwater_connectors::sink::SinkFormat;
 use lowwater_core::assignment::split_owner;
 use lowwater_core::dataflow::window::{OpenCheck, WindowNode};
 use lowwater_core::diagnose::{Holder, Stall, StallDetector};
-use lowwater_core::join::temporal::{BUILD, PROBE};
 use lowwater_core::source::{SourceSubtask, SplitId, SplitView};
 use lowwater_core::watermark::Progress;
 use lowwater_core::window::batch::InputRef;
@@ -216,28 +215,8 @@ impl<'p> Engine<'p> {
                 peak_open: 0,
             });
         }
-        let mut joins = Vec::new();
-        for (ji, j) in plan.joins.iter().enumerate() {
-            for (table, port) in [(j.probe, PROBE), (j.build, BUILD)] {
-                let si = source_for(plan, table, &mut sources, &mut source_of)?;
-                sources[si].joins.push((ji, port));
-            }
-            if let std::collections::btree_map::Entry::Vacant(e) = sinks.entry(j.sink) {
-                e.insert(sink(plan, j.sink)?);
-            }
-            joins.push(join::JoinPipe::new(plan, ji, threshold, t0));
-        }
-        let mut intervals = Vec::new();
-        for (ii, j) in plan.intervals.iter().enumerate() {
-            for (table, port) in [(j.left, 0), (j.right, 1)] {
-                let si = source_for(plan, table, &mut sources, &mut source_of)?;
-                sources[si].intervals.push((ii, port));
-            }
-            if let std::collections::btree_map::Entry::Vacant(e) = sinks.entry(j.sink) {
-                e.insert(sink(plan, j.sink)?);
-            }
-            intervals.push(interval::IntervalPipe::new(plan, ii, threshold, t0));
-        }
+        let mut sources_of = (&mut sources, &mut source_of[..]);
+        let (joins, intervals) = join::pipes(plan, &mut sources_of, &mut sinks, (threshold, t0))?;
         // After this long without a record, every periodic tick is a no-op
         // (generators repeat themselves, idleness has been decided, statuses
         // have settled) until the next record: such ticks are skipped.

@@ -337,3 +337,32 @@ pub(super) fn joined_sink_values(
     }
     Ok(Some(values))
 }
+
+/// A late-data sink takes the records a window drops as late: refused on a
+/// table that only joins read (they keep late rows, and count them).
+pub(super) fn late_sinks(
+    tables: &[TableDef],
+    pipelines: &[super::Pipeline],
+    joins: &[super::JoinPlan],
+    intervals: &[super::IntervalPlan],
+) -> Result<()> {
+    let joined = joins.iter().flat_map(|j| [j.probe, j.build]);
+    for t in joined.chain(intervals.iter().flat_map(|j| [j.left, j.right])) {
+        let windowed = pipelines
+            .iter()
+            .any(|p| p.source == t && p.first().join.is_none());
+        if tables[t].late_data_sink.is_some() && !windowed {
+            return Err(SqlError::new(
+                tables[t].loc,
+                format!(
+                    "table '{}': late-data.sink takes the records a window drops as late; only \
+                 joins read this table, and they keep late rows (a temporal join joins them \
+                 at its next watermark, an interval join with the rows it has cached; both \
+                 are counted): remove the option",
+                    tables[t].name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}

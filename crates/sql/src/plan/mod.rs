@@ -610,24 +610,7 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
             ));
         }
     }
-    let joined = joins.iter().flat_map(|j| [j.probe, j.build]);
-    for t in joined.chain(intervals.iter().flat_map(|j| [j.left, j.right])) {
-        let windowed = pipelines
-            .iter()
-            .any(|p| p.source == t && p.first().join.is_none());
-        if tables[t].late_data_sink.is_some() && !windowed {
-            return Err(SqlError::new(
-                tables[t].loc,
-                format!(
-                    "table '{}': late-data.sink takes the records a window drops as late; only \
-                     joins read this table, and they keep late rows (a temporal join joins them \
-                     at its next watermark, an interval join with the rows it has cached; both \
-                     are counted): remove the option",
-                    tables[t].name
-                ),
-            ));
-        }
-    }
+    join_scope::late_sinks(&tables, &pipelines, &joins, &intervals)?;
     for t in &tables {
         if t.exactly_once() && settings.checkpoints.interval.is_none() {
             return Err(SqlError::new(
@@ -656,22 +639,6 @@ fn too_many_inserts() -> String {
         "a job runs at most {MAX_INSERTS} INSERT statements (each is its own operators and \
          threads); split the file into several jobs"
     )
-}
-
-/// A value as its sink column of type `ty` holds it: a number into a
-/// DECIMAL column rounded to its scale (or NULL), a DECIMAL into a DOUBLE
-/// or FLOAT column a double.
-pub fn sink_value(ty: Option<&SqlType>, v: Value) -> Value {
-    match (ty, v) {
-        (Some(SqlType::Decimal(p, s)), v) if !v.is_null() => {
-            lowwater_core::decimal::coerce(&v, *p, *s)
-        }
-        (Some(SqlType::Double), v @ Value::Decimal(..)) => Value::Double(v.as_f64().unwrap_or(0.0)),
-        (Some(SqlType::Float), v @ Value::Decimal(..)) => {
-            Value::Double(f64::from(v.as_f64().unwrap_or(0.0) as f32))
-        }
-        (_, v) => v,
-    }
 }
 
 impl Pipeline {
@@ -819,5 +786,6 @@ pub use late::{LateReason, LateRow, REASON_COLUMN};
 use pipeline::pipeline;
 pub use rank::{OrderTerm, Rank, RankFunc};
 use settings::settings;
+pub use sink::sink_value;
 pub use table::interval;
 use table::table;

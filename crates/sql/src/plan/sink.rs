@@ -5,6 +5,10 @@
 use crate::error::{Loc, Result, SqlError};
 use crate::options::Connector;
 
+use lowwater_core::Value;
+
+use crate::types::SqlType;
+
 use super::{ColumnSource, Output, TableDef};
 
 /// The sink column of each output (`listed`: the INSERT's column list).
@@ -95,4 +99,20 @@ pub(super) fn sink_mapping(
         }
     }
     Ok(targets)
+}
+
+/// A value as its sink column of type `ty` holds it: a number into a
+/// DECIMAL column rounded to its scale (or NULL), a DECIMAL into a DOUBLE
+/// or FLOAT column a double.
+pub fn sink_value(ty: Option<&SqlType>, v: Value) -> Value {
+    match (ty, v) {
+        (Some(SqlType::Decimal(p, s)), v) if !v.is_null() => {
+            lowwater_core::decimal::coerce(&v, *p, *s)
+        }
+        (Some(SqlType::Double), v @ Value::Decimal(..)) => Value::Double(v.as_f64().unwrap_or(0.0)),
+        (Some(SqlType::Float), v @ Value::Decimal(..)) => {
+            Value::Double(f64::from(v.as_f64().unwrap_or(0.0) as f32))
+        }
+        (_, v) => v,
+    }
 }
