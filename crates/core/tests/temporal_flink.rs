@@ -179,8 +179,9 @@ fn the_condition_beyond_the_key_pads_with_nulls_as_flink_did() {
     let mut got: Vec<(i64, Option<i64>)> = pairs(true)
         .into_iter()
         .filter_map(|j| {
-            j.into_row::<()>(2, true, |p, b| {
-                Ok(p[1].as_int() > Some(5) && b[0].as_int() < Some(117))
+            // The joined row: order_id, amount, then the version's rate.
+            j.into_row::<()>(2, true, |r| {
+                Ok(r[1].as_int() > Some(5) && r[2].as_int() < Some(117))
             })
             .expect("computes")
         })

@@ -175,6 +175,8 @@ impl IntervalJoin {
 
     /// A left row arrives: its pairs with the cached right rows come out
     /// now (`matches`: the condition beyond the key and the time bounds).
+    /// Returns whether it is late: the watermark had passed its range, so
+    /// it is not cached (and, on an outer side, padded at once if unjoined).
     pub fn left<E>(
         &mut self,
         ts: Timestamp,
@@ -182,11 +184,12 @@ impl IntervalJoin {
         row: &[Value],
         matches: &mut dyn FnMut(&Row, &Row) -> Result<bool, E>,
         out: &mut Vec<Paired>,
-    ) -> Result<(), E> {
+    ) -> Result<bool, E> {
         self.arrive(true, ts, key, row, matches, out)
     }
 
-    /// A right row arrives (see [`IntervalJoin::left`]).
+    /// A right row arrives (see [`IntervalJoin::left`]); returns whether it
+    /// is late.
     pub fn right<E>(
         &mut self,
         ts: Timestamp,
@@ -194,7 +197,7 @@ impl IntervalJoin {
         row: &[Value],
         matches: &mut dyn FnMut(&Row, &Row) -> Result<bool, E>,
         out: &mut Vec<Paired>,
-    ) -> Result<(), E> {
+    ) -> Result<bool, E> {
         self.arrive(false, ts, key, row, matches, out)
     }
 
@@ -208,7 +211,7 @@ impl IntervalJoin {
         row: &[Value],
         matches: &mut dyn FnMut(&Row, &Row) -> Result<bool, E>,
         out: &mut Vec<Paired>,
-    ) -> Result<(), E> {
+    ) -> Result<bool, E> {
         self.records_in += 1;
         let op_time = self.operator_time();
         // This side reaches the other over [ts - back, ts + ahead].
@@ -299,14 +302,15 @@ impl IntervalJoin {
             if timer.is_none() {
                 self.cleanup_at(key, is_left, ts);
             }
+            Ok(false)
         } else {
             self.late[usize::from(!is_left)] += 1;
             if !emitted && this_outer {
                 out.push(pad(is_left, row));
             }
             self.drop_if_empty(key);
+            Ok(true)
         }
-        Ok(())
     }
 
     /// Registers the cleanup of side `left`'s cache for its oldest row at

@@ -43,7 +43,8 @@ impl IntervalJoinNode {
     }
 
     /// A row of side `port` ([`LEFT`] or [`super::interval::RIGHT`]): its
-    /// pairs come out at once.
+    /// pairs come out at once; returns whether it is late (see
+    /// [`IntervalJoin::left`]).
     pub fn row<E>(
         &mut self,
         port: usize,
@@ -52,7 +53,7 @@ impl IntervalJoinNode {
         row: &[Value],
         matches: &mut dyn FnMut(&Row, &Row) -> Result<bool, E>,
         out: &mut Vec<Paired>,
-    ) -> Result<(), E> {
+    ) -> Result<bool, E> {
         match port {
             LEFT => self.op.left(ts, key, row, matches, out),
             _ => self.op.right(ts, key, row, matches, out),
@@ -93,7 +94,7 @@ impl IntervalJoinNode {
     }
 
     /// What holds the watermark, when a channel does (`waiting`: the rows
-    /// cached; `oldest`: none is tracked).
+    /// cached).
     pub fn hold(&self) -> Option<JoinHold> {
         let (port, channel) = self.gate.holding()?;
         Some(JoinHold {
@@ -101,7 +102,6 @@ impl IntervalJoinNode {
             channel,
             watermark: self.gate.current(),
             waiting: self.op.cached(),
-            oldest: None,
         })
     }
 

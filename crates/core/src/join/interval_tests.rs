@@ -171,7 +171,7 @@ fn the_condition_beyond_the_key_decides_and_outer_rows_it_rejects_are_padded() {
         &mut fails,
         &mut Vec::new(),
     );
-    assert_eq!(e, Ok(()), "nothing cached to compare with");
+    assert_eq!(e, Ok(false), "nothing cached to compare with, and not late");
     j.right(
         secs(9500),
         &k,

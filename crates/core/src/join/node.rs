@@ -29,10 +29,10 @@ pub struct JoinHold {
     pub channel: usize,
     /// The join's combined watermark.
     pub watermark: Timestamp,
-    /// Probe rows waiting for it to pass their time.
+    /// Probe rows waiting for it to pass their time (an interval join:
+    /// the rows it caches). The oldest one's time is
+    /// [`TemporalJoin::oldest_waiting`], a walk over them, asked for apart.
     pub waiting: u64,
-    /// The oldest waiting probe row's time.
-    pub oldest: Option<Timestamp>,
 }
 
 /// A temporal join node.
@@ -68,19 +68,22 @@ impl TemporalJoinNode {
         }
     }
 
-    /// A probe row.
-    pub fn probe(&mut self, ts: Timestamp, key: &[Value], row: &[Value]) {
-        self.op.probe(ts, key, row);
+    /// A probe row; returns whether it is late (see [`TemporalJoin::probe`]).
+    pub fn probe(&mut self, ts: Timestamp, key: &[Value], row: &[Value]) -> bool {
+        self.op.probe(ts, key, row)
     }
 
     /// A build row: a new version of its join `key`, unless the view's
     /// deduplication drops it (an older row than the last of its view key
     /// `dedup`, which may be coarser than the join key: Flink deduplicates
     /// by the view's PARTITION BY before the join).
-    pub fn build(&mut self, ts: Timestamp, dedup: &[Value], key: &[Value], row: &[Value]) {
+    /// Returns whether the version is late (a row the deduplication
+    /// dropped is not: it never reaches the join).
+    pub fn build(&mut self, ts: Timestamp, dedup: &[Value], key: &[Value], row: &[Value]) -> bool {
         if self.dedup.as_mut().is_none_or(|d| d.admit(dedup, ts)) {
-            self.op.version(ts, key, Some(row));
+            return self.op.version(ts, key, Some(row));
         }
+        false
     }
 
     /// Channel `ch` of `port` sent `p` at `now`: the probe rows the new
@@ -129,7 +132,6 @@ impl TemporalJoinNode {
             channel,
             watermark: self.gate.current(),
             waiting: self.op.waiting(),
-            oldest: self.op.oldest_waiting(),
         })
     }
 
@@ -174,23 +176,30 @@ impl TemporalJoinNode {
 
 impl Joined {
     /// The joined row: the probe row then the version's `build_width`
-    /// columns, when `matches` (the ON condition's terms beyond the key)
-    /// holds for them; else, for a LEFT join (`outer`), the probe row with
-    /// NULLs, and for an inner join nothing. A version-less probe row is
-    /// unmatched. As Flink's join condition, `matches` is asked only with
-    /// a version.
+    /// columns, when `matches` (the ON condition's terms beyond the key,
+    /// asked with that joined row) holds; else, for a LEFT join (`outer`),
+    /// the probe row with NULLs, and for an inner join nothing. A
+    /// version-less probe row is unmatched. As Flink's join condition,
+    /// `matches` is asked only with a version.
     pub fn into_row<E>(
         self,
         build_width: usize,
         outer: bool,
-        matches: impl FnOnce(&Row, &Row) -> Result<bool, E>,
+        matches: impl FnOnce(&Row) -> Result<bool, E>,
     ) -> Result<Option<Row>, E> {
         let mut row = self.probe;
-        match self.build {
-            Some(b) if matches(&row, &b)? => row.extend(b),
-            _ if outer => row.extend(std::iter::repeat_n(Value::Null, build_width)),
-            _ => return Ok(None),
+        let width = row.len();
+        if let Some(b) = self.build {
+            row.extend(b);
+            if matches(&row)? {
+                return Ok(Some(row));
+            }
+            row.truncate(width);
         }
+        if !outer {
+            return Ok(None);
+        }
+        row.extend(std::iter::repeat_n(Value::Null, build_width));
         Ok(Some(row))
     }
 }
@@ -226,7 +235,6 @@ mod tests {
                 channel: 1,
                 watermark: crate::time::MIN_WATERMARK,
                 waiting: 1,
-                oldest: Some(secs(9)),
             })
         );
         assert_eq!(n.deduplicated(), 1);
@@ -242,7 +250,7 @@ mod tests {
         // 10 s is the only version: the 9 s order has none at its time.
         let rows: Vec<_> = out
             .into_iter()
-            .map(|j| j.into_row::<()>(1, true, |_, _| Ok(true)))
+            .map(|j| j.into_row::<()>(1, true, |_| Ok(true)))
             .collect();
         let unmatched = |v| Ok(Some(vec![Value::Int(v), Value::Null]));
         assert_eq!(rows, vec![unmatched(5), unmatched(6)]);
@@ -281,8 +289,9 @@ mod tests {
             probe: vec![Value::Int(7)],
             build: Some(vec![Value::Int(120)]),
         };
-        let over = |p: &Row, b: &Row| -> Result<bool, String> { Ok(p[0] < b[0]) };
-        let under = |p: &Row, b: &Row| -> Result<bool, String> { Ok(p[0] > b[0]) };
+        // The joined row: the probe's column, then the version's.
+        let over = |r: &Row| -> Result<bool, String> { Ok(r[0] < r[1]) };
+        let under = |r: &Row| -> Result<bool, String> { Ok(r[0] > r[1]) };
         assert_eq!(
             j().into_row(1, false, over),
             Ok(Some(vec![Value::Int(7), Value::Int(120)]))
@@ -292,7 +301,7 @@ mod tests {
             j().into_row(1, true, under),
             Ok(Some(vec![Value::Int(7), Value::Null]))
         );
-        let fails = |_: &Row, _: &Row| -> Result<bool, String> { Err("division by zero".into()) };
+        let fails = |_: &Row| -> Result<bool, String> { Err("division by zero".into()) };
         assert_eq!(j().into_row(1, true, fails), Err("division by zero".into()));
     }
 }

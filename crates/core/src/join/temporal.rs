@@ -118,32 +118,35 @@ impl TemporalJoin {
         }
     }
 
-    /// A probe row arrives.
-    pub fn probe(&mut self, ts: Timestamp, key: &[Value], row: &[Value]) {
+    /// A probe row arrives; returns whether it is late (at or behind the
+    /// watermark: kept, and joined at the next advance).
+    pub fn probe(&mut self, ts: Timestamp, key: &[Value], row: &[Value]) -> bool {
         self.records_in += 1;
-        if ts <= self.watermark {
-            self.late_probes += 1;
-        }
+        let late = ts <= self.watermark;
+        self.late_probes += u64::from(late);
         let state = self.keys.entry(key.to_vec()).or_default();
         let i = state.next;
         state.next += 1;
         state.probes.insert(i, (ts, row.to_vec()));
         self.waiting += 1;
         register_smallest(&mut self.timers, key, state, ts);
+        late
     }
 
-    /// A version arrives (`row`, or the key's deletion when `None`).
-    pub fn version(&mut self, ts: Timestamp, key: &[Value], row: Option<&[Value]>) {
+    /// A version arrives (`row`, or the key's deletion when `None`);
+    /// returns whether it is late (probe rows already joined at or after
+    /// its time had an older version).
+    pub fn version(&mut self, ts: Timestamp, key: &[Value], row: Option<&[Value]>) -> bool {
         self.records_in += 1;
-        if ts <= self.watermark {
-            self.late_versions += 1;
-        }
+        let late = ts <= self.watermark;
+        self.late_versions += u64::from(late);
         let state = self.keys.entry(key.to_vec()).or_default();
         let v = row.map_or(Version::Deleted, |r| Version::Row(r.to_vec()));
         if state.versions.insert(ts, v).is_none() {
             self.held += 1;
         }
         register_smallest(&mut self.timers, key, state, ts);
+        late
     }
 
     /// The watermark advances to `wm`: every timer at or before it fires.

@@ -134,28 +134,29 @@ impl Engine<'_> {
         };
         let pipe = &mut self.intervals[ii];
         let mut out = std::mem::take(&mut pipe.out);
-        let late_before = pipe.node.op().late(port);
-        pipe.node
+        let late = pipe
+            .node
             .row(port, ts, &key, &self.row, &mut matches, &mut out)
             .map_err(|m| RecordError::other(format!("the join condition: {m}")))?;
-        if pipe.node.op().late(port) > late_before {
+        if late {
             *pipe.late.entry(id).or_insert(0) += 1;
         }
         if let Verdict::Over { still_for } = pipe.node.check(self.now) {
-            let e = lowwater_core::window::limit::over_message(
-                &plan.tables[jp.sink].name,
+            let moved = match still_for {
+                Some(t) => format!(
+                    "has not moved for {}",
+                    lowwater_core::time::display_duration(t)
+                ),
+                None => "has not moved since the job started".to_string(),
+            };
+            return Err(RecordError::other(format!(
+                "INSERT INTO {}: the interval join caches {} rows, more than \
+                 lowwater.state.max-join-rows ({}) allows, and its watermark {moved}: release \
+                 the stall that holds it (the report names it) or raise the limit with SET \
+                 'lowwater.state.max-join-rows'",
+                plan.tables[jp.sink].name,
                 pipe.node.op().cached(),
                 pipe.node.limit(),
-                still_for,
-            );
-            return Err(RecordError::other(format!(
-                "{} (the interval join's cached rows: lowwater.state.max-join-rows); release \
-                 the stall that holds its watermark (the report names it) or raise the limit",
-                e.replace("(window, key) states are open", "rows are cached")
-                    .replace(
-                        "lowwater.state.max-open-windows",
-                        "lowwater.state.max-join-rows"
-                    )
             )));
         }
         let now = self.now;

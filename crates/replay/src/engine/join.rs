@@ -137,25 +137,28 @@ impl Engine<'_> {
     ) -> Result<(), RecordError> {
         let jp = &self.plan.joins[ji];
         let join = &mut self.joins[ji];
-        if ts <= join.node.gate().current() {
-            *join.late.entry(id).or_insert(0) += 1;
-        }
-        if port == PROBE {
+        let late = if port == PROBE {
             let key = key_of(&jp.probe_key, &self.row)
                 .map_err(|m| RecordError::other(format!("the join key: {m}")))?;
-            join.node.probe(ts, &key, &self.row);
+            let late = join.node.probe(ts, &key, &self.row);
             if let Verdict::Over { still_for } = join.node.check(self.now) {
                 return Err(RecordError::other(self.over_limit(ji, still_for)));
             }
+            late
         } else {
             jp.build_row(&self.row, &mut self.args);
             let key = key_of(&jp.build_key, &self.args)
                 .map_err(|m| RecordError::other(format!("the join key: {m}")))?;
             let dedup: Row = jp.dedup_key.iter().map(|&c| self.args[c].clone()).collect();
-            join.node.build(ts, &dedup, &key, &self.args);
+            let late = join.node.build(ts, &dedup, &key, &self.args);
             if let Verdict::Over { still_for } = join.node.check(self.now) {
                 return Err(RecordError::other(self.over_limit(ji, still_for)));
             }
+            late
+        };
+        let join = &mut self.joins[ji];
+        if late {
+            *join.late.entry(id).or_insert(0) += 1;
         }
         if join.detector.on_record(self.now).is_some() {
             self.explain_join(ji);
@@ -249,13 +252,11 @@ impl Engine<'_> {
         let width = self.plan.tables[jp.sink].columns.len();
         let build_width = jp.build_columns.len();
         for j in out.drain(..) {
-            let matches = |p: &Row, b: &Row| -> Result<bool, String> {
+            let matches = |row: &Row| -> Result<bool, String> {
                 let Some(r) = &jp.residual else {
                     return Ok(true);
                 };
-                let mut row = p.clone();
-                row.extend(b.iter().cloned());
-                Ok(truth(&r.eval(&row)?) == Some(true))
+                Ok(truth(&r.eval(row)?) == Some(true))
             };
             let ts = j.ts;
             let row = match j.into_row(build_width, jp.left, matches) {

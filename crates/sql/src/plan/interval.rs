@@ -20,8 +20,8 @@ use crate::expr::{compile, Expr};
 use crate::types::SqlType;
 
 use super::join_scope::{
-    conjuncts, find_table, joined_sink_values, one_side, outputs, readable, unify, where_clause,
-    JoinScope, Side,
+    conjuncts, find_table, joined_columns, joined_sink_values, one_side, outputs, readable, unify,
+    where_clause, JoinScope, Side,
 };
 use super::{Output, TableDef};
 
@@ -77,15 +77,7 @@ impl IntervalPlan {
 
     /// The columns of table `t` this join reads into `cols`.
     pub fn columns_read(&self, t: usize, left_width: usize, cols: &mut Vec<usize>) {
-        let mut joined = Vec::new();
-        for e in self.residual.iter().chain(&self.filter) {
-            e.columns(&mut joined);
-        }
-        for o in &self.outputs {
-            if let super::OutputKind::Expr(e) = &o.kind {
-                e.columns(&mut joined);
-            }
-        }
+        let joined = joined_columns(self.residual.as_ref(), self.filter.as_ref(), &self.outputs);
         if t == self.left {
             for e in &self.left_key {
                 e.columns(cols);

@@ -12,10 +12,10 @@ use crate::expr::{compile, Expr};
 use crate::types::SqlType;
 
 use super::join_scope::{
-    conjuncts, find_table, joined_sink_values, one_side, outputs, readable, unify, where_clause,
-    JoinScope, Side,
+    conjuncts, find_table, joined_columns, joined_sink_values, one_side, outputs, readable, unify,
+    where_clause, JoinScope, Side,
 };
-use super::{Output, OutputKind, TableDef};
+use super::{Output, TableDef};
 
 /// One INSERT over an event-time temporal join: `FROM probe [LEFT] JOIN
 /// build FOR SYSTEM_TIME AS OF probe.rowtime ON ...`. Each probe row joins
@@ -72,15 +72,7 @@ impl JoinPlan {
     /// table's key, select list, conditions; the build table's through the
     /// build row), `probe_width` the probe table's column count.
     pub fn columns_read(&self, t: usize, probe_width: usize, cols: &mut Vec<usize>) {
-        let mut joined = Vec::new();
-        for e in self.residual.iter().chain(&self.filter) {
-            e.columns(&mut joined);
-        }
-        for o in &self.outputs {
-            if let OutputKind::Expr(e) = &o.kind {
-                e.columns(&mut joined);
-            }
-        }
+        let joined = joined_columns(self.residual.as_ref(), self.filter.as_ref(), &self.outputs);
         if t == self.probe {
             for e in &self.probe_key {
                 e.columns(cols);

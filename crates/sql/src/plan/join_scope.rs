@@ -366,3 +366,22 @@ pub(super) fn late_sinks(
     }
     Ok(())
 }
+
+/// The joined-row columns a join's condition beyond the key, WHERE and
+/// select list read.
+pub(super) fn joined_columns(
+    residual: Option<&Expr>,
+    filter: Option<&Expr>,
+    outputs: &[Output],
+) -> Vec<usize> {
+    let mut cols = Vec::new();
+    for e in residual.into_iter().chain(filter) {
+        e.columns(&mut cols);
+    }
+    for o in outputs {
+        if let OutputKind::Expr(e) = &o.kind {
+            e.columns(&mut cols);
+        }
+    }
+    cols
+}
