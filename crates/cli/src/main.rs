@@ -397,7 +397,11 @@ fn run_job(o: RunOpts) -> Result<()> {
     tracing::info!(
         "running {} ({} INSERT(s), parallelism {})",
         job.display(),
-        plan.pipelines.len(),
+        // A join into a sink is an INSERT; a join a window reads is part of
+        // that window's.
+        plan.pipelines.len()
+            + plan.joins.iter().filter(|j| j.into.is_none()).count()
+            + plan.intervals.iter().filter(|j| j.into.is_none()).count(),
         plan.settings.parallelism
     );
     let outcome = lowwater_runtime::run(&plan, &args).map_err(|e| match e {

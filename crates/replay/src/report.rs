@@ -85,25 +85,15 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
     for ji in 0..plan.joins.len() {
         for s in engine.join_stalls(ji) {
             let j = &plan.joins[ji];
-            let sides = Sides {
-                first: (j.probe, "probe side"),
-                second: (j.build, "versioned side"),
-                sink: j.sink,
-                join: "temporal join",
-            };
-            stalls.push(join_stall_report(plan, engine, &sides, s, threshold));
+            let sides = JoinSides::temporal(j.probe, j.build, j.sink);
+            stalls.push(join_stall(plan, engine, &sides, s, threshold));
         }
     }
     for ii in 0..plan.intervals.len() {
         for s in engine.interval_stalls(ii) {
             let j = &plan.intervals[ii];
-            let sides = Sides {
-                first: (j.left, "left side"),
-                second: (j.right, "right side"),
-                sink: j.sink,
-                join: "interval join",
-            };
-            stalls.push(join_stall_report(plan, engine, &sides, s, threshold));
+            let sides = JoinSides::interval(j.left, j.right, j.sink);
+            stalls.push(join_stall(plan, engine, &sides, s, threshold));
         }
     }
     Report {
@@ -145,67 +135,25 @@ fn stall_report(
     )
 }
 
-/// A join's two inputs (table, name of the side), its sink and kind.
-struct Sides {
-    first: (usize, &'static str),
-    second: (usize, &'static str),
-    sink: usize,
-    join: &'static str,
-}
-
-/// A join's stall: the side, table and partition that held it (with the
-/// setting that releases it), and the rows waiting.
-fn join_stall_report(
+/// A join's stall in the report, from the engine's splits.
+fn join_stall(
     plan: &JobPlan,
     engine: &Engine<'_>,
-    sides: &Sides,
+    sides: &JoinSides,
     js: &JoinStall,
     threshold: Millis,
 ) -> StallReport {
-    let held = js
-        .stall
-        .held_by
-        .and_then(|h| h.split)
-        .and_then(|id| engine.splits().get(id as usize))
-        .map(|m| m.table);
-    let table = held.unwrap_or(match js.port {
-        Some(1) => sides.second.0,
-        _ => sides.first.0,
-    });
-    let partitions = engine.splits().iter().filter(|m| m.table == table).count();
-    let mut cx = lowwater_sql::explain::StallContext::of_table(plan, table);
-    // The versioned side is released by its own table's idle-timeout: the
-    // job-wide one would also let the probe side's quiet partitions go.
-    cx.own_idle_option |= table == sides.second.0 && sides.join == "temporal join";
-    let sink = &plan.tables[sides.sink].name;
-    let s = &js.stall;
-    let mut r = stall_report_in(
-        &cx,
-        sink,
-        s,
-        s.to.unwrap_or(s.from),
+    let splits = engine.splits();
+    join_stall_report(
+        plan,
+        sides,
+        (&js.stall, js.port, js.waiting),
+        js.stall.to.unwrap_or(js.stall.from),
         threshold,
-        partitions,
         |id| {
-            let m = engine.splits().get(id as usize)?;
-            Some((m.topic.clone(), m.partition))
+            let m = splits.get(id as usize)?;
+            Some((m.table, m.topic.clone(), m.partition))
         },
-    );
-    let side = if table == sides.second.0 {
-        sides.second.1
-    } else {
-        sides.first.1
-    };
-    let waited = match sides.join {
-        "temporal join" => format!(
-            "{} probe row(s) of {} waited for it",
-            js.waiting, plan.tables[sides.first.0].name
-        ),
-        _ => format!("{} row(s) were cached", js.waiting),
-    };
-    r.reason = format!(
-        "the {} waits for its {side}, table {}: {}; {waited}",
-        sides.join, plan.tables[table].name, r.reason,
-    );
-    r
+        |t| splits.iter().filter(|m| m.table == t).count(),
+    )
 }

@@ -20,6 +20,9 @@ use lowwater_sql::explain::{stall_reason_in, StallContext, StallHolder};
 use lowwater_sql::plan::JobPlan;
 use serde::Serialize;
 
+mod join;
+pub use join::{join_stall_report, JoinSides};
+
 /// The whole report.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Report {

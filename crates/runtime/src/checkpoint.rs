@@ -30,6 +30,14 @@ use lowwater_core::window::operator::WindowOperator;
 use lowwater_core::{Millis, Timestamp};
 use serde::{Deserialize, Serialize};
 
+use crate::join_task::JoinPart;
+
+/// The subtasks of one operator whose last state stands for them.
+fn ended_of<T>(parts: &[Option<T>]) -> Vec<usize> {
+    let ended = parts.iter().enumerate().filter(|(_, p)| p.is_some());
+    ended.map(|(s, _)| s).collect()
+}
+
 /// A source subtask's part of a checkpoint.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct SourcePart {
@@ -77,6 +85,37 @@ pub(crate) struct JobSnapshot {
     pub sources: Vec<Vec<SourcePart>>,
     /// Per INSERT, per window subtask.
     pub windows: Vec<Vec<WindowPart>>,
+    /// Per join (temporal joins, then interval joins), per join subtask.
+    pub joins: Vec<Vec<JoinPart>>,
+}
+
+/// The layout of format 2 (before joins): read, and restored as the same
+/// job with no join.
+mod v2 {
+    use super::*;
+
+    #[derive(Deserialize)]
+    #[cfg_attr(test, derive(Serialize))]
+    pub(super) struct JobSnapshot {
+        pub(super) identity: JobIdentity,
+        pub(super) taken_at: Timestamp,
+        pub(super) splits: Vec<SplitKey>,
+        pub(super) sources: Vec<Vec<SourcePart>>,
+        pub(super) windows: Vec<Vec<super::WindowPart>>,
+    }
+
+    impl From<JobSnapshot> for super::JobSnapshot {
+        fn from(s: JobSnapshot) -> Self {
+            super::JobSnapshot {
+                identity: s.identity,
+                taken_at: s.taken_at,
+                splits: s.splits,
+                sources: s.sources,
+                windows: s.windows,
+                joins: Vec::new(),
+            }
+        }
+    }
 }
 
 /// The layout of format 1 (before cascading windows): read, and restored
@@ -122,6 +161,7 @@ mod v1 {
                             .collect()
                     })
                     .collect(),
+                joins: Vec::new(),
             }
         }
     }
@@ -194,6 +234,7 @@ impl JobSnapshot {
         let (id, version, payload) = format::open(bytes)?;
         let snapshot = match version {
             1 => format::decode_payload::<v1::JobSnapshot>(payload)?.into(),
+            2 => format::decode_payload::<v2::JobSnapshot>(payload)?.into(),
             _ => format::decode(bytes)?.1,
         };
         Ok((id, snapshot))
@@ -230,8 +271,9 @@ struct Pending {
     started: Timestamp,
     sources: Vec<Vec<Option<SourcePart>>>,
     windows: Vec<Vec<Option<WindowPart>>>,
-    /// Window subtasks whose part is their last state (they had ended):
-    /// their open part files go with this checkpoint.
+    joins: Vec<Vec<Option<JoinPart>>>,
+    /// Window (and join) subtasks whose part is their last state (they had
+    /// ended): their open part files go with this checkpoint.
     ended: Vec<(usize, usize)>,
 }
 
@@ -239,6 +281,7 @@ impl Pending {
     fn complete(&self) -> bool {
         self.sources.iter().flatten().all(Option::is_some)
             && self.windows.iter().flatten().all(Option::is_some)
+            && self.joins.iter().flatten().all(Option::is_some)
     }
 }
 
@@ -265,8 +308,10 @@ pub(crate) struct Completed {
     pub started: Timestamp,
     pub sources: Vec<Vec<SourcePart>>,
     pub windows: Vec<Vec<WindowPart>>,
-    /// (pipeline, subtask) of window subtasks that had ended: their open
-    /// part files belong to this checkpoint.
+    pub joins: Vec<Vec<JoinPart>>,
+    /// (pipeline, subtask) of window subtasks that had ended (a join's:
+    /// (pipelines + join, subtask)): their open part files belong to this
+    /// checkpoint.
     pub ended: Vec<(usize, usize)>,
 }
 
@@ -289,6 +334,7 @@ pub(crate) struct Checkpoints {
 struct Finals {
     sources: Vec<Vec<Option<SourcePart>>>,
     windows: Vec<Vec<Option<WindowPart>>>,
+    joins: Vec<Vec<Option<JoinPart>>>,
 }
 
 impl Checkpoints {
@@ -297,6 +343,7 @@ impl Checkpoints {
         restored: Option<CheckpointId>,
         sources: &[usize],
         windows: &[usize],
+        joins: &[usize],
     ) -> Self {
         Checkpoints {
             requested: AtomicU64::new(0),
@@ -306,6 +353,7 @@ impl Checkpoints {
             finals: Mutex::new(Finals {
                 sources: sources.iter().map(|&n| vec![None; n]).collect(),
                 windows: windows.iter().map(|&n| vec![None; n]).collect(),
+                joins: joins.iter().map(|&n| vec![None; n]).collect(),
             }),
             stats: Mutex::new(CheckpointStats {
                 enabled,
@@ -328,16 +376,12 @@ impl Checkpoints {
         let Ok(f) = self.finals.lock() else {
             return;
         };
-        let ended = f
-            .windows
-            .iter()
+        let windows = f.windows.iter().map(|w| ended_of(w));
+        let joins = f.joins.iter().map(|w| ended_of(w));
+        let ended = windows
+            .chain(joins)
             .enumerate()
-            .flat_map(|(pi, w)| {
-                w.iter()
-                    .enumerate()
-                    .filter(|(_, p)| p.is_some())
-                    .map(move |(s, _)| (pi, s))
-            })
+            .flat_map(|(n, subtasks)| subtasks.into_iter().map(move |s| (n, s)))
             .collect();
         if let Ok(mut p) = self.pending.lock() {
             *p = Some(Pending {
@@ -345,6 +389,7 @@ impl Checkpoints {
                 started: now,
                 sources: f.sources.clone(),
                 windows: f.windows.clone(),
+                joins: f.joins.clone(),
                 ended,
             });
         }
@@ -369,6 +414,17 @@ impl Checkpoints {
             |p| p.windows.get_mut(pipeline)?.get_mut(subtask),
             |f| f.windows.get_mut(pipeline)?.get_mut(subtask),
             Some((pipeline, subtask)),
+        );
+    }
+
+    /// Join subtask `subtask` of join `join` ended with this last state.
+    pub fn join_final(&self, join: usize, subtask: usize, part: JoinPart) {
+        let pipelines = self.finals.lock().map_or(0, |f| f.windows.len());
+        self.hand_in_final(
+            part,
+            |p| p.joins.get_mut(join)?.get_mut(subtask),
+            |f| f.joins.get_mut(join)?.get_mut(subtask),
+            Some((pipelines + join, subtask)),
         );
     }
 
@@ -423,6 +479,17 @@ impl Checkpoints {
         }
     }
 
+    /// A join subtask's part of checkpoint `id`.
+    pub fn join_part(&self, id: CheckpointId, join: usize, subtask: usize, part: JoinPart) {
+        if let Ok(mut guard) = self.pending.lock() {
+            if let Some(p) = guard.as_mut().filter(|p| p.id == id) {
+                if let Some(slot) = p.joins.get_mut(join).and_then(|s| s.get_mut(subtask)) {
+                    *slot = Some(part);
+                }
+            }
+        }
+    }
+
     /// The pending checkpoint's parts once every one is in (taken), with
     /// its id and start time.
     pub fn take_complete(&self) -> Option<Completed> {
@@ -441,11 +508,17 @@ impl Checkpoints {
             .into_iter()
             .map(|s| s.into_iter().flatten().collect())
             .collect();
+        let joins = p
+            .joins
+            .into_iter()
+            .map(|s| s.into_iter().flatten().collect())
+            .collect();
         Some(Completed {
             id: p.id,
             started: p.started,
             sources,
             windows,
+            joins,
             ended: p.ended,
         })
     }

@@ -16,6 +16,13 @@ use lowwater_sql::plan::JobPlan;
 use crate::checkpoint::{Failpoint, FileStore, JobSnapshot, SourcePart, SplitKey, WindowPart};
 use crate::job::Shared;
 
+/// A complete checkpoint's parts: per source, per INSERT, per join.
+type Parts = (
+    Vec<Vec<SourcePart>>,
+    Vec<Vec<WindowPart>>,
+    Vec<Vec<crate::join_task::JoinPart>>,
+);
+
 /// Triggers and completes the checkpoints of one job.
 pub(crate) struct Coordinator {
     trigger: CheckpointTrigger,
@@ -156,7 +163,7 @@ impl Coordinator {
             self.fail(id, now, shared, &e);
             return;
         }
-        match self.write(id, started, c.sources, c.windows, shared) {
+        match self.write(id, started, (c.sources, c.windows, c.joins), shared) {
             Ok((size, crc)) => {
                 Failpoint::hit(&self.failpoint, "after-checkpoint-write", id);
                 if let Some(eo) = &shared.exactly_once {
@@ -221,8 +228,7 @@ impl Coordinator {
         &mut self,
         id: CheckpointId,
         started: Timestamp,
-        sources: Vec<Vec<SourcePart>>,
-        windows: Vec<Vec<WindowPart>>,
+        (sources, windows, joins): Parts,
         shared: &Shared,
     ) -> Result<(usize, u32), String> {
         let splits = shared
@@ -242,6 +248,7 @@ impl Coordinator {
             splits,
             sources,
             windows,
+            joins,
         };
         let bytes = encode(id, &snapshot).map_err(|e| e.to_string())?;
         Failpoint::hit(&self.failpoint, "before-checkpoint-write", id);

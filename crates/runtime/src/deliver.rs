@@ -63,6 +63,13 @@ impl SourceTask {
             self.flush_all();
             self.broadcast(progress);
         }
+        // Joins first: the last INSERT reading the row may move its keys
+        // out of it.
+        for k in 0..self.join_outs.len() {
+            if let Err(e) = self.route_join(k, id, ts, row) {
+                return Err(self.fail_at(i, e));
+            }
+        }
         let read_again = self.read_again(i, ts);
         let mut skipped = false;
         for k in 0..self.outs.len() {

@@ -69,22 +69,47 @@ impl BatchPool {
 /// (other keys, at a parallelism above 1), and, over Kafka without
 /// checkpoints, any cascade (a restart would lose the open windows of the
 /// aggregations after the first: offsets are committed as the first one's
-/// windows fire).
-pub(crate) fn refuse_unsupported(plan: &JobPlan) -> Result<(), String> {
+/// windows fire); a window after a join, and a join over Kafka (not read
+/// from a dump: `dumped`) without checkpoints.
+pub(crate) fn refuse_unsupported(
+    plan: &JobPlan,
+    dumped: &std::collections::BTreeSet<usize>,
+) -> Result<(), String> {
     let p = plan.settings.parallelism;
-    if let Some(j) = plan.intervals.first() {
-        return Err(format!(
-            "INSERT INTO {} (line {}): event-time interval joins run in `lowwater replay` (from \
-             dumps of both topics) in this version; `lowwater run` does not run them yet",
-            plan.tables[j.sink].name, j.loc.line
-        ));
-    }
-    if let Some(j) = plan.joins.first() {
-        return Err(format!(
-            "INSERT INTO {} (line {}): event-time temporal joins run in `lowwater replay` (from \
-             dumps of both topics) in this version; `lowwater run` does not run them yet",
-            plan.tables[j.sink].name, j.loc.line
-        ));
+    for which in crate::join_task::joins(plan) {
+        let (kind, into, line) = match which {
+            crate::join_task::JoinRef::Temporal(j) => {
+                ("temporal", plan.joins[j].into, plan.joins[j].loc.line)
+            }
+            crate::join_task::JoinRef::Interval(j) => {
+                ("interval", plan.intervals[j].into, plan.intervals[j].loc.line)
+            }
+        };
+        let sides = which.sides(plan);
+        let at = format!("INSERT INTO {} (line {line})", plan.tables[sides.sink].name);
+        if into.is_some() {
+            return Err(format!(
+                "{at}: a window aggregation over an event-time {kind} join runs in `lowwater \
+                 replay` (from dumps of both topics) in this version; `lowwater run` runs the \
+                 join into a sink, not yet a window after it"
+            ));
+        }
+        let kafka = [sides.first.0, sides.second.0].into_iter().find(|&t| {
+            !dumped.contains(&t)
+                && matches!(
+                    plan.tables[t].connector,
+                    lowwater_sql::options::Connector::Kafka { .. }
+                )
+        });
+        if let (Some(t), None) = (kafka, plan.settings.checkpoints.interval) {
+            return Err(format!(
+                "{at}: an event-time {kind} join over Kafka (table {}) keeps the rows it waits \
+                 with in checkpoints: without them a restart would lose them, or read their \
+                 records twice. SET 'execution.checkpointing.interval' = '10 s' and \
+                 'execution.checkpointing.dir'",
+                plan.tables[t].name
+            ));
+        }
     }
     for pl in plan.pipelines.iter().filter(|pl| pl.input.is_some()) {
         let sink = &plan.tables[pl.sink].name;
@@ -309,22 +334,16 @@ impl SourceTask {
                 }
             }
         }
+        self.flush_joins();
     }
 
-    /// Sends a watermark/status change to every window subtask, after the
-    /// records before it (callers flush first).
+    /// Sends a watermark/status change to every window and join subtask,
+    /// after the records before it (callers flush first).
     pub(crate) fn broadcast(&self, p: Progress) {
         if p.is_empty() {
             return;
         }
-        for out in &self.outs {
-            for tx in &out.senders {
-                let _ = tx.send(Envelope {
-                    from: self.subtask,
-                    msg: Msg::Progress(p),
-                });
-            }
-        }
+        self.send_all(|| Msg::Progress(p));
     }
 }
 

@@ -85,6 +85,8 @@ pub(crate) struct SourceBuild<'a> {
     pub shared: &'a Arc<Shared>,
     pub dumps: &'a BTreeMap<usize, PathBuf>,
     pub senders: &'a [Vec<SyncSender<Envelope>>],
+    /// Per join, the channels of its subtasks.
+    pub join_senders: &'a [Vec<SyncSender<Envelope>>],
     pub snapshot: Option<&'a JobSnapshot>,
     pub restored_id: Option<CheckpointId>,
     pub args: &'a RunArgs,
@@ -168,6 +170,7 @@ impl SourceBuild<'_> {
             .filter(|(_, pl)| pl.source == t)
             .map(|(pi, _)| PipeOut::new(plan, pi, self.senders[pi].clone()))
             .collect();
+        let join_outs = crate::join_route::join_outs(plan, t, s, self.join_senders);
         let align =
             crate::align::SourceAlign::new(plan, &shared.alignment, t, inputs.len(), shared.start);
         Ok(SourceTask {
@@ -179,6 +182,7 @@ impl SourceBuild<'_> {
             names,
             rows: RowBuilder::new(plan, t).map_err(RunError::Usage)?,
             outs,
+            join_outs,
             shared: shared.clone(),
             batch: self.args.batch.max(1),
             bounded: dumped || bounded(table),

@@ -176,6 +176,8 @@ pub(crate) struct Shared {
     /// Per pipeline, the batches its window subtasks have emptied, for its
     /// source subtasks to fill again.
     pub batch_pools: Vec<crate::exchange::BatchPool>,
+    /// Per join (`crate::join_task::joins`), what its subtasks publish.
+    pub joins: Vec<crate::join_task::JoinShared>,
 }
 
 impl Shared {
@@ -258,10 +260,15 @@ impl Shared {
                 restored,
                 &vec![p; source_tables.len()],
                 &vec![p; plan.pipelines.len()],
+                &vec![p; crate::join_task::joins(plan).len()],
             ),
             table_names: plan.tables.iter().map(|t| t.name.clone()).collect(),
             exactly_once,
             batch_pools: plan.pipelines.iter().map(|_| Default::default()).collect(),
+            joins: crate::join_task::joins(plan)
+                .iter()
+                .map(|_| crate::join_task::JoinShared::new(p))
+                .collect(),
         }
     }
 
@@ -308,11 +315,12 @@ impl Shared {
 /// emitted rows are flushed, pending windows are not fired, as a Flink job
 /// stopped without drain; with checkpoints a final one keeps them).
 pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
-    crate::exchange::refuse_unsupported(plan).map_err(RunError::Usage)?;
+    let (dumps, outputs) = io_args(plan, args)?;
+    let dumped = dumps.keys().copied().collect();
+    crate::exchange::refuse_unsupported(plan, &dumped).map_err(RunError::Usage)?;
     let plan = Arc::new(plan.clone());
     let clock = SystemClock::new();
     let start = clock.now();
-    let (dumps, outputs) = io_args(&plan, args)?;
     let sources = source_tables(&plan);
     let state = crate::restore::open_state(&plan, args, start)?;
     let snapshot = state.restored.as_ref().map(|r| &r.snapshot);
@@ -342,11 +350,13 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         restore_counters(&shared, snap);
     }
     let (window_tasks, senders) = window_tasks(&plan, &shared, snapshot, args, &written)?;
+    let (join_tasks, join_senders) = crate::join_route::join_tasks(&plan, &shared, snapshot, args);
     let build = crate::inputs::SourceBuild {
         plan: &plan,
         shared: &shared,
         dumps: &dumps,
         senders: &senders,
+        join_senders: &join_senders,
         snapshot,
         restored_id,
         args,
@@ -354,6 +364,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     };
     let source_tasks = build.tasks(&sources, inputs)?;
     drop(senders);
+    drop(join_senders);
     let threshold = args
         .stall_threshold
         .unwrap_or_else(|| plan.default_stall_threshold());
@@ -390,7 +401,8 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         watched,
     };
     let mut coordinator = coordinator;
-    let completed = threads.run(window_tasks, source_tasks, &mut coordinator, &mut monitor);
+    let tasks = (window_tasks, join_tasks, source_tasks);
+    let completed = threads.run(tasks, &mut coordinator, &mut monitor);
     monitor.finish(shared.clock.now());
     if let Some(s) = server {
         s.stop();
@@ -434,7 +446,7 @@ fn io_args(plan: &JobPlan, args: &RunArgs) -> Result<(Dumps, Vec<(usize, PathBuf
     let mut dumps = BTreeMap::new();
     for (name, path) in &args.inputs {
         let t = named(name, "--input")?;
-        if !plan.pipelines.iter().any(|p| p.source == t) {
+        if !plan.source_tables().contains(&t) {
             return Err(RunError::Usage(format!(
                 "--input {name}: table '{name}' is not read by any INSERT of the job"
             )));
@@ -444,10 +456,14 @@ fn io_args(plan: &JobPlan, args: &RunArgs) -> Result<(Dumps, Vec<(usize, PathBuf
     let mut outputs = Vec::new();
     for (name, path) in &args.outputs {
         let t = named(name, "--output")?;
-        if !plan
-            .pipelines
+        let joined = crate::join_task::joins(plan)
             .iter()
-            .any(|p| p.sink == t || plan.tables[p.source].late_data_sink == Some(t))
+            .any(|j| j.sides(plan).sink == t);
+        if !joined
+            && !plan
+                .pipelines
+                .iter()
+                .any(|p| p.sink == t || plan.tables[p.source].late_data_sink == Some(t))
         {
             return Err(RunError::Usage(format!(
                 "--output {name}: table '{name}' receives no rows in this job"
@@ -458,15 +474,10 @@ fn io_args(plan: &JobPlan, args: &RunArgs) -> Result<(Dumps, Vec<(usize, PathBuf
     Ok((dumps, outputs))
 }
 
-/// The tables INSERTs read, in the job's order.
+/// The tables INSERTs read, in the job's order (the window aggregations'
+/// first, then the joins').
 fn source_tables(plan: &JobPlan) -> Vec<usize> {
-    let mut tables: Vec<usize> = Vec::new();
-    for pl in &plan.pipelines {
-        if !tables.contains(&pl.source) {
-            tables.push(pl.source);
-        }
-    }
-    tables
+    plan.source_tables()
 }
 
 /// The writers of every sink table, one each.
@@ -478,12 +489,16 @@ fn sink_writers(
     restored: Option<lowwater_core::checkpoint::CheckpointId>,
 ) -> Result<BTreeMap<usize, Mutex<SinkWriter>>, RunError> {
     let mut sinks = BTreeMap::new();
-    for pl in &plan.pipelines {
-        for t in std::iter::once(pl.sink).chain(plan.tables[pl.source].late_data_sink) {
-            if let std::collections::btree_map::Entry::Vacant(e) = sinks.entry(t) {
-                let w = sink_writer(plan, t, outputs, lag_histograms, eo, restored)?;
-                e.insert(Mutex::new(w));
-            }
+    let joins = crate::join_task::joins(plan);
+    let joined = joins.iter().map(|j| j.sides(plan).sink);
+    let windowed = plan
+        .pipelines
+        .iter()
+        .flat_map(|pl| std::iter::once(pl.sink).chain(plan.tables[pl.source].late_data_sink));
+    for t in windowed.chain(joined) {
+        if let std::collections::btree_map::Entry::Vacant(e) = sinks.entry(t) {
+            let w = sink_writer(plan, t, outputs, lag_histograms, eo, restored)?;
+            e.insert(Mutex::new(w));
         }
     }
     Ok(sinks)
@@ -550,6 +565,13 @@ fn window_tasks(
     Ok((tasks, senders))
 }
 
+/// The subtasks of a job: window, join and source subtasks.
+type Tasks = (
+    Vec<WindowTask>,
+    Vec<crate::join_task::JoinTask>,
+    Vec<SourceTask>,
+);
+
 /// The job's threads while they run, watched from the calling thread.
 struct Threads<'a> {
     plan: &'a Arc<JobPlan>,
@@ -565,8 +587,7 @@ impl Threads<'_> {
     /// Returns whether every source drained.
     fn run(
         &self,
-        window_tasks: Vec<WindowTask>,
-        source_tasks: Vec<SourceTask>,
+        (window_tasks, join_tasks, source_tasks): Tasks,
         coordinator: &mut Option<crate::coordinator::Coordinator>,
         monitor: &mut Monitor,
     ) -> bool {
@@ -596,6 +617,14 @@ impl Threads<'_> {
                         .spawn_scoped(scope, move || w.run())
                 })
                 .collect();
+            let joins: Vec<_> = join_tasks
+                .into_iter()
+                .map(|j| {
+                    std::thread::Builder::new()
+                        .name(j.name())
+                        .spawn_scoped(scope, move || j.run())
+                })
+                .collect();
             let sources: Vec<_> = source_tasks
                 .into_iter()
                 .map(|s| {
@@ -607,6 +636,7 @@ impl Threads<'_> {
             let alive = || {
                 windows
                     .iter()
+                    .chain(&joins)
                     .any(|h| h.as_ref().is_ok_and(|h| !h.is_finished()))
                     || sources
                         .iter()
@@ -654,14 +684,14 @@ impl Threads<'_> {
                     }
                 }
             }
-            for h in windows {
+            for h in windows.into_iter().chain(joins) {
                 match h.map(|h| h.join()) {
                     Ok(Ok(())) => {}
                     Ok(Err(_)) => shared.fail(RunError::Usage(
-                        "a window subtask panicked (a bug in lowwater)".into(),
+                        "a window or join subtask panicked (a bug in lowwater)".into(),
                     )),
                     Err(e) => shared.fail(RunError::Io(format!(
-                        "could not start a window thread: {e}"
+                        "could not start a window or join thread: {e}"
                     ))),
                 }
             }

@@ -27,6 +27,8 @@ pub(crate) struct Monitor {
     next_history: Timestamp,
     /// Per source table: whether it reads (for the silent-reader WARN).
     reading: Vec<crate::silence::Reading>,
+    /// The joins' watches.
+    joins: crate::join_watch::JoinWatches,
 }
 
 #[derive(Default, Clone)]
@@ -65,6 +67,7 @@ impl Monitor {
             .map(|_| crate::silence::Reading::new(shared.start))
             .collect();
         Monitor {
+            joins: crate::join_watch::JoinWatches::new(&plan, &shared, threshold),
             reading,
             plan,
             shared,
@@ -179,6 +182,7 @@ impl Monitor {
                 }
             }
         }
+        self.joins.tick(&self.plan, &self.shared, now);
         self.check_slos(now);
         self.check_reading(now);
         self.publish(now);
@@ -278,7 +282,7 @@ impl Monitor {
     /// Publishes holders, open stalls, stall history and the chart's
     /// history for the HTTP endpoints.
     fn publish(&mut self, now: Timestamp) {
-        let current: Vec<Option<StallReport>> = (0..self.pipes.len())
+        let mut current: Vec<Option<StallReport>> = (0..self.pipes.len())
             .map(|pi| {
                 let s = self.pipes[pi].detector.current()?;
                 let s = Stall {
@@ -288,6 +292,8 @@ impl Monitor {
                 Some(self.report(pi, &s, now))
             })
             .collect();
+        // The joins' after the INSERTs' (`crate::observe` reads them so).
+        current.extend(self.joins.current(&self.plan, &self.shared, now));
         let point = (now >= self.next_history).then(|| {
             self.next_history = now + 1_000;
             crate::observe::HistoryPoint {
@@ -324,13 +330,12 @@ impl Monitor {
                 self.pipes[pi].stalls.push(r);
             }
         }
+        self.joins.finish(&self.plan, &self.shared, now);
     }
 
     pub fn stalls(&self) -> Vec<StallReport> {
-        self.pipes
-            .iter()
-            .flat_map(|p| p.stalls.iter().cloned())
-            .collect()
+        let windows = self.pipes.iter().flat_map(|p| p.stalls.iter());
+        windows.chain(self.joins.stalls()).cloned().collect()
     }
 }
 

@@ -334,7 +334,7 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
             stale: stale.get(i).copied().unwrap_or(false),
         });
     }
-    let inserts = plan
+    let mut inserts: Vec<LiveInsert> = plan
         .pipelines
         .iter()
         .enumerate()
@@ -357,6 +357,24 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
                 .sum(),
         })
         .collect();
+    // A join's INSERT: its watermark, its stall (after the windows' in
+    // `current`) and the rows it holds as its open state.
+    let joins = crate::join_task::joins(plan);
+    for (j, which) in joins.iter().enumerate() {
+        let sides = which.sides(plan);
+        let js = &shared.joins[j];
+        inserts.push(LiveInsert {
+            sink: plan.tables[sides.sink].name.clone(),
+            source: format!(
+                "{} JOIN {}",
+                plan.tables[sides.first.0].name, plan.tables[sides.second.0].name
+            ),
+            watermark: wm(js.watermark()),
+            stall: current.get(plan.pipelines.len() + j).cloned().flatten(),
+            open_windows: js.waiting(),
+            state_bytes: 0,
+        });
+    }
     let mut subtasks = Vec::new();
     for src in &shared.sources {
         for (i, v) in src.subtasks.iter().enumerate() {
@@ -380,6 +398,19 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
                 subtask: i,
                 input_watermark: w,
                 // The window operator forwards the watermark it received.
+                output_watermark: w,
+                idle: None,
+            });
+        }
+    }
+    for (j, which) in joins.iter().enumerate() {
+        let sink = &plan.tables[which.sides(plan).sink].name;
+        for (i, w) in shared.joins[j].watermarks.iter().enumerate() {
+            let w = wm(w.load(Ordering::Relaxed));
+            subtasks.push(LiveSubtask {
+                operator: format!("join:{sink}"),
+                subtask: i,
+                input_watermark: w,
                 output_watermark: w,
                 idle: None,
             });

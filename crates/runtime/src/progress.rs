@@ -47,14 +47,7 @@ impl SourceTask {
         self.shared
             .checkpoints
             .source_part(id, self.source, self.subtask, part);
-        for out in &self.outs {
-            for tx in &out.senders {
-                let _ = tx.send(Envelope {
-                    from: self.subtask,
-                    msg: Msg::Barrier(id),
-                });
-            }
-        }
+        self.send_all(|| Msg::Barrier(id));
     }
 
     /// This subtask's state and positions, as a checkpoint holds them.

@@ -76,7 +76,8 @@ pub(crate) fn report_from(
             .sources
             .iter()
             .map(|s| s.filtered.load(Ordering::Relaxed))
-            .sum(),
+            .sum::<u64>()
+            + shared.joins.iter().map(|j| j.filtered()).sum::<u64>(),
     };
     let mut partitions = Vec::new();
     let mut ids = Vec::new();
@@ -128,7 +129,7 @@ pub(crate) fn report_from(
             fields_nulled: nulled,
             future_records: future,
             paused_ms,
-            late_join_rows: 0,
+            late_join_rows: shared.joins.iter().map(|j| j.late_of(id)).sum(),
             final_watermark: lowwater_report::wm(split.watermark),
             idle: split.idle,
             last_event_time: split.max_event_time,

@@ -29,12 +29,9 @@ pub(crate) fn identity(plan: &JobPlan) -> JobIdentity {
             "key routing",
             "FNV-1a over the key (lowwater-core route, v1)",
         );
-    let mut sources: Vec<usize> = Vec::new();
-    for pl in &plan.pipelines {
-        if !sources.contains(&pl.source) {
-            sources.push(pl.source);
-        }
-    }
+    // The window aggregations' sources first, then the joins' (the order
+    // of the parts; a job without joins names the same sources as before).
+    let sources = plan.source_tables();
     // Parts are stored by position: statement and source numbers are in
     // the names, so reordering INSERTs is a change, not a silent swap.
     for (si, &t) in sources.iter().enumerate() {
@@ -66,6 +63,39 @@ pub(crate) fn identity(plan: &JobPlan) -> JobIdentity {
                 )) + &cascade(pl)
             ),
         );
+    }
+    for (j, which) in crate::join_task::joins(plan).into_iter().enumerate() {
+        let shape = match which {
+            crate::join_task::JoinRef::Temporal(t) => {
+                let j = &plan.joins[t];
+                format!(
+                    "temporal join of {} with {}{}; keys {:?} = {:?}; LEFT {}; ON {:?}",
+                    plan.tables[j.probe].name,
+                    plan.tables[j.build].name,
+                    j.view
+                        .as_ref()
+                        .map_or(String::new(), |v| format!(" (view {v}, by {:?})", j.dedup_key)),
+                    j.probe_key,
+                    j.build_key,
+                    j.left,
+                    j.residual
+                )
+            }
+            crate::join_task::JoinRef::Interval(i) => {
+                let j = &plan.intervals[i];
+                format!(
+                    "interval join of {} with {}; {:?}; keys {:?} = {:?}; ON {:?}",
+                    plan.tables[j.left].name,
+                    plan.tables[j.right].name,
+                    j.spec,
+                    j.left_key,
+                    j.right_key,
+                    j.residual
+                )
+            }
+        };
+        let sink = &plan.tables[which.sides(plan).sink].name;
+        id = id.with(format!("join {} INTO {sink}", j + 1), shape);
     }
     id
 }

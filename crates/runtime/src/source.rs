@@ -32,6 +32,8 @@ pub(crate) enum Msg {
     /// A batch of records for this window subtask (boxed: a message is
     /// small whatever it carries).
     Records(Box<InputBatch>),
+    /// Rows for a join subtask, each with its join key.
+    Rows(Box<Vec<crate::join_task::SideRow>>),
     /// A watermark and/or status change of the sending source subtask.
     Progress(Progress),
     /// Checkpoint barrier: everything the sender sent before it belongs
@@ -86,6 +88,8 @@ pub(crate) struct SourceTask {
     pub names: Vec<(String, i32)>,
     pub rows: RowBuilder,
     pub outs: Vec<PipeOut>,
+    /// The joins reading this source: a side's exchange each.
+    pub join_outs: Vec<crate::join_route::JoinOut>,
     pub shared: Arc<Shared>,
     pub batch: usize,
     /// Whether the source ends by itself (files, dumps, datagen with
@@ -311,14 +315,7 @@ impl SourceTask {
         }
         self.hand_in_final();
         self.publish();
-        for out in &self.outs {
-            for tx in &out.senders {
-                let _ = tx.send(Envelope {
-                    from: self.subtask,
-                    msg: Msg::End,
-                });
-            }
-        }
+        self.send_all(|| Msg::End);
         drained
     }
 

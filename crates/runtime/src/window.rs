@@ -318,6 +318,8 @@ impl WindowTask {
                     }
                 }
                 Msg::Mark(m) => marked = Some((env.from, m)),
+                // Join rows go to join subtasks only.
+                Msg::Rows(_) => {}
                 Msg::Barrier(id) => {
                     if let Alignment::Aligned(id) = self.node.gate_mut().barrier(0, env.from, id) {
                         self.snapshot(id);

@@ -18,10 +18,11 @@ const MAGIC: &[u8; 4] = b"LWCK";
 /// The version of the checkpoint layout this build writes.
 ///
 /// 2 added the chained window aggregations of an INSERT (cascading
-/// windows) to each window subtask's part. A snapshot type that also reads
-/// files of version 1 does so with [`open`] and its own older type (the
-/// live runtime restores them); [`decode`] reads this version only.
-pub const FORMAT_VERSION: u32 = 2;
+/// windows) to each window subtask's part; 3 the join subtasks' parts. A
+/// snapshot type that also reads files of older versions does so with
+/// [`open`] and its own older types (the live runtime restores them);
+/// [`decode`] reads this version only.
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The oldest layout whose files still pass [`verify`].
 pub const OLDEST_READABLE: u32 = 1;

@@ -115,6 +115,12 @@ impl IntervalJoinNode {
         &self.gate
     }
 
+    /// The input gate, for the barriers and ends of its channels (a live
+    /// task aligns checkpoints on it).
+    pub fn gate_mut(&mut self) -> &mut InputGate {
+        &mut self.gate
+    }
+
     /// Its state.
     pub fn state(&self) -> IntervalJoinState {
         IntervalJoinState {

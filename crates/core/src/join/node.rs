@@ -145,6 +145,12 @@ impl TemporalJoinNode {
         &self.gate
     }
 
+    /// The input gate, for the barriers and ends of its channels (a live
+    /// task aligns checkpoints on it).
+    pub fn gate_mut(&mut self) -> &mut InputGate {
+        &mut self.gate
+    }
+
     /// Build rows the view's deduplication dropped.
     pub fn deduplicated(&self) -> u64 {
         self.dedup.as_ref().map_or(0, KeepLast::dropped)

@@ -14,7 +14,6 @@ use lowwater_core::source::SplitId;
 use lowwater_core::watermark::Progress;
 use lowwater_core::window::limit::Verdict;
 use lowwater_core::{Row, Timestamp, MIN_WATERMARK};
-use lowwater_sql::expr::truth;
 use lowwater_sql::plan::JobPlan;
 use serde::{Deserialize, Serialize};
 
@@ -114,24 +113,8 @@ impl Engine<'_> {
     ) -> Result<(), RecordError> {
         let plan = self.plan;
         let jp = &plan.intervals[ii];
-        let exprs = if port == RIGHT {
-            &jp.right_key
-        } else {
-            &jp.left_key
-        };
-        let key: Row = exprs
-            .iter()
-            .map(|e| e.eval(&self.row))
-            .collect::<Result<_, _>>()
-            .map_err(|m| RecordError::other(format!("the join key: {m}")))?;
-        let mut matches = |l: &Row, r: &Row| -> Result<bool, String> {
-            let Some(c) = &jp.residual else {
-                return Ok(true);
-            };
-            let mut row = l.clone();
-            row.extend(r.iter().cloned());
-            Ok(truth(&c.eval(&row)?) == Some(true))
-        };
+        let key = jp.side_key(port, &self.row).map_err(RecordError::other)?;
+        let mut matches = |l: &Row, r: &Row| jp.matches(l, r);
         let pipe = &mut self.intervals[ii];
         let mut out = std::mem::take(&mut pipe.out);
         let late = pipe

@@ -15,7 +15,7 @@ use lowwater_core::join::temporal::{Joined, BUILD, PROBE};
 use lowwater_core::source::SplitId;
 use lowwater_core::watermark::Progress;
 use lowwater_core::window::limit::Verdict;
-use lowwater_core::{Row, Timestamp, MIN_WATERMARK};
+use lowwater_core::{Timestamp, MIN_WATERMARK};
 use lowwater_sql::expr::truth;
 use lowwater_sql::plan::JobPlan;
 use serde::{Deserialize, Serialize};
@@ -121,10 +121,6 @@ impl JoinPipe {
     }
 }
 
-fn key_of(exprs: &[lowwater_sql::expr::Expr], row: &[lowwater_core::Value]) -> Result<Row, String> {
-    exprs.iter().map(|e| e.eval(row)).collect()
-}
-
 impl Engine<'_> {
     /// The decoded row (`self.row`, at event time `ts`) of join `ji`'s
     /// side `port`.
@@ -137,25 +133,18 @@ impl Engine<'_> {
     ) -> Result<(), RecordError> {
         let jp = &self.plan.joins[ji];
         let join = &mut self.joins[ji];
+        let key = jp
+            .side_input(port, &self.row, &mut self.args)
+            .map_err(RecordError::other)?;
         let late = if port == PROBE {
-            let key = key_of(&jp.probe_key, &self.row)
-                .map_err(|m| RecordError::other(format!("the join key: {m}")))?;
-            let late = join.node.probe(ts, &key, &self.row);
-            if let Verdict::Over { still_for } = join.node.check(self.now) {
-                return Err(RecordError::other(self.over_limit(ji, still_for)));
-            }
-            late
+            join.node.probe(ts, &key, &self.args)
         } else {
-            jp.build_row(&self.row, &mut self.args);
-            let key = key_of(&jp.build_key, &self.args)
-                .map_err(|m| RecordError::other(format!("the join key: {m}")))?;
-            let dedup: Row = jp.dedup_key.iter().map(|&c| self.args[c].clone()).collect();
-            let late = join.node.build(ts, &dedup, &key, &self.args);
-            if let Verdict::Over { still_for } = join.node.check(self.now) {
-                return Err(RecordError::other(self.over_limit(ji, still_for)));
-            }
-            late
+            let dedup = jp.dedup_values(&self.args);
+            join.node.build(ts, &dedup, &key, &self.args)
         };
+        if let Verdict::Over { still_for } = join.node.check(self.now) {
+            return Err(RecordError::other(self.over_limit(ji, still_for)));
+        }
         let join = &mut self.joins[ji];
         if late {
             *join.late.entry(id).or_insert(0) += 1;
@@ -250,16 +239,9 @@ impl Engine<'_> {
     fn write_joined(&mut self, ji: usize, out: &mut Vec<Joined>, now: Timestamp) {
         let jp = &self.plan.joins[ji];
         let width = self.plan.tables[jp.sink].columns.len();
-        let build_width = jp.build_columns.len();
         for j in out.drain(..) {
-            let matches = |row: &Row| -> Result<bool, String> {
-                let Some(r) = &jp.residual else {
-                    return Ok(true);
-                };
-                Ok(truth(&r.eval(row)?) == Some(true))
-            };
             let ts = j.ts;
-            let row = match j.into_row(build_width, jp.left, matches) {
+            let row = match jp.joined_row(j) {
                 Ok(Some(r)) => r,
                 Ok(None) => {
                     self.joins[ji].unmatched += 1;

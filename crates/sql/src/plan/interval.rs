@@ -11,7 +11,7 @@
 
 use sqlparser::ast::{BinaryOperator, Expr as AstExpr};
 
-use lowwater_core::join::interval::{IntervalSpec, JoinKind};
+use lowwater_core::join::interval::{IntervalSpec, JoinKind, RIGHT};
 use lowwater_core::Millis;
 
 use crate::ast::{expr_loc, IntervalInsert, JoinType};
@@ -73,6 +73,39 @@ impl IntervalPlan {
     ) -> std::result::Result<Option<Vec<lowwater_core::Value>>, String> {
         let sink = (&self.sink_columns[..], &self.sink_types[..]);
         joined_sink_values(self.filter.as_ref(), &self.outputs, sink, joined, width)
+    }
+
+    /// The join key of a row of side `port` (left 0, or [`RIGHT`]).
+    pub fn side_key(
+        &self,
+        port: usize,
+        row: &[lowwater_core::Value],
+    ) -> std::result::Result<lowwater_core::Row, String> {
+        let exprs = if port == RIGHT {
+            &self.right_key
+        } else {
+            &self.left_key
+        };
+        exprs
+            .iter()
+            .map(|e| e.eval(row))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|m| format!("the join key: {m}"))
+    }
+
+    /// Whether a pair of rows with equal keys meets the ON condition's
+    /// other terms (asked by the join for each pair in the time bounds).
+    pub fn matches(
+        &self,
+        l: &lowwater_core::Row,
+        r: &lowwater_core::Row,
+    ) -> std::result::Result<bool, String> {
+        let Some(c) = &self.residual else {
+            return Ok(true);
+        };
+        let mut row = l.clone();
+        row.extend(r.iter().cloned());
+        Ok(crate::expr::truth(&c.eval(&row)?) == Some(true))
     }
 
     /// The columns of table `t` this join reads into `cols`.

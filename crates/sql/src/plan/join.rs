@@ -10,6 +10,7 @@ use crate::ast::{expr_loc, JoinInsert, ViewSource};
 use crate::error::{Loc, Result, SqlError};
 use crate::expr::{compile, Expr};
 use crate::types::SqlType;
+use lowwater_core::join::temporal::{Joined, PROBE};
 
 use super::join_scope::{
     conjuncts, find_table, joined_columns, joined_sink_values, one_side, outputs, readable, unify,
@@ -116,6 +117,53 @@ impl JoinPlan {
     ) -> std::result::Result<Option<Vec<lowwater_core::Value>>, String> {
         let sink = (&self.sink_columns[..], &self.sink_types[..]);
         joined_sink_values(self.filter.as_ref(), &self.outputs, sink, joined, width)
+    }
+
+    /// A table row's input to side `port` ([`PROBE`] or [`BUILD`]): its
+    /// join key, with the side's row in `side` (the probe table's row as it
+    /// is; the build row of a versioned table or view). Replay and `run`
+    /// both feed the join node through this.
+    pub fn side_input(
+        &self,
+        port: usize,
+        table_row: &[lowwater_core::Value],
+        side: &mut Vec<lowwater_core::Value>,
+    ) -> std::result::Result<lowwater_core::Row, String> {
+        let exprs = if port == PROBE {
+            side.clear();
+            side.extend_from_slice(table_row);
+            &self.probe_key
+        } else {
+            self.build_row(table_row, side);
+            &self.build_key
+        };
+        exprs
+            .iter()
+            .map(|e| e.eval(side))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|m| format!("the join key: {m}"))
+    }
+
+    /// The view's deduplication key of a build row.
+    pub fn dedup_values(&self, build: &[lowwater_core::Value]) -> lowwater_core::Row {
+        self.dedup_key
+            .iter()
+            .map(|&c| build.get(c).cloned().unwrap_or(lowwater_core::Value::Null))
+            .collect()
+    }
+
+    /// A probe row the watermark released, as the join writes it: the
+    /// joined row when its version matches the ON condition's other terms,
+    /// the probe row padded with NULLs for a LEFT join, else `None` (an
+    /// inner join writes nothing for it).
+    pub fn joined_row(&self, j: Joined) -> std::result::Result<Option<lowwater_core::Row>, String> {
+        let matches = |row: &lowwater_core::Row| -> std::result::Result<bool, String> {
+            let Some(r) = &self.residual else {
+                return Ok(true);
+            };
+            Ok(crate::expr::truth(&r.eval(row)?) == Some(true))
+        };
+        j.into_row(self.build_columns.len(), self.left, matches)
     }
 }
 

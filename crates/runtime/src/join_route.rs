@@ -1,0 +1,188 @@
+//! What a source subtask sends to the join subtasks of each join reading
+//! its table: rows with their join key, to the subtask a hash of the key
+//! chooses (a key's rows of both sides meet there, and its state stays
+//! there across a restore: the hasher is the core's stable one), in
+//! batches; watermarks, statuses, barriers and the end to every subtask.
+
+use std::hash::BuildHasher;
+use std::sync::mpsc::SyncSender;
+
+use lowwater_connectors::row::RecordError;
+use lowwater_core::source::SplitId;
+use lowwater_core::{Row, Timestamp};
+use lowwater_sql::plan::JobPlan;
+
+use crate::job::RunError;
+use crate::join_task::{JoinRef, SideRow};
+use crate::source::{Envelope, Msg, SourceTask};
+
+/// Rows per batch to a join subtask (rows are whole rows, heavier than a
+/// window's keys and arguments).
+const BATCH: usize = 1024;
+
+/// One side of one join reading this source: its exchange.
+pub(crate) struct JoinOut {
+    which: JoinRef,
+    port: usize,
+    /// The sender number the join subtasks know this subtask by
+    /// (`port × parallelism + subtask`).
+    from: usize,
+    pub(crate) senders: Vec<SyncSender<Envelope>>,
+    batches: Vec<Vec<SideRow>>,
+}
+
+impl JoinOut {
+    pub fn new(
+        plan: &JobPlan,
+        which: JoinRef,
+        port: usize,
+        subtask: usize,
+        senders: Vec<SyncSender<Envelope>>,
+    ) -> Self {
+        JoinOut {
+            which,
+            port,
+            from: port * plan.settings.parallelism + subtask,
+            batches: senders.iter().map(|_| Vec::new()).collect(),
+            senders,
+        }
+    }
+}
+
+impl SourceTask {
+    /// A row of split `id` at event time `ts` into join output `k`.
+    pub(crate) fn route_join(
+        &mut self,
+        k: usize,
+        id: SplitId,
+        ts: Timestamp,
+        row: &Row,
+    ) -> Result<(), RecordError> {
+        let out = &mut self.join_outs[k];
+        let mut side = Vec::new();
+        let key = match out.which {
+            JoinRef::Temporal(j) => self.plan.joins[j].side_input(out.port, row, &mut side),
+            JoinRef::Interval(j) => {
+                side.extend_from_slice(row);
+                self.plan.intervals[j].side_key(out.port, row)
+            }
+        }
+        .map_err(RecordError::other)?;
+        let n = out.senders.len();
+        let w = if n == 1 {
+            0
+        } else {
+            (self.shared.route.hash_one(&key[..]) % n as u64) as usize
+        };
+        out.batches[w].push(SideRow {
+            ts,
+            split: id,
+            key,
+            row: side,
+        });
+        if out.batches[w].len() >= BATCH.min(self.batch) {
+            let rows = std::mem::take(&mut out.batches[w]);
+            let env = Envelope {
+                from: out.from,
+                msg: Msg::Rows(Box::new(rows)),
+            };
+            if out.senders[w].send(env).is_err() {
+                self.shared
+                    .fail(RunError::Usage("a join subtask ended unexpectedly".into()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends the joins' batched rows.
+    pub(crate) fn flush_joins(&mut self) {
+        for out in &mut self.join_outs {
+            for (w, b) in out.batches.iter_mut().enumerate() {
+                if b.is_empty() {
+                    continue;
+                }
+                let env = Envelope {
+                    from: out.from,
+                    msg: Msg::Rows(Box::new(std::mem::take(b))),
+                };
+                if out.senders[w].send(env).is_err() {
+                    self.shared
+                        .fail(RunError::Usage("a join subtask ended unexpectedly".into()));
+                }
+            }
+        }
+    }
+
+    /// Sends `msg()` on every channel out of this subtask: to each window
+    /// subtask of each INSERT reading it and to each join subtask of each
+    /// join side reading it (after everything sent before: callers flush).
+    pub(crate) fn send_all(&self, msg: impl Fn() -> Msg) {
+        for out in &self.outs {
+            for tx in &out.senders {
+                let _ = tx.send(Envelope {
+                    from: self.subtask,
+                    msg: msg(),
+                });
+            }
+        }
+        for out in &self.join_outs {
+            for tx in &out.senders {
+                let _ = tx.send(Envelope {
+                    from: out.from,
+                    msg: msg(),
+                });
+            }
+        }
+    }
+}
+
+/// The sides of the plan's joins that read table `t`, for its source
+/// subtask `subtask`.
+pub(crate) fn join_outs(
+    plan: &JobPlan,
+    t: usize,
+    subtask: usize,
+    senders: &[Vec<SyncSender<Envelope>>],
+) -> Vec<JoinOut> {
+    let mut outs = Vec::new();
+    for (j, which) in crate::join_task::joins(plan).into_iter().enumerate() {
+        let sides = which.sides(plan);
+        for port in 0..2 {
+            if sides.table(port) == t {
+                outs.push(JoinOut::new(plan, which, port, subtask, senders[j].clone()));
+            }
+        }
+    }
+    outs
+}
+
+/// The join subtasks (restored from `snapshot`) and the channels that feed
+/// them: one per join subtask, fed by every source subtask of both sides.
+pub(crate) fn join_tasks(
+    plan: &std::sync::Arc<JobPlan>,
+    shared: &std::sync::Arc<crate::job::Shared>,
+    snapshot: Option<&crate::checkpoint::JobSnapshot>,
+    args: &crate::job::RunArgs,
+) -> (
+    Vec<crate::join_task::JoinTask>,
+    Vec<Vec<SyncSender<Envelope>>>,
+) {
+    let p = plan.settings.parallelism;
+    let mut tasks = Vec::new();
+    let mut senders = Vec::new();
+    for (j, which) in crate::join_task::joins(plan).into_iter().enumerate() {
+        let mut per_subtask = Vec::new();
+        for s in 0..p {
+            let (tx, rx) = std::sync::mpsc::sync_channel(args.channel_capacity.max(1));
+            per_subtask.push(tx);
+            let mut task =
+                crate::join_task::JoinTask::new(plan.clone(), j, which, s, rx, shared.clone());
+            if let Some(part) = snapshot.and_then(|snap| snap.joins.get(j)?.get(s)) {
+                task.restore(part.clone());
+            }
+            tasks.push(task);
+        }
+        senders.push(per_subtask);
+    }
+    (tasks, senders)
+}

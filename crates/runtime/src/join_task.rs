@@ -1,0 +1,590 @@
+//! A join subtask thread: the live driver of the core's join nodes
+//! ([`TemporalJoinNode`], [`IntervalJoinNode`]), the nodes replay drives.
+//!
+//! Every source subtask of both sides sends to every join subtask: rows
+//! keyed to their subtask by a hash of the join key, watermarks, statuses
+//! and barriers to all. A join subtask's channels are numbered port-major:
+//! channel `port × parallelism + source subtask`. The node's gate combines
+//! both sides' watermarks; the rows it releases (a temporal join's probe
+//! rows, an interval join's padded rows) and the pairs it makes are written
+//! to the INSERT's sink here. Checkpoints align on both sides' barriers.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::mpsc::Receiver;
+use std::sync::{Arc, Mutex};
+
+use lowwater_core::checkpoint::barrier::Alignment;
+use lowwater_core::checkpoint::CheckpointId;
+use lowwater_core::clock::Clock;
+use lowwater_core::join::interval::Paired;
+use lowwater_core::join::interval_node::{IntervalJoinNode, IntervalJoinState};
+use lowwater_core::join::node::{JoinHold, TemporalJoinNode, TemporalJoinState};
+use lowwater_core::join::temporal::{Joined, PROBE};
+use lowwater_core::source::SplitId;
+use lowwater_core::time::display_duration;
+use lowwater_core::watermark::Progress;
+use lowwater_core::window::limit::Verdict;
+use lowwater_core::{Millis, Row, Timestamp, Value, MIN_WATERMARK};
+use lowwater_report::JoinSides;
+use lowwater_sql::plan::JobPlan;
+use serde::{Deserialize, Serialize};
+
+use crate::job::{RunError, Shared};
+use crate::source::{Envelope, Msg};
+
+/// Messages of channels held by a barrier alignment kept before the
+/// checkpoint is given up (as a window subtask does).
+const MAX_HELD: usize = 256;
+
+/// A join as `run` numbers them: the plan's temporal joins, then its
+/// interval joins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JoinRef {
+    Temporal(usize),
+    Interval(usize),
+}
+
+/// The plan's joins in `run`'s order.
+pub(crate) fn joins(plan: &JobPlan) -> Vec<JoinRef> {
+    let temporal = (0..plan.joins.len()).map(JoinRef::Temporal);
+    temporal
+        .chain((0..plan.intervals.len()).map(JoinRef::Interval))
+        .collect()
+}
+
+impl JoinRef {
+    /// Its sides, sink and kind.
+    pub fn sides(self, plan: &JobPlan) -> JoinSides {
+        match self {
+            JoinRef::Temporal(j) => {
+                let j = &plan.joins[j];
+                JoinSides::temporal(j.probe, j.build, j.sink)
+            }
+            JoinRef::Interval(j) => {
+                let j = &plan.intervals[j];
+                JoinSides::interval(j.left, j.right, j.sink)
+            }
+        }
+    }
+}
+
+/// A row for a join subtask: its side's row and join key.
+pub(crate) struct SideRow {
+    pub ts: Timestamp,
+    pub split: SplitId,
+    pub key: Row,
+    pub row: Row,
+}
+
+/// What the job's other threads see of one join (per join subtask where
+/// it is a vector), published by its subtasks.
+pub(crate) struct JoinShared {
+    pub watermarks: Vec<AtomicI64>,
+    /// Probe rows waiting (a temporal join) or rows cached (an interval join).
+    pub waiting: Vec<AtomicU64>,
+    /// What holds each subtask's watermark.
+    pub holds: Vec<Mutex<Option<JoinHold>>>,
+    /// Records that reached the join behind its watermark, per split.
+    pub late: Vec<Mutex<BTreeMap<SplitId, u64>>>,
+    /// Joined rows WHERE dropped, and probe rows an inner temporal join
+    /// wrote nothing for.
+    pub filtered: Vec<AtomicU64>,
+    pub unmatched: Vec<AtomicU64>,
+}
+
+impl JoinShared {
+    pub fn new(subtasks: usize) -> Self {
+        JoinShared {
+            watermarks: (0..subtasks)
+                .map(|_| AtomicI64::new(MIN_WATERMARK))
+                .collect(),
+            waiting: (0..subtasks).map(|_| AtomicU64::new(0)).collect(),
+            holds: (0..subtasks).map(|_| Mutex::new(None)).collect(),
+            late: (0..subtasks).map(|_| Mutex::new(BTreeMap::new())).collect(),
+            filtered: (0..subtasks).map(|_| AtomicU64::new(0)).collect(),
+            unmatched: (0..subtasks).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// The join's watermark: the lowest of its subtasks'.
+    pub fn watermark(&self) -> Timestamp {
+        let wms = self.watermarks.iter().map(|w| w.load(Ordering::Relaxed));
+        wms.min().unwrap_or(MIN_WATERMARK)
+    }
+
+    /// Rows waiting (or cached) over every subtask.
+    pub fn waiting(&self) -> u64 {
+        self.waiting.iter().map(|w| w.load(Ordering::Relaxed)).sum()
+    }
+
+    /// What holds the subtask with the lowest watermark.
+    pub fn hold(&self) -> Option<JoinHold> {
+        let holds = self.holds.iter().filter_map(|h| *h.lock().ok()?);
+        holds.min_by_key(|h| h.watermark)
+    }
+
+    /// Late records of split `id` over every subtask.
+    pub fn late_of(&self, id: SplitId) -> u64 {
+        let late = self.late.iter().filter_map(|l| l.lock().ok()?.get(&id).copied());
+        late.sum()
+    }
+
+    /// Joined rows dropped by WHERE, over every subtask.
+    pub fn filtered(&self) -> u64 {
+        self.filtered.iter().map(|f| f.load(Ordering::Relaxed)).sum()
+    }
+}
+
+/// The node of either join.
+#[allow(clippy::large_enum_variant)] // one per join subtask
+enum Node {
+    Temporal(TemporalJoinNode),
+    Interval(IntervalJoinNode),
+}
+
+/// A join subtask's part of a checkpoint: its node's state and counters.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct JoinPart {
+    pub state: JoinState,
+    pub late: BTreeMap<SplitId, u64>,
+    pub filtered: u64,
+    pub unmatched: u64,
+}
+
+/// A join node's state.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) enum JoinState {
+    Temporal(TemporalJoinState),
+    Interval(IntervalJoinState),
+}
+
+/// A join subtask.
+pub(crate) struct JoinTask {
+    plan: Arc<JobPlan>,
+    /// The join's number in `run`'s order, and which it is.
+    index: usize,
+    which: JoinRef,
+    subtask: usize,
+    /// Source subtasks per side (channels per port).
+    p: usize,
+    rx: Receiver<Envelope>,
+    node: Node,
+    shared: Arc<Shared>,
+    /// Input of channels held by a barrier alignment, in arrival order.
+    held: VecDeque<Envelope>,
+    joined: Vec<Joined>,
+    paired: Vec<Paired>,
+    late: BTreeMap<SplitId, u64>,
+    filtered: u64,
+    unmatched: u64,
+    /// This subtask's number among the writers of file sinks.
+    writer: usize,
+    /// A row could not be written or computed: the job stops.
+    stopped: bool,
+}
+
+impl JoinTask {
+    pub fn new(
+        plan: Arc<JobPlan>,
+        index: usize,
+        which: JoinRef,
+        subtask: usize,
+        rx: Receiver<Envelope>,
+        shared: Arc<Shared>,
+    ) -> Self {
+        let p = plan.settings.parallelism;
+        let limit = plan.settings.max_join_rows;
+        let grace = plan.open_limit_grace();
+        let node = match which {
+            JoinRef::Temporal(j) => {
+                let dedup = plan.joins[j].view.is_some();
+                Node::Temporal(TemporalJoinNode::new(p, p, dedup, limit, grace))
+            }
+            JoinRef::Interval(j) => {
+                let spec = plan.intervals[j].spec;
+                Node::Interval(IntervalJoinNode::new(spec, p, p, limit, grace))
+            }
+        };
+        JoinTask {
+            writer: (plan.pipelines.len() + index) * p + subtask,
+            plan,
+            index,
+            which,
+            subtask,
+            p,
+            rx,
+            node,
+            shared,
+            held: VecDeque::new(),
+            joined: Vec::new(),
+            paired: Vec::new(),
+            late: BTreeMap::new(),
+            filtered: 0,
+            unmatched: 0,
+            stopped: false,
+        }
+    }
+
+    /// Continues from a checkpoint's part of this subtask.
+    pub fn restore(&mut self, part: JoinPart) {
+        self.node = match part.state {
+            JoinState::Temporal(s) => Node::Temporal(TemporalJoinNode::restore(s)),
+            JoinState::Interval(s) => Node::Interval(IntervalJoinNode::restore(s)),
+        };
+        self.late = part.late;
+        self.filtered = part.filtered;
+        self.unmatched = part.unmatched;
+        self.publish();
+    }
+
+    /// Its part of a checkpoint.
+    fn part(&self) -> JoinPart {
+        JoinPart {
+            state: match &self.node {
+                Node::Temporal(n) => JoinState::Temporal(n.state()),
+                Node::Interval(n) => JoinState::Interval(n.state()),
+            },
+            late: self.late.clone(),
+            filtered: self.filtered,
+            unmatched: self.unmatched,
+        }
+    }
+
+    pub fn name(&self) -> String {
+        format!("join-{}-{}", self.index, self.subtask)
+    }
+
+    fn gate(&self) -> &lowwater_core::dataflow::gate::InputGate {
+        match &self.node {
+            Node::Temporal(n) => n.gate(),
+            Node::Interval(n) => n.gate(),
+        }
+    }
+
+    fn gate_mut(&mut self) -> &mut lowwater_core::dataflow::gate::InputGate {
+        match &mut self.node {
+            Node::Temporal(n) => n.gate_mut(),
+            Node::Interval(n) => n.gate_mut(),
+        }
+    }
+
+    /// The port and channel of a sender.
+    fn channel(&self, from: usize) -> (usize, usize) {
+        (from / self.p, from % self.p)
+    }
+
+    fn sink(&self) -> usize {
+        self.which.sides(&self.plan).sink
+    }
+
+    /// The next input: held input of a channel no longer held first.
+    fn next(&mut self) -> Option<Envelope> {
+        let p = self.p;
+        let gate = self.gate();
+        if let Some(i) = self
+            .held
+            .iter()
+            .position(|e| !gate.is_held(e.from / p, e.from % p))
+        {
+            return self.held.remove(i);
+        }
+        loop {
+            let env = self.rx.recv().ok()?;
+            let (port, ch) = self.channel(env.from);
+            if !self.gate().is_held(port, ch) {
+                return Some(env);
+            }
+            self.held.push_back(env);
+            if self.held.len() > MAX_HELD {
+                if let Some(id) = self.gate_mut().cancel_alignment() {
+                    tracing::warn!(
+                        "checkpoint {id}: INSERT INTO {} join subtask {} held {MAX_HELD} batches \
+                         while waiting for the barrier of a slower input; the checkpoint fails, \
+                         the next one follows the interval",
+                        self.plan.tables[self.sink()].name,
+                        self.subtask
+                    );
+                    self.shared
+                        .checkpoints
+                        .aborted
+                        .fetch_max(id, Ordering::SeqCst);
+                }
+            }
+        }
+    }
+
+    /// Runs until every sender has ended.
+    pub fn run(mut self) {
+        let senders = 2 * self.p;
+        let mut ended = 0;
+        while ended < senders && !self.stopped {
+            let Some(env) = self.next() else {
+                break;
+            };
+            let (port, ch) = self.channel(env.from);
+            match env.msg {
+                Msg::Rows(rows) => {
+                    for r in *rows {
+                        if let Err(e) = self.row(port, r) {
+                            self.fail(e);
+                            break;
+                        }
+                    }
+                    self.check_limit();
+                }
+                Msg::Progress(p) => self.progress(port, ch, p),
+                Msg::Barrier(id) => {
+                    if let Alignment::Aligned(id) = self.gate_mut().barrier(port, ch, id) {
+                        self.snapshot(id);
+                    }
+                }
+                Msg::End => {
+                    ended += 1;
+                    if let Alignment::Aligned(id) = self.gate_mut().end(port, ch) {
+                        self.snapshot(id);
+                    }
+                }
+                // Joins over Kafka run with checkpoints only (no marks); a
+                // join table has no late-data sink; records go to windows.
+                Msg::Mark(_) | Msg::Late(_) | Msg::Records(_) => {}
+            }
+            self.write();
+            self.publish();
+        }
+        if self.shared.checkpoints.enabled() && !self.stopped {
+            let part = self.part();
+            let cp = &self.shared.checkpoints;
+            cp.join_final(self.index, self.subtask, part);
+        }
+    }
+
+    /// A row of side `port` into the node.
+    fn row(&mut self, port: usize, r: SideRow) -> Result<(), String> {
+        let late = match (&mut self.node, self.which) {
+            (Node::Temporal(n), JoinRef::Temporal(j)) => {
+                if port == PROBE {
+                    n.probe(r.ts, &r.key, &r.row)
+                } else {
+                    let dedup = self.plan.joins[j].dedup_values(&r.row);
+                    n.build(r.ts, &dedup, &r.key, &r.row)
+                }
+            }
+            (Node::Interval(n), JoinRef::Interval(j)) => {
+                let jp = &self.plan.intervals[j];
+                let mut matches = |l: &Row, rr: &Row| jp.matches(l, rr);
+                n.row(port, r.ts, &r.key, &r.row, &mut matches, &mut self.paired)
+                    .map_err(|m| format!("the join condition: {m}"))?
+            }
+            _ => return Err("a join subtask of the wrong kind (a bug in lowwater)".into()),
+        };
+        if late {
+            *self.late.entry(r.split).or_insert(0) += 1;
+        }
+        Ok(())
+    }
+
+    /// Channel `ch` of `port` sent `p`.
+    fn progress(&mut self, port: usize, ch: usize, p: Progress) {
+        let now = self.shared.clock.now();
+        match &mut self.node {
+            Node::Temporal(n) => {
+                n.progress(port, ch, p, now, &mut self.joined);
+            }
+            Node::Interval(n) => {
+                n.progress(port, ch, p, now, &mut self.paired);
+            }
+        }
+    }
+
+    /// The rows the join holds against `lowwater.state.max-join-rows`:
+    /// over it while the watermark stands still, the job stops, naming the
+    /// stall.
+    fn check_limit(&mut self) {
+        let now = self.shared.clock.now();
+        let (verdict, limit) = match &mut self.node {
+            Node::Temporal(n) => (n.check(now), n.limit()),
+            Node::Interval(n) => (n.check(now), n.limit()),
+        };
+        let Verdict::Over { still_for } = verdict else {
+            return;
+        };
+        let sides = self.which.sides(&self.plan);
+        let tables = &self.plan.tables;
+        let held = match &self.node {
+            Node::Temporal(n) => format!(
+                "{} probe rows of {} wait for the temporal join's watermark and {} versions of \
+                 {} are held",
+                n.op().waiting(),
+                tables[sides.first.0].name,
+                n.op().versions(),
+                tables[sides.second.0].name
+            ),
+            Node::Interval(n) => format!("the interval join caches {} rows", n.op().cached()),
+        };
+        let moved = match still_for {
+            Some(t) => format!("has not moved for {}", display_duration(t)),
+            None => "has not moved since the job started".to_string(),
+        };
+        self.fail(format!(
+            "INSERT INTO {}: {held} in join subtask {}, more than lowwater.state.max-join-rows \
+             ({limit}) allows, and the watermark {moved} (the stall WARN names the partition \
+             holding it): release the stall (the idle-timeout of the quiet table) or raise the \
+             limit with SET 'lowwater.state.max-join-rows'",
+            tables[sides.sink].name, self.subtask
+        ));
+    }
+
+    fn fail(&mut self, e: String) {
+        self.stopped = true;
+        self.shared.fail(RunError::Usage(e));
+    }
+
+    /// Writes what the node put out (joined rows, pairs, padded rows) to
+    /// the sink, under one lock of it, and flushes it.
+    fn write(&mut self) {
+        if self.joined.is_empty() && self.paired.is_empty() {
+            return;
+        }
+        let plan = self.plan.clone();
+        let sink = self.sink();
+        let width = plan.tables[sink].columns.len();
+        let now = self.shared.clock.now();
+        let mut rows: Vec<(Vec<Value>, Millis)> = Vec::new();
+        let mut error = None;
+        match self.which {
+            JoinRef::Temporal(j) => {
+                let jp = &plan.joins[j];
+                for joined in self.joined.drain(..) {
+                    let ts = joined.ts;
+                    let row = match jp.joined_row(joined) {
+                        Ok(Some(r)) => r,
+                        Ok(None) => {
+                            self.unmatched += 1;
+                            continue;
+                        }
+                        Err(e) => {
+                            error.get_or_insert(format!("the join condition: {e}"));
+                            continue;
+                        }
+                    };
+                    match jp.sink_values(&row, width) {
+                        Ok(Some(values)) => rows.push((values, now.saturating_sub(ts))),
+                        Ok(None) => self.filtered += 1,
+                        Err(e) => {
+                            error.get_or_insert(e);
+                        }
+                    }
+                }
+            }
+            JoinRef::Interval(j) => {
+                let jp = &plan.intervals[j];
+                let widths = (
+                    plan.tables[jp.left].columns.len(),
+                    plan.tables[jp.right].columns.len(),
+                );
+                for pair in self.paired.drain(..) {
+                    let row = pair.into_row(widths.0, widths.1);
+                    // A pair's emission lag runs from its later rowtime.
+                    let ts = [jp.times.0, jp.times.1]
+                        .iter()
+                        .filter_map(|&c| match row.get(c) {
+                            Some(Value::Timestamp(t)) => Some(*t),
+                            _ => None,
+                        })
+                        .max()
+                        .unwrap_or(now);
+                    match jp.sink_values(&row, width) {
+                        Ok(Some(values)) => rows.push((values, now.saturating_sub(ts))),
+                        Ok(None) => self.filtered += 1,
+                        Err(e) => {
+                            error.get_or_insert(e);
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(e) = error {
+            self.fail(format!(
+                "a joined row of INSERT INTO {}: {e}",
+                plan.tables[sink].name
+            ));
+            return;
+        }
+        if rows.is_empty() {
+            return;
+        }
+        let shared = self.shared.clone();
+        let Some(mut w) = shared.sink(sink) else {
+            return;
+        };
+        for (values, lag) in &rows {
+            if let Err(e) = w.write(values, now, Some(*lag), (self.subtask, self.writer)) {
+                drop(w);
+                self.fail(format!("writing sink {}: {e}", plan.tables[sink].name));
+                return;
+            }
+        }
+        if let Err(e) = w.flush_emitted() {
+            drop(w);
+            self.fail(format!("flushing sink {}: {e}", plan.tables[sink].name));
+        }
+    }
+
+    /// Every channel delivered barrier `id`: the sink gets every row the
+    /// join wrote before it, then the state goes to the coordinator.
+    fn snapshot(&mut self, id: CheckpointId) {
+        self.write();
+        let sink = self.sink();
+        let shared = self.shared.clone();
+        let rolled = match shared.sink(sink) {
+            Some(mut w) => match &mut w.parts {
+                Some(p) => p.roll(self.writer, id).map_err(std::io::Error::other),
+                None => w.flush(),
+            },
+            None => Ok(()),
+        };
+        if let Err(e) = rolled {
+            self.fail(format!(
+                "checkpoint {id}: flushing sink {}: {e}",
+                self.plan.tables[sink].name
+            ));
+            return;
+        }
+        let part = self.part();
+        let cp = &self.shared.checkpoints;
+        cp.join_part(id, self.index, self.subtask, part);
+        if self.shared.exactly_once.is_some() {
+            // No row of the next checkpoint may enter this one's transaction.
+            while cp.completed.load(Ordering::SeqCst) < id
+                && cp.aborted.load(Ordering::SeqCst) < id
+                && !self.shared.failed()
+            {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        }
+    }
+
+    /// Publishes the watermark, the rows waiting, what holds it and the
+    /// counters.
+    fn publish(&self) {
+        let js = &self.shared.joins[self.index];
+        let s = self.subtask;
+        let (wm, waiting, hold) = match &self.node {
+            Node::Temporal(n) => (n.gate().current(), n.op().waiting(), n.hold()),
+            Node::Interval(n) => (n.gate().current(), n.op().cached(), n.hold()),
+        };
+        js.watermarks[s].store(wm, Ordering::Relaxed);
+        js.waiting[s].store(waiting, Ordering::Relaxed);
+        js.filtered[s].store(self.filtered, Ordering::Relaxed);
+        js.unmatched[s].store(self.unmatched, Ordering::Relaxed);
+        if let Ok(mut h) = js.holds[s].lock() {
+            *h = hold;
+        }
+        if let Ok(mut l) = js.late[s].lock() {
+            if *l != self.late {
+                l.clone_from(&self.late);
+            }
+        }
+    }
+}
