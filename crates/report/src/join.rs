@@ -83,12 +83,18 @@ pub fn join_stall_report(
     } else {
         sides.first.1
     };
+    // A stall going on (a live WARN) says what waits now.
+    let open = s.to.is_none();
     let waited = match sides.join {
         "temporal join" => format!(
-            "{waiting} probe row(s) of {} waited for it",
-            plan.tables[sides.first.0].name
+            "{waiting} probe row(s) of {} {} for it",
+            plan.tables[sides.first.0].name,
+            if open { "wait" } else { "waited" }
         ),
-        _ => format!("{waiting} row(s) were cached"),
+        _ => format!(
+            "{waiting} row(s) {} cached",
+            if open { "are" } else { "were" }
+        ),
     };
     r.reason = format!(
         "the {} waits for its {side}, table {}: {}; {waited}",

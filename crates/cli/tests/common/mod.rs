@@ -234,6 +234,36 @@ impl Running {
         }
     }
 
+    /// Waits (at most `within`) for a logged line that holds `needle`;
+    /// returns it. Lines read meanwhile stay in the log [`Running::stop`]
+    /// returns.
+    pub fn wait_for_line(&mut self, needle: &str, within: Duration) -> Option<String> {
+        if let Some(l) = self.early.iter().find(|l| l.contains(needle)) {
+            return Some(l.clone());
+        }
+        let deadline = Instant::now() + within;
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            let Ok(line) = self.log.recv_timeout(left) else {
+                return None;
+            };
+            self.early.push(line.clone());
+            if line.contains(needle) {
+                return Some(line);
+            }
+        }
+        None
+    }
+
+    /// Kills the job with SIGKILL (as kill -9: no flush, no final
+    /// checkpoint) and returns its log.
+    pub fn kill9(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let mut log = std::mem::take(&mut self.early);
+        log.extend(self.log.try_iter());
+        log.join("\n")
+    }
+
     /// Stops the job (SIGTERM), checks that it exited cleanly and returns
     /// its log.
     pub fn stop(mut self) -> String {
