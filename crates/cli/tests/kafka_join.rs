@@ -83,7 +83,11 @@ ON o.currency = r.currency;
 ",
         ck = dir.join("ck").display()
     );
-    let path = dir.join(if idle.is_empty() { "job.sql" } else { "fixed.sql" });
+    let path = dir.join(if idle.is_empty() {
+        "job.sql"
+    } else {
+        "fixed.sql"
+    });
     std::fs::write(&path, sql).expect("write the job");
     path
 }
@@ -193,14 +197,17 @@ fn a_quiet_versioned_table_stalls_the_join_and_its_fix_restores_every_order_exac
         std::thread::sleep(Duration::from_millis(100));
     }
     let log = run.kill9();
-    assert!(consume_all(&out, 1).is_empty(), "no joined row during the stall");
+    assert!(
+        consume_all(&out, 1).is_empty(),
+        "no joined row during the stall"
+    );
     assert!(log.contains("temporal join waits"), "{log}");
     // The fix: the rates table goes idle after 1 s; the state is restored.
     let fixed = job(&dir, id, Some("1 s"));
     let run = Running::start(&["run", &s(&fixed), "--stall-threshold", "1 s"]);
     // Closing orders, one per partition, move every partition's watermark
     // past every order above.
-    let closing = 1_000_000..1_000_008;
+    let closing = 1_000_000i64..1_000_008;
     let p = producer();
     for i in closing {
         let payload = format!(
@@ -234,6 +241,9 @@ fn a_quiet_versioned_table_stalls_the_join_and_its_fix_restores_every_order_exac
     }
     assert_eq!(seen.len(), ORDERS as usize, "every order joined: {log}");
     assert!(seen.values().all(|&n| n == 1), "exactly once");
-    eprintln!("{} orders joined exactly once after the restore", seen.len());
+    eprintln!(
+        "{} orders joined exactly once after the restore",
+        seen.len()
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -81,9 +81,11 @@ pub(crate) fn refuse_unsupported(
             crate::join_task::JoinRef::Temporal(j) => {
                 ("temporal", plan.joins[j].into, plan.joins[j].loc.line)
             }
-            crate::join_task::JoinRef::Interval(j) => {
-                ("interval", plan.intervals[j].into, plan.intervals[j].loc.line)
-            }
+            crate::join_task::JoinRef::Interval(j) => (
+                "interval",
+                plan.intervals[j].into,
+                plan.intervals[j].loc.line,
+            ),
         };
         let sides = which.sides(plan);
         let at = format!("INSERT INTO {} (line {line})", plan.tables[sides.sink].name);

@@ -84,7 +84,7 @@ impl SourceTask {
             let rows = std::mem::take(&mut out.batches[w]);
             let env = Envelope {
                 from: out.from,
-                msg: Msg::Rows(Box::new(rows)),
+                msg: Msg::Rows(rows),
             };
             if out.senders[w].send(env).is_err() {
                 self.shared
@@ -103,7 +103,7 @@ impl SourceTask {
                 }
                 let env = Envelope {
                     from: out.from,
-                    msg: Msg::Rows(Box::new(std::mem::take(b))),
+                    msg: Msg::Rows(std::mem::take(b)),
                 };
                 if out.senders[w].send(env).is_err() {
                     self.shared

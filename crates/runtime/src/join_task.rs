@@ -126,13 +126,19 @@ impl JoinShared {
 
     /// Late records of split `id` over every subtask.
     pub fn late_of(&self, id: SplitId) -> u64 {
-        let late = self.late.iter().filter_map(|l| l.lock().ok()?.get(&id).copied());
+        let late = self
+            .late
+            .iter()
+            .filter_map(|l| l.lock().ok()?.get(&id).copied());
         late.sum()
     }
 
     /// Joined rows dropped by WHERE, over every subtask.
     pub fn filtered(&self) -> u64 {
-        self.filtered.iter().map(|f| f.load(Ordering::Relaxed)).sum()
+        self.filtered
+            .iter()
+            .map(|f| f.load(Ordering::Relaxed))
+            .sum()
     }
 }
 
@@ -325,7 +331,7 @@ impl JoinTask {
             let (port, ch) = self.channel(env.from);
             match env.msg {
                 Msg::Rows(rows) => {
-                    for r in *rows {
+                    for r in rows {
                         if let Err(e) = self.row(port, r) {
                             self.fail(e);
                             break;

@@ -70,7 +70,14 @@ impl JoinWatches {
         Some((hold.port, h, hold.watermark))
     }
 
-    fn report(&self, plan: &JobPlan, shared: &Shared, j: usize, s: &Stall, now: Timestamp) -> StallReport {
+    fn report(
+        &self,
+        plan: &JobPlan,
+        shared: &Shared,
+        j: usize,
+        s: &Stall,
+        now: Timestamp,
+    ) -> StallReport {
         let splits = shared.splits.read().map(|s| s.clone()).unwrap_or_default();
         let w = &self.watches[j];
         let sides = w.which.sides(plan);
@@ -133,7 +140,12 @@ impl JoinWatches {
     }
 
     /// The open stalls, one per join (`None`: none).
-    pub fn current(&self, plan: &JobPlan, shared: &Shared, now: Timestamp) -> Vec<Option<StallReport>> {
+    pub fn current(
+        &self,
+        plan: &JobPlan,
+        shared: &Shared,
+        now: Timestamp,
+    ) -> Vec<Option<StallReport>> {
         (0..self.watches.len())
             .map(|j| {
                 let s = self.watches[j].detector.current()?;

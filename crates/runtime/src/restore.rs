@@ -72,9 +72,10 @@ pub(crate) fn identity(plan: &JobPlan) -> JobIdentity {
                     "temporal join of {} with {}{}; keys {:?} = {:?}; LEFT {}; ON {:?}",
                     plan.tables[j.probe].name,
                     plan.tables[j.build].name,
-                    j.view
-                        .as_ref()
-                        .map_or(String::new(), |v| format!(" (view {v}, by {:?})", j.dedup_key)),
+                    j.view.as_ref().map_or(String::new(), |v| format!(
+                        " (view {v}, by {:?})",
+                        j.dedup_key
+                    )),
                     j.probe_key,
                     j.build_key,
                     j.left,

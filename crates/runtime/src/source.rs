@@ -33,7 +33,7 @@ pub(crate) enum Msg {
     /// small whatever it carries).
     Records(Box<InputBatch>),
     /// Rows for a join subtask, each with its join key.
-    Rows(Box<Vec<crate::join_task::SideRow>>),
+    Rows(Vec<crate::join_task::SideRow>),
     /// A watermark and/or status change of the sending source subtask.
     Progress(Progress),
     /// Checkpoint barrier: everything the sender sent before it belongs
