@@ -69,6 +69,9 @@ const TIMING_FREE: &[&str] = &[
     "window_rows_hop_late_included",
     "future_timestamp_guarded",
     "future_timestamp_lull_guarded",
+    // A temporal join (its rows in any order: sorted here).
+    "temporal_join_quiet_rates",
+    "temporal_join_quiet_rates_idle_timeout",
 ];
 
 #[test]

@@ -69,33 +69,20 @@ impl BatchPool {
 /// (other keys, at a parallelism above 1), and, over Kafka without
 /// checkpoints, any cascade (a restart would lose the open windows of the
 /// aggregations after the first: offsets are committed as the first one's
-/// windows fire); a window after a join, and a join over Kafka (not read
-/// from a dump: `dumped`) without checkpoints.
+/// windows fire); a join over Kafka (not read from a dump: `dumped`)
+/// without checkpoints.
 pub(crate) fn refuse_unsupported(
     plan: &JobPlan,
     dumped: &std::collections::BTreeSet<usize>,
 ) -> Result<(), String> {
     let p = plan.settings.parallelism;
     for which in crate::join_task::joins(plan) {
-        let (kind, into, line) = match which {
-            crate::join_task::JoinRef::Temporal(j) => {
-                ("temporal", plan.joins[j].into, plan.joins[j].loc.line)
-            }
-            crate::join_task::JoinRef::Interval(j) => (
-                "interval",
-                plan.intervals[j].into,
-                plan.intervals[j].loc.line,
-            ),
+        let (kind, line) = match which {
+            crate::join_task::JoinRef::Temporal(j) => ("temporal", plan.joins[j].loc.line),
+            crate::join_task::JoinRef::Interval(j) => ("interval", plan.intervals[j].loc.line),
         };
         let sides = which.sides(plan);
         let at = format!("INSERT INTO {} (line {line})", plan.tables[sides.sink].name);
-        if into.is_some() {
-            return Err(format!(
-                "{at}: a window aggregation over an event-time {kind} join runs in `lowwater \
-                 replay` (from dumps of both topics) in this version; `lowwater run` runs the \
-                 join into a sink, not yet a window after it"
-            ));
-        }
         let kafka = [sides.first.0, sides.second.0].into_iter().find(|&t| {
             !dumped.contains(&t)
                 && matches!(

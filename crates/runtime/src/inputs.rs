@@ -167,7 +167,7 @@ impl SourceBuild<'_> {
             .pipelines
             .iter()
             .enumerate()
-            .filter(|(_, pl)| pl.source == t)
+            .filter(|(_, pl)| pl.reads_table(t))
             .map(|(pi, _)| PipeOut::new(plan, pi, self.senders[pi].clone()))
             .collect();
         let join_outs = crate::join_route::join_outs(plan, t, s, self.join_senders);
@@ -209,7 +209,7 @@ impl SourceBuild<'_> {
             placeable_above: plan
                 .pipelines
                 .iter()
-                .filter(|p| p.source == t)
+                .filter(|p| p.reads_table(t))
                 .map(|p| p.window.assigner.placeable_above())
                 .max()
                 .unwrap_or(i64::MAX),

@@ -350,7 +350,8 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         restore_counters(&shared, snap);
     }
     let (window_tasks, senders) = window_tasks(&plan, &shared, snapshot, args, &written)?;
-    let (join_tasks, join_senders) = crate::join_route::join_tasks(&plan, &shared, snapshot, args);
+    let (join_tasks, join_senders) =
+        crate::join_route::join_tasks(&plan, &shared, snapshot, args, &senders);
     let build = crate::inputs::SourceBuild {
         plan: &plan,
         shared: &shared,

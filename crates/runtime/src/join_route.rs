@@ -163,6 +163,7 @@ pub(crate) fn join_tasks(
     shared: &std::sync::Arc<crate::job::Shared>,
     snapshot: Option<&crate::checkpoint::JobSnapshot>,
     args: &crate::job::RunArgs,
+    windows: &[Vec<SyncSender<Envelope>>],
 ) -> (
     Vec<crate::join_task::JoinTask>,
     Vec<Vec<SyncSender<Envelope>>>,
@@ -175,8 +176,19 @@ pub(crate) fn join_tasks(
         for s in 0..p {
             let (tx, rx) = std::sync::mpsc::sync_channel(args.channel_capacity.max(1));
             per_subtask.push(tx);
-            let mut task =
-                crate::join_task::JoinTask::new(plan.clone(), j, which, s, rx, shared.clone());
+            // A window after the join: this subtask is one of its senders.
+            let window = which
+                .into(plan)
+                .map(|pi| crate::join_window::WindowOut::new(pi, s, windows[pi].clone()));
+            let mut task = crate::join_task::JoinTask::new(
+                plan.clone(),
+                j,
+                which,
+                s,
+                rx,
+                shared.clone(),
+                window,
+            );
             if let Some(part) = snapshot.and_then(|snap| snap.joins.get(j)?.get(s)) {
                 task.restore(part.clone());
             }

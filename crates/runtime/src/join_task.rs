@@ -25,7 +25,7 @@ use lowwater_core::source::SplitId;
 use lowwater_core::time::display_duration;
 use lowwater_core::watermark::Progress;
 use lowwater_core::window::limit::Verdict;
-use lowwater_core::{Millis, Row, Timestamp, Value, MIN_WATERMARK};
+use lowwater_core::{Row, Timestamp, Value, MIN_WATERMARK};
 use lowwater_report::JoinSides;
 use lowwater_sql::plan::JobPlan;
 use serde::{Deserialize, Serialize};
@@ -54,6 +54,14 @@ pub(crate) fn joins(plan: &JobPlan) -> Vec<JoinRef> {
 }
 
 impl JoinRef {
+    /// The INSERT whose window aggregation reads the join, if one does.
+    pub fn into(self, plan: &JobPlan) -> Option<usize> {
+        match self {
+            JoinRef::Temporal(j) => plan.joins[j].into,
+            JoinRef::Interval(j) => plan.intervals[j].into,
+        }
+    }
+
     /// Its sides, sink and kind.
     pub fn sides(self, plan: &JobPlan) -> JoinSides {
         match self {
@@ -188,6 +196,11 @@ pub(crate) struct JoinTask {
     writer: usize,
     /// A row could not be written or computed: the job stops.
     stopped: bool,
+    /// A window after the join: its INSERT's window subtasks.
+    window: Option<crate::join_window::WindowOut>,
+    /// The output watermark to send on to the window, once the rows the
+    /// join released are in it.
+    forward: Option<Timestamp>,
 }
 
 impl JoinTask {
@@ -198,6 +211,7 @@ impl JoinTask {
         subtask: usize,
         rx: Receiver<Envelope>,
         shared: Arc<Shared>,
+        window: Option<crate::join_window::WindowOut>,
     ) -> Self {
         let p = plan.settings.parallelism;
         let limit = plan.settings.max_join_rows;
@@ -229,6 +243,8 @@ impl JoinTask {
             filtered: 0,
             unmatched: 0,
             stopped: false,
+            window,
+            forward: None,
         }
     }
 
@@ -356,12 +372,18 @@ impl JoinTask {
                 Msg::Mark(_) | Msg::Late(_) | Msg::Records(_) => {}
             }
             self.write();
+            if let (Some(wm), Some(w)) = (self.forward.take(), &mut self.window) {
+                w.watermark(wm);
+            }
             self.publish();
         }
         if self.shared.checkpoints.enabled() && !self.stopped {
             let part = self.part();
             let cp = &self.shared.checkpoints;
             cp.join_final(self.index, self.subtask, part);
+        }
+        if let Some(w) = &mut self.window {
+            w.send_all(|| Msg::End);
         }
     }
 
@@ -393,14 +415,13 @@ impl JoinTask {
     /// Channel `ch` of `port` sent `p`.
     fn progress(&mut self, port: usize, ch: usize, p: Progress) {
         let now = self.shared.clock.now();
-        match &mut self.node {
-            Node::Temporal(n) => {
-                n.progress(port, ch, p, now, &mut self.joined);
-            }
-            Node::Interval(n) => {
-                n.progress(port, ch, p, now, &mut self.paired);
-            }
-        }
+        let forward = match &mut self.node {
+            Node::Temporal(n) => n.progress(port, ch, p, now, &mut self.joined),
+            Node::Interval(n) => n
+                .progress(port, ch, p, now, &mut self.paired)
+                .map(|(_, f)| f),
+        };
+        self.forward = forward.or(self.forward);
     }
 
     /// The rows the join holds against `lowwater.state.max-join-rows`:
@@ -447,85 +468,48 @@ impl JoinTask {
     }
 
     /// Writes what the node put out (joined rows, pairs, padded rows) to
-    /// the sink, under one lock of it, and flushes it.
+    /// the sink, under one lock of it, and flushes it; or, with a window
+    /// after the join, sends them to its subtasks.
     fn write(&mut self) {
         if self.joined.is_empty() && self.paired.is_empty() {
             return;
         }
         let plan = self.plan.clone();
         let sink = self.sink();
-        let width = plan.tables[sink].columns.len();
-        let now = self.shared.clock.now();
-        let mut rows: Vec<(Vec<Value>, Millis)> = Vec::new();
-        let mut error = None;
-        match self.which {
-            JoinRef::Temporal(j) => {
-                let jp = &plan.joins[j];
-                for joined in self.joined.drain(..) {
-                    let ts = joined.ts;
-                    let row = match jp.joined_row(joined) {
-                        Ok(Some(r)) => r,
-                        Ok(None) => {
-                            self.unmatched += 1;
-                            continue;
-                        }
-                        Err(e) => {
-                            error.get_or_insert(format!("the join condition: {e}"));
-                            continue;
-                        }
-                    };
-                    match jp.sink_values(&row, width) {
-                        Ok(Some(values)) => rows.push((values, now.saturating_sub(ts))),
-                        Ok(None) => self.filtered += 1,
-                        Err(e) => {
-                            error.get_or_insert(e);
-                        }
-                    }
-                }
+        let rows = match self.rows(&plan) {
+            Ok(rows) => rows,
+            Err(e) => {
+                let name = &plan.tables[sink].name;
+                self.fail(format!("a joined row of INSERT INTO {name}: {e}"));
+                return;
             }
-            JoinRef::Interval(j) => {
-                let jp = &plan.intervals[j];
-                let widths = (
-                    plan.tables[jp.left].columns.len(),
-                    plan.tables[jp.right].columns.len(),
-                );
-                for pair in self.paired.drain(..) {
-                    let row = pair.into_row(widths.0, widths.1);
-                    // A pair's emission lag runs from its later rowtime.
-                    let ts = [jp.times.0, jp.times.1]
-                        .iter()
-                        .filter_map(|&c| match row.get(c) {
-                            Some(Value::Timestamp(t)) => Some(*t),
-                            _ => None,
-                        })
-                        .max()
-                        .unwrap_or(now);
-                    match jp.sink_values(&row, width) {
-                        Ok(Some(values)) => rows.push((values, now.saturating_sub(ts))),
-                        Ok(None) => self.filtered += 1,
-                        Err(e) => {
-                            error.get_or_insert(e);
-                        }
-                    }
-                }
-            }
-        }
-        if let Some(e) = error {
-            self.fail(format!(
-                "a joined row of INSERT INTO {}: {e}",
-                plan.tables[sink].name
-            ));
-            return;
-        }
+        };
         if rows.is_empty() {
             return;
         }
         let shared = self.shared.clone();
+        if let Some(out) = &mut self.window {
+            for (values, ts) in &rows {
+                match out.push(&plan, &shared, *ts, values) {
+                    Ok(true) => {}
+                    Ok(false) => self.filtered += 1,
+                    Err(e) => {
+                        let name = &plan.tables[sink].name;
+                        self.fail(format!("INSERT INTO {name}: {e}"));
+                        return;
+                    }
+                }
+            }
+            return;
+        }
         let Some(mut w) = shared.sink(sink) else {
             return;
         };
-        for (values, lag) in &rows {
-            if let Err(e) = w.write(values, now, Some(*lag), (self.subtask, self.writer)) {
+        let now = self.shared.clock.now();
+        for (values, ts) in &rows {
+            // A joined row's emission lag runs from its time.
+            let lag = now.saturating_sub(*ts);
+            if let Err(e) = w.write(values, now, Some(lag), (self.subtask, self.writer)) {
                 drop(w);
                 self.fail(format!("writing sink {}: {e}", plan.tables[sink].name));
                 return;
@@ -537,10 +521,87 @@ impl JoinTask {
         }
     }
 
+    /// The rows the node put out, as the sink takes them (or, with a
+    /// window after the join, as the join's select list), each with its
+    /// time: a temporal join's probe row's; an interval join's later
+    /// rowtime, or the one the window after it reads. Rows WHERE drops and
+    /// an inner join's unmatched probe rows are counted.
+    fn rows(&mut self, plan: &JobPlan) -> Result<Vec<(Vec<Value>, Timestamp)>, String> {
+        let width = match self.which {
+            JoinRef::Temporal(j) if self.window.is_some() => plan.joins[j].outputs.len(),
+            JoinRef::Interval(j) if self.window.is_some() => plan.intervals[j].outputs.len(),
+            _ => plan.tables[self.sink()].columns.len(),
+        };
+        let mut rows = Vec::new();
+        match self.which {
+            JoinRef::Temporal(j) => {
+                let jp = &plan.joins[j];
+                for joined in self.joined.drain(..) {
+                    let ts = joined.ts;
+                    let Some(row) = jp
+                        .joined_row(joined)
+                        .map_err(|e| format!("the join condition: {e}"))?
+                    else {
+                        self.unmatched += 1;
+                        continue;
+                    };
+                    match jp.sink_values(&row, width)? {
+                        Some(values) => rows.push((values, ts)),
+                        None => self.filtered += 1,
+                    }
+                }
+            }
+            JoinRef::Interval(j) => {
+                let jp = &plan.intervals[j];
+                let widths = (
+                    plan.tables[jp.left].columns.len(),
+                    plan.tables[jp.right].columns.len(),
+                );
+                for pair in self.paired.drain(..) {
+                    let row = pair.into_row(widths.0, widths.1);
+                    let Some(values) = jp.sink_values(&row, width)? else {
+                        self.filtered += 1;
+                        continue;
+                    };
+                    let ts = match &self.window {
+                        Some(_) => jp.window_ts(&values)?,
+                        None => [jp.times.0, jp.times.1]
+                            .iter()
+                            .filter_map(|&c| match row.get(c) {
+                                Some(Value::Timestamp(t)) => Some(*t),
+                                _ => None,
+                            })
+                            .max()
+                            .unwrap_or(MIN_WATERMARK),
+                    };
+                    rows.push((values, ts));
+                }
+            }
+        }
+        Ok(rows)
+    }
+
     /// Every channel delivered barrier `id`: the sink gets every row the
     /// join wrote before it, then the state goes to the coordinator.
     fn snapshot(&mut self, id: CheckpointId) {
         self.write();
+        if self.window.is_some() {
+            // The window after the join writes the sink; it takes part in
+            // the checkpoint once this barrier, after every row before it,
+            // reaches it.
+            let part = self.part();
+            self.shared
+                .checkpoints
+                .join_part(id, self.index, self.subtask, part);
+            let Some(w) = &mut self.window else {
+                return;
+            };
+            if let Some(wm) = self.forward.take() {
+                w.watermark(wm);
+            }
+            w.send_all(|| Msg::Barrier(id));
+            return;
+        }
         let sink = self.sink();
         let shared = self.shared.clone();
         let rolled = match shared.sink(sink) {

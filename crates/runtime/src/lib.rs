@@ -37,6 +37,7 @@ pub mod job;
 mod join_route;
 mod join_task;
 mod join_watch;
+mod join_window;
 mod metrics;
 mod monitor;
 pub mod observe;

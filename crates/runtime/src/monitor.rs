@@ -151,6 +151,11 @@ impl Monitor {
 
     pub fn tick(&mut self, now: Timestamp) {
         for pi in 0..self.pipes.len() {
+            // A window after a join stalls with the join, which reports it
+            // (naming the side and partition that hold both).
+            if self.plan.pipelines[pi].reads_join() {
+                continue;
+            }
             let wm = self.shared.windows[pi]
                 .iter()
                 .map(|w| w.load(Ordering::Relaxed))

@@ -18,7 +18,7 @@ use crate::source::{Envelope, Input, Msg, Offsets, SourceTask};
 /// lateness; `None` for session windows (a session can grow without end).
 pub(crate) fn release_after(plan: &JobPlan, table: usize) -> Option<Millis> {
     let mut after = Some(0);
-    for pl in plan.pipelines.iter().filter(|p| p.source == table) {
+    for pl in plan.pipelines.iter().filter(|p| p.reads_table(table)) {
         let a = &pl.window.assigner;
         if a.is_merging() {
             return None;

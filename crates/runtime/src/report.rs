@@ -137,6 +137,12 @@ pub(crate) fn report_from(
         });
         ids.push(id);
     }
+    // Late rows of windows after a join (their input is the join, not a
+    // partition).
+    totals.late_records_dropped += late
+        .iter()
+        .filter_map(|l| l.dropped.get(&crate::join_window::JOINED))
+        .sum::<u64>();
     let sinks: Vec<SinkReport> = shared
         .sink_counters
         .iter()

@@ -84,7 +84,7 @@ pub(crate) fn fingerprint(plan: &JobPlan, t: usize) -> u64 {
         table.watermark.map(|w| w.column)
     );
     let text: String = std::iter::once(source)
-        .chain(plan.pipelines.iter().filter(|p| p.source == t).map(|p| {
+        .chain(plan.pipelines.iter().filter(|p| p.reads_table(t)).map(|p| {
             format!(
                 "{} {:?} {:?} {:?} {:?};",
                 plan.tables[p.sink].name, p.window, p.keys, p.filter, p.agg_args
@@ -123,7 +123,7 @@ pub(crate) fn floors(
         }
         // No INSERT reads it, or one with session windows does.
         let sessions = crate::progress::release_after(plan, t).is_none();
-        if !plan.pipelines.iter().any(|p| p.source == t) || sessions {
+        if !plan.pipelines.iter().any(|p| p.reads_table(t)) || sessions {
             continue;
         }
         let partitions: Vec<(String, i32)> = splits

@@ -232,15 +232,11 @@ impl Engine<'_> {
                 return;
             }
         };
-        match jp.window_time.and_then(|t| derived.get(t)) {
-            Some(lowwater_core::Value::Timestamp(ts)) => self.feed_window(pi, *ts, &derived),
-            _ => {
-                self.sink_error.get_or_insert(format!(
-                    "INSERT INTO {}: a row the outer interval join padded has no time for the \
-                     window (its rowtime is NULL): window over the rowtime of the side that is \
-                     always there (Flink fails on such a row too)",
-                    plan.tables[jp.sink].name
-                ));
+        match jp.window_ts(&derived) {
+            Ok(ts) => self.feed_window(pi, ts, &derived),
+            Err(e) => {
+                self.sink_error
+                    .get_or_insert(format!("INSERT INTO {}: {e}", plan.tables[jp.sink].name));
             }
         }
     }

@@ -16,7 +16,6 @@ use lowwater_core::source::SplitId;
 use lowwater_core::watermark::Progress;
 use lowwater_core::window::limit::Verdict;
 use lowwater_core::{Timestamp, MIN_WATERMARK};
-use lowwater_sql::expr::truth;
 use lowwater_sql::plan::JobPlan;
 use serde::{Deserialize, Serialize};
 
@@ -194,29 +193,17 @@ impl Engine<'_> {
         let plan = self.plan;
         let pl = plan.pipelines[pi].first();
         let sink = &plan.tables[pl.sink].name;
-        if let Err(e) = pl.window.assigner.check(ts) {
-            self.sink_error
-                .get_or_insert(format!("INSERT INTO {sink}: a joined row: {e}"));
-            return;
-        }
-        if let Some(f) = &pl.filter {
-            match f.eval(derived) {
-                Ok(v) if truth(&v) == Some(true) => {}
-                Ok(_) => {
-                    self.pipes[pi].filtered += 1;
-                    return;
-                }
-                Err(e) => {
-                    self.sink_error
-                        .get_or_insert(format!("INSERT INTO {sink}: WHERE: {e}"));
-                    return;
-                }
+        match pl.joined_input(ts, derived, &mut self.key, &mut self.args) {
+            Ok(true) => {}
+            Ok(false) => {
+                self.pipes[pi].filtered += 1;
+                return;
             }
-        }
-        if let Err(e) = pl.window_input(derived, &mut self.key, &mut self.args) {
-            self.sink_error
-                .get_or_insert(format!("INSERT INTO {sink}: {e}"));
-            return;
+            Err(e) => {
+                self.sink_error
+                    .get_or_insert(format!("INSERT INTO {sink}: {e}"));
+                return;
+            }
         }
         let input = lowwater_core::window::batch::InputRef {
             ts,

@@ -118,6 +118,19 @@ pub(super) fn derived_table(up: &Pipeline, tvf: &WindowTvf, root: &TableDef) -> 
 }
 
 impl Pipeline {
+    /// Whether its window reads a join's rows (a view of a temporal or an
+    /// interval join), not its source table's records.
+    pub fn reads_join(&self) -> bool {
+        let first = self.first();
+        first.join.is_some() || first.interval.is_some()
+    }
+
+    /// Whether its window reads the records of table `t` itself (not
+    /// through a join).
+    pub fn reads_table(&self, t: usize) -> bool {
+        self.source == t && !self.reads_join()
+    }
+
     /// The aggregation that reads the source table's records: the
     /// innermost of cascading windows, else this one.
     pub fn first(&self) -> &Pipeline {

@@ -75,6 +75,24 @@ impl IntervalPlan {
         joined_sink_values(self.filter.as_ref(), &self.outputs, sink, joined, width)
     }
 
+    /// The time a window over this join reads from a joined row's select
+    /// list (`derived`): the rowtime it names, which a padded row may
+    /// lack (an error, as in Flink).
+    pub fn window_ts(
+        &self,
+        derived: &[lowwater_core::Value],
+    ) -> std::result::Result<lowwater_core::Timestamp, String> {
+        match self.window_time.and_then(|t| derived.get(t)) {
+            Some(lowwater_core::Value::Timestamp(ts)) => Ok(*ts),
+            _ => Err(
+                "a row the outer interval join padded has no time for the window (its rowtime \
+                 is NULL): window over the rowtime of the side that is always there (Flink \
+                 fails on such a row too)"
+                    .to_string(),
+            ),
+        }
+    }
+
     /// The join key of a row of side `port` (left 0, or [`RIGHT`]).
     pub fn side_key(
         &self,

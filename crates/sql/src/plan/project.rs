@@ -138,6 +138,31 @@ pub(super) fn outputs(
 }
 
 impl Pipeline {
+    /// A joined row's window input (a window over a join: `derived` is the
+    /// join's select list, `ts` the time the window reads): its key and
+    /// arguments as [`Pipeline::window_input`]; `Ok(false)` when WHERE
+    /// drops it. Replay and `run` both feed a window after a join so.
+    pub fn joined_input(
+        &self,
+        ts: lowwater_core::Timestamp,
+        derived: &[Value],
+        key: &mut Vec<Value>,
+        args: &mut Vec<Value>,
+    ) -> std::result::Result<bool, String> {
+        self.window
+            .assigner
+            .check(ts)
+            .map_err(|e| format!("a joined row: {e}"))?;
+        if let Some(f) = &self.filter {
+            let keep = f.eval(derived).map_err(|e| format!("WHERE: {e}"))?;
+            if crate::expr::truth(&keep) != Some(true) {
+                return Ok(false);
+            }
+        }
+        self.window_input(derived, key, args)?;
+        Ok(true)
+    }
+
     /// The record's window input from its source `row`: its GROUP BY key
     /// into `key` and its aggregate arguments into `args` (both emptied
     /// first, their capacity kept). The error says which part failed.
