@@ -10,7 +10,7 @@
 #   scripts/peer_bench.sh
 #   ROWS=20000 PATHS=json,kafka scripts/peer_bench.sh
 #
-# Paths (PATHS, comma-separated, default json,datagen,kafka):
+# Paths (PATHS, comma-separated, default json,datagen,kafka; joins on demand):
 #   json     a generated JSON-lines file (user_id of 1,000 users, amount, ts; 100
 #            records per second of event time, up to 3 s of disorder) -> 1-minute
 #            TUMBLE, global (COUNT, SUM, MIN, MAX per window) and keyed by user_id
@@ -28,6 +28,12 @@
 #            topics must hold the same (user_id, window start, count) rows. The
 #            input topic (peer-bench-events-ROWS) is kept for the next run; the
 #            output topics are deleted.
+#   joins    generated JSON-lines files of orders (100 currencies, 100 per second of
+#            event time, up to 3 s of disorder), a rate of every currency each
+#            minute, and one shipment per order 1 s to 10 min after it -> an
+#            event-time temporal join of the orders with the rates' deduplicated
+#            view, and an interval join of orders and shipments (10 minutes) ->
+#            files (the rows must be equal, one per order), then blackhole, timed.
 #
 # Reading the figures: each engine's figures cover its whole process tree from
 # start to exit, so Flink's include JVM start-up, SQL planning and code
@@ -36,8 +42,8 @@
 # mostly that; the default sizes are meant for comparing throughput.
 #
 # Environment:
-#   ROWS          rows per path (defaults: json 2000000, datagen 20000000, kafka 1000000);
-#                 ROWS_JSON, ROWS_DATAGEN, ROWS_KAFKA set one path's
+#   ROWS          rows per path (defaults: json 2000000, datagen 20000000, kafka 1000000,
+#                 joins 1000000 orders); ROWS_JSON, ROWS_DATAGEN, ROWS_KAFKA, ROWS_JOINS set one path's
 #   PATHS         the paths to run (above)
 #   PARALLELISM   parallelism.default of both SQL engines, Kafka Streams' threads (default 1)
 #   RUNS          timed runs per engine, alternated (default 1); ratios use the medians

@@ -43,7 +43,7 @@ BOOTSTRAP = os.environ.get("KAFKA_BOOTSTRAP", "127.0.0.1:19092")
 KAFKA_PARTITIONS = 16
 END_KEY = "~end"  # the Kafka path's end markers (see fill_topic)
 BASE_MS = 1757808000000  # 2025-09-14 00:00:00 UTC
-DEFAULT_ROWS = {"json": 2_000_000, "datagen": 20_000_000, "kafka": 1_000_000}
+DEFAULT_ROWS = {"json": 2_000_000, "datagen": 20_000_000, "kafka": 1_000_000, "joins": 1_000_000}
 
 
 def rows_for(path):
@@ -499,13 +499,111 @@ def path_kafka():
             result("kafka", "keyed", engine, rows_in, run, equal)
 
 
+# ---------------------------------------------------------------- joins
+
+CURRENCIES = 100
+
+
+def join_files(n):
+    """The joins path's inputs (kept between runs): n orders (order_id, one of
+    100 currencies, amount, ts: 100 per second of event time from 00:00:10,
+    each up to 3 s behind its place); every currency's rate each minute from
+    00:00 to past the last order; one shipment per order 1 s to 10 min after
+    it, written in time order (up to 3 s out of place)."""
+    names = {k: os.path.join(WORK, f"{k}-{n}.jsonl") for k in ("orders", "rates", "shipments")}
+    if all(os.path.exists(f) for f in names.values()):
+        return names
+    rng = random.Random(36)
+    last = 0
+    ships = []
+    with open(names["orders"], "w") as f:
+        for i in range(n):
+            ts = BASE_MS + 10_000 + i * 10 - rng.randrange(3000)
+            last = max(last, ts)
+            f.write(f'{{"order_id":{i},"currency":"c{rng.randrange(CURRENCIES)}","amount":{rng.randrange(1, 100)},'
+                    f'"ts":"{ts_text(ts)}"}}\n')
+            at = ts + rng.randrange(1000, 600_000)
+            ships.append((at - rng.randrange(3000), at, i))
+    ships.sort()
+    with open(names["shipments"], "w") as f:
+        for k, (_, at, i) in enumerate(ships):
+            f.write(f'{{"ship_id":{k},"order_id":{i},"ship_ts":"{ts_text(at)}"}}\n')
+    with open(names["rates"], "w") as f:
+        for minute in range((last - BASE_MS) // 60_000 + 2):
+            for c in range(CURRENCIES):
+                f.write(f'{{"currency":"c{c}","rate":{100 + (minute * 7 + c) % 50},'
+                        f'"rate_ts":"{ts_text(BASE_MS + minute * 60_000)}"}}\n')
+    return names
+
+
+JOIN_TABLES = """CREATE TABLE orders (order_id BIGINT, currency STRING, amount INT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = '{orders}', 'format' = 'json');
+"""
+JOINS = {
+    "temporal": """CREATE TABLE rates (currency STRING, rate INT, rate_ts TIMESTAMP(3),
+  WATERMARK FOR rate_ts AS rate_ts - INTERVAL '5' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = '{rates}', 'format' = 'json');
+CREATE VIEW versioned_rates AS SELECT currency, rate, rate_ts FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY currency ORDER BY rate_ts DESC) AS rownum FROM rates)
+WHERE rownum = 1;
+CREATE TABLE results (order_id BIGINT, currency STRING, total BIGINT, ts TIMESTAMP(3)) WITH ({sink});
+INSERT INTO results SELECT o.order_id, o.currency, CAST(o.amount AS BIGINT) * r.rate, o.ts
+FROM orders AS o JOIN versioned_rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.currency = r.currency;
+""",
+    "interval": """CREATE TABLE shipments (ship_id BIGINT, order_id BIGINT, ship_ts TIMESTAMP(3),
+  WATERMARK FOR ship_ts AS ship_ts - INTERVAL '5' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = '{shipments}', 'format' = 'json');
+CREATE TABLE results (order_id BIGINT, ship_id BIGINT, ts TIMESTAMP(3), ship_ts TIMESTAMP(3)) WITH ({sink});
+INSERT INTO results SELECT o.order_id, s.ship_id, o.ts, CAST(s.ship_ts AS TIMESTAMP(3))
+FROM orders AS o JOIN shipments AS s
+ON o.order_id = s.order_id AND s.ship_ts BETWEEN o.ts AND o.ts + INTERVAL '10' MINUTE;
+""",
+}
+
+
+def path_joins():
+    """The temporal join and the interval join, each first into files (the
+    rows must be equal, one per order), then timed into a blackhole. (The
+    bytes a held row costs are measured by `cargo bench -p lowwater-core
+    --bench join`: bounded files end, so neither engine holds them long.)"""
+    n = rows_for("joins")
+    files = join_files(n)
+    lines = {k: sum(1 for _ in open(f)) for k, f in files.items()}
+    shapes = [("temporal", "temporal", files["rates"], lines["rates"]),
+              ("interval", "interval", files["rates"], lines["shipments"])]
+    for job_name, shape, rates, other in shapes:
+        rows_in = n + other
+        print(f"joins -> {job_name} join -> sink, {n:,} orders + {other:,} rows, parallelism {PARALLELISM}", flush=True)
+        text = lambda sink: JOIN_TABLES.format(orders=files["orders"]) + JOINS[shape].format(
+            rates=rates, shipments=files["shipments"], sink=sink)
+        rows = {}
+        for engine, run_with in (("lowwater", lowwater), ("flink", flink)):
+            out = os.path.join(WORK, f"rows-{job_name}-{engine}")
+            shutil.rmtree(out, ignore_errors=True)
+            job = write_job(f"joins-{job_name}-files", text(f"'connector' = 'filesystem', 'path' = '{out}', 'format' = 'json'"))
+            run_with(job, f"joins-{job_name}-files")
+            rows[engine] = file_rows(out)
+            shutil.rmtree(out)
+        equal = rows["lowwater"] == rows["flink"] and len(rows["lowwater"]) == n
+        print(f"  into files: lowwater {len(rows['lowwater']):,} rows, flink {len(rows['flink']):,} rows: "
+              f"{'equal' if equal else 'DIFFERENT'} (one per order: {len(rows['lowwater']) == n})")
+        if not equal:
+            print(f"  {difference(rows['lowwater'], rows['flink'])}")
+        job = write_job(f"joins-{job_name}", text("'connector' = 'blackhole'"))
+        for i in range(RUNS):
+            for engine in order(["lowwater", "flink"], i):
+                run = lowwater(job, f"joins-{job_name}") if engine == "lowwater" else flink(job, f"joins-{job_name}")
+                result("joins", job_name, engine, rows_in, run, equal)
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
-    runs = {"json": path_json, "datagen": path_datagen, "kafka": path_kafka}
+    runs = {"json": path_json, "datagen": path_datagen, "kafka": path_kafka, "joins": path_joins}
     paths = [p.strip() for p in os.environ.get("PATHS", "json,datagen,kafka").split(",") if p.strip()]
     for p in paths:
         if p not in runs:
-            sys.exit(f"peer_bench: unknown path '{p}' in PATHS (json, datagen, kafka)")
+            sys.exit(f"peer_bench: unknown path '{p}' in PATHS (json, datagen, kafka, joins)")
     for p in paths:
         runs[p]()
     table()

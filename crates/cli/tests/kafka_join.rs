@@ -154,6 +154,15 @@ fn a_quiet_versioned_table_stalls_the_join_and_its_fix_restores_every_order_exac
     let stalled = job(&dir, id, None);
     let s = |p: &Path| p.to_str().expect("utf-8 path").to_string();
     let mut run = Running::start(&["run", &s(&stalled), "--stall-threshold", "1 s"]);
+    // Before any stall: the versioned table's empty partitions are named.
+    let empty = run
+        .wait_for_line("hold no record", Duration::from_secs(10))
+        .expect("a WARN at start names the empty partitions of rates");
+    assert!(
+        empty.contains(&format!("partition(s) 2, 3 of rates-{id}"))
+            && empty.contains("'scan.watermark.idle-timeout' on table rates"),
+        "{empty}"
+    );
     // Orders keep coming for about 4 s while the join waits.
     std::thread::scope(|scope| {
         let traffic = scope.spawn(|| produce_orders(&orders, 0..ORDERS, Duration::from_millis(8)));
@@ -183,6 +192,39 @@ fn a_quiet_versioned_table_stalls_the_join_and_its_fix_restores_every_order_exac
         if read == ORDERS as u64 + 24 && waiting == ORDERS as u64 {
             let reason = insert["stall"]["reason"].as_str().unwrap_or_default();
             assert!(reason.contains("versioned side, table rates"), "{reason}");
+            // /metrics: the versioned side holds the join, within it a
+            // partition of rates without records; the rows waiting.
+            let m = run.scrape();
+            let sample = |name: &str, side: Option<&str>| {
+                m.samples
+                    .iter()
+                    .find(|x| {
+                        x.metric == name && side.is_none_or(|s| x.labels.get("side") == Some(s))
+                    })
+                    .map(common::value)
+            };
+            assert_eq!(
+                sample("lowwater_join_input_holding", Some("versioned side")),
+                Some(1.0)
+            );
+            assert_eq!(
+                sample("lowwater_join_input_holding", Some("probe side")),
+                Some(0.0)
+            );
+            assert_eq!(
+                sample("lowwater_join_waiting_rows", None),
+                Some(ORDERS as f64)
+            );
+            let holding: Vec<String> = m
+                .samples
+                .iter()
+                .filter(|x| x.metric == "lowwater_partition_holding" && common::value(x) == 1.0)
+                .map(|x| format!("{:?}", x.labels))
+                .collect();
+            assert!(
+                holding.len() == 1 && holding[0].contains(&format!("rates-{id}")),
+                "{holding:?}"
+            );
             match checkpoint {
                 None => checkpoint = Some(done),
                 // A checkpoint completed after everything was read.

@@ -160,6 +160,7 @@ pub fn live(w: &Watcher, origin: &Origin, now: Timestamp) -> Live {
         },
         now,
         inserts,
+        joins: Vec::new(),
         subtasks,
         history: parts.history.points(),
         checkpoints: Default::default(),

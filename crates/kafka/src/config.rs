@@ -134,6 +134,28 @@ pub fn partitions(properties: &BTreeMap<String, String>, topic: &str) -> Result<
     Ok(ps)
 }
 
+/// The partitions of `topic` that hold no record now (their low and high
+/// offsets are equal: never written, or everything deleted by retention).
+pub fn empty_partitions(
+    properties: &BTreeMap<String, String>,
+    topic: &str,
+) -> Result<Vec<i32>, String> {
+    let c: BaseConsumer<FirstError> = config(properties)
+        .set_log_level(rdkafka::config::RDKafkaLogLevel::Warning)
+        .create_with_context(FirstError::default())
+        .map_err(|e| crate::config::creation_error("client", &e))?;
+    let mut empty = Vec::new();
+    for p in partitions(properties, topic)? {
+        let (low, high) = c
+            .fetch_watermarks(topic, p, REQUEST_TIMEOUT)
+            .map_err(|e| format!("reading the offsets of partition {p} of '{topic}': {e}"))?;
+        if low >= high {
+            empty.push(p);
+        }
+    }
+    Ok(empty)
+}
+
 /// Whether the brokers can be reached and accept the client's credentials
 /// (within [`REQUEST_TIMEOUT`]): sinks check at start, so that a wrong
 /// password is a clear error, not rows retried for minutes.

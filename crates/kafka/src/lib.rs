@@ -33,7 +33,8 @@ mod txn_error;
 mod writer;
 
 pub use config::{
-    add_topic_partitions, check_reachable, create_topic, delete_topics, partitions, REQUEST_TIMEOUT,
+    add_topic_partitions, check_reachable, create_topic, delete_topics, empty_partitions,
+    partitions, REQUEST_TIMEOUT,
 };
 pub use dump::dump_topic;
 pub use marker::{ensure_state_topic, last_committed_marker};

@@ -318,6 +318,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     let (dumps, outputs) = io_args(plan, args)?;
     let dumped = dumps.keys().copied().collect();
     crate::exchange::refuse_unsupported(plan, &dumped).map_err(RunError::Usage)?;
+    crate::join_watch::warn_empty_versioned(plan, &dumped);
     let plan = Arc::new(plan.clone());
     let clock = SystemClock::new();
     let start = clock.now();

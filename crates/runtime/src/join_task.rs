@@ -89,6 +89,8 @@ pub(crate) struct SideRow {
 /// it is a vector), published by its subtasks.
 pub(crate) struct JoinShared {
     pub watermarks: Vec<AtomicI64>,
+    /// Per subtask, the watermark of each input (port).
+    pub inputs: Vec<[AtomicI64; 2]>,
     /// Probe rows waiting (a temporal join) or rows cached (an interval join).
     pub waiting: Vec<AtomicU64>,
     /// What holds each subtask's watermark.
@@ -107,6 +109,9 @@ impl JoinShared {
             watermarks: (0..subtasks)
                 .map(|_| AtomicI64::new(MIN_WATERMARK))
                 .collect(),
+            inputs: (0..subtasks)
+                .map(|_| [AtomicI64::new(MIN_WATERMARK), AtomicI64::new(MIN_WATERMARK)])
+                .collect(),
             waiting: (0..subtasks).map(|_| AtomicU64::new(0)).collect(),
             holds: (0..subtasks).map(|_| Mutex::new(None)).collect(),
             late: (0..subtasks).map(|_| Mutex::new(BTreeMap::new())).collect(),
@@ -118,6 +123,12 @@ impl JoinShared {
     /// The join's watermark: the lowest of its subtasks'.
     pub fn watermark(&self) -> Timestamp {
         let wms = self.watermarks.iter().map(|w| w.load(Ordering::Relaxed));
+        wms.min().unwrap_or(MIN_WATERMARK)
+    }
+
+    /// The lowest watermark the join's subtasks have from input `port`.
+    pub fn input_watermark(&self, port: usize) -> Timestamp {
+        let wms = self.inputs.iter().map(|w| w[port].load(Ordering::Relaxed));
         wms.min().unwrap_or(MIN_WATERMARK)
     }
 
@@ -642,6 +653,10 @@ impl JoinTask {
             Node::Interval(n) => (n.gate().current(), n.op().cached(), n.hold()),
         };
         js.watermarks[s].store(wm, Ordering::Relaxed);
+        for (port, w) in js.inputs[s].iter().enumerate() {
+            let input = self.gate().port(port).map(|v| v.watermark());
+            w.store(input.unwrap_or(MIN_WATERMARK), Ordering::Relaxed);
+        }
         js.waiting[s].store(waiting, Ordering::Relaxed);
         js.filtered[s].store(self.filtered, Ordering::Relaxed);
         js.unmatched[s].store(self.unmatched, Ordering::Relaxed);

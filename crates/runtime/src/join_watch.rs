@@ -169,3 +169,50 @@ impl JoinWatches {
         self.watches.iter().flat_map(|w| w.stalls.iter())
     }
 }
+
+/// At start: a partition of a temporal join's versioned table that holds
+/// no record at all, read from Kafka without an idle-timeout, holds every
+/// joined row at MIN until a record reaches it (a compacted topic with
+/// fewer keys than partitions, rates that change once a day). One WARN per
+/// table, before any stall could be seen, with the setting that releases
+/// it. `dumped`: tables read from `--input` dumps instead.
+pub(crate) fn warn_empty_versioned(plan: &JobPlan, dumped: &std::collections::BTreeSet<usize>) {
+    let mut warned: Vec<usize> = Vec::new();
+    for j in &plan.joins {
+        let t = j.build;
+        let table = &plan.tables[t];
+        let lowwater_sql::options::Connector::Kafka { properties, .. } = &table.connector else {
+            continue;
+        };
+        let idle = table
+            .strategy(&plan.settings)
+            .and_then(|s| s.idle_timeout)
+            .is_some_and(|t| t > 0);
+        if idle || dumped.contains(&t) || warned.contains(&t) {
+            continue;
+        }
+        warned.push(t);
+        for topic in table.topics() {
+            match lowwater_kafka::empty_partitions(properties, &topic) {
+                Ok(empty) if !empty.is_empty() => {
+                    let list: Vec<String> = empty.iter().map(i32::to_string).collect();
+                    tracing::warn!(
+                        "table {}, the versioned side of the temporal join into {}: partition(s) \
+                         {} of {topic} hold no record, and idle-timeout is disabled: each holds \
+                         the join's watermark at MIN until a record reaches it, so no joined row \
+                         is written while the probe rows wait in state. SET \
+                         'scan.watermark.idle-timeout' on table {} (the trade: a probe row may \
+                         be joined before a late version of its time arrives)",
+                        table.name,
+                        plan.tables[j.sink].name,
+                        list.join(", "),
+                        table.name
+                    );
+                }
+                Ok(_) => {}
+                // The source reports an unreachable broker itself.
+                Err(e) => tracing::debug!("checking {topic} for empty partitions: {e}"),
+            }
+        }
+    }
+}

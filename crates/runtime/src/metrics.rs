@@ -233,6 +233,46 @@ fn encode(live: &Live, lags: Option<&LagFamily>, filtered: Vec<(Labels, u64)>) -
             .filter_map(|i| finite(i.watermark).map(|w| (ins(i), secs(live.now - w))))
             .collect(),
     );
+    let side = |j: &crate::observe::LiveJoin, s: &crate::observe::LiveJoinSide| -> Labels {
+        vec![
+            ("sink".into(), j.sink.clone()),
+            ("side".into(), s.side.clone()),
+            ("table".into(), s.table.clone()),
+        ]
+    };
+    let sides = || {
+        live.joins
+            .iter()
+            .flat_map(|j| j.sides.iter().map(move |s| (j, s)))
+    };
+    gauge(
+        &mut r,
+        "lowwater_join_input_watermark_milliseconds",
+        "The watermark a join has from one input (the lowest over its subtasks), epoch ms; the \
+         join's is the lower of its two",
+        sides()
+            .filter_map(|(j, s)| finite(s.watermark).map(|w| (side(j, s), w as f64)))
+            .collect(),
+    );
+    gauge(
+        &mut r,
+        "lowwater_join_input_holding",
+        "1 for the input that holds the join's watermark",
+        sides()
+            .map(|(j, s)| (side(j, s), f64::from(u8::from(s.holding))))
+            .collect(),
+    );
+    gauge(
+        &mut r,
+        "lowwater_join_waiting_rows",
+        "Probe rows a temporal join holds until the watermark passes their time (an interval \
+         join: the rows it caches); past 'lowwater.state.max-join-rows' the job stops unless its \
+         watermark is moving",
+        live.joins
+            .iter()
+            .map(|j| (vec![("sink".into(), j.sink.clone())], j.waiting_rows as f64))
+            .collect(),
+    );
     gauge(
         &mut r,
         "lowwater_stall_active",

@@ -149,6 +149,34 @@ pub struct LiveSink {
     pub stale: bool,
 }
 
+/// One join, live: each input's watermark, which holds the join, and the
+/// rows it holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct LiveJoin {
+    /// Its INSERT's sink.
+    pub sink: String,
+    /// `temporal join` or `interval join`.
+    pub join: String,
+    /// Its two inputs, port 0 first.
+    pub sides: Vec<LiveJoinSide>,
+    /// Probe rows waiting for the watermark (a temporal join), or rows
+    /// cached (an interval join), over its subtasks.
+    pub waiting_rows: u64,
+}
+
+/// One input of a join.
+#[derive(Debug, Clone, Serialize)]
+pub struct LiveJoinSide {
+    /// `probe side`, `versioned side`, `left side` or `right side`.
+    pub side: String,
+    /// The table it reads.
+    pub table: String,
+    /// The lowest watermark the join's subtasks have from it (`null`: MIN).
+    pub watermark: Option<Timestamp>,
+    /// Whether this input holds the join's watermark now.
+    pub holding: bool,
+}
+
 /// One INSERT, live.
 #[derive(Debug, Clone, Serialize)]
 pub struct LiveInsert {
@@ -199,6 +227,9 @@ pub struct Live {
     pub now: Timestamp,
     /// Per INSERT.
     pub inserts: Vec<LiveInsert>,
+    /// Per join (absent in a job without joins).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub joins: Vec<LiveJoin>,
     /// Per operator subtask.
     pub subtasks: Vec<LiveSubtask>,
     /// The chart's points.
@@ -278,6 +309,20 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
             crate::monitor::holder_of(&views[si], shared.start, now).map(|(h, _)| h)
         })
         .collect();
+    // What holds each join: its holding side's table and, in that table's
+    // source, the partition with the lowest watermark.
+    let joins = crate::join_task::joins(plan);
+    let join_holders: Vec<Option<(usize, usize, Holder)>> = joins
+        .iter()
+        .enumerate()
+        .map(|(j, which)| {
+            let hold = shared.joins[j].hold()?;
+            let table = which.sides(plan).table(hold.port);
+            let si = shared.sources.iter().position(|s| s.table == table)?;
+            let (h, _) = crate::monitor::holder_of(&views[si], shared.start, now)?;
+            Some((hold.port, table, h))
+        })
+        .collect();
     let mut stalls = past;
     stalls.extend(current.iter().flatten().cloned());
     let (
@@ -300,11 +345,13 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
             .and_then(|si| views[si].get(meta.subtask));
         let backlog = view.and_then(|v| v.backlog.get(&id).copied());
         let paused = view.and_then(|v| v.paused.get(&id)).is_some_and(|p| p.0);
-        let holding = plan
-            .pipelines
-            .iter()
-            .zip(&holders)
-            .any(|(pl, h)| pl.source == meta.table && h.is_some_and(|h| h.split == Some(id)));
+        let holding =
+            plan.pipelines.iter().zip(&holders).any(|(pl, h)| {
+                pl.reads_table(meta.table) && h.is_some_and(|h| h.split == Some(id))
+            }) || join_holders
+                .iter()
+                .flatten()
+                .any(|(_, t, h)| *t == meta.table && h.split == Some(id));
         live_parts.push(LivePartition {
             watermark: p.final_watermark,
             silent_ms: now - p.last_arrival.unwrap_or(shared.start),
@@ -359,7 +406,27 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
         .collect();
     // A join's INSERT: its watermark, its stall (after the windows' in
     // `current`) and the rows it holds as its open state.
-    let joins = crate::join_task::joins(plan);
+    let mut live_joins = Vec::new();
+    for (j, which) in joins.iter().enumerate() {
+        let sides = which.sides(plan);
+        let js = &shared.joins[j];
+        let holding = join_holders[j].as_ref().map(|(port, ..)| *port);
+        live_joins.push(LiveJoin {
+            sink: plan.tables[sides.sink].name.clone(),
+            join: sides.join.to_string(),
+            sides: [sides.first, sides.second]
+                .iter()
+                .enumerate()
+                .map(|(port, (t, side))| LiveJoinSide {
+                    side: side.to_string(),
+                    table: plan.tables[*t].name.clone(),
+                    watermark: wm(js.input_watermark(port)),
+                    holding: holding == Some(port),
+                })
+                .collect(),
+            waiting_rows: js.waiting(),
+        });
+    }
     for (j, which) in joins.iter().enumerate() {
         let sides = which.sides(plan);
         let js = &shared.joins[j];
@@ -424,6 +491,7 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
         replay,
         now,
         inserts,
+        joins: live_joins,
         subtasks,
         history,
         checkpoints: shared
