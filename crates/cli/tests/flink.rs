@@ -303,6 +303,107 @@ fn seed000_on_flink_the_silent_partition_and_its_subtask_are_named_everywhere() 
     });
 }
 
+/// An event-time temporal join on Flink, its versioned table (4
+/// partitions) written on 2 only: `lowwater submit` + `watch` name the
+/// join's versioned side and a rates partition that never had a record,
+/// as they would for a lowwater job.
+#[test]
+fn a_temporal_join_on_flink_is_held_by_its_quiet_versioned_partition() {
+    let _one = CLUSTER.lock().unwrap_or_else(|p| p.into_inner());
+    flink();
+    let (dir, id) = kafka_scratch("flink-join");
+    let (orders, rates, out) = (
+        format!("flink-join-orders-{id}"),
+        format!("flink-join-rates-{id}"),
+        format!("flink-join-out-{id}"),
+    );
+    create_topic(&orders, 2);
+    create_topic(&rates, 4);
+    create_topic(&out, 1);
+    // A rate of each user on partitions 0 and 1, as of the start.
+    let p = producer();
+    let start = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    for (part, user) in [(0, "u0"), (1, "u1")] {
+        let payload = format!(
+            r#"{{"currency":"{user}","rate":7,"update_time":"{}"}}"#,
+            sql_ts(start - 60_000)
+        );
+        let r = BaseRecord::<(), str>::to(&rates)
+            .partition(part)
+            .payload(&payload);
+        p.send(r).expect("send a rate");
+    }
+    p.flush(Duration::from_secs(10)).expect("flush");
+    let kafka = |topic: &str, group: &str| {
+        format!(
+            "'connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = \
+             '{BOOTSTRAP}', 'properties.group.id' = '{group}', 'scan.startup.mode' = \
+             'earliest-offset', 'format' = 'json'"
+        )
+    };
+    let sql = format!(
+        "SET 'parallelism.default' = '2';
+CREATE TABLE orders (user_id STRING, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ({});
+CREATE TABLE rates (currency STRING, rate INT, update_time TIMESTAMP(3),
+  WATERMARK FOR update_time AS update_time - INTERVAL '1' SECOND) WITH ({});
+CREATE VIEW versioned_rates AS SELECT currency, rate, update_time FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY currency ORDER BY update_time DESC) AS rownum
+  FROM rates) WHERE rownum = 1;
+CREATE TABLE dashboard (user_id STRING, rate INT, ts TIMESTAMP(3)) WITH (
+  'connector' = 'kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
+  'format' = 'json');
+INSERT INTO dashboard SELECT o.user_id, r.rate, o.ts
+FROM orders AS o JOIN versioned_rates FOR SYSTEM_TIME AS OF o.ts AS r
+ON o.user_id = r.currency;
+",
+        kafka(&orders, &format!("flink-join-{id}")),
+        kafka(&rates, &format!("flink-join-{id}"))
+    );
+    let job = dir.join(format!("flink-join-{id}.sql"));
+    std::fs::write(&job, sql).expect("write the job");
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let producer = s.spawn(|| produce_live(&orders, &[0, 1], None, &stop));
+        let _stop = StopOnDrop(&stop);
+        let w = submit_and_watch(&job);
+        let stalled = api_until(&w, "a join stall held by a partition", |v| {
+            v["inserts"][0]["stall"]["held_by"]["partition"]
+                .as_i64()
+                .is_some()
+        });
+        let flink_job = CancelOnDrop(watched_job(&stalled));
+        let insert = &stalled["inserts"][0];
+        let held = &insert["stall"]["held_by"];
+        assert_eq!(held["topic"].as_str(), Some(rates.as_str()), "{stalled}");
+        let partition = held["partition"].as_i64().unwrap_or(-1);
+        assert!(partition == 2 || partition == 3, "{stalled}");
+        assert_eq!(held["never_had_record"].as_bool(), Some(true), "{stalled}");
+        let reason = insert["stall"]["reason"].as_str().unwrap_or_default();
+        assert!(
+            reason.starts_with("the temporal join waits for its versioned side, table rates: ")
+                && reason.contains(&format!("partition {partition} of {rates}"))
+                && reason.contains("'scan.watermark.idle-timeout' on table rates"),
+            "{reason}"
+        );
+        assert_eq!(
+            insert["source"].as_str(),
+            Some("orders JOIN rates"),
+            "{stalled}"
+        );
+        let log = w.stop();
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        producer.join().expect("producer");
+        drop(flink_job);
+        assert!(
+            log.contains("the temporal join waits for its versioned side"),
+            "{log}"
+        );
+    });
+}
+
 /// The web page, in headless Chromium, marks partition 11's row.
 fn page_names_the_holder(dir: &Path, url: &str) {
     let profile = dir.join("chromium-profile");

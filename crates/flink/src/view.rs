@@ -102,7 +102,7 @@ pub fn live(w: &Watcher, origin: &Origin, now: Timestamp) -> Live {
         .zip(&parts.current)
         .map(|(p, c)| LiveInsert {
             sink: p.sink().to_string(),
-            source: p.source().to_string(),
+            source: p.sources().join(" JOIN "),
             watermark: wm(p.watermark()),
             stall: c.clone(),
             open_windows: 0,
@@ -110,7 +110,11 @@ pub fn live(w: &Watcher, origin: &Origin, now: Timestamp) -> Live {
         })
         .collect();
     let mut subtasks = Vec::new();
-    let mut tables: Vec<&str> = parts.pipes.iter().map(|p| p.source()).collect();
+    let mut tables: Vec<&str> = parts
+        .pipes
+        .iter()
+        .flat_map(|p| p.sources().iter().map(String::as_str))
+        .collect();
     tables.sort_unstable();
     tables.dedup();
     for t in tables {

@@ -148,7 +148,15 @@ impl Split {
 #[derive(Debug, Clone)]
 pub(crate) struct Pipe {
     sink: String,
+    /// The Kafka table that holds it (of a join: the input with the lowest
+    /// watermark, as last explained).
     source: String,
+    /// Every Kafka table upstream, in input order (a join's: probe or left
+    /// first).
+    sources: Vec<String>,
+    /// A join upstream of the sink (`temporal join`, `interval join`,
+    /// `join`): its watermark is the lower of its inputs'.
+    join: Option<&'static str>,
     vertex: String,
     watermark: Timestamp,
     detector: StallDetector,
@@ -246,6 +254,8 @@ impl Watcher {
             return events;
         }
         for pi in 0..self.pipes.len() {
+            // A join: the input with the lowest watermark holds it.
+            self.pipes[pi].source = self.holding_source(pi);
             let sample = poll
                 .sinks
                 .iter()
@@ -264,9 +274,13 @@ impl Watcher {
                     0
                 };
             }
-            let wm = sample
-                .and_then(|k| k.watermark)
-                .or_else(|| self.source_watermark(&self.pipes[pi].source));
+            let wm = sample.and_then(|k| k.watermark).or_else(|| {
+                let p = &self.pipes[pi];
+                p.sources
+                    .iter()
+                    .filter_map(|t| self.source_watermark(t))
+                    .min()
+            });
             if let Some(w) = wm {
                 if w < self.pipes[pi].watermark {
                     // A restart: the job's watermark starts again from its
@@ -285,7 +299,7 @@ impl Watcher {
                     }
                 }
             }
-            if arrived.contains(&self.pipes[pi].source) {
+            if self.pipes[pi].sources.iter().any(|t| arrived.contains(t)) {
                 if self.pipes[pi].detector.on_record(now).is_some() {
                     self.explain(pi, now);
                     if let Some(s) = self.pipes[pi].detector.current() {
@@ -309,6 +323,20 @@ impl Watcher {
             });
         }
         self.last_poll = Some(now);
+    }
+
+    /// The input of pipeline `pi` that holds it: its only Kafka table, or of
+    /// a join the one whose watermark is the lowest (the first on a tie;
+    /// one with every subtask idle holds nothing).
+    fn holding_source(&self, pi: usize) -> String {
+        let p = &self.pipes[pi];
+        let lowest = p
+            .sources
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| Some((self.source_watermark(t)?, i, t)))
+            .min();
+        lowest.map_or_else(|| p.source.clone(), |(_, _, t)| t.clone())
     }
 
     /// The minimum over a table's active subtasks, each the minimum over its
@@ -436,9 +464,16 @@ impl Watcher {
     }
 
     fn context(&self, pi: usize) -> StallContext {
+        let p = &self.pipes[pi];
+        // A temporal join's versioned side is released by its own table's
+        // idle-timeout: the job-wide one would also let the probe side's
+        // quiet partitions go (as lowwater's own report says).
+        let versioned = p.join == Some("temporal join")
+            && p.sources.len() > 1
+            && p.sources.iter().position(|t| *t == p.source) == Some(1);
         StallContext {
             source: self.pipes[pi].source.clone(),
-            own_idle_option: self.settings.own_idle_option,
+            own_idle_option: self.settings.own_idle_option || versioned,
             idle_timeout: self.settings.idle_timeout,
             caught_up: false,
             emit_interval: self.settings.emit_interval,
@@ -486,6 +521,19 @@ impl Watcher {
             reason.push_str(
                 " (inferred from the readers' offsets: this Flink shows no per-partition \
                  watermarks, which Flink 2.1 added)",
+            );
+        }
+        if let (Some(join), true) = (p.join, p.sources.len() > 1) {
+            let side = match (join, p.sources.iter().position(|t| *t == p.source)) {
+                ("temporal join", Some(0)) => "probe side",
+                ("temporal join", Some(_)) => "versioned side",
+                ("interval join", Some(0)) => "left side",
+                ("interval join", Some(_)) => "right side",
+                _ => "input",
+            };
+            *reason = format!(
+                "the {join} waits for its {side}, table {}: {reason}",
+                p.source
             );
         }
         if !self.settings.idle_timeout_known {
@@ -569,12 +617,15 @@ fn pipes_of(job: &Job, threshold: Millis, now: Timestamp) -> Result<Vec<Pipe>, S
     let mut pipes = Vec::new();
     for v in &job.vertices {
         for sink in v.sinks() {
-            let Some(source) = upstream_kafka(job, &v.id) else {
+            let sources = upstream_kafka(job, &v.id);
+            let Some(source) = sources.first().cloned() else {
                 continue;
             };
             pipes.push(Pipe {
                 sink,
                 source,
+                sources,
+                join: upstream_join(job, &v.id),
                 vertex: v.id.clone(),
                 watermark: MIN_WATERMARK,
                 detector: StallDetector::new(threshold, now, MIN_WATERMARK),
@@ -605,20 +656,55 @@ fn vertex_names(job: &Job) -> String {
         .join("; ")
 }
 
-/// The Kafka table a vertex reads, itself or upstream (the first found).
-fn upstream_kafka(job: &Job, id: &str) -> Option<String> {
+/// The Kafka tables a vertex reads, itself or upstream, in input order (a
+/// join's first input first).
+fn upstream_kafka(job: &Job, id: &str) -> Vec<String> {
+    let mut todo = vec![id.to_string()];
+    let (mut seen, mut tables) = (Vec::new(), Vec::new());
+    while let Some(id) = todo.pop() {
+        if seen.contains(&id) {
+            continue;
+        }
+        seen.push(id.clone());
+        let Some(v) = job.vertices.iter().find(|v| v.id == id) else {
+            continue;
+        };
+        if let Some(t) = v.kafka_table() {
+            if !tables.contains(&t) {
+                tables.push(t);
+            }
+            continue;
+        }
+        // Depth first, the first input first.
+        todo.extend(v.inputs.iter().rev().cloned());
+    }
+    tables
+}
+
+/// The kind of join at or upstream of a vertex, from its operators' names
+/// (`TemporalJoin[23]`, `IntervalJoin[7]`, `Join[9]`, or with `(...)`), if
+/// any.
+fn upstream_join(job: &Job, id: &str) -> Option<&'static str> {
     let mut todo = vec![id.to_string()];
     let mut seen = Vec::new();
     while let Some(id) = todo.pop() {
         if seen.contains(&id) {
             continue;
         }
-        let v = job.vertices.iter().find(|v| v.id == id)?;
-        if let Some(t) = v.kafka_table() {
-            return Some(t);
+        seen.push(id.clone());
+        let Some(v) = job.vertices.iter().find(|v| v.id == id) else {
+            continue;
+        };
+        for op in v.name.split(" -> ") {
+            let name = op.split(['[', '(']).next().unwrap_or(op).trim();
+            match name {
+                "TemporalJoin" => return Some("temporal join"),
+                "IntervalJoin" => return Some("interval join"),
+                n if n.ends_with("Join") => return Some("join"),
+                _ => {}
+            }
         }
         todo.extend(v.inputs.iter().cloned());
-        seen.push(id);
     }
     None
 }
@@ -662,6 +748,11 @@ impl Pipe {
 
     pub(crate) fn source(&self) -> &str {
         &self.source
+    }
+
+    /// Every Kafka table it reads (two for a join).
+    pub(crate) fn sources(&self) -> &[String] {
+        &self.sources
     }
 
     pub(crate) fn watermark(&self) -> Timestamp {

@@ -424,3 +424,83 @@ fn a_partition_seen_after_the_watch_began_is_silent_only_since_then() {
         "silent since it was first seen, not the job's age"
     );
 }
+
+/// A temporal join's job graph, as Flink 2.3 ran one (the vertex names
+/// read off the real cluster): orders and rates from Kafka, the rates
+/// deduplicated, `TemporalJoin[23]` chained with the sink. Rates partitions
+/// 2 and 3 never had a record: the join is held by its versioned side, and
+/// the per-table idle-timeout of rates is what releases it.
+#[test]
+fn a_temporal_join_is_held_by_its_versioned_side_and_named_so() {
+    use lowwater_flink::model::{JobSummary, Vertex};
+    use lowwater_flink::watch::SplitSample;
+    let v = |id: &str, name: &str, inputs: &[&str]| Vertex {
+        id: id.into(),
+        name: name.into(),
+        parallelism: 2,
+        inputs: inputs.iter().map(|i| i.to_string()).collect(),
+        description: String::new(),
+    };
+    let job =
+        Job {
+            summary: JobSummary {
+                id: "j".into(),
+                name: "insert-into_default_catalog.default_database.dashboard".into(),
+                state: "RUNNING".into(),
+                start_time: T0 - 60_000,
+            },
+            vertices: vec![
+            v("o", "Source: KafkaSource-default_catalog.default_database.orders", &[]),
+            v("r", "Source: KafkaSource-default_catalog.default_database.rates", &[]),
+            v("d", "Deduplicate[21]", &["r"]),
+            v(
+                "j",
+                "TemporalJoin[23] -> Calc[24] -> dashboard[25]: Writer -> dashboard[25]: Committer",
+                &["o", "d"],
+            ),
+        ],
+        };
+    let split = |table: &str, partition: i32, wm: i64, offset: i64| SplitSample {
+        table: table.into(),
+        topic: table.into(),
+        partition,
+        subtask: (partition % 2) as usize,
+        watermark: Some(wm),
+        idle_ms_per_s: Some(0.0),
+        offset: Some(offset),
+    };
+    let poll = |k: i64| Poll {
+        job: job.clone(),
+        splits: vec![
+            split("orders", 0, T0 + k * 2_000, 10 + k),
+            split("orders", 1, T0 + k * 2_000, 10 + k),
+            split("rates", 0, T0 - 60_000, 0),
+            split("rates", 1, T0 - 60_000, 0),
+            split("rates", 2, MIN_WATERMARK, -1),
+            split("rates", 3, MIN_WATERMARK, -1),
+        ],
+        sinks: vec![SinkSample {
+            vertex: "j".into(),
+            watermark: Some(MIN_WATERMARK),
+            late_dropped: 0,
+            rows: vec![("dashboard".into(), 0)],
+        }],
+    };
+    let mut w = watcher(&job);
+    let stall = last_stall(&mut w, poll).expect("the join stalls");
+    let held = stall.held_by.as_ref().expect("a holder");
+    assert_eq!(held.topic.as_deref(), Some("rates"));
+    assert_eq!(held.partition, Some(2));
+    assert!(held.never_had_record);
+    assert_eq!(stall.source, "rates");
+    assert!(
+        stall
+            .reason
+            .starts_with("the temporal join waits for its versioned side, table rates: partition 2 of rates (subtask 0) has had no record")
+            && stall.reason.contains("'scan.watermark.idle-timeout' on table rates"),
+        "{}",
+        stall.reason
+    );
+    let view = live(&w, &origin(), T0 + 40_000);
+    assert_eq!(view.inserts[0].source, "orders JOIN rates");
+}
