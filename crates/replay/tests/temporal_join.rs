@@ -263,3 +263,36 @@ fn a_window_after_the_join_waits_for_the_quiet_rates_too() -> Result<(), String>
     assert_eq!(orders, 1440, "every order in one window");
     Ok(())
 }
+
+/// `tune` sweeps the idle timeout of the versioned table only (the quiet
+/// side the stall names), and recommends that table's own option: the
+/// orders keep theirs, so a quiet orders partition still holds the joined
+/// rows it should hold.
+#[test]
+fn tune_sweeps_the_versioned_tables_own_idle_timeout() -> Result<(), String> {
+    use lowwater_replay::tune::{tune, TuneArgs};
+    let plan = job("job.sql", "")?;
+    let args = TuneArgs {
+        replay: args(),
+        max_emission_lag: Some(300_000),
+        delays: vec![lowwater_replay::tune::Delay::AsWritten],
+        ..TuneArgs::default()
+    };
+    let tuned = tune(&plan, &args, &mut |_| {}).map_err(|e| e.to_string())?;
+    for c in &tuned.candidates {
+        assert_eq!(c.candidate.idle_tables, vec!["rates".to_string()]);
+    }
+    let choice = tuned.choice.ok_or("a choice")?;
+    let chosen = choice.candidate.ok_or("a candidate meets the SLO")?;
+    assert!(tuned.candidates[chosen].candidate.idle_timeout_ms.is_some());
+    let [change] = choice.change.as_slice() else {
+        panic!("one change: {:?}", choice.change);
+    };
+    assert_eq!(change.place, "table rates");
+    assert!(
+        change.line.starts_with("'scan.watermark.idle-timeout' = '"),
+        "{}",
+        change.line
+    );
+    Ok(())
+}

@@ -282,11 +282,15 @@ pub(super) fn change(c: &Candidate, plan: &JobPlan) -> Vec<Change> {
     let mut out = Vec::new();
     let idle_text = flink_duration(c.idle_timeout_ms.unwrap_or(0));
     let mut set_line = false;
+    // A temporal join's versioned tables take their own option (the
+    // setting its stall names), not the job-wide one.
+    let own = !plan.joins.is_empty();
     for (name, delay) in &c.delays {
         let Some(ti) = plan.table(name) else { continue };
         let t = &plan.tables[ti];
-        if t.idle_timeout != c.idle_timeout_ms {
-            if t.options.contains_key("scan.watermark.idle-timeout") {
+        let swept = c.idle_tables.iter().any(|n| n == name);
+        if swept && t.idle_timeout != c.idle_timeout_ms {
+            if own || t.options.contains_key("scan.watermark.idle-timeout") {
                 out.push(Change {
                     place: format!("table {}", t.name),
                     line: format!("'scan.watermark.idle-timeout' = '{idle_text}'"),

@@ -90,8 +90,15 @@ impl Default for TuneArgs {
 /// One candidate setting, resolved for the job.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Candidate {
-    /// The idle timeout of every source table (`None`: disabled).
+    /// The idle timeout of every source table (`None`: disabled); of a job
+    /// with a temporal join, of its versioned tables only
+    /// ([`Candidate::idle_tables`]).
     pub idle_timeout_ms: Option<Millis>,
+    /// The tables the idle timeout is set on, by name: every source table,
+    /// or a temporal join's versioned tables (the quiet side the stall
+    /// report names; the probe side keeps its own setting, so that its
+    /// quiet partitions still hold the join's rows).
+    pub idle_tables: Vec<String>,
     /// The delay as asked for.
     pub delay: Delay,
     /// Each source table's resolved delay, by table name.
@@ -214,10 +221,12 @@ pub fn candidates(plan: &JobPlan, args: &TuneArgs) -> Result<Vec<Candidate>, Rep
             "the job reads no table with a WATERMARK: nothing to tune".into(),
         ));
     }
-    let written_idle = sources
+    let swept = idle_tables(plan);
+    let written_idle = swept
         .iter()
         .map(|&t| plan.tables[t].idle_timeout)
         .collect::<Vec<_>>();
+    let idle_names: Vec<String> = swept.iter().map(|&t| plan.tables[t].name.clone()).collect();
     let mut out: Vec<Candidate> = Vec::new();
     for &delay in &args.delays {
         for &idle in &args.idle_timeouts {
@@ -245,6 +254,7 @@ pub fn candidates(plan: &JobPlan, args: &TuneArgs) -> Result<Vec<Candidate>, Rep
                 });
             let c = Candidate {
                 idle_timeout_ms: idle,
+                idle_tables: idle_names.clone(),
                 delay,
                 delays,
                 as_written,
@@ -279,16 +289,47 @@ fn source_tables(plan: &JobPlan) -> Vec<usize> {
     v
 }
 
+/// The tables a sweep sets the idle timeout on: of a job with a temporal
+/// join, its versioned tables (their own `scan.watermark.idle-timeout`,
+/// the setting a join's stall names); else every source table.
+pub fn idle_tables(plan: &JobPlan) -> Vec<usize> {
+    let sources = source_tables(plan);
+    let mut versioned: Vec<usize> = plan
+        .joins
+        .iter()
+        .map(|j| j.build)
+        .filter(|t| sources.contains(t))
+        .collect();
+    versioned.sort_unstable();
+    versioned.dedup();
+    if versioned.is_empty() {
+        sources
+    } else {
+        versioned
+    }
+}
+
+/// Whether candidate `c` sets the idle timeout of its tables themselves
+/// (a temporal join's versioned tables), not the job's.
+fn per_table(plan: &JobPlan, c: &Candidate) -> bool {
+    !plan.joins.is_empty() && !c.idle_tables.is_empty()
+}
+
 /// `plan` with candidate `c`'s setting: what replaying the job file with
 /// that change gives.
 pub fn plan_for(plan: &JobPlan, c: &Candidate) -> JobPlan {
     let mut p = plan.clone();
-    p.settings.idle_timeout = c.idle_timeout_ms;
+    if !per_table(plan, c) {
+        p.settings.idle_timeout = c.idle_timeout_ms;
+    }
+    for name in &c.idle_tables {
+        if let Some(t) = p.table(name) {
+            p.tables[t].idle_timeout = c.idle_timeout_ms;
+        }
+    }
     for (name, delay) in &c.delays {
         if let Some(t) = p.table(name) {
-            let t = &mut p.tables[t];
-            t.idle_timeout = c.idle_timeout_ms;
-            if let Some(w) = &mut t.watermark {
+            if let Some(w) = &mut p.tables[t].watermark {
                 w.delay = *delay;
             }
         }
