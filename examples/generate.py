@@ -127,7 +127,37 @@ def orders(minutes):
     return out
 
 
+def shipments(minutes):
+    """4 partitions (one per warehouse, by order_id): a shipment 5 to 40
+    minutes after each order of `orders(minutes)`; warehouse 3's feed stops
+    at 01:00, so its partition gets nothing after that and its later orders
+    are never shipped."""
+    out, offsets = [], [0] * 4
+    for p in range(8):
+        for k in range(minutes):
+            order_id = p * 100_000 + k
+            placed = DAY + 30_000 + k * 60_000 + p * 4_100 - (p * 211 + k * 97) % 3_000
+            at = placed + 300_000 + (order_id * 7_919) % 2_100_000
+            w = order_id % 4
+            if w == 3 and at >= DAY + 3_600_000:
+                continue
+            payload = {"ship_id": 900_000 + order_id, "order_id": order_id, "ship_time": sql_ts(at)}
+            out.append((at, w, line("shipments", w, offsets[w], at, payload)))
+            offsets[w] += 1
+    # Offsets in arrival order per partition.
+    out.sort(key=lambda r: (r[0], r[1]))
+    fixed, offsets = [], [0] * 4
+    for at, w, text in out:
+        rec = json.loads(text)
+        rec["offset"] = offsets[w]
+        offsets[w] += 1
+        fixed.append((at, w, json.dumps(rec, separators=(",", ":"))))
+    return fixed
+
+
 if __name__ == "__main__":
+    os.makedirs(os.path.join(HERE, "shipments_join"), exist_ok=True)
+    write(os.path.join(HERE, "shipments_join", "shipments.jsonl"), shipments(180))
     os.makedirs(os.path.join(HERE, "rates_join"), exist_ok=True)
     write(os.path.join(HERE, "rates_join", "orders.jsonl"), orders(180))
     write(os.path.join(HERE, "rates_join", "rates.jsonl"), rates(3))

@@ -576,14 +576,7 @@ impl JoinTask {
                     };
                     let ts = match &self.window {
                         Some(_) => jp.window_ts(&values)?,
-                        None => [jp.times.0, jp.times.1]
-                            .iter()
-                            .filter_map(|&c| match row.get(c) {
-                                Some(Value::Timestamp(t)) => Some(*t),
-                                _ => None,
-                            })
-                            .max()
-                            .unwrap_or(MIN_WATERMARK),
+                        None => jp.pair_time(&row).unwrap_or(MIN_WATERMARK),
                     };
                     rows.push((values, ts));
                 }

@@ -200,6 +200,14 @@ impl Engine<'_> {
                         if let Err(e) = s.write(&values, now) {
                             self.sink_error.get_or_insert(e);
                         }
+                        // A pair's emission lag runs from its later rowtime
+                        // (as in `run`).
+                        if let Some(ts) = jp.pair_time(&row) {
+                            let lag = now.saturating_sub(ts);
+                            s.out.max_emission_lag =
+                                Some(s.out.max_emission_lag.map_or(lag, |m| m.max(lag)));
+                            *s.out.lags.entry(lag).or_insert(0) += 1;
+                        }
                     }
                 }
                 Ok(None) => self.intervals[ii].filtered += 1,

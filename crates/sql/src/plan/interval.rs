@@ -93,6 +93,18 @@ impl IntervalPlan {
         }
     }
 
+    /// A joined row's time: the later of its two rowtimes (a padded side's
+    /// is NULL), from which its emission lag runs.
+    pub fn pair_time(&self, joined: &[lowwater_core::Value]) -> Option<lowwater_core::Timestamp> {
+        [self.times.0, self.times.1]
+            .iter()
+            .filter_map(|&c| match joined.get(c) {
+                Some(lowwater_core::Value::Timestamp(t)) => Some(*t),
+                _ => None,
+            })
+            .max()
+    }
+
     /// The join key of a row of side `port` (left 0, or [`RIGHT`]).
     pub fn side_key(
         &self,

@@ -728,7 +728,8 @@ impl JobPlan {
             .map(|p| p.window.assigner.max_size())
             .max()
             .unwrap_or(0);
-        let join = if self.joins.is_empty() { 0 } else { 60_000 };
+        let joined = !self.joins.is_empty() || !self.intervals.is_empty();
+        let join = if joined { 60_000 } else { 0 };
         3 * window.max(join).max(self.settings.emit_interval).max(1)
     }
 }
