@@ -6,7 +6,7 @@
 //! equal rowtime replaces), and is then the kept row; an older row is
 //! dropped (counted). Every row that passes is a new version of its key.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use serde::{Deserialize, Serialize};
 

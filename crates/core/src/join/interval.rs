@@ -36,7 +36,9 @@
 //! behind the watermark, so a window after the join is not made late by
 //! it (Flink's `KeyedCoProcessOperatorWithWatermarkDelay`).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use hashbrown::HashMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -231,7 +233,7 @@ impl IntervalJoin {
             true => self.right_expiration,
             false => self.left_expiration,
         };
-        let state = self.keys.entry(key.to_vec()).or_default();
+        let state = self.keys.entry_ref(key).or_default();
         if expiration < upper {
             let fresh = Self::expiration(op_time, back);
             match is_left {

@@ -37,7 +37,9 @@
 //! has been emitted when it is forwarded, so a window aggregation after the
 //! join, over the probe side's rowtime, is exact.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use hashbrown::HashMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -124,7 +126,7 @@ impl TemporalJoin {
         self.records_in += 1;
         let late = ts <= self.watermark;
         self.late_probes += u64::from(late);
-        let state = self.keys.entry(key.to_vec()).or_default();
+        let state = self.keys.entry_ref(key).or_default();
         let i = state.next;
         state.next += 1;
         state.probes.insert(i, (ts, row.to_vec()));
@@ -140,7 +142,7 @@ impl TemporalJoin {
         self.records_in += 1;
         let late = ts <= self.watermark;
         self.late_versions += u64::from(late);
-        let state = self.keys.entry(key.to_vec()).or_default();
+        let state = self.keys.entry_ref(key).or_default();
         let v = row.map_or(Version::Deleted, |r| Version::Row(r.to_vec()));
         if state.versions.insert(ts, v).is_none() {
             self.held += 1;
