@@ -92,7 +92,7 @@ fn temporal(n: usize) -> (f64, usize) {
             }
             next_minute += 60_000;
         }
-        node.probe(ts, &key, &row);
+        node.probe(ts, &key, row);
         if i % 100 == 99 {
             let w = ts - 5_000;
             node.progress(PROBE, 0, wm(w), 0, &mut out);
@@ -136,7 +136,7 @@ fn interval(n: usize) -> (f64, usize) {
     for i in 0..n {
         let (ts, _, row) = order(i, &names);
         let key = [Value::Int(i as i64)];
-        node.row(LEFT, ts, &key, &row, &mut all, &mut out).ok();
+        node.row(LEFT, ts, &key, row, &mut all, &mut out).ok();
         while s < ships.len() && ships[s].0 <= ts {
             let (at, o) = ships[s];
             let ship = vec![
@@ -144,15 +144,8 @@ fn interval(n: usize) -> (f64, usize) {
                 Value::Int(o as i64),
                 Value::Timestamp(at),
             ];
-            node.row(
-                RIGHT,
-                at,
-                &[Value::Int(o as i64)],
-                &ship,
-                &mut all,
-                &mut out,
-            )
-            .ok();
+            node.row(RIGHT, at, &[Value::Int(o as i64)], ship, &mut all, &mut out)
+                .ok();
             s += 1;
         }
         if i % 100 == 99 {
@@ -164,15 +157,8 @@ fn interval(n: usize) -> (f64, usize) {
     }
     for &(at, o) in &ships[s..] {
         let ship = vec![Value::Int(0), Value::Int(o as i64), Value::Timestamp(at)];
-        node.row(
-            RIGHT,
-            at,
-            &[Value::Int(o as i64)],
-            &ship,
-            &mut all,
-            &mut out,
-        )
-        .ok();
+        node.row(RIGHT, at, &[Value::Int(o as i64)], ship, &mut all, &mut out)
+            .ok();
     }
     pairs += out.len();
     (start.elapsed().as_nanos() as f64 / (2 * n) as f64, pairs)
@@ -187,7 +173,7 @@ fn held_bytes(n: usize) -> (f64, f64) {
     let before = rss_bytes();
     for i in 0..n {
         let (ts, key, row) = order(i, &names);
-        node.probe(ts, &key, &row);
+        node.probe(ts, &key, row);
     }
     let temporal = (rss_bytes() - before) / n as f64;
     assert_eq!(node.op().waiting(), n as u64);
@@ -204,7 +190,7 @@ fn held_bytes(n: usize) -> (f64, f64) {
     let before = rss_bytes();
     for i in 0..n {
         let (ts, _, row) = order(i, &names);
-        node.row(LEFT, ts, &[Value::Int(i as i64)], &row, &mut all, &mut out)
+        node.row(LEFT, ts, &[Value::Int(i as i64)], row, &mut all, &mut out)
             .ok();
     }
     let interval = (rss_bytes() - before) / n as f64;

@@ -403,7 +403,7 @@ impl JoinTask {
         let late = match (&mut self.node, self.which) {
             (Node::Temporal(n), JoinRef::Temporal(j)) => {
                 if port == PROBE {
-                    n.probe(r.ts, &r.key, &r.row)
+                    n.probe(r.ts, &r.key, r.row)
                 } else {
                     let dedup = self.plan.joins[j].dedup_values(&r.row);
                     n.build(r.ts, &dedup, &r.key, &r.row)
@@ -412,7 +412,7 @@ impl JoinTask {
             (Node::Interval(n), JoinRef::Interval(j)) => {
                 let jp = &self.plan.intervals[j];
                 let mut matches = |l: &Row, rr: &Row| jp.matches(l, rr);
-                n.row(port, r.ts, &r.key, &r.row, &mut matches, &mut self.paired)
+                n.row(port, r.ts, &r.key, r.row, &mut matches, &mut self.paired)
                     .map_err(|m| format!("the join condition: {m}"))?
             }
             _ => return Err("a join subtask of the wrong kind (a bug in lowwater)".into()),

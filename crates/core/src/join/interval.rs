@@ -183,11 +183,11 @@ impl IntervalJoin {
         &mut self,
         ts: Timestamp,
         key: &[Value],
-        row: &[Value],
+        row: impl Into<Row>,
         matches: &mut dyn FnMut(&Row, &Row) -> Result<bool, E>,
         out: &mut Vec<Paired>,
     ) -> Result<bool, E> {
-        self.arrive(true, ts, key, row, matches, out)
+        self.arrive(true, ts, key, row.into(), matches, out)
     }
 
     /// A right row arrives (see [`IntervalJoin::left`]); returns whether it
@@ -196,11 +196,11 @@ impl IntervalJoin {
         &mut self,
         ts: Timestamp,
         key: &[Value],
-        row: &[Value],
+        row: impl Into<Row>,
         matches: &mut dyn FnMut(&Row, &Row) -> Result<bool, E>,
         out: &mut Vec<Paired>,
     ) -> Result<bool, E> {
-        self.arrive(false, ts, key, row, matches, out)
+        self.arrive(false, ts, key, row.into(), matches, out)
     }
 
     /// `processElement1` (`is_left`) and `processElement2`, one code path
@@ -210,7 +210,7 @@ impl IntervalJoin {
         is_left: bool,
         ts: Timestamp,
         key: &[Value],
-        row: &[Value],
+        row: Row,
         matches: &mut dyn FnMut(&Row, &Row) -> Result<bool, E>,
         out: &mut Vec<Paired>,
     ) -> Result<bool, E> {
@@ -227,7 +227,6 @@ impl IntervalJoin {
             false => (self.spec.kind.right_outer(), self.spec.kind.left_outer()),
         };
         let null_key = key.iter().any(Value::is_null);
-        let row = row.to_vec();
         let mut emitted = false;
         let expiration = match is_left {
             true => self.right_expiration,

@@ -50,7 +50,7 @@ impl IntervalJoinNode {
         port: usize,
         ts: Timestamp,
         key: &[Value],
-        row: &[Value],
+        row: impl Into<Row>,
         matches: &mut dyn FnMut(&Row, &Row) -> Result<bool, E>,
         out: &mut Vec<Paired>,
     ) -> Result<bool, E> {

@@ -69,7 +69,7 @@ impl TemporalJoinNode {
     }
 
     /// A probe row; returns whether it is late (see [`TemporalJoin::probe`]).
-    pub fn probe(&mut self, ts: Timestamp, key: &[Value], row: &[Value]) -> bool {
+    pub fn probe(&mut self, ts: Timestamp, key: &[Value], row: impl Into<Row>) -> bool {
         self.op.probe(ts, key, row)
     }
 

@@ -120,16 +120,17 @@ impl TemporalJoin {
         }
     }
 
-    /// A probe row arrives; returns whether it is late (at or behind the
-    /// watermark: kept, and joined at the next advance).
-    pub fn probe(&mut self, ts: Timestamp, key: &[Value], row: &[Value]) -> bool {
+    /// A probe row arrives (borrowed, or owned: then kept without a copy);
+    /// returns whether it is late (at or behind the watermark: kept, and
+    /// joined at the next advance).
+    pub fn probe(&mut self, ts: Timestamp, key: &[Value], row: impl Into<Row>) -> bool {
         self.records_in += 1;
         let late = ts <= self.watermark;
         self.late_probes += u64::from(late);
         let state = self.keys.entry_ref(key).or_default();
         let i = state.next;
         state.next += 1;
-        state.probes.insert(i, (ts, row.to_vec()));
+        state.probes.insert(i, (ts, row.into()));
         self.waiting += 1;
         register_smallest(&mut self.timers, key, state, ts);
         late

@@ -119,7 +119,7 @@ impl Engine<'_> {
         let mut out = std::mem::take(&mut pipe.out);
         let late = pipe
             .node
-            .row(port, ts, &key, &self.row, &mut matches, &mut out)
+            .row(port, ts, &key, &self.row[..], &mut matches, &mut out)
             .map_err(|m| RecordError::other(format!("the join condition: {m}")))?;
         if late {
             *pipe.late.entry(id).or_insert(0) += 1;

@@ -136,7 +136,7 @@ impl Engine<'_> {
             .side_input(port, &self.row, &mut self.args)
             .map_err(RecordError::other)?;
         let late = if port == PROBE {
-            join.node.probe(ts, &key, &self.args)
+            join.node.probe(ts, &key, &self.args[..])
         } else {
             let dedup = jp.dedup_values(&self.args);
             join.node.build(ts, &dedup, &key, &self.args)
