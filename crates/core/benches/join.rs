@@ -26,18 +26,7 @@ use lowwater_core::watermark::Progress;
 
 #[path = "proc/mod.rs"]
 mod proc_stat;
-use proc_stat::env_num;
-
-/// This process's resident memory now (VmRSS), bytes.
-fn rss_bytes() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(0.0, |kb| kb * 1024.0)
-}
+use proc_stat::{env_num, rss_bytes};
 
 const DAY: i64 = 1_757_808_000_000;
 const CURRENCIES: usize = 100;
@@ -107,17 +96,21 @@ fn temporal(n: usize) -> (f64, usize) {
     (start.elapsed().as_nanos() as f64 / n as f64, joined)
 }
 
-/// Nanoseconds per row (orders and shipments) through an interval join of
-/// 10 minutes; the pairs made.
-fn interval(n: usize) -> (f64, usize) {
-    let names = currencies();
-    let spec = IntervalSpec {
+/// An inner join of orders with what comes up to 10 minutes after them.
+fn ten_minutes() -> IntervalSpec {
+    IntervalSpec {
         kind: JoinKind::Inner,
         lower: -600_000,
         upper: 0,
         min_cleanup: 0,
-    };
-    let mut node = IntervalJoinNode::new(spec, 1, 1, u64::MAX, 1_000);
+    }
+}
+
+/// Nanoseconds per row (orders and shipments) through an interval join of
+/// 10 minutes; the pairs made.
+fn interval(n: usize) -> (f64, usize) {
+    let names = currencies();
+    let mut node = IntervalJoinNode::new(ten_minutes(), 1, 1, u64::MAX, 1_000);
     let mut out: Vec<Paired> = Vec::new();
     let mut pairs = 0;
     let mut all = |_: &Row, _: &Row| Ok::<bool, ()>(true);
@@ -178,13 +171,7 @@ fn held_bytes(n: usize) -> (f64, f64) {
     let temporal = (rss_bytes() - before) / n as f64;
     assert_eq!(node.op().waiting(), n as u64);
     drop(node);
-    let spec = IntervalSpec {
-        kind: JoinKind::Inner,
-        lower: -600_000,
-        upper: 0,
-        min_cleanup: 0,
-    };
-    let mut node = IntervalJoinNode::new(spec, 1, 1, u64::MAX, 1_000);
+    let mut node = IntervalJoinNode::new(ten_minutes(), 1, 1, u64::MAX, 1_000);
     let mut out = Vec::new();
     let mut all = |_: &Row, _: &Row| Ok::<bool, ()>(true);
     let before = rss_bytes();

@@ -656,35 +656,10 @@ fn vertex_names(job: &Job) -> String {
         .join("; ")
 }
 
-/// The Kafka tables a vertex reads, itself or upstream, in input order (a
-/// join's first input first).
-fn upstream_kafka(job: &Job, id: &str) -> Vec<String> {
-    let mut todo = vec![id.to_string()];
-    let (mut seen, mut tables) = (Vec::new(), Vec::new());
-    while let Some(id) = todo.pop() {
-        if seen.contains(&id) {
-            continue;
-        }
-        seen.push(id.clone());
-        let Some(v) = job.vertices.iter().find(|v| v.id == id) else {
-            continue;
-        };
-        if let Some(t) = v.kafka_table() {
-            if !tables.contains(&t) {
-                tables.push(t);
-            }
-            continue;
-        }
-        // Depth first, the first input first.
-        todo.extend(v.inputs.iter().rev().cloned());
-    }
-    tables
-}
-
-/// The kind of join at or upstream of a vertex, from its operators' names
-/// (`TemporalJoin[23]`, `IntervalJoin[7]`, `Join[9]`, or with `(...)`), if
-/// any.
-fn upstream_join(job: &Job, id: &str) -> Option<&'static str> {
+/// Visits a vertex and everything upstream of it, depth first, the first
+/// input first, each once; `visit` returns whether to stop there (not go
+/// further up from that vertex).
+fn walk_upstream(job: &Job, id: &str, mut visit: impl FnMut(&crate::model::Vertex) -> bool) {
     let mut todo = vec![id.to_string()];
     let mut seen = Vec::new();
     while let Some(id) = todo.pop() {
@@ -695,18 +670,49 @@ fn upstream_join(job: &Job, id: &str) -> Option<&'static str> {
         let Some(v) = job.vertices.iter().find(|v| v.id == id) else {
             continue;
         };
+        if !visit(v) {
+            todo.extend(v.inputs.iter().rev().cloned());
+        }
+    }
+}
+
+/// The Kafka tables a vertex reads, itself or upstream, in input order (a
+/// join's first input first).
+fn upstream_kafka(job: &Job, id: &str) -> Vec<String> {
+    let mut tables = Vec::new();
+    walk_upstream(job, id, |v| match v.kafka_table() {
+        Some(t) => {
+            if !tables.contains(&t) {
+                tables.push(t);
+            }
+            true
+        }
+        None => false,
+    });
+    tables
+}
+
+/// The kind of join at or upstream of a vertex, from its operators' names
+/// (`TemporalJoin[23]`, `IntervalJoin[7]`, `Join[9]`, or with `(...)`), if
+/// any: the nearest.
+fn upstream_join(job: &Job, id: &str) -> Option<&'static str> {
+    let mut found = None;
+    walk_upstream(job, id, |v| {
         for op in v.name.split(" -> ") {
             let name = op.split(['[', '(']).next().unwrap_or(op).trim();
-            match name {
-                "TemporalJoin" => return Some("temporal join"),
-                "IntervalJoin" => return Some("interval join"),
-                n if n.ends_with("Join") => return Some("join"),
-                _ => {}
+            let kind = match name {
+                "TemporalJoin" => Some("temporal join"),
+                "IntervalJoin" => Some("interval join"),
+                n if n.ends_with("Join") => Some("join"),
+                _ => None,
+            };
+            if kind.is_some() && found.is_none() {
+                found = kind;
             }
         }
-        todo.extend(v.inputs.iter().cloned());
-    }
-    None
+        found.is_some()
+    });
+    found
 }
 
 /// A stall threshold for a Flink job: three times its largest window (as

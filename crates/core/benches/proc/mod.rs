@@ -27,13 +27,23 @@ fn stat_cpu_seconds(path: &str) -> f64 {
 
 /// The process's peak resident set (VmHWM), MB.
 pub fn peak_rss_mb() -> f64 {
+    status_kb("VmHWM:") / 1024.0
+}
+
+/// The process's resident set now (VmRSS), bytes.
+pub fn rss_bytes() -> f64 {
+    status_kb("VmRSS:") * 1024.0
+}
+
+/// A `/proc/self/status` line's kB figure (0 when absent).
+fn status_kb(field: &str) -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()
-        .find(|l| l.starts_with("VmHWM:"))
+        .find(|l| l.starts_with(field))
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
+        .unwrap_or(0.0)
 }
 
 /// The number in environment variable `name` (a bench's size), or
