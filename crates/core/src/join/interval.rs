@@ -36,7 +36,7 @@
 //! behind the watermark, so a window after the join is not made late by
 //! it (Flink's `KeyedCoProcessOperatorWithWatermarkDelay`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use hashbrown::HashMap;
 
@@ -98,8 +98,11 @@ pub struct Paired {
     pub right: Option<Row>,
 }
 
-/// Rows of one side and key by rowtime, each with whether it joined.
-type Cache = BTreeMap<Timestamp, Vec<(Row, bool)>>;
+/// Rows of one side and key, sorted by rowtime (rows of one rowtime in
+/// arrival order), each with whether it joined. A vector: a key holds a few
+/// rows (often one: an order and its shipment), which a tree would spend a
+/// node of hundreds of bytes on.
+type Cache = Vec<(Timestamp, Row, bool)>;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct KeyState {
@@ -232,6 +235,7 @@ impl IntervalJoin {
             true => self.right_expiration,
             false => self.left_expiration,
         };
+        let cleanup = self.cleanup_time(is_left, ts);
         let state = self.keys.entry_ref(key).or_default();
         if expiration < upper {
             let fresh = Self::expiration(op_time, back);
@@ -246,38 +250,34 @@ impl IntervalJoin {
             };
             let mut removed = 0;
             let mut failed = None;
-            other.retain(|&t, rows| {
+            other.retain_mut(|(t, o, joined)| {
                 if failed.is_some() {
                     return true;
                 }
-                if t >= lower && t <= upper {
-                    for (o, joined) in rows.iter_mut() {
-                        let ok = match (null_key, is_left) {
-                            (true, _) => Ok(false),
-                            (false, true) => matches(&row, o),
-                            (false, false) => matches(o, &row),
-                        };
-                        match ok {
-                            Ok(true) => {
-                                emitted = true;
-                                *joined = true;
-                                out.push(pair(is_left, row.clone(), Some(o.clone())));
-                            }
-                            Ok(false) => {}
-                            Err(e) => {
-                                failed = Some(e);
-                                return true;
-                            }
+                if *t >= lower && *t <= upper {
+                    let ok = match (null_key, is_left) {
+                        (true, _) => Ok(false),
+                        (false, true) => matches(&row, o),
+                        (false, false) => matches(o, &row),
+                    };
+                    match ok {
+                        Ok(true) => {
+                            emitted = true;
+                            *joined = true;
+                            out.push(pair(is_left, row.clone(), Some(o.clone())));
+                        }
+                        Ok(false) => {}
+                        Err(e) => {
+                            failed = Some(e);
+                            return true;
                         }
                     }
                 }
-                if t <= fresh {
-                    for (o, joined) in rows.iter() {
-                        if other_outer && !joined {
-                            out.push(pad(!is_left, o.clone()));
-                        }
+                if *t <= fresh {
+                    if other_outer && !*joined {
+                        out.push(pad(!is_left, std::mem::take(o)));
                     }
-                    removed += rows.len() as u64;
+                    removed += 1;
                     return false;
                 }
                 true
@@ -293,15 +293,18 @@ impl IntervalJoin {
             } else {
                 &mut state.right
             };
-            this.entry(ts).or_default().push((row, emitted));
+            // After the rows of the same rowtime: arrival order within it.
+            let at = this.partition_point(|(t, ..)| *t <= ts);
+            this.insert(at, (ts, row, emitted));
             self.cached += 1;
             let timer = if is_left {
-                state.left_cleanup
+                &mut state.left_cleanup
             } else {
-                state.right_cleanup
+                &mut state.right_cleanup
             };
             if timer.is_none() {
-                self.cleanup_at(key, is_left, ts);
+                *timer = Some(cleanup);
+                self.timers.insert((cleanup, key.to_vec()));
             }
             Ok(false)
         } else {
@@ -314,25 +317,17 @@ impl IntervalJoin {
         }
     }
 
-    /// Registers the cleanup of side `left`'s cache for its oldest row at
-    /// `ts` (`registerCleanUpTimer`).
-    fn cleanup_at(&mut self, key: &[Value], left: bool, ts: Timestamp) {
+    /// When the cleanup of side `left`'s cache for its oldest row at `ts`
+    /// fires (`registerCleanUpTimer`).
+    fn cleanup_time(&self, left: bool, ts: Timestamp) -> Timestamp {
         let relative = if left {
             self.left_relative()
         } else {
             self.right_relative()
         };
-        let t = ts
-            .saturating_add(relative)
+        ts.saturating_add(relative)
             .saturating_add(self.spec.min_cleanup)
-            .saturating_add(1);
-        if let Some(state) = self.keys.get_mut(key) {
-            match left {
-                true => state.left_cleanup = Some(t),
-                false => state.right_cleanup = Some(t),
-            }
-        }
-        self.timers.insert((t, key.to_vec()));
+            .saturating_add(1)
     }
 
     /// The combined watermark advances to `wm`: the cleanup timers at or
@@ -347,30 +342,34 @@ impl IntervalJoin {
             let Some((t, key)) = self.timers.pop_first() else {
                 break;
             };
-            self.on_timer(t, &key, out);
+            self.on_timer(t, key, out);
         }
         wm.saturating_sub(self.delay())
     }
 
-    fn on_timer(&mut self, t: Timestamp, key: &Key, out: &mut Vec<Paired>) {
+    fn on_timer(&mut self, t: Timestamp, key: Key, out: &mut Vec<Paired>) {
         let op_time = self.operator_time();
-        let Some(state) = self.keys.get(key) else {
+        // The key's state, out of the map while its caches are cleaned (one
+        // lookup to take it, one to put it back unless it holds nothing).
+        let Some(mut state) = self.keys.remove(&key) else {
             return;
         };
         // Flink's order: the right cache's cleanup, then the left's.
         if state.right_cleanup == Some(t) {
             self.right_expiration = Self::expiration(op_time, self.right_relative());
-            self.remove_expired(key, false, out);
+            self.remove_expired(&key, &mut state, false, out);
         }
-        let left_due = self
-            .keys
-            .get(key)
-            .is_some_and(|s| s.left_cleanup == Some(t));
-        if left_due {
+        if state.left_cleanup == Some(t) {
             self.left_expiration = Self::expiration(op_time, self.left_relative());
-            self.remove_expired(key, true, out);
+            self.remove_expired(&key, &mut state, true, out);
         }
-        self.drop_if_empty(key);
+        let empty = state.left.is_empty()
+            && state.right.is_empty()
+            && state.left_cleanup.is_none()
+            && state.right_cleanup.is_none();
+        if !empty {
+            self.keys.insert(key, state);
+        }
     }
 
     /// Forgets `key` when it holds nothing: no row and no pending cleanup.
@@ -386,14 +385,17 @@ impl IntervalJoin {
         }
     }
 
-    /// `removeExpiredRows` of side `left`'s cache of `key`.
-    fn remove_expired(&mut self, key: &Key, left: bool, out: &mut Vec<Paired>) {
+    /// `removeExpiredRows` of side `left`'s cache of `key` (its `state`).
+    fn remove_expired(
+        &mut self,
+        key: &Key,
+        state: &mut KeyState,
+        left: bool,
+        out: &mut Vec<Paired>,
+    ) {
         let (expiration, outer) = match left {
             true => (self.left_expiration, self.spec.kind.left_outer()),
             false => (self.right_expiration, self.spec.kind.right_outer()),
-        };
-        let Some(state) = self.keys.get_mut(key) else {
-            return;
         };
         let cache = if left {
             &mut state.left
@@ -402,29 +404,32 @@ impl IntervalJoin {
         };
         let mut earliest: Timestamp = -1;
         let mut removed = 0u64;
-        cache.retain(|&t, rows| {
-            if t <= expiration {
-                for (r, joined) in rows.iter() {
-                    if outer && !joined {
-                        out.push(pad(left, r.clone()));
-                    }
+        cache.retain_mut(|(t, r, joined)| {
+            if *t <= expiration {
+                if outer && !*joined {
+                    out.push(pad(left, std::mem::take(r)));
                 }
-                removed += rows.len() as u64;
+                removed += 1;
                 false
             } else {
-                if t < earliest || earliest < 0 {
-                    earliest = t;
+                if *t < earliest || earliest < 0 {
+                    earliest = *t;
                 }
                 true
             }
         });
         self.cached -= removed;
         if earliest > 0 {
-            self.cleanup_at(key, left, earliest);
+            let t = self.cleanup_time(left, earliest);
+            match left {
+                true => state.left_cleanup = Some(t),
+                false => state.right_cleanup = Some(t),
+            }
+            self.timers.insert((t, key.clone()));
         } else {
             // Rows left at or before the epoch go without padding, as in
             // Flink (it registers no timer for them).
-            let left_over: u64 = cache.values().map(|r| r.len() as u64).sum();
+            let left_over = cache.len() as u64;
             self.cached -= left_over;
             self.cleared += left_over;
             cache.clear();
@@ -465,9 +470,8 @@ impl IntervalJoin {
         let row =
             |r: &Row| r.len() * size_of::<Value>() + r.iter().map(Value::heap_bytes).sum::<usize>();
         let cache = |c: &Cache| {
-            c.values()
-                .map(|rows| 48 + rows.iter().map(|(r, _)| 32 + row(r)).sum::<usize>())
-                .sum::<usize>()
+            c.capacity() * size_of::<(Timestamp, Row, bool)>()
+                + c.iter().map(|(_, r, _)| row(r)).sum::<usize>()
         };
         self.keys
             .iter()
