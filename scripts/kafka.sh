@@ -8,6 +8,9 @@
 #   scripts/kafka.sh restart  stop, then start again with the same data (a broker restart);
 #                             never one this script did not start
 #   scripts/kafka.sh status   say whether it runs
+#   scripts/kafka.sh create TOPIC [PARTITIONS]
+#                             create a topic (default 1 partition; nothing if it exists): lowwater
+#                             refuses to write to a topic that does not exist
 #
 # Environment: KAFKA_PORT (default 19092; the controller uses +1, a SASL_SSL
 # listener +2), LOWWATER_KAFKA_HOME (default ~/.cache/lowwater/kafka: jars,
@@ -159,5 +162,10 @@ case "${1:-}" in
     fi
     stop; start ;;
   status) if running && answers; then echo "running on 127.0.0.1:$port"; else echo "not running"; exit 1; fi ;;
-  *) echo "usage: scripts/kafka.sh start|stop|restart|status" >&2; exit 2 ;;
+  create)
+    topic="${2:?usage: scripts/kafka.sh create TOPIC [PARTITIONS]}"
+    answers || { echo "kafka.sh: no broker answers on 127.0.0.1:$port (scripts/kafka.sh start)" >&2; exit 1; }
+    java -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$libs/*" org.apache.kafka.tools.TopicCommand --bootstrap-server "127.0.0.1:$port" \
+      --create --if-not-exists --topic "$topic" --partitions "${3:-1}" --replication-factor 1 ;;
+  *) echo "usage: scripts/kafka.sh start|stop|restart|status|create TOPIC [PARTITIONS]" >&2; exit 2 ;;
 esac

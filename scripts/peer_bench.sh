@@ -80,7 +80,7 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import pyflink" 2>/de
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check apache-flink==2.3.0
 fi
-export LOWWATER_BIN="$root/target/release/lowwater" FLINK_PYTHON="$venv/bin/python"
+export LOWWATER_BIN="${CARGO_TARGET_DIR:-$root/target}/release/lowwater" FLINK_PYTHON="$venv/bin/python"
 python="$(bash scripts/pyenv.sh)"  # confluent-kafka: the Kafka path fills and reads topics with it
 
 started_kafka=""

@@ -692,6 +692,27 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     write_out(Path::new("-"), &text)?;
                 }
             }
+            // Rows of sinks replay writes nowhere (Kafka, files): a hint,
+            // not silence (replay never writes to their connectors).
+            for t in plan.tables.iter().filter(|t| {
+                !matches!(
+                    t.connector,
+                    lowwater_sql::options::Connector::Print
+                        | lowwater_sql::options::Connector::Blackhole
+                ) && !outs.iter().any(|(o, _)| o.eq_ignore_ascii_case(&t.name))
+            }) {
+                let rows = outcome.outputs.get(&t.name).map_or(0, Vec::len);
+                if rows > 0 {
+                    eprintln!(
+                        "note: sink {} ({}): its {rows} rows were computed and written nowhere \
+                         (replay never writes to a sink's connector); add --output {}=FILE to \
+                         see them",
+                        t.name,
+                        t.connector.name(),
+                        t.name
+                    );
+                }
+            }
             write_report(&report_path, &outcome.report)?;
             logging::summary(&report::summary(&outcome.report));
             Ok(ExitCode::SUCCESS)

@@ -84,8 +84,27 @@ fn replay_writes_rows_and_report_and_explains_the_stall() {
         "events=2",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("written nowhere"), "{}", stderr(&o));
     let rows = std::fs::read_to_string(&out).expect("output written");
     assert_eq!(rows.lines().count(), 4, "{rows}");
+    // Without --output, the sink's rows go nowhere: a hint says so.
+    let o = lowwater(&[
+        "replay",
+        s(&job),
+        "--input",
+        &format!("events={}", s(&input)),
+        "--partitions",
+        "events=2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "note: sink out (filesystem): its 4 rows were computed and written nowhere (replay \
+             never writes to a sink's connector); add --output out=FILE to see them"
+        ),
+        "{}",
+        stderr(&o)
+    );
     assert!(rows.contains(r#"\"cnt\":10"#));
     let report = std::fs::read_to_string(&report).expect("report written");
     assert!(report.contains("\"never_had_record\": true"), "{report}");

@@ -385,3 +385,58 @@ fn raw_text_topics_are_read_and_written_as_is() {
         "{err}"
     );
 }
+
+/// A sink topic that does not exist (a typo) is an error at start that
+/// names it and says how to create it; the broker, which auto-creates
+/// topics, is not asked in a way that creates it. With
+/// 'properties.allow.auto.create.topics' = 'true' the broker creates it.
+#[test]
+fn a_sink_topic_that_does_not_exist_is_an_error_unless_auto_creation_is_asked() {
+    let (dir, id) = kafka_scratch("sink-typo");
+    let input = format!("typo-in-{id}");
+    create_topic(&input, 1);
+    let p = producer();
+    let payload = format!(r#"{{"k":"a","ts":"{}"}}"#, sql_ts(1_757_808_000_000));
+    p.send(BaseRecord::<(), str>::to(&input).payload(&payload))
+        .expect("send");
+    p.flush(std::time::Duration::from_secs(10)).expect("flush");
+    let job = |out: &str, extra: &str| {
+        format!(
+            "CREATE TABLE src (k STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+               WITH ('connector' = 'kafka', 'topic' = '{input}',
+                 'properties.bootstrap.servers' = '{BOOTSTRAP}',
+                 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',
+                 'format' = 'json');
+             CREATE TABLE out_counts (n BIGINT)
+               WITH ('connector' = 'kafka', 'topic' = '{out}',
+                 'properties.bootstrap.servers' = '{BOOTSTRAP}', 'format' = 'json'{extra});
+             INSERT INTO out_counts SELECT COUNT(*)
+               FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+               GROUP BY window_start, window_end;"
+        )
+    };
+    let typo = format!("typo-ouput-{id}");
+    let o = run_sql(&dir, "typo", &job(&typo, ""));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("sink 'out_counts': topic '{typo}' does not exist"))
+            && err.contains("scripts/kafka.sh create")
+            && err.contains("'properties.allow.auto.create.topics' = 'true'"),
+        "{err}"
+    );
+    let exists = |t: &str| {
+        let props: std::collections::BTreeMap<String, String> =
+            [("bootstrap.servers".to_string(), BOOTSTRAP.to_string())].into();
+        lowwater_kafka::topic_exists(&props, t).expect("the broker answers")
+    };
+    assert!(!exists(&typo), "checking did not create the topic");
+    let auto = format!("auto-output-{id}");
+    let extra = ", 'properties.allow.auto.create.topics' = 'true'";
+    let o = run_sql(&dir, "auto", &job(&auto, extra));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        exists(&auto),
+        "the broker created the topic the job wrote to"
+    );
+}

@@ -381,6 +381,82 @@ fn when_nothing_meets_both_it_says_which_constraint_binds() {
     );
 }
 
+/// Late records a late-data sink takes are late too: tune shows them in
+/// their own column, counts them against --max-late and says so in the
+/// trade; and when another candidate is chosen while the job as written
+/// meets the limits too, it says that.
+#[test]
+fn routed_late_records_count_against_the_bound_and_the_job_as_written_is_named() {
+    let job = example("seed003_overnight/job.sql");
+    let text = std::fs::read_to_string(&job).expect("job").replace(
+        "  'format' = 'json'\n);\n\nCREATE TABLE stock_out_alerts",
+        "  'format' = 'json',\n  'late-data.sink' = 'late_changes'\n);\n\nCREATE TABLE \
+         late_changes (sku STRING, available_qty INT, changed_at TIMESTAMP(3)) WITH \
+         ('connector' = 'blackhole');\n\nCREATE TABLE stock_out_alerts",
+    );
+    assert!(text.contains("late_changes"), "the job changed");
+    let file = tmp("routed.sql");
+    std::fs::write(&file, text).expect("write");
+    let input = format!("stock_changes={}", example(STRAGGLERS));
+    let args = ["--max-late", "0"];
+    let t = tune_json(s(&file), &input, &args);
+    let candidates = t["candidates"].as_array().expect("candidates");
+    // An idle timeout of 1 minute makes partition 7's stragglers late: the
+    // late-data sink takes them (none dropped).
+    let one_minute = candidates
+        .iter()
+        .find(|c| {
+            c["candidate"]["idle_timeout_ms"].as_u64() == Some(60_000)
+                && c["candidate"]["delay"].as_str() == Some("as_written")
+        })
+        .expect("the 1 min candidate");
+    assert!(u(&one_minute["late_routed"]) > 0, "{one_minute:?}");
+    assert_eq!(u(&one_minute["late_dropped"]), 0, "{one_minute:?}");
+    // Routed records count against --max-late 0: the choice has none.
+    let i = t["choice"]["candidate"].as_u64().expect("a choice") as usize;
+    let chosen = &candidates[i];
+    assert_eq!(
+        u(&chosen["late_routed"]) + u(&chosen["late_dropped"]),
+        0,
+        "{chosen:?}"
+    );
+    // The job as written (no idle timeout) has no late record: when another
+    // is recommended, the note says the job as written meets the bound.
+    if chosen["candidate"]["as_written"].as_bool() != Some(true) {
+        let note = t["choice"]["as_written"].as_str().unwrap_or_default();
+        assert!(
+            note.starts_with("the job as written already meets at most 0 records late ("),
+            "{t:?}"
+        );
+    }
+    let mut cmd = vec!["tune", s(&file), "--input", &input];
+    cmd.extend(args);
+    let out = ok(lowwater(&cmd));
+    assert!(out.contains("late routed"), "{out}");
+    assert!(
+        out.contains("bound: at most 0 late records (dropped, or routed to a late-data sink)"),
+        "{out}"
+    );
+    // The trade names routed records.
+    let t = tune_json(
+        s(&file),
+        &input,
+        &[
+            "--idle-timeout",
+            "1 min",
+            "--delay",
+            "as written",
+            "--max-late",
+            "10",
+        ],
+    );
+    let summary = t["choice"]["summary"].as_str().unwrap_or_default();
+    assert!(
+        summary.contains("late would have gone to the late-data sink instead of their windows"),
+        "{summary}"
+    );
+}
+
 #[test]
 fn bad_lists_and_jobs_are_refused_with_the_fix() {
     let job = example("seed003_overnight/job.sql");

@@ -134,6 +134,28 @@ pub fn partitions(properties: &BTreeMap<String, String>, topic: &str) -> Result<
     Ok(ps)
 }
 
+/// Whether `topic` exists on the brokers, asked without creating it: the
+/// metadata of every topic (a request naming the topic would have a broker
+/// with `auto.create.topics.enable` create it).
+pub fn topic_exists(properties: &BTreeMap<String, String>, topic: &str) -> Result<bool, String> {
+    let c: BaseConsumer<FirstError> = config(properties)
+        .set("allow.auto.create.topics", "false")
+        .set_log_level(rdkafka::config::RDKafkaLogLevel::Warning)
+        .create_with_context(FirstError::default())
+        .map_err(|e| crate::config::creation_error("client", &e))?;
+    let md = c.fetch_metadata(None, REQUEST_TIMEOUT).map_err(|e| {
+        for _ in 0..3 {
+            let _ = c.poll(Duration::from_millis(50));
+        }
+        let first = c.context().0.lock().ok().and_then(|f| f.clone());
+        unreachable(properties, "list the topics", &e, first)
+    })?;
+    Ok(md
+        .topics()
+        .iter()
+        .any(|t| t.name() == topic && t.error().is_none()))
+}
+
 /// The partitions of `topic` that hold no record now (their low and high
 /// offsets are equal: never written, or everything deleted by retention).
 pub fn empty_partitions(

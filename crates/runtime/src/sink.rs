@@ -276,6 +276,26 @@ pub(crate) fn sink_writer(
                         .and_then(|v| lowwater_kafka::Partitioner::parse(v))
                         .unwrap_or(lowwater_kafka::Partitioner::Default);
                     let fail = |e: String| RunError::Usage(format!("sink '{}': {e}", table.name));
+                    // A misspelled topic would be created by a broker that
+                    // auto-creates topics, and the rows would go where no
+                    // one reads them: the topic must exist, unless the table
+                    // opts into the producer's auto-creation.
+                    let opted = properties
+                        .get("allow.auto.create.topics")
+                        .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+                    if !opted && !lowwater_kafka::topic_exists(properties, &topic).map_err(fail)? {
+                        return Err(RunError::Usage(format!(
+                            "sink '{}': topic '{topic}' does not exist on {}: create it (with the \
+                             partitions it needs, e.g. `bash scripts/kafka.sh create {topic} 4` on \
+                             the local broker), correct 'topic', or set \
+                             'properties.allow.auto.create.topics' = 'true' to have the broker \
+                             create it",
+                            table.name,
+                            properties
+                                .get("bootstrap.servers")
+                                .map_or("the brokers", String::as_str)
+                        )));
+                    }
                     match eo.filter(|_| table.exactly_once()) {
                         Some(eo) => {
                             txn = Some(

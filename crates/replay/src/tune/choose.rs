@@ -20,6 +20,10 @@ pub struct Choice {
     pub change: Vec<Change>,
     /// When none meets both: which constraint binds, and the closest.
     pub binding: Option<String>,
+    /// When another candidate is chosen but the job as written meets the
+    /// limits too: that, with its trade.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub as_written: Option<String>,
 }
 
 /// One change to the job file.
@@ -50,20 +54,36 @@ pub fn choose(
         (Some(s), Some(l)) => l <= s,
         _ => true,
     };
-    let late_ok = |r: &CandidateResult| max_late.is_none_or(|m| r.late_dropped <= m);
-    // Fewest dropped, then soonest; `min_by_key` keeps the first of equals.
-    let key = |r: &CandidateResult| (r.late_dropped, r.worst_lag().unwrap_or(0));
+    // Late records routed to a late-data sink are late too (kept, but not
+    // in their windows): they count against the bound.
+    let late = |r: &CandidateResult| r.late_dropped + r.late_routed;
+    let late_ok = |r: &CandidateResult| max_late.is_none_or(|m| late(r) <= m);
+    // Fewest late, then soonest; `min_by_key` keeps the first of equals.
+    let key = |r: &CandidateResult| (late(r), r.worst_lag().unwrap_or(0));
     let best = results
         .iter()
         .enumerate()
         .filter(|(_, r)| lag_ok(r) && late_ok(r))
         .min_by_key(|(_, r)| key(r));
     if let Some((i, r)) = best {
+        // The job as written may meet the limits too, if not as well.
+        let written = results
+            .iter()
+            .position(|r| r.candidate.as_written)
+            .filter(|&w| w != i && lag_ok(&results[w]) && late_ok(&results[w]))
+            .map(|w| {
+                format!(
+                    "the job as written already meets {} ({})",
+                    constraints(slo, max_late),
+                    trade(&results[w], plan, span)
+                )
+            });
         return Some(Choice {
             candidate: Some(i),
             summary: trade(r, plan, span),
             change: r.change.clone(),
             binding: None,
+            as_written: written,
         });
     }
     let soonest = |rs: &mut dyn Iterator<Item = &CandidateResult>| {
@@ -118,6 +138,7 @@ pub fn choose(
         summary: format!("no candidate meets {}", constraints(slo, max_late)),
         change: Vec::new(),
         binding: Some(format!("{binds}: {}", why.join("; "))),
+        as_written: None,
     })
 }
 
@@ -127,7 +148,7 @@ fn constraints(slo: Option<Millis>, max_late: Option<u64>) -> String {
         v.push(format!("an emission lag within {}", display_duration(s)));
     }
     if let Some(m) = max_late {
-        v.push(format!("at most {} dropped", records(m)));
+        v.push(format!("at most {} late", records(m)));
     }
     v.join(" and ")
 }
@@ -208,7 +229,7 @@ fn trade(r: &CandidateResult, plan: &JobPlan, span: Millis) -> String {
         }
     };
     let dropped: Vec<&super::PartitionLate> = r.late.iter().filter(|p| p.dropped > 0).collect();
-    let late = match dropped.as_slice() {
+    let mut late = match dropped.as_slice() {
         [] => "no record would have been dropped".to_string(),
         [p] => format!(
             "{} of {} would have been dropped",
@@ -224,6 +245,12 @@ fn trade(r: &CandidateResult, plan: &JobPlan, span: Millis) -> String {
                 .join(", ")
         ),
     };
+    if r.late_routed > 0 {
+        late.push_str(&format!(
+            ", and {} late would have gone to the late-data sink instead of their windows",
+            records(r.late_routed)
+        ));
+    }
     format!(
         "{}: {lag}; {late} over these {}",
         label(&r.candidate, plan),

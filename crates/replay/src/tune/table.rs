@@ -46,10 +46,19 @@ pub fn render(t: &Tuned, plan: &JobPlan) -> String {
     for h in ["stalls", "longest", "held by", "late dropped"] {
         head.push(h.into());
     }
+    // Late records a late-data sink takes: a column when there are any.
+    let routed = t.candidates.iter().any(|r| r.late_routed > 0);
+    if routed {
+        head.push("late routed".into());
+    }
     let chosen = t.choice.as_ref().and_then(|c| c.candidate);
     let mut rows = vec![head];
     for (i, r) in t.candidates.iter().enumerate() {
-        rows.push(row(r, chosen == Some(i), plan));
+        let mut cells = row(r, chosen == Some(i), plan);
+        if routed {
+            cells.push(r.late_routed.to_string());
+        }
+        rows.push(cells);
     }
     let widths: Vec<usize> = (0..rows[0].len())
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
@@ -79,7 +88,10 @@ pub fn render(t: &Tuned, plan: &JobPlan) -> String {
                 );
             }
             if let Some(m) = t.max_late {
-                let _ = writeln!(out, "bound: at most {m} late records dropped");
+                let _ = writeln!(
+                    out,
+                    "bound: at most {m} late records (dropped, or routed to a late-data sink)"
+                );
             }
             let head = if c.candidate.is_some() {
                 "recommended"
@@ -89,6 +101,9 @@ pub fn render(t: &Tuned, plan: &JobPlan) -> String {
             let _ = writeln!(out, "{head}: {}", c.summary);
             if let Some(b) = &c.binding {
                 let _ = writeln!(out, "why: {b}");
+            }
+            if let Some(w) = &c.as_written {
+                let _ = writeln!(out, "note: {w}");
             }
             if c.candidate.is_some() && c.change.is_empty() {
                 let _ = writeln!(out, "change: none (the job as written)");
