@@ -651,3 +651,66 @@ fn replay_reads_a_pipe_and_refuses_a_line_that_names_a_field_twice() {
         "{err}"
     );
 }
+
+/// A producer writing seconds where the table reads milliseconds dates
+/// every record in January 1970: the watermark moves (no stall), no window
+/// of the present fires, and nothing is late. The replay summary and the
+/// live run both say what it looks like and what to write.
+#[test]
+fn event_times_in_seconds_read_as_milliseconds_are_named_in_replay_and_run() {
+    let job = write(
+        "seconds.sql",
+        "CREATE TABLE events (user_id STRING, epoch BIGINT, ts AS TO_TIMESTAMP_LTZ(epoch, 3),
+           WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+         ) WITH ('connector' = 'kafka', 'topic' = 'events',
+           'properties.bootstrap.servers' = '127.0.0.1:9092', 'format' = 'json');
+         CREATE TABLE counts (window_start TIMESTAMP(3), cnt BIGINT)
+           WITH ('connector' = 'blackhole');
+         INSERT INTO counts SELECT window_start, COUNT(*)
+           FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+           GROUP BY window_start, window_end;",
+    );
+    let mut dump = String::new();
+    for k in 0..30 {
+        // Arrived in 2025, stamped with the count of seconds.
+        let at = 1_757_851_200_000 + k * 1_000;
+        let payload = format!(r#"{{"user_id":"u","epoch":{}}}"#, at / 1_000);
+        dump += &line(0, k, at, &payload);
+        dump.push('\n');
+    }
+    let input = write("seconds.jsonl", &dump);
+    let o = lowwater(&[
+        "replay",
+        s(&job),
+        "--input",
+        &format!("events={}", s(&input)),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let want = "partition 0 of events: its newest event time is 1970-01-21 08:17:31.229 while \
+                its records arrive at 2025-09-14 12:00:29.000: its producer writes seconds \
+                where table events reads milliseconds (read a count of seconds with \
+                TO_TIMESTAMP_LTZ(ts, 0), or fix the producer)";
+    assert!(stderr(&o).contains(want), "{}", stderr(&o));
+    // Live: a generator of counts of seconds, watched while it runs: the
+    // WARN, once.
+    let live = write(
+        "seconds_live.sql",
+        "CREATE TABLE events (epoch BIGINT, ts AS TO_TIMESTAMP_LTZ(epoch, 3),
+           WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+         ) WITH ('connector' = 'datagen', 'rows-per-second' = '20',
+           'fields.epoch.kind' = 'sequence', 'fields.epoch.start' = '1757851200',
+           'fields.epoch.end' = '1757861200');
+         CREATE TABLE counts (window_start TIMESTAMP(3), cnt BIGINT)
+           WITH ('connector' = 'blackhole');
+         INSERT INTO counts SELECT window_start, COUNT(*)
+           FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+           GROUP BY window_start, window_end;",
+    );
+    let o = lowwater(&["run", s(&live), "--duration", "2 s"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let warned = stderr(&o)
+        .lines()
+        .filter(|l| l.contains("WARN") && l.contains("its producer writes seconds"))
+        .count();
+    assert_eq!(warned, 1, "{}", stderr(&o));
+}

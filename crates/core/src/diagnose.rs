@@ -153,8 +153,62 @@ impl StallDetector {
     }
 }
 
+/// Why a partition's newest event time cannot be right, judged by when its
+/// records arrive: decades behind them. A producer writing seconds where the
+/// table reads milliseconds (`TO_TIMESTAMP_LTZ(ts, 3)` over a count of
+/// seconds) dates every record in January 1970: the watermark creeps forward
+/// in 1970 and no window of the present ever fires, without a stall (the
+/// watermark moves) and without a late record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImplausibleTime {
+    /// Read as seconds, it is within a day of its arrival or before it.
+    Seconds,
+    /// Decades behind its arrival, whatever the unit.
+    Decades,
+}
+
+/// Event times this far behind their arrival are not data: at least 20
+/// years (a backfill of last year's events is).
+const IMPLAUSIBLY_OLD: i64 = 20 * 365 * 86_400_000;
+
+/// Whether `newest`, a partition's largest event time, cannot be right when
+/// its records arrive at `arrival` (both epoch ms), and the likely cause.
+pub fn implausibly_old(newest: Timestamp, arrival: Timestamp) -> Option<ImplausibleTime> {
+    if newest == crate::time::MIN_WATERMARK || arrival.saturating_sub(newest) < IMPLAUSIBLY_OLD {
+        return None;
+    }
+    let as_seconds = newest.saturating_mul(1_000);
+    let seconds = as_seconds <= arrival.saturating_add(86_400_000)
+        && arrival.saturating_sub(as_seconds) < IMPLAUSIBLY_OLD;
+    Some(if seconds {
+        ImplausibleTime::Seconds
+    } else {
+        ImplausibleTime::Decades
+    })
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn seconds_read_as_milliseconds_are_told_from_old_data() {
+        use super::{implausibly_old, ImplausibleTime};
+        let now = 1_796_600_000_000; // 2026-12
+                                     // A count of seconds read as milliseconds: January 1970.
+        assert_eq!(
+            implausibly_old(now / 1_000 - 60, now),
+            Some(ImplausibleTime::Seconds)
+        );
+        // Decades old, and not seconds either.
+        assert_eq!(
+            implausibly_old(86_400_000, now),
+            Some(ImplausibleTime::Decades)
+        );
+        // A backfill of last year, and the present, are data.
+        assert_eq!(implausibly_old(now - 365 * 86_400_000, now), None);
+        assert_eq!(implausibly_old(now, now), None);
+        assert_eq!(implausibly_old(crate::time::MIN_WATERMARK, now), None);
+    }
+
     use super::*;
 
     #[test]

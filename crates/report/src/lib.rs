@@ -23,6 +23,37 @@ use serde::Serialize;
 mod join;
 pub use join::{join_stall_report, JoinSides};
 
+/// What to say of a partition whose newest event time `newest` is
+/// implausibly old for records arriving at `arrival` (see
+/// [`lowwater_core::diagnose::implausibly_old`]), if it is.
+pub fn implausible_time(
+    table: &str,
+    topic: &str,
+    partition: i32,
+    newest: Timestamp,
+    arrival: Timestamp,
+) -> Option<String> {
+    use lowwater_core::diagnose::{implausibly_old, ImplausibleTime};
+    let cause = implausibly_old(newest, arrival)?;
+    let head = format!(
+        "partition {partition} of {topic}: its newest event time is {} while its records \
+         arrive at {}",
+        format_timestamp(newest, ' '),
+        format_timestamp(arrival, ' ')
+    );
+    Some(match cause {
+        ImplausibleTime::Seconds => format!(
+            "{head}: its producer writes seconds where table {table} reads milliseconds (read a \
+             count of seconds with TO_TIMESTAMP_LTZ(ts, 0), or fix the producer); no window of \
+             the present fires while its watermark is in 1970"
+        ),
+        ImplausibleTime::Decades => format!(
+            "{head}: decades behind, so no window of the present fires while it holds the \
+             watermark; check table {table}'s time column and its unit"
+        ),
+    })
+}
+
 /// The whole report.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Report {
@@ -368,6 +399,16 @@ pub fn summary_for(what: &str, r: &Report) -> String {
                         p.table
                     );
                 }
+            }
+        }
+    }
+    // A partition whose newest event time is decades behind its records'
+    // arrival: the watermark creeps in 1970 and no window of now fires,
+    // with no stall and no late record to say so.
+    for p in &r.partitions {
+        if let (Some(ev), Some(at)) = (p.last_event_time, p.last_arrival) {
+            if let Some(line) = implausible_time(&p.table, &p.topic, p.partition, ev, at) {
+                let _ = writeln!(s, "  {line}");
             }
         }
     }

@@ -29,6 +29,8 @@ pub(crate) struct Monitor {
     reading: Vec<crate::silence::Reading>,
     /// The joins' watches.
     joins: crate::join_watch::JoinWatches,
+    /// Splits already warned about for implausibly old event times.
+    implausible: std::collections::BTreeSet<lowwater_core::source::SplitId>,
 }
 
 #[derive(Default, Clone)]
@@ -67,6 +69,7 @@ impl Monitor {
             .map(|_| crate::silence::Reading::new(shared.start))
             .collect();
         Monitor {
+            implausible: Default::default(),
             joins: crate::join_watch::JoinWatches::new(&plan, &shared, threshold),
             reading,
             plan,
@@ -188,9 +191,42 @@ impl Monitor {
             }
         }
         self.joins.tick(&self.plan, &self.shared, now);
+        self.check_times();
         self.check_slos(now);
         self.check_reading(now);
         self.publish(now);
+    }
+
+    /// One WARN per partition whose newest event time is decades behind
+    /// its records' arrival (a producer writing seconds): its watermark
+    /// moves, in 1970, so no stall would ever name it.
+    fn check_times(&mut self) {
+        let splits = self
+            .shared
+            .splits
+            .read()
+            .map(|s| s.clone())
+            .unwrap_or_default();
+        for (si, views) in crate::report::views(&self.shared).iter().enumerate() {
+            let table = &self.plan.tables[self.shared.sources[si].table].name;
+            for split in views.iter().flat_map(|v| v.splits.iter()) {
+                let (Some(ev), Some(at)) = (split.max_event_time, split.last_arrival) else {
+                    continue;
+                };
+                if self.implausible.contains(&split.id) {
+                    continue;
+                }
+                let Some(m) = splits.get(split.id as usize) else {
+                    continue;
+                };
+                if let Some(line) =
+                    lowwater_report::implausible_time(table, &m.topic, m.partition, ev, at)
+                {
+                    self.implausible.insert(split.id);
+                    tracing::warn!("{line}");
+                }
+            }
+        }
     }
 
     /// Each Kafka source: one WARN when it has read nothing for longer than
