@@ -205,12 +205,18 @@ fn format(
              format as 'avro-confluent': set 'format' = 'avro-confluent' and \
              'avro-confluent.url' to the registry's endpoint (with basic-auth for Confluent Cloud)",
         )),
-        other => Err(SqlError::new(
-            at("format"),
-            format!(
-                "format '{other}' is not supported; supported: json, csv, avro, avro-confluent, raw"
-            ),
-        )),
+        other => {
+            let known = ["json", "csv", "avro", "avro-confluent", "raw"];
+            let near = crate::suggest::closest(other, known)
+                .map_or(String::new(), |n| format!("did you mean '{n}'? "));
+            Err(SqlError::new(
+                at("format"),
+                format!(
+                    "format '{other}' is not supported; {near}supported: json, csv, avro, \
+                     avro-confluent, raw"
+                ),
+            ))
+        }
     }
 }
 

@@ -350,10 +350,25 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
     }
     let require = |k: &str| -> Result<String> {
         raw.get(k).cloned().ok_or_else(|| {
-            SqlError::new(
-                loc,
-                format!("table '{table}': connector '{name}' requires option '{k}'"),
-            )
+            // A present key close to the missing one is its misspelling
+            // (`properties.*` keys pass the unknown-option check): point
+            // at it.
+            let near = raw
+                .keys()
+                .find(|present| crate::suggest::closest(present, [k]).is_some());
+            match near {
+                Some(present) => SqlError::new(
+                    at(present),
+                    format!(
+                        "table '{table}': connector '{name}' requires option '{k}', and '{present}' \
+                         is here: did you mean '{k}'?"
+                    ),
+                ),
+                None => SqlError::new(
+                    loc,
+                    format!("table '{table}': connector '{name}' requires option '{k}'"),
+                ),
+            }
         })
     };
     let connector = match name.as_str() {
@@ -369,10 +384,19 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
                 .cloned()
                 .unwrap_or_else(|| "group-offsets".to_string());
             if !STARTUP_MODES.contains(&startup_mode.as_str()) {
+                let near = crate::suggest::closest(&startup_mode, STARTUP_MODES.iter().copied())
+                    .or_else(|| {
+                        // 'earliest', 'latest': the mode's first word.
+                        STARTUP_MODES
+                            .iter()
+                            .copied()
+                            .find(|m| m.split('-').next() == Some(startup_mode.as_str()))
+                    })
+                    .map_or(String::new(), |n| format!("; did you mean '{n}'?"));
                 return Err(SqlError::new(
                     at("scan.startup.mode"),
                     format!(
-                        "scan.startup.mode '{startup_mode}' is not one of {}",
+                        "scan.startup.mode '{startup_mode}' is not one of {}{near}",
                         STARTUP_MODES.join(", ")
                     ),
                 ));

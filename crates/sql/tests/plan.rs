@@ -426,6 +426,31 @@ fn mistyped_settings_and_options_get_a_did_you_mean() {
         e.contains("did you mean 'scan.startup.mode'?") && !e.contains("supported options"),
         "{e}"
     );
+    // A misspelled required key is pointed at, not reported missing at the
+    // table (`properties.*` keys pass the unknown-option check).
+    let e = err(&SRC.replace(
+        "'properties.bootstrap.servers' = 'b:9092'",
+        "'properties.bootstrap.server' = 'b:9092'",
+    ));
+    assert!(
+        e.contains(
+            "line 3, column 52: table 'events': connector 'kafka' requires option \
+             'properties.bootstrap.servers', and 'properties.bootstrap.server' is here: did you \
+             mean 'properties.bootstrap.servers'?"
+        ),
+        "{e}"
+    );
+    // Values too: a format, a startup mode (its first word alone).
+    let e = err(&SRC.replace("'format' = 'json'", "'format' = 'jsn'"));
+    assert!(
+        e.contains("format 'jsn' is not supported; did you mean 'json'?"),
+        "{e}"
+    );
+    let e = err(&SRC.replace(
+        "'format' = 'json');\nCREATE TABLE out",
+        "'format' = 'json', 'scan.startup.mode' = 'earliest');\nCREATE TABLE out",
+    ));
+    assert!(e.contains("did you mean 'earliest-offset'?"), "{e}");
     // Every setting lowwater names as known is accepted by name (a wrong
     // value is another error).
     for key in [
