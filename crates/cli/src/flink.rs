@@ -204,7 +204,10 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
     if let Some(Err(e)) = ended {
         return Err(e);
     }
-    let failed = live.watched.as_ref().is_some_and(|w| w.state == "FAILED");
+    // As `--help` says: 1 when the Flink job failed, or when a stall is
+    // going on at the end (a script's watch of a stalled job fails).
+    let stalled = live.inserts.iter().any(|i| i.stall.is_some());
+    let failed = stalled || live.watched.as_ref().is_some_and(|w| w.state == "FAILED");
     let report = live.report();
     if let Some(path) = &o.report {
         let json = sonic_rs::to_string_pretty(&live).context("encoding the report")?;

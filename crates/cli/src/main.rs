@@ -209,7 +209,8 @@ enum Command {
     /// Watch a job running on Apache Flink: its partitions' watermarks from
     /// Flink's REST API, stalls named by partition and subtask, on the same
     /// logs, /metrics, /api/v1/watermarks and web page as a lowwater job.
-    /// Exit code: 0, or 1 when a stall is going on at the end.
+    /// Exit code: 0, or 1 when a stall is going on at the end or the Flink
+    /// job failed.
     Watch {
         /// Flink's REST address (the JobManager's web UI), e.g. http://127.0.0.1:8081.
         #[arg(long, value_name = "URL")]

@@ -291,7 +291,8 @@ fn seed000_on_flink_the_silent_partition_and_its_subtask_are_named_everywhere() 
         );
         assert!(String::from_utf8_lossy(&st.stdout).contains("partition 11"));
         page_names_the_holder(&dir, &w.url);
-        let log = w.stop();
+        // Stopped while the stall goes on: the watch exits 1, as --help says.
+        let log = w.stop_with(1);
         stop.store(true, std::sync::atomic::Ordering::SeqCst);
         producer.join().expect("producer");
         drop(flink_job);
@@ -393,7 +394,7 @@ ON o.user_id = r.currency;
             Some("orders JOIN rates"),
             "{stalled}"
         );
-        let log = w.stop();
+        let log = w.stop_with(1);
         stop.store(true, std::sync::atomic::Ordering::SeqCst);
         producer.join().expect("producer");
         drop(flink_job);

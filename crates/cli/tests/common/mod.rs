@@ -266,14 +266,20 @@ impl Running {
 
     /// Stops the job (SIGTERM), checks that it exited cleanly and returns
     /// its log.
-    pub fn stop(mut self) -> String {
+    pub fn stop(self) -> String {
+        self.stop_with(0)
+    }
+
+    /// Stops the job (SIGTERM), checks that it exited with `code` (a watch
+    /// stopped during a stall exits 1) and returns its log.
+    pub fn stop_with(mut self, code: i32) -> String {
         let _ = Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status();
         let status = self.child.wait().expect("wait");
         let mut log = std::mem::take(&mut self.early);
         log.extend(self.log.iter());
-        assert!(status.success(), "{status:?}\n{}", log.join("\n"));
+        assert_eq!(status.code(), Some(code), "{status:?}\n{}", log.join("\n"));
         log.join("\n")
     }
 }
