@@ -363,3 +363,56 @@ fn a_guarded_future_record_reaches_the_late_data_sink_with_its_reason() {
         );
     }
 }
+
+/// A temporal join writing a filesystem sink under checkpoints: the join
+/// subtasks have part files of their own (numbered after the window
+/// subtasks'), and every joined row is in a finished file at the end.
+#[test]
+fn a_join_writes_part_files_under_checkpoints() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/rates_join");
+    let out = dir("join-parts");
+    let rows_dir = out.join("converted");
+    let job = std::fs::read_to_string(example.join("job_idle_timeout.sql"))
+        .expect("the example job")
+        .replace(
+            "'topic' = 'converted',\n  'properties.bootstrap.servers' = '127.0.0.1:9092',\n  'format' = 'json'",
+            &format!(
+                "'connector' = 'filesystem', 'path' = '{}', 'format' = 'json'",
+                s(&rows_dir)
+            ),
+        )
+        .replacen("'connector' = 'kafka',\n  'connector' = 'filesystem'", "'connector' = 'filesystem'", 1);
+    let job = format!(
+        "SET 'execution.checkpointing.interval' = '200 ms';\nSET 'execution.checkpointing.dir' = '{}';\n{job}",
+        s(&out.join("ck"))
+    );
+    assert!(job.contains("'connector' = 'filesystem'"), "{job}");
+    let file = out.join("job.sql");
+    std::fs::write(&file, job).expect("write the job");
+    let o = lowwater(&[
+        "run",
+        s(&file),
+        "--input",
+        &format!("orders={}", s(&example.join("orders.jsonl"))),
+        "--input",
+        &format!("rates={}", s(&example.join("rates.jsonl"))),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut rows = 0;
+    for e in std::fs::read_dir(&rows_dir)
+        .expect("the sink's directory")
+        .flatten()
+    {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.starts_with('.') {
+            rows += std::fs::read_to_string(e.path())
+                .expect("a part file")
+                .lines()
+                .count();
+        }
+    }
+    assert_eq!(
+        rows, 1440,
+        "every order joined once, in finished part files"
+    );
+}

@@ -557,7 +557,9 @@ fn window_tasks(
             if let Some(part) = snapshot.and_then(|s| s.windows.get(pi)?.get(w)) {
                 task.restore(part.clone());
             }
-            if let Some(w) = written.get(&plan.pipelines[pi].source) {
+            // (A window after a join reads the join, not its source.)
+            let floor = written.get(&plan.pipelines[pi].source);
+            if let Some(w) = floor.filter(|_| !plan.pipelines[pi].reads_join()) {
                 task.start_at(w.floor);
             }
             tasks.push(task);

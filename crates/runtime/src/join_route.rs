@@ -29,6 +29,9 @@ pub(crate) struct JoinOut {
     from: usize,
     pub(crate) senders: Vec<SyncSender<Envelope>>,
     batches: Vec<Vec<SideRow>>,
+    /// The key positions that choose the subtask (`None`: the whole key;
+    /// see `JoinPlan::route_positions`).
+    route: Option<Vec<usize>>,
 }
 
 impl JoinOut {
@@ -39,7 +42,12 @@ impl JoinOut {
         subtask: usize,
         senders: Vec<SyncSender<Envelope>>,
     ) -> Self {
+        let route = match which {
+            JoinRef::Temporal(j) => plan.joins[j].route_positions(),
+            JoinRef::Interval(_) => None,
+        };
         JoinOut {
+            route,
             which,
             port,
             from: port * plan.settings.parallelism + subtask,
@@ -69,10 +77,14 @@ impl SourceTask {
         }
         .map_err(RecordError::other)?;
         let n = out.senders.len();
-        let w = if n == 1 {
-            0
-        } else {
-            (self.shared.route.hash_one(&key[..]) % n as u64) as usize
+        let w = match &out.route {
+            _ if n == 1 => 0,
+            Some(ps) => {
+                let values: Vec<&lowwater_core::Value> =
+                    ps.iter().filter_map(|&i| key.get(i)).collect();
+                (self.shared.route.hash_one(values) % n as u64) as usize
+            }
+            None => (self.shared.route.hash_one(&key[..]) % n as u64) as usize,
         };
         out.batches[w].push(SideRow {
             ts,

@@ -93,6 +93,9 @@ pub(crate) struct JoinShared {
     pub inputs: Vec<[AtomicI64; 2]>,
     /// Probe rows waiting (a temporal join) or rows cached (an interval join).
     pub waiting: Vec<AtomicU64>,
+    /// The rows `lowwater.state.max-join-rows` counts (waiting probe rows
+    /// and versions, or cached rows), per subtask.
+    pub held: Vec<AtomicU64>,
     /// What holds each subtask's watermark.
     pub holds: Vec<Mutex<Option<JoinHold>>>,
     /// Records that reached the join behind its watermark, per split.
@@ -113,6 +116,7 @@ impl JoinShared {
                 .map(|_| [AtomicI64::new(MIN_WATERMARK), AtomicI64::new(MIN_WATERMARK)])
                 .collect(),
             waiting: (0..subtasks).map(|_| AtomicU64::new(0)).collect(),
+            held: (0..subtasks).map(|_| AtomicU64::new(0)).collect(),
             holds: (0..subtasks).map(|_| Mutex::new(None)).collect(),
             late: (0..subtasks).map(|_| Mutex::new(BTreeMap::new())).collect(),
             filtered: (0..subtasks).map(|_| AtomicU64::new(0)).collect(),
@@ -311,18 +315,20 @@ impl JoinTask {
         self.which.sides(&self.plan).sink
     }
 
-    /// The next input: held input of a channel no longer held first.
+    /// The next input: held input of a channel no longer held first, looked
+    /// at again after every message held (a given-up alignment releases its
+    /// channels, whose held messages come before anything newer).
     fn next(&mut self) -> Option<Envelope> {
         let p = self.p;
-        let gate = self.gate();
-        if let Some(i) = self
-            .held
-            .iter()
-            .position(|e| !gate.is_held(e.from / p, e.from % p))
-        {
-            return self.held.remove(i);
-        }
         loop {
+            let gate = self.gate();
+            if let Some(i) = self
+                .held
+                .iter()
+                .position(|e| !gate.is_held(e.from / p, e.from % p))
+            {
+                return self.held.remove(i);
+            }
             let env = self.rx.recv().ok()?;
             let (port, ch) = self.channel(env.from);
             if !self.gate().is_held(port, ch) {
@@ -384,7 +390,7 @@ impl JoinTask {
             }
             self.write();
             if let (Some(wm), Some(w)) = (self.forward.take(), &mut self.window) {
-                w.watermark(wm);
+                w.watermark(wm, &self.shared);
             }
             self.publish();
         }
@@ -394,7 +400,7 @@ impl JoinTask {
             cp.join_final(self.index, self.subtask, part);
         }
         if let Some(w) = &mut self.window {
-            w.send_all(|| Msg::End);
+            w.send_all(|| Msg::End, &self.shared);
         }
     }
 
@@ -440,9 +446,18 @@ impl JoinTask {
     /// stall.
     fn check_limit(&mut self) {
         let now = self.shared.clock.now();
+        // The join's rows over every subtask (the others' as last
+        // published), as the window subtasks count open windows.
+        let own = match &self.node {
+            Node::Temporal(n) => n.held(),
+            Node::Interval(n) => n.op().cached(),
+        };
+        let js = &self.shared.joins[self.index];
+        js.held[self.subtask].store(own, Ordering::Relaxed);
+        let total: u64 = js.held.iter().map(|h| h.load(Ordering::Relaxed)).sum();
         let (verdict, limit) = match &mut self.node {
-            Node::Temporal(n) => (n.check(now), n.limit()),
-            Node::Interval(n) => (n.check(now), n.limit()),
+            Node::Temporal(n) => (n.check_held(total, now), n.limit()),
+            Node::Interval(n) => (n.check_held(total, now), n.limit()),
         };
         let Verdict::Over { still_for } = verdict else {
             return;
@@ -460,16 +475,23 @@ impl JoinTask {
             ),
             Node::Interval(n) => format!("the interval join caches {} rows", n.op().cached()),
         };
+        let held = match self.p {
+            1 => held,
+            _ => format!(
+                "{held} in join subtask {} ({total} in all its subtasks)",
+                self.subtask
+            ),
+        };
         let moved = match still_for {
             Some(t) => format!("has not moved for {}", display_duration(t)),
             None => "has not moved since the job started".to_string(),
         };
         self.fail(format!(
-            "INSERT INTO {}: {held} in join subtask {}, more than lowwater.state.max-join-rows \
-             ({limit}) allows, and the watermark {moved} (the stall WARN names the partition \
-             holding it): release the stall (the idle-timeout of the quiet table) or raise the \
-             limit with SET 'lowwater.state.max-join-rows'",
-            tables[sides.sink].name, self.subtask
+            "INSERT INTO {}: {held}, more than lowwater.state.max-join-rows ({limit}) allows, \
+             and the watermark {moved} (the stall WARN names the partition holding it): release \
+             the stall (the idle-timeout of the quiet table) or raise the limit with SET \
+             'lowwater.state.max-join-rows'",
+            tables[sides.sink].name
         ));
     }
 
@@ -601,9 +623,9 @@ impl JoinTask {
                 return;
             };
             if let Some(wm) = self.forward.take() {
-                w.watermark(wm);
+                w.watermark(wm, &self.shared);
             }
-            w.send_all(|| Msg::Barrier(id));
+            w.send_all(|| Msg::Barrier(id), &self.shared);
             return;
         }
         let sink = self.sink();

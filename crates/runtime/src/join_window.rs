@@ -69,45 +69,57 @@ impl WindowOut {
         };
         self.batches[w].push(ts, JOINED, &mut self.key, &mut self.args);
         if self.batches[w].len() >= BATCH {
-            self.send_batch(w);
+            self.send_batch(w, shared);
         }
         Ok(true)
     }
 
-    fn send_batch(&mut self, w: usize) {
+    /// Whether a window subtask went away (it only ends early after the
+    /// job failed): its rows cannot be delivered.
+    fn gone(&self, sent: Result<(), std::sync::mpsc::SendError<Envelope>>, shared: &Shared) {
+        if sent.is_err() {
+            shared.fail(crate::job::RunError::Usage(
+                "a window subtask after a join ended unexpectedly".into(),
+            ));
+        }
+    }
+
+    fn send_batch(&mut self, w: usize, shared: &Shared) {
         let batch = std::mem::take(&mut self.batches[w]);
-        let _ = self.senders[w].send(Envelope {
+        let sent = self.senders[w].send(Envelope {
             from: self.from,
             msg: Msg::Records(Box::new(batch)),
         });
+        self.gone(sent, shared);
     }
 
     /// Sends the batched rows.
-    pub fn flush(&mut self) {
+    pub fn flush(&mut self, shared: &Shared) {
         for w in 0..self.batches.len() {
             if !self.batches[w].is_empty() {
-                self.send_batch(w);
+                self.send_batch(w, shared);
             }
         }
     }
 
     /// Sends `msg()` to every window subtask, after the rows before it.
-    pub fn send_all(&mut self, msg: impl Fn() -> Msg) {
-        self.flush();
+    pub fn send_all(&mut self, msg: impl Fn() -> Msg, shared: &Shared) {
+        self.flush(shared);
         for tx in &self.senders {
-            let _ = tx.send(Envelope {
+            let sent = tx.send(Envelope {
                 from: self.from,
                 msg: msg(),
             });
+            self.gone(sent, shared);
         }
     }
 
     /// The join's output watermark moved to `wm`.
-    pub fn watermark(&mut self, wm: Timestamp) {
+    pub fn watermark(&mut self, wm: Timestamp, shared: &Shared) {
         let p = Progress {
             watermark: Some(wm),
             ..Progress::NONE
         };
-        self.send_all(|| Msg::Progress(p));
+        self.send_all(|| Msg::Progress(p), shared);
     }
 }

@@ -248,8 +248,10 @@ pub(crate) fn sink_writer(
                 Connector::Blackhole => (None, false),
                 Connector::Filesystem { path } if plan.settings.checkpoints.interval.is_some() => {
                     // One writer per window subtask of every INSERT (a table can
-                    // be the sink of several, or a shared late-data sink).
-                    let writers = plan.settings.parallelism * plan.pipelines.len();
+                    // be the sink of several, or a shared late-data sink), and
+                    // per join subtask (numbered after them).
+                    let operators = plan.pipelines.len() + crate::join_task::joins(plan).len();
+                    let writers = plan.settings.parallelism * operators;
                     parts = Some(
                         crate::fs_sink::PartFiles::open(
                             &PathBuf::from(path),

@@ -119,13 +119,16 @@ impl WindowTask {
     }
 
     /// The next input to handle: held input of a channel no longer held
-    /// first (in its order), else the next message from the channels.
+    /// first (in its order), else the next message from the channels. The
+    /// held input is looked at again after every message held: a given-up
+    /// alignment releases its channels, whose held messages come before
+    /// anything newer from them.
     fn next(&mut self) -> Option<Envelope> {
-        let gate = self.node.gate();
-        if let Some(i) = self.held.iter().position(|e| !gate.is_held(0, e.from)) {
-            return self.held.remove(i);
-        }
         loop {
+            let gate = self.node.gate();
+            if let Some(i) = self.held.iter().position(|e| !gate.is_held(0, e.from)) {
+                return self.held.remove(i);
+            }
             let env = if self.waiting_since.is_none() {
                 self.rx.recv().ok()?
             } else {

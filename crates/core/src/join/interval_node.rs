@@ -85,7 +85,13 @@ impl IntervalJoinNode {
 
     /// The cached rows against the limit at `now` (see [`OpenStateGuard`]).
     pub fn check(&mut self, now: Timestamp) -> Verdict {
-        self.guard.check(self.op.cached(), now)
+        self.check_held(self.op.cached(), now)
+    }
+
+    /// [`Self::check`] of `held` cached rows: a live join's over all its
+    /// subtasks (the limit is the join's, not each subtask's).
+    pub fn check_held(&mut self, held: u64, now: Timestamp) -> Verdict {
+        self.guard.check(held, now)
     }
 
     /// The bound on cached rows.

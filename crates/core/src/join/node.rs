@@ -114,8 +114,18 @@ impl TemporalJoinNode {
     /// naming the stall). Versions count too: while the probe side holds
     /// the watermark, every version newer than it is kept.
     pub fn check(&mut self, now: Timestamp) -> Verdict {
-        self.guard
-            .check(self.op.waiting() + self.op.versions(), now)
+        self.check_held(self.held(), now)
+    }
+
+    /// The rows the limit counts: waiting probe rows and versions.
+    pub fn held(&self) -> u64 {
+        self.op.waiting() + self.op.versions()
+    }
+
+    /// [`Self::check`] of `held` rows: a live join's over all its subtasks
+    /// (the limit is the join's, not each subtask's).
+    pub fn check_held(&mut self, held: u64, now: Timestamp) -> Verdict {
+        self.guard.check(held, now)
     }
 
     /// The bound on waiting probe rows.

@@ -144,6 +144,28 @@ impl JoinPlan {
             .map_err(|m| format!("the join key: {m}"))
     }
 
+    /// The positions of the join key a live join routes both sides by: of a
+    /// versioned view, those that are the view's deduplication key (its
+    /// PARTITION BY, which the join key must include), so that every version
+    /// of a view key meets in one subtask, where its deduplication is exact,
+    /// and a probe row still meets its key's versions; `None`: the whole key.
+    pub fn route_positions(&self) -> Option<Vec<usize>> {
+        self.view.as_ref()?;
+        let positions: Vec<usize> = self
+            .build_key
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| matches!(e, Expr::Column(c) if self.dedup_key.contains(c)))
+            .map(|(i, _)| i)
+            .collect();
+        let covered = self.dedup_key.iter().all(|d| {
+            positions
+                .iter()
+                .any(|&i| matches!(self.build_key[i], Expr::Column(c) if c == *d))
+        });
+        (covered && positions.len() < self.build_key.len()).then_some(positions)
+    }
+
     /// The view's deduplication key of a build row.
     pub fn dedup_values(&self, build: &[lowwater_core::Value]) -> lowwater_core::Row {
         self.dedup_key
