@@ -47,6 +47,7 @@ mod restore;
 mod silence;
 mod sink;
 mod source;
+mod threads;
 mod txn;
 mod window;
 mod written;
