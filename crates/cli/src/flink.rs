@@ -177,6 +177,7 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
                 Event::Resolved(r, wm) => {
                     tracing::info!("{}", lowwater_report::resolved_line(&r, wm))
                 }
+                Event::Implausible(line) => tracing::warn!("{line}"),
             }
         }
         if matches!(

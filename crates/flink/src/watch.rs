@@ -122,6 +122,10 @@ pub enum Event {
     Stalled(StallReport),
     /// It advanced again, to this watermark.
     Resolved(StallReport, Timestamp),
+    /// A partition's watermark is decades behind the records it reads (a
+    /// producer writing seconds where the table reads milliseconds): what
+    /// it looks like, once per partition.
+    Implausible(String),
 }
 
 #[derive(Debug, Clone)]
@@ -182,6 +186,8 @@ pub struct Watcher {
     history: History,
     last_poll: Option<Timestamp>,
     state: String,
+    /// Splits already named for an implausibly old watermark.
+    implausible: std::collections::BTreeSet<SplitId>,
 }
 
 impl Watcher {
@@ -211,6 +217,7 @@ impl Watcher {
             past: Vec::new(),
             history: History::default(),
             last_poll: None,
+            implausible: Default::default(),
             state: job.summary.state.clone(),
         })
     }
@@ -248,6 +255,22 @@ impl Watcher {
             }
         }
         let mut events = Vec::new();
+        // A split reading records (its offset moved now) whose watermark is
+        // decades behind them: the same words as a lowwater job's.
+        for (id, s) in self.splits.iter().enumerate() {
+            let (Some(w), true) = (s.sample.watermark, s.last_change == Some(now)) else {
+                continue;
+            };
+            if self.implausible.contains(&(id as SplitId)) {
+                continue;
+            }
+            let x = &s.sample;
+            let place = (x.table.as_str(), x.topic.as_str(), x.partition);
+            if let Some(line) = lowwater_report::implausible_time(place, "watermark", w, now) {
+                self.implausible.insert(id as SplitId);
+                events.push(Event::Implausible(line));
+            }
+        }
         if self.state != "RUNNING" {
             // Restarting, failing or ending: no watermark to judge.
             self.after_poll(now);

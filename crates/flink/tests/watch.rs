@@ -504,3 +504,44 @@ fn a_temporal_join_is_held_by_its_versioned_side_and_named_so() {
     let view = live(&w, &origin(), T0 + 40_000);
     assert_eq!(view.inserts[0].source, "orders JOIN rates");
 }
+
+/// A Flink job reading a partition whose producer writes seconds: its
+/// FLIP-513 watermark is in January 1970 while its offset moves. The watch
+/// says so once, in lowwater's words, though nothing stalls.
+#[test]
+fn a_watermark_of_seconds_read_as_milliseconds_is_named_once() {
+    use lowwater_flink::watch::SplitSample;
+    let j = job();
+    let seconds = |k: i64| SplitSample {
+        table: "clickstream".into(),
+        topic: "clickstream".into(),
+        partition: 5,
+        subtask: 5,
+        watermark: Some((T0 + k * 2_000) / 1_000 - 5_000),
+        idle_ms_per_s: Some(0.0),
+        offset: Some(100 + k),
+    };
+    let mut w = watcher(&j);
+    let mut named = Vec::new();
+    for k in 0..5 {
+        let p = Poll {
+            job: j.clone(),
+            splits: vec![seconds(k)],
+            sinks: vec![window(T0 - 60_000)],
+        };
+        for e in w.observe(&p, T0 + k * 2_000) {
+            if let Event::Implausible(line) = e {
+                named.push(line);
+            }
+        }
+    }
+    let [line] = named.as_slice() else {
+        panic!("named once: {named:?}");
+    };
+    assert!(
+        line.starts_with("partition 5 of clickstream: its watermark is 1970-01-")
+            && line
+                .contains("its producer writes seconds where table clickstream reads milliseconds"),
+        "{line}"
+    );
+}

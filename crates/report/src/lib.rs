@@ -23,21 +23,20 @@ use serde::Serialize;
 mod join;
 pub use join::{join_stall_report, JoinSides};
 
-/// What to say of a partition whose newest event time `newest` is
-/// implausibly old for records arriving at `arrival` (see
+/// What to say of a partition whose `what` (its newest event time, or a
+/// watcher's view of it: its watermark) `newest` is implausibly old for
+/// records arriving at `arrival` (see
 /// [`lowwater_core::diagnose::implausibly_old`]), if it is.
 pub fn implausible_time(
-    table: &str,
-    topic: &str,
-    partition: i32,
+    (table, topic, partition): (&str, &str, i32),
+    what: &str,
     newest: Timestamp,
     arrival: Timestamp,
 ) -> Option<String> {
     use lowwater_core::diagnose::{implausibly_old, ImplausibleTime};
     let cause = implausibly_old(newest, arrival)?;
     let head = format!(
-        "partition {partition} of {topic}: its newest event time is {} while its records \
-         arrive at {}",
+        "partition {partition} of {topic}: its {what} is {} while its records arrive at {}",
         format_timestamp(newest, ' '),
         format_timestamp(arrival, ' ')
     );
@@ -407,7 +406,8 @@ pub fn summary_for(what: &str, r: &Report) -> String {
     // with no stall and no late record to say so.
     for p in &r.partitions {
         if let (Some(ev), Some(at)) = (p.last_event_time, p.last_arrival) {
-            if let Some(line) = implausible_time(&p.table, &p.topic, p.partition, ev, at) {
+            let place = (p.table.as_str(), p.topic.as_str(), p.partition);
+            if let Some(line) = implausible_time(place, "newest event time", ev, at) {
                 let _ = writeln!(s, "  {line}");
             }
         }

@@ -219,8 +219,9 @@ impl Monitor {
                 let Some(m) = splits.get(split.id as usize) else {
                     continue;
                 };
+                let place = (table.as_str(), m.topic.as_str(), m.partition);
                 if let Some(line) =
-                    lowwater_report::implausible_time(table, &m.topic, m.partition, ev, at)
+                    lowwater_report::implausible_time(place, "newest event time", ev, at)
                 {
                     self.implausible.insert(split.id);
                     tracing::warn!("{line}");
