@@ -202,7 +202,7 @@ impl Coordinator {
         }
     }
 
-    /// Window subtasks that ended stand in this checkpoint with their last
+    /// Window and join subtasks that ended stand in this checkpoint with their last
     /// state: the part files they left open (all their rows, every window
     /// fired) become pending for it.
     fn roll_ended(
@@ -217,6 +217,7 @@ impl Coordinator {
             };
             if let Some(parts) = w.parts.as_mut() {
                 for &(pipeline, subtask) in ended {
+                    // As `crate::sink::writer` numbers them.
                     parts.roll(pipeline * self.parallelism + subtask, id)?;
                 }
             }

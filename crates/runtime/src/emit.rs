@@ -46,7 +46,7 @@ impl Rows {
     /// This subtask's number among the window subtasks of every INSERT:
     /// its own part files in a filesystem sink several INSERTs write to.
     pub fn writer(&self) -> usize {
-        self.pipeline * self.plan.settings.parallelism + self.subtask
+        crate::sink::writer(&self.plan, self.pipeline, self.subtask)
     }
 
     /// Writes `out`'s rows (emptying it) and flushes the sinks written to.

@@ -242,7 +242,7 @@ impl JoinTask {
             }
         };
         JoinTask {
-            writer: (plan.pipelines.len() + index) * p + subtask,
+            writer: crate::sink::writer(&plan, plan.pipelines.len() + index, subtask),
             plan,
             index,
             which,
@@ -384,9 +384,15 @@ impl JoinTask {
                         self.snapshot(id);
                     }
                 }
-                // Joins over Kafka run with checkpoints only (no marks); a
-                // join table has no late-data sink; records go to windows.
-                Msg::Mark(_) | Msg::Late(_) | Msg::Records(_) => {}
+                // Joins over Kafka run with checkpoints only: no marks.
+                Msg::Mark(_) => {}
+                // A join table has no late-data sink (the planner refuses
+                // one), and window records go to window subtasks.
+                Msg::Late(_) | Msg::Records(_) => {
+                    self.fail(
+                        "a join subtask received a window's input (a bug in lowwater)".into(),
+                    );
+                }
             }
             self.write();
             if let (Some(wm), Some(w)) = (self.forward.take(), &mut self.window) {

@@ -29,8 +29,11 @@ pub(crate) struct Monitor {
     reading: Vec<crate::silence::Reading>,
     /// The joins' watches.
     joins: crate::join_watch::JoinWatches,
-    /// Splits already warned about for implausibly old event times.
+    /// Splits already warned about for implausibly old event times, and
+    /// when they are looked at next (once a second, not every tick: each
+    /// look copies every source subtask's view).
     implausible: std::collections::BTreeSet<lowwater_core::source::SplitId>,
+    next_times: Timestamp,
 }
 
 #[derive(Default, Clone)]
@@ -70,6 +73,7 @@ impl Monitor {
             .collect();
         Monitor {
             implausible: Default::default(),
+            next_times: shared.start,
             joins: crate::join_watch::JoinWatches::new(&plan, &shared, threshold),
             reading,
             plan,
@@ -191,7 +195,10 @@ impl Monitor {
             }
         }
         self.joins.tick(&self.plan, &self.shared, now);
-        self.check_times();
+        if now >= self.next_times {
+            self.next_times = now + 1_000;
+            self.check_times();
+        }
         self.check_slos(now);
         self.check_reading(now);
         self.publish(now);

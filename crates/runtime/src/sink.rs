@@ -214,6 +214,18 @@ impl SinkWriter {
 /// `--output` names it; Kafka exactly-once sinks write into the job's
 /// transaction, filesystem sinks under checkpoints into part files.
 #[allow(clippy::too_many_arguments)]
+/// The operators whose subtasks write sinks, numbered: the INSERTs' window
+/// aggregations, then the joins (`crate::join_task::joins`).
+pub(crate) fn operators(plan: &JobPlan) -> usize {
+    plan.pipelines.len() + crate::join_task::joins(plan).len()
+}
+
+/// The number of subtask `subtask` of operator `operator` among every
+/// writer of a filesystem sink (its own part files).
+pub(crate) fn writer(plan: &JobPlan, operator: usize, subtask: usize) -> usize {
+    operator * plan.settings.parallelism + subtask
+}
+
 pub(crate) fn sink_writer(
     plan: &JobPlan,
     t: usize,
@@ -250,8 +262,7 @@ pub(crate) fn sink_writer(
                     // One writer per window subtask of every INSERT (a table can
                     // be the sink of several, or a shared late-data sink), and
                     // per join subtask (numbered after them).
-                    let operators = plan.pipelines.len() + crate::join_task::joins(plan).len();
-                    let writers = plan.settings.parallelism * operators;
+                    let writers = writer(plan, operators(plan), 0);
                     parts = Some(
                         crate::fs_sink::PartFiles::open(
                             &PathBuf::from(path),

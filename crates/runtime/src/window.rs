@@ -322,7 +322,12 @@ impl WindowTask {
                 }
                 Msg::Mark(m) => marked = Some((env.from, m)),
                 // Join rows go to join subtasks only.
-                Msg::Rows(_) => {}
+                Msg::Rows(_) => {
+                    self.shared.fail(RunError::Usage(
+                        "a window subtask received a join's rows (a bug in lowwater)".into(),
+                    ));
+                    return;
+                }
                 Msg::Barrier(id) => {
                     if let Alignment::Aligned(id) = self.node.gate_mut().barrier(0, env.from, id) {
                         self.snapshot(id);

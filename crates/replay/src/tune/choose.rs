@@ -310,8 +310,8 @@ pub(super) fn change(c: &Candidate, plan: &JobPlan) -> Vec<Change> {
     let idle_text = flink_duration(c.idle_timeout_ms.unwrap_or(0));
     let mut set_line = false;
     // A temporal join's versioned tables take their own option (the
-    // setting its stall names), not the job-wide one.
-    let own = !plan.joins.is_empty();
+    // setting its stall names), not the job-wide one: as `plan_for` sets it.
+    let own = super::per_table(plan, c);
     for (name, delay) in &c.delays {
         let Some(ti) = plan.table(name) else { continue };
         let t = &plan.tables[ti];

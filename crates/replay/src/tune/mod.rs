@@ -311,7 +311,7 @@ pub fn idle_tables(plan: &JobPlan) -> Vec<usize> {
 
 /// Whether candidate `c` sets the idle timeout of its tables themselves
 /// (a temporal join's versioned tables), not the job's.
-fn per_table(plan: &JobPlan, c: &Candidate) -> bool {
+pub(super) fn per_table(plan: &JobPlan, c: &Candidate) -> bool {
     !plan.joins.is_empty() && !c.idle_tables.is_empty()
 }
 
