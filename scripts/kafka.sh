@@ -115,6 +115,12 @@ group.initial.rebalance.delay.ms=0
 # Fixtures and benches carry historical record timestamps (2025); time-based
 # retention would delete them minutes after they are written.
 log.retention.ms=-1
+# Client quotas (the throttled-consumer test) are measured over 2 windows of
+# 1 s, not 11: a consumer's first burst is then about one second of its
+# quota, not eleven, and a throttle lasts about a second, so consumers that
+# share a client id take turns instead of one starving the other for the
+# length of a short test.
+quota.window.num=2
 PROPS
   local cp="$libs/*"
   local id
