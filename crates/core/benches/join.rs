@@ -142,8 +142,10 @@ fn interval(n: usize) -> (f64, usize) {
             s += 1;
         }
         if i % 100 == 99 {
-            node.progress(LEFT, 0, wm(ts - 5_000), 0, &mut out);
-            node.progress(RIGHT, 0, wm(ts - 5_000), 0, &mut out);
+            node.progress(LEFT, 0, wm(ts - 5_000), 0, &mut all, &mut out)
+                .ok();
+            node.progress(RIGHT, 0, wm(ts - 5_000), 0, &mut all, &mut out)
+                .ok();
         }
         pairs += out.len();
         out.clear();

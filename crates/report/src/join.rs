@@ -19,7 +19,7 @@ pub struct JoinSides {
     pub second: (usize, &'static str),
     /// The INSERT's sink table.
     pub sink: usize,
-    /// "temporal join" or "interval join".
+    /// "temporal join", "interval join" or "window join".
     pub join: &'static str,
 }
 
@@ -34,13 +34,14 @@ impl JoinSides {
         }
     }
 
-    /// An interval join of `left` and `right`.
-    pub fn interval(left: usize, right: usize, sink: usize) -> Self {
+    /// An interval join (`join`: "interval join") or a window join
+    /// ("window join") of `left` and `right`.
+    pub fn interval(left: usize, right: usize, sink: usize, join: &'static str) -> Self {
         JoinSides {
             first: (left, "left side"),
             second: (right, "right side"),
             sink,
-            join: "interval join",
+            join,
         }
     }
 

@@ -6,6 +6,7 @@
 
 use std::hash::BuildHasher;
 use std::sync::mpsc::SyncSender;
+use std::sync::Arc;
 
 use lowwater_connectors::row::RecordError;
 use lowwater_core::source::SplitId;
@@ -66,16 +67,56 @@ impl SourceTask {
         ts: Timestamp,
         row: &Row,
     ) -> Result<(), RecordError> {
-        let out = &mut self.join_outs[k];
+        let (which, port) = (self.join_outs[k].which, self.join_outs[k].port);
         let mut side = Vec::new();
-        let key = match out.which {
-            JoinRef::Temporal(j) => self.plan.joins[j].side_input(out.port, row, &mut side),
+        let key = match which {
+            JoinRef::Temporal(j) => self.plan.joins[j].side_input(port, row, &mut side),
+            JoinRef::Interval(j) if self.plan.intervals[j].window.is_some() => {
+                return self.route_windows(k, j, id, ts, row);
+            }
             JoinRef::Interval(j) => {
                 side.extend_from_slice(row);
-                self.plan.intervals[j].side_key(out.port, row)
+                self.plan.intervals[j].side_key(port, row)
             }
         }
         .map_err(RecordError::other)?;
+        self.send_side(k, id, ts, key, side);
+        Ok(())
+    }
+
+    /// [`Self::route_join`] into window join `j`: a row per window the
+    /// side's WHERE keeps, at the window's time (the rows it drops are
+    /// counted as filtered, as replay counts them).
+    fn route_windows(
+        &mut self,
+        k: usize,
+        j: usize,
+        id: SplitId,
+        ts: Timestamp,
+        row: &Row,
+    ) -> Result<(), RecordError> {
+        let port = self.join_outs[k].port;
+        let plan = Arc::clone(&self.plan);
+        let jp = &plan.intervals[j];
+        let mut rows = Vec::new();
+        if let Some(w) = &jp.window {
+            let dropped = w
+                .side_rows(port, ts, row, &mut rows)
+                .map_err(RecordError::other)?;
+            self.unpublished.1 += dropped;
+            self.filtered_count += dropped;
+        }
+        for (wt, r) in rows {
+            let key = jp.side_key(port, &r).map_err(RecordError::other)?;
+            self.send_side(k, id, wt, key, r);
+        }
+        Ok(())
+    }
+
+    /// A side row of join output `k` (split `id`, time `ts`, join key `key`)
+    /// into the batch of the join subtask its key chooses.
+    fn send_side(&mut self, k: usize, id: SplitId, ts: Timestamp, key: Row, side: Row) {
+        let out = &mut self.join_outs[k];
         let n = out.senders.len();
         let w = match &out.route {
             _ if n == 1 => 0,
@@ -103,7 +144,6 @@ impl SourceTask {
                     .fail(RunError::Usage("a join subtask ended unexpectedly".into()));
             }
         }
-        Ok(())
     }
 
     /// Sends the joins' batched rows.

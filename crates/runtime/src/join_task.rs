@@ -62,6 +62,11 @@ impl JoinRef {
         }
     }
 
+    /// What it is, in messages ("temporal join", "interval join", ...).
+    pub fn what(self, plan: &JobPlan) -> &'static str {
+        self.sides(plan).join
+    }
+
     /// Its sides, sink and kind.
     pub fn sides(self, plan: &JobPlan) -> JoinSides {
         match self {
@@ -71,7 +76,7 @@ impl JoinRef {
             }
             JoinRef::Interval(j) => {
                 let j = &plan.intervals[j];
-                JoinSides::interval(j.left, j.right, j.sink)
+                JoinSides::interval(j.left, j.right, j.sink, j.what())
             }
         }
     }
@@ -236,10 +241,7 @@ impl JoinTask {
                 let dedup = plan.joins[j].view.is_some();
                 Node::Temporal(TemporalJoinNode::new(p, p, dedup, limit, grace))
             }
-            JoinRef::Interval(j) => {
-                let spec = plan.intervals[j].spec;
-                Node::Interval(IntervalJoinNode::new(spec, p, p, limit, grace))
-            }
+            JoinRef::Interval(j) => Node::Interval(plan.intervals[j].node(p, p, limit, grace)),
         };
         JoinTask {
             writer: crate::sink::writer(&plan, plan.pipelines.len() + index, subtask),
@@ -438,11 +440,23 @@ impl JoinTask {
     /// Channel `ch` of `port` sent `p`.
     fn progress(&mut self, port: usize, ch: usize, p: Progress) {
         let now = self.shared.clock.now();
-        let forward = match &mut self.node {
-            Node::Temporal(n) => n.progress(port, ch, p, now, &mut self.joined),
-            Node::Interval(n) => n
-                .progress(port, ch, p, now, &mut self.paired)
-                .map(|(_, f)| f),
+        let forward = match (&mut self.node, self.which) {
+            (Node::Temporal(n), _) => n.progress(port, ch, p, now, &mut self.joined),
+            (Node::Interval(n), JoinRef::Interval(j)) => {
+                let jp = &self.plan.intervals[j];
+                let mut matches = |l: &Row, r: &Row| jp.matches(l, r);
+                match n.progress(port, ch, p, now, &mut matches, &mut self.paired) {
+                    Ok(moved) => moved.map(|(_, f)| f),
+                    Err(e) => {
+                        let sink = &self.plan.tables[jp.sink].name;
+                        self.fail(format!(
+                            "INSERT INTO {sink}: the window join's condition: {e}"
+                        ));
+                        None
+                    }
+                }
+            }
+            (Node::Interval(_), _) => None,
         };
         self.forward = forward.or(self.forward);
     }
@@ -479,7 +493,11 @@ impl JoinTask {
                 n.op().versions(),
                 tables[sides.second.0].name
             ),
-            Node::Interval(n) => format!("the interval join caches {} rows", n.op().cached()),
+            Node::Interval(n) => format!(
+                "the {} caches {} rows",
+                self.which.what(&self.plan),
+                n.op().cached()
+            ),
         };
         let held = match self.p {
             1 => held,
@@ -592,10 +610,7 @@ impl JoinTask {
             }
             JoinRef::Interval(j) => {
                 let jp = &plan.intervals[j];
-                let widths = (
-                    plan.tables[jp.left].columns.len(),
-                    plan.tables[jp.right].columns.len(),
-                );
+                let widths = jp.widths;
                 for pair in self.paired.drain(..) {
                     let row = pair.into_row(widths.0, widths.1);
                     let Some(values) = jp.sink_values(&row, width)? else {

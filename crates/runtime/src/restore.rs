@@ -84,8 +84,15 @@ pub(crate) fn identity(plan: &JobPlan) -> JobIdentity {
             }
             crate::join_task::JoinRef::Interval(i) => {
                 let j = &plan.intervals[i];
+                let windows = j.window.as_ref().map_or(String::new(), |w| {
+                    format!(
+                        "; {:?}; sides {:?} WHERE {:?}",
+                        w.assigner, w.columns, w.filters
+                    )
+                });
                 format!(
-                    "interval join of {} with {}; {:?}; keys {:?} = {:?}; ON {:?}",
+                    "{} of {} with {}; {:?}; keys {:?} = {:?}; ON {:?}{windows}",
+                    j.what(),
                     plan.tables[j.left].name,
                     plan.tables[j.right].name,
                     j.spec,

@@ -250,6 +250,23 @@ pub struct IntervalJoin {
     pub loc: Loc,
     /// The ON condition.
     pub on: AstExpr,
+    /// A window join: each side's window table function, select list and
+    /// WHERE (`left` and `right` name the tables it reads).
+    pub windows: Option<Box<[WindowSide; 2]>>,
+}
+
+/// A side of a window join: `(SELECT items FROM TABLE(TUMBLE(TABLE t,
+/// DESCRIPTOR(ts), ...)) [WHERE ...]) alias`.
+#[derive(Debug, Clone)]
+pub struct WindowSide {
+    /// The window table function.
+    pub tvf: WindowTvf,
+    /// The subquery's select list.
+    pub items: Vec<SelectItem>,
+    /// The subquery's WHERE.
+    pub filter: Option<AstExpr>,
+    /// Where the subquery starts.
+    pub loc: Loc,
 }
 
 /// `INSERT INTO sink [(cols)] SELECT ... FROM <interval join> [WHERE ...]`.

@@ -60,7 +60,7 @@ fn connector_text(t: &TableDef) -> String {
     }
 }
 
-fn window_text(a: &WindowAssigner) -> String {
+pub(crate) fn window_text(a: &WindowAssigner) -> String {
     let d = |m| display_duration(m);
     match *a {
         WindowAssigner::Tumbling { size, offset: 0 } => format!("TUMBLE {}", d(size)),

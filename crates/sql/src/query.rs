@@ -11,7 +11,7 @@ use sqlparser::tokenizer::Token;
 
 use crate::ast::{
     deep_error, deep_loc, dismantle, too_deep, From, Insert, IntervalJoin, JoinType, Named, Notes,
-    Select, Statement, TemporalJoin, TvfKind, WindowTvf,
+    Select, Statement, TemporalJoin, TvfKind, WindowSide, WindowTvf,
 };
 use crate::error::{Loc, Result, SqlError};
 use crate::inline::{self, View, Views};
@@ -55,6 +55,112 @@ fn no_join(p: &Parser, at: Loc) -> Result<()> {
     Ok(())
 }
 
+/// `[INNER | LEFT | RIGHT | FULL [OUTER]]`, before JOIN.
+fn join_type(p: &mut Parser) -> JoinType {
+    let kind = if p.parse_keyword(Keyword::LEFT) {
+        JoinType::Left
+    } else if p.parse_keyword(Keyword::RIGHT) {
+        JoinType::Right
+    } else if p.parse_keyword(Keyword::FULL) {
+        JoinType::Full
+    } else {
+        let _ = p.parse_keyword(Keyword::INNER);
+        JoinType::Inner
+    };
+    if kind != JoinType::Inner {
+        let _ = p.parse_keyword(Keyword::OUTER);
+    }
+    kind
+}
+
+/// A window join's side: the subquery `sel` (a window table function's
+/// rows) named `alias`.
+fn window_side(sel: Select, alias: Option<String>, loc: Loc) -> Result<(Named, WindowSide)> {
+    let From::Window(tvf) = sel.from else {
+        return Err(SqlError::new(
+            loc,
+            "a window join's sides are each a window table function's rows: (SELECT * FROM \
+             TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL ...))) AS l; a join of other \
+             subqueries is a regular join, which lowwater does not run",
+        ));
+    };
+    if let Some((_, at)) = sel.group_by {
+        return Err(SqlError::new(
+            at,
+            "a window join's side with GROUP BY (a window aggregation joined by window) is not \
+             supported yet: join the window table functions' rows, and aggregate the joined \
+             rows' table in another job",
+        ));
+    }
+    let Some(alias) = alias else {
+        return Err(SqlError::new(
+            loc,
+            "name each side of a window join: (SELECT * FROM TABLE(TUMBLE(...))) AS l",
+        ));
+    };
+    let named = Named {
+        name: tvf.source.clone(),
+        loc: tvf.source_loc,
+        alias: Some(alias),
+    };
+    let side = WindowSide {
+        tvf,
+        items: sel.items,
+        filter: sel.filter,
+        loc,
+    };
+    Ok((named, side))
+}
+
+/// After a window table function's subquery `first` (named `alias`, at
+/// `loc`): `[INNER | LEFT | RIGHT | FULL] JOIN (SELECT ... FROM
+/// TABLE(...)) alias ON ...`, a window join.
+fn window_join(
+    p: &mut Parser,
+    first: Select,
+    first_alias: Option<String>,
+    loc: Loc,
+) -> Result<Box<IntervalJoin>> {
+    let (left, left_side) = window_side(first, first_alias, loc)?;
+    let at = here(p);
+    let kind = join_type(p);
+    pe(p.expect_keyword(Keyword::JOIN))?;
+    let right_loc = here(p);
+    if !p.consume_token(&Token::LParen) {
+        return Err(SqlError::new(
+            right_loc,
+            "a window join's right side is a window table function's rows too: JOIN (SELECT * \
+             FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL ...))) AS r ON l.window_start \
+             = r.window_start AND l.window_end = r.window_end AND ...",
+        ));
+    }
+    let inner = select(p)?;
+    pe(p.expect_token(&Token::RParen))?;
+    let right_alias = alias(p)?;
+    let (right, right_side) = window_side(inner, right_alias, right_loc)?;
+    pe(p.expect_keyword(Keyword::ON))?;
+    let on = pe(p.parse_expr())?;
+    if too_deep(&on) {
+        let at = deep_loc(&on, loc);
+        return Err(deep_error(at, vec![on]));
+    }
+    if JOIN_KEYWORDS.iter().any(|k| p.peek_keyword(*k)) || p.peek_token().token == Token::Comma {
+        return Err(SqlError::new(
+            here(p),
+            "one join per query: join the result of this one in a view, or write another \
+             INSERT",
+        ));
+    }
+    Ok(Box::new(IntervalJoin {
+        left,
+        right,
+        kind,
+        loc: at,
+        on,
+        windows: Some(Box::new([left_side, right_side])),
+    }))
+}
+
 /// A join after the first FROM table.
 enum Joined {
     Temporal(Box<TemporalJoin>),
@@ -75,19 +181,7 @@ fn join(p: &mut Parser, probe: &Named) -> Result<Option<Joined>> {
              a.k = b.k AND b.ts BETWEEN a.ts - INTERVAL '1' MINUTE AND a.ts",
         ));
     }
-    let kind = if p.parse_keyword(Keyword::LEFT) {
-        JoinType::Left
-    } else if p.parse_keyword(Keyword::RIGHT) {
-        JoinType::Right
-    } else if p.parse_keyword(Keyword::FULL) {
-        JoinType::Full
-    } else {
-        let _ = p.parse_keyword(Keyword::INNER);
-        JoinType::Inner
-    };
-    if kind != JoinType::Inner {
-        let _ = p.parse_keyword(Keyword::OUTER);
-    }
+    let kind = join_type(p);
     if kind == JoinType::Inner && !p.peek_keyword(Keyword::JOIN) && loc == here(p) {
         return Ok(None);
     }
@@ -148,6 +242,7 @@ fn join(p: &mut Parser, probe: &Named) -> Result<Option<Joined>> {
             kind,
             loc,
             on,
+            windows: None,
         })),
     }))
 }
@@ -165,8 +260,13 @@ pub(crate) fn select(p: &mut Parser) -> Result<Select> {
     let from = if p.consume_token(&Token::LParen) {
         let inner = select(p)?;
         pe(p.expect_token(&Token::RParen))?;
-        alias(p)?;
-        From::Query(Box::new(inner))
+        let name = alias(p)?;
+        let joined = JOIN_KEYWORDS[..5].iter().any(|k| p.peek_keyword(*k));
+        if joined && matches!(inner.from, From::Window(_)) {
+            From::IntervalJoin(window_join(p, inner, name, from_loc)?)
+        } else {
+            From::Query(Box::new(inner))
+        }
     } else if p.peek_keyword(Keyword::TABLE) {
         From::Window(window_tvf(p)?)
     } else if matches!(p.peek_token().token, Token::Word(_)) {

@@ -64,6 +64,12 @@ pub enum JoinKind {
     Right,
     /// Both sides'.
     Full,
+    /// None; a left row once when it has a match, the right side unwritten
+    /// (`IN` / `EXISTS`; window joins only).
+    Semi,
+    /// None; a left row when it has no match (`NOT IN` / `NOT EXISTS`;
+    /// window joins only).
+    Anti,
 }
 
 impl JoinKind {

@@ -1,7 +1,9 @@
-//! An interval join node of one subtask, the shape the replay stepper and
-//! the live task drive (as [`super::node::TemporalJoinNode`] is for the
-//! temporal join): its input gate (port 0 the left side's channels, port 1
-//! the right side's), the operator, and the bound on the rows it caches.
+//! A node of one subtask for the joins that pair the rows of two streams,
+//! the shape the replay stepper and the live task drive (as
+//! [`super::node::TemporalJoinNode`] is for the temporal join): its input
+//! gate (port 0 the left side's channels, port 1 the right side's), the
+//! operator (an interval join, or a window join), and the bound on the
+//! rows it caches.
 
 use serde::{Deserialize, Serialize};
 
@@ -11,22 +13,68 @@ use crate::value::{Row, Value};
 use crate::watermark::Progress;
 use crate::window::limit::{OpenStateGuard, Verdict};
 
-use super::interval::{IntervalJoin, IntervalSpec, Paired, LEFT};
+use super::interval::{IntervalJoin, IntervalSpec, JoinKind, Paired, LEFT};
 use super::node::JoinHold;
+use super::window_join::WindowJoin;
 
-/// An interval join node.
+/// An interval join node, or a window join node.
 #[derive(Debug, Clone)]
 pub struct IntervalJoinNode {
     gate: InputGate,
-    op: IntervalJoin,
+    op: PairOp,
     guard: OpenStateGuard,
+}
+
+/// The operator of an [`IntervalJoinNode`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum PairOp {
+    /// An interval join: pairs come out as rows arrive.
+    Interval(IntervalJoin),
+    /// A window join: a window's pairs come out when the watermark reaches
+    /// its time; a row's `ts` is its window's time (`window_end - 1`).
+    Window(WindowJoin),
+}
+
+impl PairOp {
+    /// Rows cached, both sides.
+    pub fn cached(&self) -> u64 {
+        match self {
+            PairOp::Interval(j) => j.cached(),
+            PairOp::Window(j) => j.cached(),
+        }
+    }
+
+    /// Late rows of side `port` (see [`IntervalJoin::late`] and
+    /// [`WindowJoin::late`]).
+    pub fn late(&self, port: usize) -> u64 {
+        match self {
+            PairOp::Interval(j) => j.late(port),
+            PairOp::Window(j) => j.late(port),
+        }
+    }
+
+    /// The combined watermark it last saw.
+    pub fn watermark(&self) -> Timestamp {
+        match self {
+            PairOp::Interval(j) => j.watermark(),
+            PairOp::Window(j) => j.watermark(),
+        }
+    }
+
+    /// An estimate of the bytes its state takes.
+    pub fn state_bytes(&self) -> usize {
+        match self {
+            PairOp::Interval(j) => j.state_bytes(),
+            PairOp::Window(j) => j.state_bytes(),
+        }
+    }
 }
 
 /// A node's state, as a checkpoint or a replay snapshot keeps it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct IntervalJoinState {
     gate: GateState,
-    op: IntervalJoin,
+    op: PairOp,
     guard: OpenStateGuard,
 }
 
@@ -37,14 +85,24 @@ impl IntervalJoinNode {
     pub fn new(spec: IntervalSpec, left: usize, right: usize, limit: u64, grace: Millis) -> Self {
         IntervalJoinNode {
             gate: InputGate::new(&[left, right]),
-            op: IntervalJoin::new(spec),
+            op: PairOp::Interval(IntervalJoin::new(spec)),
             guard: OpenStateGuard::new(limit, grace),
         }
     }
 
-    /// A row of side `port` ([`LEFT`] or [`super::interval::RIGHT`]): its
-    /// pairs come out at once; returns whether it is late (see
-    /// [`IntervalJoin::left`]).
+    /// A window join of type `kind` (see [`IntervalJoinNode::new`]).
+    pub fn window(kind: JoinKind, left: usize, right: usize, limit: u64, grace: Millis) -> Self {
+        IntervalJoinNode {
+            gate: InputGate::new(&[left, right]),
+            op: PairOp::Window(WindowJoin::new(kind)),
+            guard: OpenStateGuard::new(limit, grace),
+        }
+    }
+
+    /// A row of side `port` ([`LEFT`] or [`super::interval::RIGHT`]) at
+    /// `ts`: an interval join's pairs come out at once; returns whether it
+    /// is late (see [`IntervalJoin::left`], and [`WindowJoin::row`], whose
+    /// `ts` is the row's window's time).
     pub fn row<E>(
         &mut self,
         port: usize,
@@ -54,33 +112,39 @@ impl IntervalJoinNode {
         matches: &mut dyn FnMut(&Row, &Row) -> Result<bool, E>,
         out: &mut Vec<Paired>,
     ) -> Result<bool, E> {
-        match port {
-            LEFT => self.op.left(ts, key, row, matches, out),
-            _ => self.op.right(ts, key, row, matches, out),
+        match (&mut self.op, port) {
+            (PairOp::Interval(j), LEFT) => j.left(ts, key, row, matches, out),
+            (PairOp::Interval(j), _) => j.right(ts, key, row, matches, out),
+            (PairOp::Window(j), _) => Ok(j.row(port, ts, key, row.into())),
         }
     }
 
     /// Channel `ch` of `port` sent `p` at `now`: the rows the watermark
-    /// expires come out (an outer side's unjoined ones padded). Returns the
-    /// input watermark, if it moved, and the one to forward (it trails by
-    /// the join's delay).
-    pub fn progress(
+    /// expires come out (an interval join's outer side's unjoined ones
+    /// padded; a window join's windows it reached, joined by `matches`).
+    /// Returns the input watermark, if it moved, and the one to forward (an
+    /// interval join's trails by its delay).
+    pub fn progress<E>(
         &mut self,
         port: usize,
         ch: usize,
         p: Progress,
         now: Timestamp,
+        matches: &mut dyn FnMut(&Row, &Row) -> Result<bool, E>,
         out: &mut Vec<Paired>,
-    ) -> Option<(Timestamp, Timestamp)> {
+    ) -> Result<Option<(Timestamp, Timestamp)>, E> {
         let mut moved = None;
         for step in self.gate.input(port, ch, p) {
             if let Some(wm) = step.watermark {
-                let forward = self.op.advance(wm, out);
+                let forward = match &mut self.op {
+                    PairOp::Interval(j) => j.advance(wm, out),
+                    PairOp::Window(j) => j.advance(wm, matches, out)?,
+                };
                 self.guard.on_watermark(wm, now);
                 moved = Some((wm, forward));
             }
         }
-        moved
+        Ok(moved)
     }
 
     /// The cached rows against the limit at `now` (see [`OpenStateGuard`]).
@@ -112,7 +176,7 @@ impl IntervalJoinNode {
     }
 
     /// The operator.
-    pub fn op(&self) -> &IntervalJoin {
+    pub fn op(&self) -> &PairOp {
         &self.op
     }
 

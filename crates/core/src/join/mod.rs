@@ -8,3 +8,4 @@ pub mod interval;
 pub mod interval_node;
 pub mod node;
 pub mod temporal;
+pub mod window_join;

@@ -28,6 +28,8 @@ pub(super) struct IntervalPipe {
     /// Rows that came after the watermark passed their range, per split.
     late: BTreeMap<SplitId, u64>,
     out: Vec<Paired>,
+    /// A window join's side rows of one record (kept for its capacity).
+    windowed: Vec<(Timestamp, Row)>,
 }
 
 /// An interval join's part of the engine's snapshot.
@@ -45,16 +47,16 @@ pub(super) struct IntervalSnapshot {
 impl IntervalPipe {
     pub(super) fn new(plan: &JobPlan, ii: usize, threshold: i64, t0: Timestamp) -> Self {
         let p = plan.settings.parallelism;
-        let spec = plan.intervals[ii].spec;
         let limit = plan.settings.max_join_rows;
         IntervalPipe {
-            node: IntervalJoinNode::new(spec, p, p, limit, plan.open_limit_grace()),
+            node: plan.intervals[ii].node(p, p, limit, plan.open_limit_grace()),
             detector: StallDetector::new(threshold, t0, MIN_WATERMARK),
             stalls: Vec::new(),
             port: None,
             filtered: 0,
             late: BTreeMap::new(),
             out: Vec::new(),
+            windowed: Vec::new(),
         }
     }
 
@@ -113,16 +115,36 @@ impl Engine<'_> {
     ) -> Result<(), RecordError> {
         let plan = self.plan;
         let jp = &plan.intervals[ii];
-        let key = jp.side_key(port, &self.row).map_err(RecordError::other)?;
         let mut matches = |l: &Row, r: &Row| jp.matches(l, r);
         let pipe = &mut self.intervals[ii];
         let mut out = std::mem::take(&mut pipe.out);
-        let late = pipe
-            .node
-            .row(port, ts, &key, &self.row[..], &mut matches, &mut out)
-            .map_err(|m| RecordError::other(format!("the join condition: {m}")))?;
-        if late {
-            *pipe.late.entry(id).or_insert(0) += 1;
+        let mut late = 0;
+        match &jp.window {
+            // A window join's side: a row per window its WHERE keeps, at
+            // the window's time.
+            Some(w) => {
+                let mut rows = std::mem::take(&mut pipe.windowed);
+                pipe.filtered += w
+                    .side_rows(port, ts, &self.row, &mut rows)
+                    .map_err(RecordError::other)?;
+                for (wt, row) in rows.drain(..) {
+                    let key = jp.side_key(port, &row).map_err(RecordError::other)?;
+                    let l = pipe.node.row(port, wt, &key, row, &mut matches, &mut out);
+                    late += u64::from(l.unwrap_or(false));
+                }
+                pipe.windowed = rows;
+            }
+            None => {
+                let key = jp.side_key(port, &self.row).map_err(RecordError::other)?;
+                let l = pipe
+                    .node
+                    .row(port, ts, &key, &self.row[..], &mut matches, &mut out)
+                    .map_err(|m| RecordError::other(format!("the join condition: {m}")))?;
+                late += u64::from(l);
+            }
+        }
+        if late > 0 {
+            *pipe.late.entry(id).or_insert(0) += late;
         }
         if let Verdict::Over { still_for } = pipe.node.check(self.now) {
             let moved = match still_for {
@@ -133,11 +155,12 @@ impl Engine<'_> {
                 None => "has not moved since the job started".to_string(),
             };
             return Err(RecordError::other(format!(
-                "INSERT INTO {}: the interval join caches {} rows, more than \
+                "INSERT INTO {}: the {} caches {} rows, more than \
                  lowwater.state.max-join-rows ({}) allows, and its watermark {moved}: release \
                  the stall that holds it (the report names it) or raise the limit with SET \
                  'lowwater.state.max-join-rows'",
                 plan.tables[jp.sink].name,
+                jp.what(),
                 pipe.node.op().cached(),
                 pipe.node.limit(),
             )));
@@ -154,9 +177,23 @@ impl Engine<'_> {
     /// Source subtask `subtask` of interval join `ii`'s side `port` sent `p`.
     pub(super) fn forward_interval(&mut self, ii: usize, port: usize, subtask: usize, p: Progress) {
         let now = self.now;
+        let jp = &self.plan.intervals[ii];
+        let mut matches = |l: &Row, r: &Row| jp.matches(l, r);
         let pipe = &mut self.intervals[ii];
         let mut out = std::mem::take(&mut pipe.out);
-        let moved = pipe.node.progress(port, subtask, p, now, &mut out);
+        let moved = match pipe
+            .node
+            .progress(port, subtask, p, now, &mut matches, &mut out)
+        {
+            Ok(moved) => moved,
+            Err(e) => {
+                self.sink_error.get_or_insert(format!(
+                    "INSERT INTO {}: the window join's condition: {e}",
+                    self.plan.tables[jp.sink].name
+                ));
+                None
+            }
+        };
         if let Some((wm, _)) = moved {
             if let Some(s) = pipe.detector.on_advance(now, wm) {
                 let waiting = pipe.node.op().cached();
@@ -184,10 +221,7 @@ impl Engine<'_> {
         let plan = self.plan;
         let jp = &plan.intervals[ii];
         let width = plan.tables[jp.sink].columns.len();
-        let (lw, rw) = (
-            plan.tables[jp.left].columns.len(),
-            plan.tables[jp.right].columns.len(),
-        );
+        let (lw, rw) = jp.widths;
         for p in out.drain(..) {
             let row = p.into_row(lw, rw);
             if let Some(pi) = jp.into {

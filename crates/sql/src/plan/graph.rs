@@ -388,6 +388,19 @@ fn describe(plan: &JobPlan, kind: NodeKind) -> String {
         }
         NodeKind::IntervalJoin { join } => {
             let j = &plan.intervals[join];
+            if let Some(w) = &j.window {
+                return format!(
+                    "window join {} (line {}, {}): {} with {} in the windows of {}; a window's \
+                     rows are joined when the watermark reaches its end, a row for a window it \
+                     reached is dropped as late; its watermark is its inputs'",
+                    join + 1,
+                    j.loc.line,
+                    format!("{:?}", j.spec.kind).to_ascii_uppercase(),
+                    plan.tables[j.left].name,
+                    plan.tables[j.right].name,
+                    crate::explain::window_text(&w.assigner)
+                );
+            }
             format!(
                 "interval join {} (line {}, {}): {} with {} where {}.rowtime - {}.rowtime is \
                  in [{}, {}]; pairs at once, unmatched rows when the watermark passes their \

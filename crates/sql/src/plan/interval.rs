@@ -61,9 +61,38 @@ pub struct IntervalPlan {
     pub times: (usize, usize),
     /// With `into`: the output the window reads as its time.
     pub window_time: Option<usize>,
+    /// The widths of the sides' rows in the joined row (left, right).
+    pub widths: (usize, usize),
+    /// A window join: what its sides do to their tables' rows.
+    pub window: Option<super::WindowSides>,
 }
 
 impl IntervalPlan {
+    /// The node of one subtask of this join over `left` and `right`
+    /// channels, caching at most `limit` rows while its watermark stands
+    /// still for longer than `grace`.
+    pub fn node(
+        &self,
+        left: usize,
+        right: usize,
+        limit: u64,
+        grace: Millis,
+    ) -> lowwater_core::join::interval_node::IntervalJoinNode {
+        use lowwater_core::join::interval_node::IntervalJoinNode;
+        match self.window {
+            Some(_) => IntervalJoinNode::window(self.spec.kind, left, right, limit, grace),
+            None => IntervalJoinNode::new(self.spec, left, right, limit, grace),
+        }
+    }
+
+    /// What it is, in messages: "interval join" or "window join".
+    pub fn what(&self) -> &'static str {
+        match self.window {
+            Some(_) => "window join",
+            None => "interval join",
+        }
+    }
+
     /// The sink row of a joined row (`None`s padded); `None` when WHERE
     /// drops it.
     pub fn sink_values(
@@ -139,8 +168,32 @@ impl IntervalPlan {
     }
 
     /// The columns of table `t` this join reads into `cols`.
-    pub fn columns_read(&self, t: usize, left_width: usize, cols: &mut Vec<usize>) {
+    pub fn columns_read(&self, t: usize, cols: &mut Vec<usize>) {
         let joined = joined_columns(self.residual.as_ref(), self.filter.as_ref(), &self.outputs);
+        let left_width = self.widths.0;
+        if let Some(w) = &self.window {
+            // Positions in each side's row (a key reads its side's alone).
+            let (mut l, mut r): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+            for &c in &joined {
+                match c.checked_sub(left_width) {
+                    Some(rc) => r.push(rc),
+                    None => l.push(c),
+                }
+            }
+            for e in &self.left_key {
+                e.columns(&mut l);
+            }
+            for e in &self.right_key {
+                e.columns(&mut r);
+            }
+            if t == self.left {
+                w.columns_read(0, &l, cols);
+            }
+            if t == self.right {
+                w.columns_read(RIGHT, &r, cols);
+            }
+            return;
+        }
         if t == self.left {
             for e in &self.left_key {
                 e.columns(cols);
@@ -273,6 +326,13 @@ pub(super) fn interval(
     into: Option<(usize, usize)>,
 ) -> Result<IntervalPlan> {
     let j = &ins.join;
+    if j.windows.is_some() {
+        return Err(SqlError::new(
+            j.loc,
+            "a window function over a window join is not supported yet: write the joined rows \
+             to a table and aggregate them in another job",
+        ));
+    }
     let sink = match into {
         Some((sink, _)) => sink,
         None => find_table(tables, &ins.sink, ins.loc)?,
@@ -381,74 +441,16 @@ pub(super) fn interval(
         JoinType::Right => JoinKind::Right,
         JoinType::Full => JoinKind::Full,
     };
-    // The other terms: equalities between the sides are the key.
-    let (mut left_key, mut right_key) = (Vec::new(), Vec::new());
-    let mut residual: Option<Expr> = None;
-    for (t, at) in others {
-        if let AstExpr::BinaryOp {
-            left: a,
-            op: BinaryOperator::Eq,
-            right: b,
-        } = t
-        {
-            compile(a, &scope, at)?;
-            compile(b, &scope, at)?;
-            let pair = |x: &AstExpr, y: &AstExpr| {
-                Some((
-                    one_side(x, &scope.with(Side::Probe), at)?,
-                    one_side(y, &scope.with(Side::Build), at)?,
-                ))
-            };
-            if let Some((l, r)) = pair(a, b).or_else(|| pair(b, a)) {
-                let (l, r) = unify(l, r, at)?;
-                left_key.push(l);
-                right_key.push(r);
-                continue;
-            }
-        }
-        let c = compile(t, &scope, at)?;
-        if !matches!(c.ty, None | Some(SqlType::Boolean)) {
-            return Err(SqlError::new(at, "ON needs a BOOLEAN condition: join on equalities between the sides (a.k = b.k) and the time bounds, with other conditions ANDed"));
-        }
-        residual = Some(match residual {
-            None => c.expr,
-            Some(r) => Expr::And(Box::new(r), Box::new(c.expr)),
-        });
-    }
+    let (left_key, right_key, residual) = keys_and_residual(&others, &scope)?;
     let filter = where_clause(ins.filter.as_ref(), &scope, ins.loc)?;
     let outputs = outputs(&ins.items, ins.loc, &scope)?;
-    // Both rowtimes stay time attributes after an interval join, and a
-    // sink takes one (Flink refuses two).
-    let rowtimes: Vec<&str> = outputs
-        .iter()
-        .filter(|o| {
-            matches!(&o.kind, super::OutputKind::Expr(Expr::Column(c)) if *c == times.0 || *c == times.1)
-        })
-        .map(|o| o.name.as_str())
-        .collect();
-    if rowtimes.len() > 1 && into.is_none() {
-        return Err(SqlError::new(
-            ins.loc,
-            format!(
-                "the query writes more than one rowtime attribute ({}) into '{}': both sides' \
-                 rowtimes stay time attributes after an interval join, and Flink refuses this \
-                 (\"The query contains more than one rowtime attribute column\"); write one of \
-                 them as CAST(... AS TIMESTAMP(3))",
-                rowtimes.join(", "),
-                tables[sink].name
-            ),
-        ));
-    }
-    let (sink_columns, sink_types) = match into {
-        Some(_) => (
-            (0..outputs.len()).collect(),
-            outputs.iter().map(|o| o.ty).collect(),
-        ),
-        None => (
-            super::sink::sink_mapping(ins.loc, ins.sink_columns.as_ref(), &tables[sink], &outputs)?,
-            tables[sink].columns.iter().map(|c| c.ty).collect(),
-        ),
-    };
+    let (sink_columns, sink_types) = sink_of(
+        ins,
+        tables,
+        (sink, into.is_some()),
+        &outputs,
+        &[times.0, times.1],
+    )?;
     Ok(IntervalPlan {
         loc: ins.loc,
         left,
@@ -470,5 +472,99 @@ pub(super) fn interval(
         into: into.map(|(_, pi)| pi),
         times,
         window_time: None,
+        widths: (lt.columns.len(), rt.columns.len()),
+        window: None,
+    })
+}
+
+/// The ON terms beyond the time bounds (or the window bounds): the
+/// equalities between the sides are the key (left, right), the rest the
+/// residual condition over the joined row.
+pub(super) fn keys_and_residual(
+    others: &[(&AstExpr, Loc)],
+    scope: &JoinScope,
+) -> Result<(Vec<Expr>, Vec<Expr>, Option<Expr>)> {
+    let (mut left_key, mut right_key) = (Vec::new(), Vec::new());
+    let mut residual: Option<Expr> = None;
+    for &(t, at) in others {
+        if let AstExpr::BinaryOp {
+            left: a,
+            op: BinaryOperator::Eq,
+            right: b,
+        } = t
+        {
+            compile(a, scope, at)?;
+            compile(b, scope, at)?;
+            let pair = |x: &AstExpr, y: &AstExpr| {
+                Some((
+                    one_side(x, &scope.with(Side::Probe), at)?,
+                    one_side(y, &scope.with(Side::Build), at)?,
+                ))
+            };
+            if let Some((l, r)) = pair(a, b).or_else(|| pair(b, a)) {
+                let (l, r) = unify(l, r, at)?;
+                left_key.push(l);
+                right_key.push(r);
+                continue;
+            }
+        }
+        let c = compile(t, scope, at)?;
+        if !matches!(c.ty, None | Some(SqlType::Boolean)) {
+            return Err(SqlError::new(at, "ON needs a BOOLEAN condition: join on equalities between the sides (a.k = b.k) and the time bounds, with other conditions ANDed"));
+        }
+        residual = Some(match residual {
+            None => c.expr,
+            Some(r) => Expr::And(Box::new(r), Box::new(c.expr)),
+        });
+    }
+    Ok((left_key, right_key, residual))
+}
+
+/// The sink columns and types of a join's select list `outputs` (into
+/// table `sink`, or with `into` a window's input, its select list), after
+/// checking that it writes at most one of the rowtimes at `times`.
+pub(super) fn sink_of(
+    ins: &IntervalInsert,
+    tables: &[TableDef],
+    (sink, into): (usize, bool),
+    outputs: &[Output],
+    times: &[usize],
+) -> Result<(Vec<usize>, Vec<SqlType>)> {
+    // Both rowtimes stay time attributes after the join, and a sink takes
+    // one (Flink refuses two).
+    let rowtimes: Vec<&str> = outputs
+        .iter()
+        .filter(
+            |o| matches!(&o.kind, super::OutputKind::Expr(Expr::Column(c)) if times.contains(c)),
+        )
+        .map(|o| o.name.as_str())
+        .collect();
+    if rowtimes.len() > 1 && !into {
+        let which = match ins.join.windows {
+            Some(_) => {
+                "the sides' rowtimes and window_time stay time attributes after a window join"
+            }
+            None => "both sides' rowtimes stay time attributes after an interval join",
+        };
+        return Err(SqlError::new(
+            ins.loc,
+            format!(
+                "the query writes more than one rowtime attribute ({}) into '{}': {which}, and \
+                 Flink refuses this (\"The query contains more than one rowtime attribute \
+                 column\"); write one of them as CAST(... AS TIMESTAMP(3))",
+                rowtimes.join(", "),
+                tables[sink].name
+            ),
+        ));
+    }
+    Ok(match into {
+        true => (
+            (0..outputs.len()).collect(),
+            outputs.iter().map(|o| o.ty).collect(),
+        ),
+        false => (
+            super::sink::sink_mapping(ins.loc, ins.sink_columns.as_ref(), &tables[sink], outputs)?,
+            tables[sink].columns.iter().map(|c| c.ty).collect(),
+        ),
     })
 }

@@ -461,7 +461,7 @@ impl JobPlan {
             j.columns_read(t, self.tables[j.probe].columns.len(), &mut cols);
         }
         for j in &self.intervals {
-            j.columns_read(t, self.tables[j.left].columns.len(), &mut cols);
+            j.columns_read(t, &mut cols);
         }
         for p in self.pipelines.iter().filter(|p| p.source == t) {
             // The aggregation that reads the records (the first of cascading windows).
@@ -538,7 +538,10 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
             if pipelines.len() + joins.len() + intervals.len() == MAX_INSERTS {
                 return Err(SqlError::new(ins.loc, too_many_inserts()));
             }
-            intervals.push(interval::interval(ins, &tables, 0, None)?);
+            intervals.push(match ins.join.windows {
+                Some(_) => window_join::window_join(ins, &tables, &settings, None)?,
+                None => interval::interval(ins, &tables, 0, None)?,
+            });
         }
         if let Statement::JoinInsert(ins) = st {
             if pipelines.len() + joins.len() == MAX_INSERTS {
@@ -778,6 +781,7 @@ mod settings;
 mod sink;
 mod table;
 mod unmergeable;
+mod window_join;
 
 pub use alignment::AlignmentDef;
 pub use interval::IntervalPlan;
@@ -790,3 +794,4 @@ use settings::settings;
 pub use sink::sink_value;
 pub use table::interval;
 use table::table;
+pub use window_join::WindowSides;

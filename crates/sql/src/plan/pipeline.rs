@@ -20,8 +20,10 @@ use super::sink::sink_mapping;
 use super::table::{interval, TableScope};
 use super::{Output, OutputKind, Pipeline, TableDef};
 
-fn window_assigner(ins: &Insert, settings: &super::Settings) -> Result<WindowAssigner> {
-    let tvf = &ins.tvf;
+pub(super) fn window_assigner(
+    tvf: &crate::ast::WindowTvf,
+    settings: &super::Settings,
+) -> Result<WindowAssigner> {
     let mut ms = Vec::new();
     for a in &tvf.args {
         ms.push(interval(a, tvf.loc)?);
@@ -258,7 +260,7 @@ fn stage(
             ),
         ));
     }
-    let assigner = window_assigner(ins, settings)?;
+    let assigner = window_assigner(&ins.tvf, settings)?;
     let scope = TableScope {
         columns: &src.columns,
         visible: src.columns.len(),
