@@ -251,6 +251,10 @@ fn file_settings(stmts: &[lowwater_sql::ast::Statement]) -> Option<JobSettings> 
         idle_timeout_known: true,
         own_idle_option: src.is_some_and(|t| t.options.contains_key("scan.watermark.idle-timeout")),
         emit_interval: plan.settings.emit_interval,
+        window: (!plan.pipelines.is_empty())
+            .then(|| lowwater_sql::explain::StallContext::of(&plan, 0).window)
+            .flatten(),
+        delay: src.and_then(|t| t.watermark).map(|w| w.delay),
     })
 }
 

@@ -24,6 +24,10 @@ pub struct Holder {
     pub silent_ms: Millis,
     /// Whether that split never had a record.
     pub never_had_record: bool,
+    /// The longest time between two of its records before this silence
+    /// (`None`: fewer than two seen), see [`crate::source::SplitView::max_gap`].
+    #[serde(default)]
+    pub gap_ms: Option<Millis>,
 }
 
 /// An interval in which the watermark did not advance while records arrived.
@@ -229,6 +233,7 @@ mod tests {
             split: Some(11),
             silent_ms: 1_500,
             never_had_record: true,
+            gap_ms: None,
         };
         d.explain(Some(h), i64::MIN);
         let closed = d.on_advance(2_000, 5).expect("closed");
@@ -253,6 +258,7 @@ mod tests {
             split: Some(5),
             silent_ms,
             never_had_record: false,
+            gap_ms: None,
         };
         d.explain(Some(five(8_000)), 5_000);
         d.explain(Some(five(9_000)), 5_000);
@@ -265,6 +271,7 @@ mod tests {
             split: Some(10),
             silent_ms: 5,
             never_had_record: false,
+            gap_ms: None,
         };
         d.explain(Some(ten), 61_000);
         d.explain(None, 0);

@@ -9,7 +9,7 @@
 //! read, last event time, last arrival, watermark and idle flag.
 
 use crate::error::{Error, Result};
-use crate::time::Timestamp;
+use crate::time::{Millis, Timestamp};
 use crate::watermark::combiner::SplitCombiner;
 use crate::watermark::generator::{Emit, EmitStrategy, WatermarkGenerator, WatermarkStrategy};
 use crate::watermark::Progress;
@@ -50,6 +50,11 @@ pub struct SplitView {
     pub max_event_time: Option<Timestamp>,
     /// Processing time of the last record (`None` before the first record).
     pub last_arrival: Option<Timestamp>,
+    /// The longest time between two of its records seen since this subtask
+    /// started or restored (`None` before its second record): how quiet
+    /// the partition is in the normal course, the basis of the idle
+    /// timeout a stall's explanation suggests.
+    pub max_gap: Option<Millis>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -59,6 +64,10 @@ struct SourceSplit {
     records: u64,
     max_event_time: Option<Timestamp>,
     last_arrival: Option<Timestamp>,
+    /// See [`SplitView::max_gap`]; not checkpointed (the layout of
+    /// checkpoints stays as it was), learned again after a restore.
+    #[serde(skip)]
+    max_gap: Option<Millis>,
 }
 
 /// One source subtask: its splits, their generators and the combiner.
@@ -99,6 +108,7 @@ impl SourceSubtask {
             records: 0,
             max_event_time: None,
             last_arrival: None,
+            max_gap: None,
         });
         Ok(self.combiner.add_split())
     }
@@ -114,6 +124,10 @@ impl SourceSubtask {
         split.generator.on_event(ts);
         split.records += 1;
         split.max_event_time = Some(split.max_event_time.map_or(ts, |m| m.max(ts)));
+        if let Some(prev) = split.last_arrival {
+            let gap = now.saturating_sub(prev);
+            split.max_gap = Some(split.max_gap.map_or(gap, |g| g.max(gap)));
+        }
         split.last_arrival = Some(now);
         // On-event emission after every `gap`-th record of the split. Flink
         // counts in the generator and starts again after a restore; counting
@@ -224,6 +238,26 @@ impl SourceSubtask {
         self.combiner.holding_split().map(|i| self.splits[i].id)
     }
 
+    /// Each split's longest gap between records (see
+    /// [`SplitView::max_gap`]), which a checkpoint of this subtask leaves
+    /// out; a driver that keeps it beside the checkpoint gives it back with
+    /// [`SourceSubtask::restore_gaps`].
+    pub fn gaps(&self) -> Vec<(SplitId, Millis)> {
+        self.splits
+            .iter()
+            .filter_map(|s| Some((s.id, s.max_gap?)))
+            .collect()
+    }
+
+    /// Sets the splits' longest gaps from [`SourceSubtask::gaps`].
+    pub fn restore_gaps(&mut self, gaps: &[(SplitId, Millis)]) {
+        for &(id, g) in gaps {
+            if let Some(i) = self.index(id) {
+                self.splits[i].max_gap = Some(g);
+            }
+        }
+    }
+
     fn index(&self, id: SplitId) -> Option<usize> {
         self.splits.iter().position(|s| s.id == id)
     }
@@ -237,6 +271,7 @@ impl SourceSubtask {
             records: s.records,
             max_event_time: s.max_event_time,
             last_arrival: s.last_arrival,
+            max_gap: s.max_gap,
         }
     }
 }

@@ -43,6 +43,12 @@ pub struct JobSettings {
     pub own_idle_option: bool,
     /// `pipeline.auto-watermark-interval`.
     pub emit_interval: Millis,
+    /// How often the first INSERT's windows end, and its source table's
+    /// watermark delay, from the job file: what the suggested idle
+    /// timeout is chosen from (as a lowwater job's is).
+    pub window: Option<Millis>,
+    /// See `window`.
+    pub delay: Option<Millis>,
 }
 
 impl Default for JobSettings {
@@ -52,6 +58,8 @@ impl Default for JobSettings {
             idle_timeout_known: false,
             own_idle_option: false,
             emit_interval: 200,
+            window: None,
+            delay: None,
         }
     }
 }
@@ -444,6 +452,7 @@ impl Watcher {
             split: Some(id as SplitId),
             silent_ms: self.silent_ms(s, now),
             never_had_record: s.never_had_record(),
+            gap_ms: None,
         };
         if self.inferred(table) {
             // Flink < 2.1 has no per-split watermarks: the partition whose
@@ -472,6 +481,7 @@ impl Watcher {
             split: None,
             silent_ms: now - self.job_start.min(now),
             never_had_record: true,
+            gap_ms: None,
         }))
     }
 
@@ -501,6 +511,9 @@ impl Watcher {
             caught_up: false,
             emit_interval: self.settings.emit_interval,
             parallelism: self.parallelism(),
+            // Flink's REST API shows neither: from the job file, if any.
+            window: self.settings.window,
+            delay: self.settings.delay,
         }
     }
 

@@ -65,10 +65,12 @@ fn poll(name: &str, moved: i64, wm: i64) -> Poll {
 const T0: i64 = 1_796_161_831_448;
 
 /// A watcher of `j` from T0, 30 s threshold, the idle timeout known to be
-/// disabled.
+/// disabled, 1-minute windows over a 5 s delay (seed 000's job file).
 fn watcher(j: &Job) -> Watcher {
     let known = JobSettings {
         idle_timeout_known: true,
+        window: Some(60_000),
+        delay: Some(5_000),
         ..JobSettings::default()
     };
     Watcher::new(j, known, 30_000, T0).expect("watchable")
@@ -183,7 +185,10 @@ fn heartbeat_partition_stall_on_flink_is_named_with_lowwaters_reason_and_resolve
         r.reason,
         "partition 11 of clickstream (subtask 3) has had no record since the job started and \
          idle-timeout is disabled, so it holds the watermark at MIN; SET \
-         'table.exec.source.idle-timeout' = '1 min' releases it"
+         'table.exec.source.idle-timeout' = '15 s' releases it (it has had no record; chosen \
+         from the windows, every 1m 0s; a record of it that comes more than 15 s after the one \
+         before, with an event time over 5s behind the other partitions', is then late and \
+         counted per partition)"
     );
     assert_eq!(
         (r.sink.as_str(), r.source.as_str(), r.watermark),

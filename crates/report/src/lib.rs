@@ -135,7 +135,8 @@ pub struct PartitionReport {
     /// late version serves later probe rows only (earlier ones may have
     /// joined an older version). An interval join pairs a row whose range
     /// the watermark passed with the rows it still holds, and keeps it no
-    /// longer.
+    /// longer. A window join drops a row for a window the watermark reached
+    /// (counted once per such window).
     #[serde(skip_serializing_if = "is_zero")]
     pub late_join_rows: u64,
     /// Its final watermark (`null` if it never had one).
@@ -180,6 +181,11 @@ pub struct HeldBy {
     pub silent_ms: Millis,
     /// Whether it never had a record.
     pub never_had_record: bool,
+    /// The longest time between two of its records before this silence
+    /// (absent when fewer than two were seen): what the idle timeout the
+    /// reason suggests is chosen from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap_ms: Option<Millis>,
 }
 
 /// One stall.
@@ -266,6 +272,7 @@ pub fn stall_report_in(
             subtask: h.subtask,
             silent_ms: h.silent_ms,
             never_had_record: h.never_had_record,
+            gap_ms: h.gap_ms,
         }
     });
     let holder = held_by.as_ref().map(|h| StallHolder {
@@ -274,6 +281,7 @@ pub fn stall_report_in(
         subtask: h.subtask,
         silent_ms: h.silent_ms,
         never_had_record: h.never_had_record,
+        gap_ms: h.gap_ms,
     });
     let reason = stall_reason_in(cx, holder.as_ref(), partitions, threshold);
     StallReport {

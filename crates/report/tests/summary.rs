@@ -20,6 +20,7 @@ fn stall(from: i64, len: i64, partition: i32) -> StallReport {
             subtask: 0,
             silent_ms: len,
             never_had_record: false,
+            gap_ms: None,
         }),
     }
 }

@@ -234,6 +234,10 @@ pub enum JoinType {
     Right,
     /// Both sides'.
     Full,
+    /// A window semi join (`IN`, `EXISTS`): left rows with a match.
+    Semi,
+    /// A window anti join (`NOT IN`, `NOT EXISTS`): left rows without one.
+    Anti,
 }
 
 /// `a [INNER | LEFT | RIGHT | FULL [OUTER]] JOIN b ON condition`, without

@@ -599,6 +599,9 @@ pub struct StallHolder<'a> {
     pub silent_ms: Millis,
     /// Whether it never had one.
     pub never_had_record: bool,
+    /// The longest time between two of its records before this silence
+    /// (`None`: fewer than two seen, or not known).
+    pub gap_ms: Option<Millis>,
 }
 
 /// What the explanation of a stall needs to know of the job: the same for
@@ -619,12 +622,28 @@ pub struct StallContext {
     pub emit_interval: Millis,
     /// The source parallelism.
     pub parallelism: usize,
+    /// How often the held operator's windows end (a TUMBLE's size, a HOP's
+    /// slide, a CUMULATE's step, a SESSION's gap); `None`: a join, or not
+    /// known.
+    pub window: Option<Millis>,
+    /// The source table's watermark delay (`None`: not known).
+    pub delay: Option<Millis>,
 }
 
 impl StallContext {
     /// The context of pipeline `pi` of a lowwater plan.
     pub fn of(plan: &JobPlan, pi: usize) -> Self {
-        Self::of_table(plan, plan.pipelines[pi].source)
+        let p = plan.pipelines[pi].first();
+        let window = match p.window.assigner {
+            WindowAssigner::Tumbling { size, .. } => size,
+            WindowAssigner::Hopping { slide, .. } => slide,
+            WindowAssigner::Cumulate { step, .. } => step,
+            WindowAssigner::Session { gap } => gap,
+        };
+        StallContext {
+            window: Some(window),
+            ..Self::of_table(plan, p.source)
+        }
     }
 
     /// The context of a stall held by source table `t` of a lowwater plan
@@ -638,7 +657,90 @@ impl StallContext {
             caught_up: src.caught_up,
             emit_interval: plan.settings.emit_interval,
             parallelism: plan.settings.parallelism,
+            window: None,
+            delay: src.watermark.map(|w| w.delay),
         }
+    }
+}
+
+/// The longest idle timeout suggested from the data.
+const MAX_ADVICE: Millis = 10 * 60_000;
+
+/// `ms` rounded down to a duration one would write (1, 2, 5, 10, 15, 30 s,
+/// 1, 2, 5, 10 min), at least 1 s.
+fn round_timeout(ms: Millis) -> Millis {
+    const STEPS: [Millis; 10] = [
+        1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000,
+    ];
+    STEPS
+        .iter()
+        .rev()
+        .copied()
+        .find(|s| *s <= ms)
+        .unwrap_or(1_000)
+}
+
+/// The idle timeout a stall held by `h` suggests, as SQL text (`'15 s'`),
+/// and one line on why and on its trade. Chosen from the data: below half
+/// the longest gap between the partition's records (so it goes idle in
+/// each of its quiet spells, not between its ordinary records) and a
+/// quarter of how often the windows end (so a window leaves at most that
+/// late), at least 1 s, at most 10 min; without a gap it has seen, from the
+/// windows alone, and without either the tune command says what fits.
+pub fn idle_advice(cx: &StallContext, h: &StallHolder<'_>) -> (String, String) {
+    let d = display_duration;
+    let tune = "`lowwater tune` measures it on a dump of the topic";
+    let (ms, why) = match (h.gap_ms.filter(|g| *g > 0), cx.window) {
+        (Some(g), Some(w)) => (
+            (g / 2).min(w / 4),
+            format!(
+                "chosen from its records, at most {} apart before this silence, and windows \
+                 every {}",
+                d(g),
+                d(w)
+            ),
+        ),
+        (Some(g), None) => (
+            g / 2,
+            format!(
+                "chosen from its records, at most {} apart before this silence",
+                d(g)
+            ),
+        ),
+        (None, Some(w)) if h.never_had_record => (
+            w / 4,
+            format!(
+                "it has had no record; chosen from the windows, every {}",
+                d(w)
+            ),
+        ),
+        (None, Some(w)) => (
+            w / 4,
+            format!("chosen from the windows, every {}; {tune}", d(w)),
+        ),
+        (None, None) => (60_000, format!("not chosen from the data; {tune}")),
+    };
+    let t = round_timeout(ms.clamp(1_000, MAX_ADVICE));
+    let trade = match cx.delay {
+        Some(delay) => format!(
+            "a record of it that comes more than {} after the one before, with an event time \
+             over {} behind the other partitions', is then late and counted per partition",
+            idle_sql(t),
+            d(delay)
+        ),
+        None => "its records that come after it went idle may then be late: they are counted \
+                 per partition"
+            .to_string(),
+    };
+    (format!("'{}'", idle_sql(t)), format!("{why}; {trade}"))
+}
+
+/// A timeout as Flink's duration text: `'15 s'`, `'1 min'`.
+fn idle_sql(ms: Millis) -> String {
+    if ms % 60_000 == 0 {
+        format!("{} min", ms / 60_000)
+    } else {
+        format!("{} s", ms / 1_000)
     }
 }
 
@@ -707,14 +809,15 @@ pub fn stall_reason_in(
             display_duration(h.silent_ms)
         );
     }
+    let (advice, why) = idle_advice(cx, h);
     match cx.idle_timeout {
         None if h.never_had_record => format!(
             "{what} has had no record since the job started and idle-timeout is disabled, so it holds \
-             the watermark at MIN; {setting} = '1 min' releases it"
+             the watermark at MIN; {setting} = {advice} releases it ({why})"
         ),
         None => format!(
-            "{what} has had no record for {} and idle-timeout is disabled; {setting} = '1 min' \
-             releases it (its later records may then be late: they are counted per partition)",
+            "{what} has had no record for {} and idle-timeout is disabled; {setting} = {advice} \
+             releases it ({why})",
             display_duration(h.silent_ms)
         ),
         Some(t) if h.silent_ms <= t => format!(

@@ -29,6 +29,7 @@ pub mod plan;
 pub mod portability;
 pub mod query;
 pub mod regex_fns;
+mod semi;
 pub mod suggest;
 pub mod target;
 pub mod temporal;

@@ -18,7 +18,7 @@ use crate::inline::{self, View, Views};
 use crate::tokens::{here, parse_word, pe, peek_word};
 
 /// `[AS] alias` after a FROM item, if there is one.
-fn alias(p: &mut Parser) -> Result<Option<String>> {
+pub(crate) fn alias(p: &mut Parser) -> Result<Option<String>> {
     if p.parse_keyword(Keyword::AS) {
         return Ok(Some(pe(p.parse_identifier())?.value));
     }
@@ -75,7 +75,11 @@ fn join_type(p: &mut Parser) -> JoinType {
 
 /// A window join's side: the subquery `sel` (a window table function's
 /// rows) named `alias`.
-fn window_side(sel: Select, alias: Option<String>, loc: Loc) -> Result<(Named, WindowSide)> {
+pub(crate) fn window_side(
+    sel: Select,
+    alias: Option<String>,
+    loc: Loc,
+) -> Result<(Named, WindowSide)> {
     let From::Window(tvf) = sel.from else {
         return Err(SqlError::new(
             loc,
@@ -257,13 +261,21 @@ pub(crate) fn select(p: &mut Parser) -> Result<Select> {
     let items = pe(p.parse_comma_separated(|p| p.parse_select_item()))?;
     pe(p.expect_keyword(Keyword::FROM))?;
     let from_loc = here(p);
+    // A window semi or anti join's WHERE, read with it: what follows its
+    // subquery.
+    let mut semi_rest = None;
     let from = if p.consume_token(&Token::LParen) {
         let inner = select(p)?;
         pe(p.expect_token(&Token::RParen))?;
         let name = alias(p)?;
         let joined = JOIN_KEYWORDS[..5].iter().any(|k| p.peek_keyword(*k));
-        if joined && matches!(inner.from, From::Window(_)) {
+        let windowed = matches!(inner.from, From::Window(_));
+        if joined && windowed {
             From::IntervalJoin(window_join(p, inner, name, from_loc)?)
+        } else if windowed && crate::semi::ahead(p) {
+            let (j, rest) = crate::semi::semi_join(p, inner, name, from_loc)?;
+            semi_rest = Some(rest);
+            From::IntervalJoin(j)
         } else {
             From::Query(Box::new(inner))
         }
@@ -294,7 +306,9 @@ pub(crate) fn select(p: &mut Parser) -> Result<Select> {
         ));
     };
     no_join(p, from_loc)?;
-    let filter = if p.parse_keyword(Keyword::WHERE) {
+    let filter = if let Some(rest) = semi_rest {
+        rest
+    } else if p.parse_keyword(Keyword::WHERE) {
         Some(pe(p.parse_expr())?)
     } else {
         None
@@ -532,7 +546,14 @@ fn tvf_arg(p: &mut Parser) -> Result<TvfArg> {
 /// `TABLE(TVF(TABLE source ..., DESCRIPTOR(col), args...))`, the arguments
 /// positional or all named (`DATA => TABLE t, TIMECOL => DESCRIPTOR(ts),
 /// SIZE => INTERVAL ...`, in any order, as Flink's).
-fn window_tvf(p: &mut Parser) -> Result<WindowTvf> {
+pub(crate) fn window_tvf(p: &mut Parser) -> Result<WindowTvf> {
+    let tvf = window_call(p)?;
+    alias(p)?;
+    Ok(tvf)
+}
+
+/// `TABLE(TUMBLE(...))` without an alias after it.
+pub(crate) fn window_call(p: &mut Parser) -> Result<WindowTvf> {
     pe(p.expect_keyword(Keyword::TABLE))?;
     pe(p.expect_token(&Token::LParen))?;
     let loc = here(p);
@@ -625,7 +646,6 @@ fn window_tvf(p: &mut Parser) -> Result<WindowTvf> {
     }
     pe(p.expect_token(&Token::RParen))?;
     pe(p.expect_token(&Token::RParen))?;
-    alias(p)?;
     let mut slots = slots.into_iter();
     let (source, source_loc, partition_by) = match slots.next().flatten() {
         Some((

@@ -204,3 +204,74 @@ fn both_window_times_into_one_sink_are_refused_as_flink_refuses_them() {
         "{e}"
     );
 }
+
+#[test]
+fn in_and_exists_over_windows_are_semi_and_anti_joins() -> Result<(), String> {
+    let job = |pred: &str| {
+        JobPlan::from_sql(&format!(
+            "{TABLES}INSERT INTO out SELECT id, amount FROM {O} WHERE {pred};"
+        ))
+        .map_err(|e| e.to_string())
+    };
+    let sub = format!("FROM {S} WHERE {BOUNDS}");
+    for (pred, kind, keys) in [
+        (format!("o.id IN (SELECT id {sub})"), JoinKind::Semi, 1),
+        // Null-aware: no key, a condition on each pair.
+        (format!("o.id NOT IN (SELECT s.id {sub})"), JoinKind::Anti, 0),
+        (
+            format!("EXISTS (SELECT * {sub} AND item = o.item) AND amount > 1"),
+            JoinKind::Semi,
+            1,
+        ),
+        (
+            format!("NOT EXISTS (SELECT 1 FROM TABLE(TUMBLE(TABLE ships, DESCRIPTOR(ts), INTERVAL '5' SECOND)) s WHERE {BOUNDS})"),
+            JoinKind::Anti,
+            0,
+        ),
+    ] {
+        let p = job(&pred)?;
+        let j = &p.intervals[0];
+        assert_eq!((j.spec.kind, j.left_key.len()), (kind, keys), "{pred}");
+        // The select list reads the left side only: `id` is o.id.
+        assert_eq!(j.outputs.len(), 2);
+    }
+    let p = job(&format!("o.id NOT IN (SELECT s.id {sub})"))?;
+    assert!(p.intervals[0].residual.is_some());
+    let p = job(&format!(
+        "EXISTS (SELECT * {sub} AND item = o.item) AND amount > 1"
+    ))?;
+    assert!(
+        p.intervals[0].filter.is_some(),
+        "amount > 1 filters the left rows"
+    );
+    // The outer query cannot read the subquery's side.
+    let e = JobPlan::from_sql(&format!(
+        "{TABLES}INSERT INTO out SELECT o.id, s.id FROM {O} WHERE o.id IN (SELECT id {sub});"
+    ))
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_default();
+    assert!(e.contains("unknown column 's.id'"), "{e}");
+    for (pred, want) in [
+        (
+            format!("amount > 1 AND o.id IN (SELECT id {sub})"),
+            "first in WHERE",
+        ),
+        (
+            format!("o.id IN (SELECT id FROM {S})"),
+            "the subquery needs WHERE",
+        ),
+        (
+            format!("o.id IN (SELECT id, item {sub})"),
+            "selects one column",
+        ),
+        (
+            format!("o.id IN (SELECT id FROM ships s WHERE {BOUNDS})"),
+            "reads a window table function's rows",
+        ),
+    ] {
+        let e = job(&pred).err().unwrap_or_default();
+        assert!(e.contains(want), "{pred}: {e}");
+    }
+    Ok(())
+}

@@ -105,8 +105,13 @@ proptest! {
         }
         prop_assert_eq!(restored.output(), straight.output());
         prop_assert_eq!(restored.late(), straight.late());
+        // The longest gap between a partition's records is learned again
+        // after a restore (it only shapes the advice in a stall's reason).
+        let view = |v: Option<(usize, lowwater_core::source::SplitView)>| {
+            v.map(|(s, v)| (s, lowwater_core::source::SplitView { max_gap: None, ..v }))
+        };
         for p in 0..partitions as i32 {
-            prop_assert_eq!(restored.partition(p), straight.partition(p));
+            prop_assert_eq!(view(restored.partition(p)), view(straight.partition(p)));
         }
         drop(before);
     }

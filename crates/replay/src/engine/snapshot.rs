@@ -20,6 +20,10 @@ use super::Engine;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EngineSnapshot {
     sources: Vec<Vec<SourceSubtask>>,
+    /// Per source subtask, its splits' longest gaps between records (the
+    /// subtasks' own serialization leaves them out).
+    #[serde(default)]
+    gaps: Vec<Vec<Vec<(SplitId, Millis)>>>,
     pipes: Vec<PipeSnapshot>,
     /// The temporal joins (none in snapshots of jobs without joins).
     #[serde(default)]
@@ -66,6 +70,11 @@ impl Engine<'_> {
     pub fn snapshot(&self) -> EngineSnapshot {
         EngineSnapshot {
             sources: self.sources.iter().map(|s| s.subtasks.clone()).collect(),
+            gaps: self
+                .sources
+                .iter()
+                .map(|s| s.subtasks.iter().map(SourceSubtask::gaps).collect())
+                .collect(),
             pipes: self
                 .pipes
                 .iter()
@@ -127,11 +136,14 @@ impl Engine<'_> {
         shape(self.pipes.len(), snap.pipes.len(), "pipelines")?;
         shape(self.joins.len(), snap.joins.len(), "temporal joins")?;
         shape(self.intervals.len(), snap.intervals.len(), "interval joins")?;
+        let mut gaps = snap.gaps.into_iter();
         for (src, subtasks) in self.sources.iter_mut().zip(snap.sources) {
             shape(src.subtasks.len(), subtasks.len(), "source subtasks")?;
+            let mut src_gaps = gaps.next().unwrap_or_default().into_iter();
             // Emission is the job's configuration, not checkpointed state.
             for (now, mut then) in src.subtasks.iter_mut().zip(subtasks) {
                 then.reconfigure(now.strategy());
+                then.restore_gaps(&src_gaps.next().unwrap_or_default());
                 *now = then;
             }
         }

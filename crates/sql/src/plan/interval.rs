@@ -440,6 +440,9 @@ pub(super) fn interval(
         JoinType::Left => JoinKind::Left,
         JoinType::Right => JoinKind::Right,
         JoinType::Full => JoinKind::Full,
+        JoinType::Semi | JoinType::Anti => {
+            return Err(SqlError::new(j.loc, "IN and EXISTS join windows only"))
+        }
     };
     let (left_key, right_key, residual) = keys_and_residual(&others, &scope)?;
     let filter = where_clause(ins.filter.as_ref(), &scope, ins.loc)?;

@@ -17,6 +17,10 @@ pub(super) enum Side {
     Both,
     Probe,
     Build,
+    /// Both, a name both sides have being the build side's: a window semi
+    /// or anti join's ON, which is its subquery's WHERE, where SQL looks
+    /// for a name in the subquery's own FROM first.
+    Inner,
 }
 
 /// The joined row's scope: the probe table's columns, then the build
@@ -58,7 +62,7 @@ impl JoinScope<'_> {
     }
 
     fn at_build(&self, j: usize) -> (usize, SqlType) {
-        let base = if self.side == Side::Both {
+        let base = if matches!(self.side, Side::Both | Side::Inner) {
             self.probe.len()
         } else {
             0
@@ -83,6 +87,7 @@ impl Scope for JoinScope<'_> {
         }
         match self.unqualified(name) {
             (Some(i), None) => Some(self.at_probe(i)),
+            (_, Some(j)) if self.side == Side::Inner => Some(self.at_build(j)),
             (None, Some(j)) => Some(self.at_build(j)),
             _ => None,
         }
@@ -133,7 +138,11 @@ impl Scope for JoinScope<'_> {
         let AstExpr::Identifier(id) = e else {
             return None;
         };
-        if let (Some(_), Some(_)) = self.unqualified(&id.value) {
+        if let (Some(_), Some(_), false) = (
+            self.unqualified(&id.value).0,
+            self.unqualified(&id.value).1,
+            self.side == Side::Inner,
+        ) {
             return Some(Err(SqlError::new(
                 expr_loc(e, loc),
                 format!(
@@ -242,8 +251,12 @@ pub(super) fn outputs(list: &[SelectItem], loc: Loc, scope: &JoinScope) -> Resul
                 items.push((expr.clone(), Some(alias.value.clone())))
             }
             SelectItem::Wildcard(_) => {
-                side_items(scope.probe_q, &scope.probe, &mut items);
-                side_items(scope.build_q, scope.build, &mut items);
+                if scope.side != Side::Build {
+                    side_items(scope.probe_q, &scope.probe, &mut items);
+                }
+                if scope.side != Side::Probe {
+                    side_items(scope.build_q, scope.build, &mut items);
+                }
             }
             SelectItem::QualifiedWildcard(kind, _) => {
                 let q = kind.to_string();

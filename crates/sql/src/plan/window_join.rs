@@ -105,10 +105,7 @@ impl WindowSides {
 
 /// Side `side`'s windowed columns (its table's, then the window's), and
 /// the rowtime's position.
-fn windowed_columns(
-    table: &TableDef,
-    side: &WindowSide,
-) -> Result<(Columns, SqlType)> {
+fn windowed_columns(table: &TableDef, side: &WindowSide) -> Result<(Columns, SqlType)> {
     let tvf = &side.tvf;
     let Some(wm) = table.watermark else {
         return Err(SqlError::new(
@@ -295,13 +292,25 @@ pub(super) fn window_join(
         filters[i] = where_clause(side.filter.as_ref(), &scope, side.loc)?;
         (columns[i], named[i]) = side_columns(side, windowed, &scope)?;
     }
+    let kind = match j.kind {
+        JoinType::Inner => JoinKind::Inner,
+        JoinType::Left => JoinKind::Left,
+        JoinType::Right => JoinKind::Right,
+        JoinType::Full => JoinKind::Full,
+        JoinType::Semi => JoinKind::Semi,
+        JoinType::Anti => JoinKind::Anti,
+    };
+    // A semi or anti join's ON is its subquery's WHERE; its select list
+    // and WHERE read the left side only.
+    let semi = matches!(kind, JoinKind::Semi | JoinKind::Anti);
     let scope = JoinScope {
         probe_q: lq,
         probe: named[0].clone(),
         build_q: rq,
         build: &named[1],
-        side: Side::Both,
+        side: if semi { Side::Inner } else { Side::Both },
     };
+    let outer = scope.with(if semi { Side::Probe } else { Side::Both });
     // A column of the joined row: side `s`'s windowed column `c`.
     let at = |s: usize, c: usize| {
         let base = if s == 0 { 0 } else { named[0].len() };
@@ -341,8 +350,8 @@ pub(super) fn window_join(
         return Err(regular(j.loc, missing));
     }
     let (left_key, right_key, residual) = keys_and_residual(&others, &scope)?;
-    let filter = where_clause(ins.filter.as_ref(), &scope, ins.loc)?;
-    let outputs = outputs(&ins.items, ins.loc, &scope)?;
+    let filter = where_clause(ins.filter.as_ref(), &outer, ins.loc)?;
+    let outputs = outputs(&ins.items, ins.loc, &outer)?;
     let times = (
         at(0, lwidth + 2).unwrap_or(usize::MAX),
         at(1, rwidth + 2).unwrap_or(usize::MAX),
@@ -363,12 +372,6 @@ pub(super) fn window_join(
     .flatten()
     .collect();
     let (sink_columns, sink_types) = sink_of(ins, tables, (sink, false), &outputs, &rowtimes)?;
-    let kind = match j.kind {
-        JoinType::Inner => JoinKind::Inner,
-        JoinType::Left => JoinKind::Left,
-        JoinType::Right => JoinKind::Right,
-        JoinType::Full => JoinKind::Full,
-    };
     Ok(IntervalPlan {
         loc: ins.loc,
         left,

@@ -1,0 +1,1 @@
+../../../../../../examples/shipments_join/window_join.sql
