@@ -241,9 +241,9 @@ fn seed000_on_flink_the_silent_partition_and_its_subtask_are_named_everywhere() 
             "partition 11 of {topic} (subtask {owner}) has had no record since the job started \
              and idle-timeout is disabled, so it holds the watermark at MIN; SET \
              'table.exec.source.idle-timeout' = '1 s' releases it (it has had no record; \
-             chosen from the windows, every 2s; a record of it that comes more than 1 s after \
-             the one before, with an event time over 1s behind the other partitions', is then \
-             late and counted per partition)"
+             chosen from the windows, every 2s; a record of it that comes after more than 1 s \
+             of silence, with an event time over 1s behind the other partitions', is then late \
+             and counted per partition)"
         );
         assert_eq!(reason, named, "the same reason text as a lowwater job");
         // Every partition is there, 11 marked as the holder, on its subtask.

@@ -436,7 +436,8 @@ fn a_healthy_job_shows_its_holder_without_alarm_in_chromium() {
     let html = String::from_utf8_lossy(&dom.stdout).into_owned();
     assert!(html.contains("data-loaded=\"1\""), "{html}");
     assert!(
-        html.contains("No stall: every watermark is moving."),
+        html.contains("No stall: no watermark has stood still longer than the stall threshold (")
+            && html.contains("), and none is held again and again."),
         "{html}"
     );
     assert!(

@@ -55,6 +55,7 @@ pub mod error;
 pub mod harness;
 pub mod javafmt;
 pub mod join;
+pub mod recurring;
 pub mod route;
 pub mod source;
 pub mod text;

@@ -105,6 +105,7 @@ pub fn live(w: &Watcher, origin: &Origin, now: Timestamp) -> Live {
             source: p.sources().join(" JOIN "),
             watermark: wm(p.watermark()),
             stall: c.clone(),
+            recurring: None,
             open_windows: 0,
             state_bytes: 0,
         })
@@ -154,6 +155,7 @@ pub fn live(w: &Watcher, origin: &Origin, now: Timestamp) -> Live {
         partitions,
         sinks,
         stalls,
+        recurring_holds: Vec::new(),
         replay: ReplayInfo {
             start_ts: parts.started,
             end_ts: now,

@@ -186,8 +186,8 @@ fn heartbeat_partition_stall_on_flink_is_named_with_lowwaters_reason_and_resolve
         "partition 11 of clickstream (subtask 3) has had no record since the job started and \
          idle-timeout is disabled, so it holds the watermark at MIN; SET \
          'table.exec.source.idle-timeout' = '15 s' releases it (it has had no record; chosen \
-         from the windows, every 1m 0s; a record of it that comes more than 15 s after the one \
-         before, with an event time over 5s behind the other partitions', is then late and \
+         from the windows, every 1m 0s; a record of it that comes after more than 15 s of \
+         silence, with an event time over 5s behind the other partitions', is then late and \
          counted per partition)"
     );
     assert_eq!(

@@ -4,6 +4,7 @@
 
 use lowwater_core::diagnose::Stall;
 use lowwater_core::Millis;
+use lowwater_sql::explain::StallContext;
 use lowwater_sql::plan::JobPlan;
 
 pub use lowwater_report::*;
@@ -96,11 +97,24 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
             stalls.push(join_stall(plan, engine, &sides, s, threshold));
         }
     }
+    let mut recurring_holds = Vec::new();
+    for pi in 0..plan.pipelines.len() {
+        let cx = StallContext::of(plan, pi);
+        let slack = cx.window.unwrap_or(0) / 4;
+        let sink = &plan.tables[plan.pipelines[pi].sink].name;
+        for r in engine.recurring(pi) {
+            recurring_holds.push(recurring_report_in(&cx, sink, r, slack, |id| {
+                let m = engine.splits().get(id as usize)?;
+                Some((m.topic.clone(), m.partition))
+            }));
+        }
+    }
     Report {
         totals,
         partitions,
         sinks,
         stalls,
+        recurring_holds,
         replay: ReplayInfo {
             start_ts: engine.t0(),
             end_ts: engine.now(),

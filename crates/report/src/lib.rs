@@ -21,7 +21,9 @@ use lowwater_sql::plan::JobPlan;
 use serde::Serialize;
 
 mod join;
+mod recurring;
 pub use join::{join_stall_report, JoinSides};
+pub use recurring::{recurring_report_in, RecurringReport};
 
 /// What to say of a partition whose `what` (its newest event time, or a
 /// watcher's view of it: its watermark) `newest` is implausibly old for
@@ -64,6 +66,11 @@ pub struct Report {
     pub sinks: Vec<SinkReport>,
     /// Every stall, in time order per pipeline.
     pub stalls: Vec<StallReport>,
+    /// Every recurring hold: a split that held a pipeline's watermark again
+    /// and again, each time for less than the stall threshold (absent when
+    /// none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recurring_holds: Vec<RecurringReport>,
     /// Replay parameters that decide the result.
     pub replay: ReplayInfo,
 }
@@ -509,6 +516,17 @@ pub fn summary_for(what: &str, r: &Report) -> String {
             display_duration(longest.duration_ms),
             when(longest.from_ts),
             longest.reason
+        );
+    }
+    for h in &r.recurring_holds {
+        let to = h.to_ts.map_or("now".to_string(), when);
+        let _ = writeln!(
+            s,
+            "  recurring hold: {} -> {}, {} watermark: {}",
+            when(h.from_ts),
+            to,
+            h.sink,
+            h.reason
         );
     }
     s

@@ -45,6 +45,7 @@ fn repeated_stalls_of_one_holder_are_one_line() {
         partitions: Vec::new(),
         sinks: Vec::new(),
         stalls,
+        recurring_holds: Vec::new(),
         replay: ReplayInfo {
             start_ts: 0,
             end_ts: 2_000_000,
@@ -88,6 +89,7 @@ fn a_negative_emission_lag_is_explained_not_printed() {
             early_rows: 0,
         }],
         stalls: Vec::new(),
+        recurring_holds: Vec::new(),
         replay: ReplayInfo {
             start_ts: 0,
             end_ts: 1,

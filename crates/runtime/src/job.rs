@@ -412,7 +412,8 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     if let Some(e) = shared.error.lock().ok().and_then(|mut e| e.take()) {
         return Err(e);
     }
-    let report = report(&plan, &shared, monitor.stalls(), threshold, completed);
+    let mut report = report(&plan, &shared, monitor.stalls(), threshold, completed);
+    report.recurring_holds = monitor.recurring();
     let peak_open_windows = plan
         .pipelines
         .iter()

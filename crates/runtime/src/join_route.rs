@@ -106,8 +106,14 @@ impl SourceTask {
             self.unpublished.1 += dropped;
             self.filtered_count += dropped;
         }
-        for (wt, r) in rows {
-            let key = jp.side_key(port, &r).map_err(RecordError::other)?;
+        // Every window's key first: a record whose key fails is refused
+        // whole, not sent to some of its windows.
+        let keys = rows
+            .iter()
+            .map(|(_, r)| jp.side_key(port, r))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(RecordError::other)?;
+        for ((wt, r), key) in rows.into_iter().zip(keys) {
             self.send_side(k, id, wt, key, r);
         }
         Ok(())

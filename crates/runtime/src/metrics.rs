@@ -284,6 +284,18 @@ fn encode(live: &Live, lags: Option<&LagFamily>, filtered: Vec<(Labels, u64)>) -
     );
     gauge(
         &mut r,
+        "lowwater_recurring_hold_ratio",
+        "The share of the last ten windows' time that one partition held the INSERT's watermark in holds shorter than the stall threshold, while that is at least half (0 otherwise)",
+        live.inserts
+            .iter()
+            .map(|i| {
+                let share = i.recurring.as_ref().map_or(0, |h| h.held_percent);
+                (ins(i), f64::from(share) / 100.0)
+            })
+            .collect(),
+    );
+    gauge(
+        &mut r,
         "lowwater_stall_duration_seconds",
         "How long the current stall has lasted (0 without one)",
         live.inserts

@@ -13,6 +13,9 @@ use lowwater_core::{Millis, Timestamp, MAX_WATERMARK, MIN_WATERMARK};
 use lowwater_report::{build_stall_report, StallReport};
 use lowwater_sql::plan::JobPlan;
 
+#[path = "recurring.rs"]
+mod recurring;
+
 use crate::job::Shared;
 
 pub(crate) struct Monitor {
@@ -49,6 +52,8 @@ struct PipeWatch {
     records: u64,
     stalls: Vec<StallReport>,
     open_reason: Option<String>,
+    /// Recurring holds (see `crate::recurring`).
+    holds: recurring::HoldWatch,
 }
 
 impl Monitor {
@@ -56,12 +61,14 @@ impl Monitor {
         let pipes = plan
             .pipelines
             .iter()
-            .map(|_| PipeWatch {
+            .enumerate()
+            .map(|(pi, _)| PipeWatch {
                 detector: StallDetector::new(threshold, shared.start, MIN_WATERMARK),
                 watermark: MIN_WATERMARK,
                 records: 0,
                 stalls: Vec::new(),
                 open_reason: None,
+                holds: recurring::HoldWatch::new(&plan, pi, (threshold, shared.start)),
             })
             .collect();
         let slo = vec![SloWatch::default(); shared.sink_counters.len()];
@@ -85,13 +92,13 @@ impl Monitor {
         }
     }
 
-    fn source_index(&self, pi: usize) -> usize {
+    pub(crate) fn source_index(&self, pi: usize) -> usize {
         source_index(&self.plan, &self.shared, pi)
     }
 
     /// The live holder of pipeline `pi`'s watermark: the active source subtask
     /// with the lowest watermark, and its active split with the lowest.
-    fn holder(&self, pi: usize, now: Timestamp) -> Option<Holder> {
+    pub(crate) fn holder(&self, pi: usize, now: Timestamp) -> Option<Holder> {
         self.holding(pi, now).map(|(h, _)| h)
     }
 
@@ -182,6 +189,7 @@ impl Monitor {
                     self.pipes[pi].open_reason = None;
                 }
             }
+            self.meter(pi, now, wm, records);
             if records > self.pipes[pi].records {
                 self.pipes[pi].records = records;
                 if let Some(s) = self.pipes[pi].detector.on_record(now) {
@@ -361,9 +369,11 @@ impl Monitor {
             }
         });
         let stale: Vec<bool> = self.slo.iter().map(|s| s.stale).collect();
+        let recurring = self.recurring();
         if let Ok(mut live) = self.shared.live.lock() {
             live.current = current;
             live.past = self.stalls();
+            live.recurring = recurring;
             live.stale = stale;
             if let Some(p) = point {
                 live.push_history(p);
@@ -378,6 +388,7 @@ impl Monitor {
                 let r = self.report(pi, &s, now);
                 self.pipes[pi].stalls.push(r);
             }
+            self.finish_holds(pi, now);
         }
         self.joins.finish(&self.plan, &self.shared, now);
     }

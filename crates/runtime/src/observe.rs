@@ -60,6 +60,8 @@ pub(crate) struct LiveState {
     pub current: Vec<Option<StallReport>>,
     /// Stalls that ended.
     pub past: Vec<StallReport>,
+    /// Recurring holds, ended ones then the ones going on (`to_ts` null).
+    pub recurring: Vec<lowwater_report::RecurringReport>,
     /// Per sink (in `Shared::sinks` order): stale under its max-staleness.
     pub stale: Vec<bool>,
     /// The last ten minutes, a point a second.
@@ -188,6 +190,10 @@ pub struct LiveInsert {
     pub watermark: Option<Timestamp>,
     /// The stall going on, if any.
     pub stall: Option<StallReport>,
+    /// A split holding its watermark again and again, each time for less
+    /// than the stall threshold, if one does now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recurring: Option<lowwater_report::RecurringReport>,
     /// Open (window, key) states over its window subtasks.
     pub open_windows: u64,
     /// Their estimated size in bytes.
@@ -221,6 +227,10 @@ pub struct Live {
     pub sinks: Vec<LiveSink>,
     /// Every stall so far (ended ones, then the ones going on).
     pub stalls: Vec<StallReport>,
+    /// Every recurring hold so far (ended ones, then the ones going on;
+    /// absent when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recurring_holds: Vec<lowwater_report::RecurringReport>,
     /// Run parameters.
     pub replay: lowwater_report::ReplayInfo,
     /// The server's time.
@@ -252,6 +262,7 @@ impl Live {
             partitions: self.partitions.iter().map(|p| p.report.clone()).collect(),
             sinks: self.sinks.iter().map(|s| s.report.clone()).collect(),
             stalls: self.stalls.clone(),
+            recurring_holds: self.recurring_holds.clone(),
             replay: self.replay.clone(),
         }
     }
@@ -289,12 +300,13 @@ pub(crate) fn finite(w: Option<Timestamp>) -> Option<Timestamp> {
 /// The live state of a running job.
 pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Live {
     let now = shared.clock.now();
-    let (current, past, stale, history) = match shared.live.lock() {
+    let (current, past, stale, history, recurring) = match shared.live.lock() {
         Ok(l) => (
             l.current.clone(),
             l.past.clone(),
             l.stale.clone(),
             l.history.points(),
+            l.recurring.clone(),
         ),
         Err(_) => Default::default(),
     };
@@ -394,6 +406,10 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
                 .min()
                 .and_then(wm),
             stall: current.get(pi).cloned().flatten(),
+            recurring: recurring
+                .iter()
+                .find(|r| r.to_ts.is_none() && r.sink == plan.tables[pl.sink].name)
+                .cloned(),
             open_windows: shared.open[pi]
                 .iter()
                 .map(|[n, ..]| n.load(Ordering::Relaxed))
@@ -438,6 +454,7 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
             ),
             watermark: wm(js.watermark()),
             stall: current.get(plan.pipelines.len() + j).cloned().flatten(),
+            recurring: None,
             open_windows: js.waiting(),
             state_bytes: 0,
         });
@@ -488,6 +505,7 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
         partitions: live_parts,
         sinks: live_sinks,
         stalls,
+        recurring_holds: recurring,
         replay,
         now,
         inserts,

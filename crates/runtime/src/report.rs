@@ -164,6 +164,7 @@ pub(crate) fn report_from(
         partitions,
         sinks,
         stalls,
+        recurring_holds: Vec::new(),
         replay: ReplayInfo {
             start_ts: shared.start,
             end_ts: shared.clock.now(),

@@ -438,6 +438,13 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
             }
             From::Table { name, loc } => (table(&name, loc, views, depth)?, format!("'{name}'")),
             From::Query(q) => (resolve(*q, views, depth + 1)?, "the subquery".to_string()),
+            From::IntervalJoin(j) if j.windows.is_some() => {
+                return Err(SqlError::new(
+                    j.loc,
+                    "a window join is read directly by an INSERT (INSERT INTO ... SELECT ... FROM \
+                 (SELECT * FROM TABLE(TUMBLE(...))) l JOIN (...) r ON ...); not as a subquery",
+                ))
+            }
             From::IntervalJoin(j) => return Err(SqlError::new(
                 j.loc,
                 "an interval join is read directly by an INSERT (INSERT INTO ... SELECT ... FROM \

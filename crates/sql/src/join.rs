@@ -90,10 +90,16 @@ pub(crate) fn interval_insert(
         return Err(SqlError::new(select_loc, "not a join"));
     };
     if let Some((_, at)) = group_by {
+        let what = match join.windows {
+            Some(_) => "a window join",
+            None => "an interval join",
+        };
         return Err(SqlError::new(
             at,
-            "GROUP BY over an interval join is not supported yet: write the joined rows to a \
-             table and aggregate them in a window there",
+            format!(
+                "GROUP BY over {what} is not supported yet: write the joined rows to a table \
+                 and aggregate them in a window there"
+            ),
         ));
     }
     if having.is_some() {

@@ -10,6 +10,7 @@
 //! the core's watermark strategies, window assigners and aggregates, with
 //! compiled row expressions ([`expr`]).
 
+pub mod advice;
 pub mod ast;
 pub mod decimal;
 pub mod error;

@@ -162,7 +162,16 @@ pub(crate) fn semi_join(
     };
     let on = match probe {
         None => cond,
-        Some(e) => {
+        Some(mut e) => {
+            // The operand of IN is the outer query's: its bare names are the
+            // left side's, whatever the subquery's side has.
+            let lq = left.qualifier().to_string();
+            let _ = sqlparser::ast::visit_expressions_mut(&mut e, |x| {
+                if let AstExpr::Identifier(id) = x {
+                    *x = AstExpr::CompoundIdentifier(vec![Ident::new(&lq), id.clone()]);
+                }
+                std::ops::ControlFlow::<()>::Continue(())
+            });
             let col = match items.as_slice() {
                 [SelectItem::UnnamedExpr(c)] | [SelectItem::ExprWithAlias { expr: c, .. }] => {
                     match c {
@@ -191,12 +200,21 @@ pub(crate) fn semi_join(
             and(Some(cond), term)
         }
     };
-    let rest = match p.parse_keyword(Keyword::AND) {
-        true => Some(pe(p.parse_expr())?),
-        false => None,
-    };
+    // Conditions ANDed after it; an OR would take the predicate into its
+    // left operand, which a semi join cannot be.
+    let and_level = GenericDialect {}.prec_value(Precedence::And);
+    let mut rest: Option<AstExpr> = None;
+    while p.parse_keyword(Keyword::AND) {
+        let c = pe(p.parse_subexpr(and_level))?;
+        rest = Some(and(rest, c));
+    }
     if p.peek_keyword(Keyword::OR) {
-        return Err(first_please());
+        return Err(SqlError::new(
+            here(p),
+            "an OR after a window semi or anti join's IN or EXISTS: the subquery must hold for \
+             every row written; put the OR in parentheses (WHERE l.k IN (SELECT ...) AND (a OR \
+             b))",
+        ));
     }
     Ok((
         Box::new(IntervalJoin {

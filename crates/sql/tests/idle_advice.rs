@@ -37,8 +37,8 @@ fn a_heartbeat_every_minute_under_one_minute_windows_gets_15_s_not_1_min() {
     assert_eq!(
         why,
         "chosen from its records, at most 1m 0s apart before this silence, and windows every \
-         1m 0s; a record of it that comes more than 15 s after the one before, with an event \
-         time over 5s behind the other partitions', is then late and counted per partition"
+         1m 0s; a record of it that comes after more than 15 s of silence, with an event time \
+         over 5s behind the other partitions', is then late and counted per partition"
     );
 }
 

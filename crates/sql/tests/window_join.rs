@@ -275,3 +275,38 @@ fn in_and_exists_over_windows_are_semi_and_anti_joins() -> Result<(), String> {
     }
     Ok(())
 }
+
+#[test]
+fn the_operand_of_not_in_is_the_outer_querys_and_an_or_after_it_is_refused() -> Result<(), String> {
+    let sub = format!("FROM {S} WHERE {BOUNDS}");
+    // Both sides have `item`: the bare operand is o.item, not s.item.
+    let p = JobPlan::from_sql(&format!(
+        "{TABLES}INSERT INTO out SELECT id, amount FROM {O} WHERE item NOT IN (SELECT item {sub});"
+    ))
+    .map_err(|e| e.to_string())?;
+    let j = &p.intervals[0];
+    let (lw, rw) = j.widths;
+    let mut l = vec![Value::Null; lw];
+    let mut r = vec![Value::Null; rw];
+    l[1] = Value::Str("apple".into());
+    r[1] = Value::Str("pear".into());
+    assert_eq!(j.matches(&l, &r), Ok(false), "apple is not pear");
+    r[1] = Value::Str("apple".into());
+    assert_eq!(j.matches(&l, &r), Ok(true));
+    r[1] = Value::Null;
+    assert_eq!(j.matches(&l, &r), Ok(true), "a NULL keeps the left row out");
+    let e = JobPlan::from_sql(&format!(
+        "{TABLES}INSERT INTO out SELECT id, amount FROM {O} WHERE id IN (SELECT id {sub}) AND amount > 1 OR amount < 0;"
+    ))
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_default();
+    assert!(e.contains("put the OR in parentheses"), "{e}");
+    // In parentheses it is a condition on the left rows.
+    let p = JobPlan::from_sql(&format!(
+        "{TABLES}INSERT INTO out SELECT id, amount FROM {O} WHERE id IN (SELECT id {sub}) AND (amount > 1 OR amount < 0);"
+    ))
+    .map_err(|e| e.to_string())?;
+    assert!(p.intervals[0].filter.is_some());
+    Ok(())
+}

@@ -127,8 +127,22 @@ impl Engine<'_> {
                 pipe.filtered += w
                     .side_rows(port, ts, &self.row, &mut rows)
                     .map_err(RecordError::other)?;
-                for (wt, row) in rows.drain(..) {
-                    let key = jp.side_key(port, &row).map_err(RecordError::other)?;
+                // Every window's key first: a record whose key fails is
+                // refused whole, not kept in some of its windows.
+                let keys = rows
+                    .iter()
+                    .map(|(_, row)| jp.side_key(port, row))
+                    .collect::<Result<Vec<_>, _>>();
+                let keys = match keys {
+                    Ok(k) => k,
+                    Err(e) => {
+                        rows.clear();
+                        pipe.windowed = rows;
+                        pipe.out = out;
+                        return Err(RecordError::other(e));
+                    }
+                };
+                for ((wt, row), key) in rows.drain(..).zip(keys) {
                     let l = pipe.node.row(port, wt, &key, row, &mut matches, &mut out);
                     late += u64::from(l.unwrap_or(false));
                 }

@@ -50,6 +50,9 @@ struct Pipe {
     late_map: Option<LateRow>,
     /// The most open states at a tick so far.
     peak_open: u64,
+    /// Recurring holds: the meter and its findings (see `recurring.rs`).
+    meter: lowwater_core::recurring::HoldMeter,
+    recurring: Vec<lowwater_core::recurring::Recurring>,
 }
 
 /// Rows a sink table received.
@@ -130,6 +133,7 @@ mod align;
 mod interval;
 mod join;
 mod output;
+mod recurring;
 mod snapshot;
 
 pub use join::JoinStall;
@@ -213,6 +217,8 @@ impl<'p> Engine<'p> {
                 filtered: 0,
                 late_map,
                 peak_open: 0,
+                meter: recurring::meter(plan, pipes.len(), (threshold, t0)),
+                recurring: Vec::new(),
             });
         }
         let mut sources_of = (&mut sources, &mut source_of[..]);
@@ -511,6 +517,7 @@ impl<'p> Engine<'p> {
     }
 
     fn note_record(&mut self, pi: usize) -> Result<(), RecordError> {
+        self.pipes[pi].meter.on_record(self.now);
         if self.pipes[pi].detector.on_record(self.now).is_some() {
             self.explain(pi);
         }
@@ -657,6 +664,7 @@ impl<'p> Engine<'p> {
                     self.explain(pi);
                 }
             }
+            self.meter_tick();
             for ji in 0..self.joins.len() {
                 if self.joins[ji].stalled() {
                     self.explain_join(ji);
@@ -686,6 +694,7 @@ impl<'p> Engine<'p> {
             if let Some(s) = p.detector.finish() {
                 p.stalls.push(s);
             }
+            p.recurring.extend(p.meter.finish(end));
         }
         for j in &mut self.joins {
             j.finish();

@@ -53,6 +53,8 @@ struct PipeSnapshot {
     stalls: Vec<Stall>,
     filtered: u64,
     peak_open: u64,
+    meter: lowwater_core::recurring::HoldMeter,
+    recurring: Vec<lowwater_core::recurring::Recurring>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -89,6 +91,8 @@ impl Engine<'_> {
                         stalls: p.stalls.clone(),
                         filtered: p.filtered,
                         peak_open: p.peak_open,
+                        meter: p.meter.clone(),
+                        recurring: p.recurring.clone(),
                     }
                 })
                 .collect(),
@@ -154,6 +158,8 @@ impl Engine<'_> {
             pipe.stalls = p.stalls;
             pipe.filtered = p.filtered;
             pipe.peak_open = p.peak_open;
+            pipe.meter = p.meter;
+            pipe.recurring = p.recurring;
         }
         for (j, s) in self.joins.iter_mut().zip(snap.joins) {
             j.restore(s);

@@ -391,8 +391,9 @@ fn describe(plan: &JobPlan, kind: NodeKind) -> String {
             if let Some(w) = &j.window {
                 return format!(
                     "window join {} (line {}, {}): {} with {} in the windows of {}; a window's \
-                     rows are joined when the watermark reaches its end, a row for a window it \
-                     reached is dropped as late; its watermark is its inputs'",
+                     rows are joined when the watermark reaches its last instant (its end less \
+                     1 ms), a row for a window it reached is dropped as late; its watermark is \
+                     its inputs'",
                     join + 1,
                     j.loc.line,
                     format!("{:?}", j.spec.kind).to_ascii_uppercase(),

@@ -504,6 +504,20 @@ pub(super) fn keys_and_residual(
                     one_side(y, &scope.with(Side::Build), at)?,
                 ))
             };
+            // Each operand must read its side in the joined row's own
+            // scope too (a window semi join's subquery reads its bare
+            // names from its own side first: `a = b` there is a filter).
+            let reads = |e: &AstExpr, left: bool| {
+                let Ok(t) = compile(e, scope, at) else {
+                    return false;
+                };
+                let mut cols = Vec::new();
+                t.expr.columns(&mut cols);
+                let width = scope.probe.len();
+                cols.iter().all(|&c| (c < width) == left)
+            };
+            let pair =
+                |x: &AstExpr, y: &AstExpr| pair(x, y).filter(|_| reads(x, true) && reads(y, false));
             if let Some((l, r)) = pair(a, b).or_else(|| pair(b, a)) {
                 let (l, r) = unify(l, r, at)?;
                 left_key.push(l);
