@@ -181,6 +181,58 @@ fn a_partition_without_records_is_named_in_a_warning_while_it_stalls() {
     assert_eq!(stalls, 1);
 }
 
+/// Seed 000's incident at its live scale, scaled down: partition 3's
+/// heartbeat every 4 s under 2-second windows, so every window waits up to
+/// 4 s, never the 6 s a stall takes (3 windows). The recurring hold is a
+/// WARN within a few windows naming partition 3, in the report with its
+/// share, and no stall is reported.
+#[test]
+fn a_heartbeat_shorter_than_the_stall_threshold_is_a_recurring_hold() {
+    let d = dir("recurring");
+    let job = d.join("job.sql");
+    let sql = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/live/heartbeat.sql"),
+    )
+    .expect("the Quick start's job")
+    .replace(
+        "'lowwater.partition.3.every' = '8 s'",
+        "'lowwater.partition.3.every' = '4 s'",
+    );
+    assert!(sql.contains("'4 s'"));
+    std::fs::write(&job, sql).expect("write job");
+    let report = d.join("report.json");
+    let o = lowwater(&["run", s(&job), "--duration", "16 s", "--report", s(&report)]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let warn = err
+        .lines()
+        .find(|l| l.contains("watermark held again and again"))
+        .unwrap_or_else(|| panic!("no recurring-hold WARN: {err}"));
+    assert!(
+        warn.contains("WARN") && warn.contains("partition 3 of clicks (subtask "),
+        "{warn}"
+    );
+    assert!(
+        warn.contains("'table.exec.source.idle-timeout' = '1 s' releases it"),
+        "{warn}"
+    );
+    assert!(
+        !err.contains("watermark stalled"),
+        "no hold lasts 6 s: {err}"
+    );
+    let r: sonic_rs::Value =
+        sonic_rs::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    let holds = r["recurring_holds"].as_array().expect("recurring holds");
+    assert_eq!(holds.len(), 1, "{r:?}");
+    assert_eq!(holds[0]["held_by"]["partition"].as_i64(), Some(3));
+    assert!(holds[0]["held_percent"].as_u64().is_some_and(|p| p >= 50));
+    // Opened within 5 windows of the start (three windows of observation,
+    // two holds ended).
+    let start = r["replay"]["start_ts"].as_i64().unwrap_or_default();
+    let from = holds[0]["from_ts"].as_i64().unwrap_or_default();
+    assert!(from - start <= 10_000, "opened {} ms in", from - start);
+}
+
 #[test]
 fn an_idle_timeout_releases_windows_within_window_delay_and_timeout() {
     let d = dir("idle");
