@@ -2,34 +2,10 @@
 //! once the watermark passes their range, a quiet side named in the
 //! report, and a restart that changes nothing.
 
-use std::path::{Path, PathBuf};
-
-use lowwater_connectors::dump::{format_record, DumpRecord};
+mod common;
+use common::{dump, rows};
 use lowwater_replay::{replay, ReplayArgs};
 use lowwater_sql::plan::JobPlan;
-
-fn dump(dir: &Path, topic: &str, recs: &[(i64, i32, String)]) -> Result<PathBuf, String> {
-    let mut offsets = [0i64; 4];
-    let text: String = recs
-        .iter()
-        .map(|(at, p, payload)| {
-            let o = &mut offsets[*p as usize];
-            *o += 1;
-            let r = DumpRecord {
-                topic: topic.to_string(),
-                partition: *p,
-                offset: Some(*o - 1),
-                ts: 1_757_851_200_000 + at,
-                key: None,
-                payload: Some(payload.as_bytes().to_vec()),
-            };
-            format_record(&r) + "\n"
-        })
-        .collect();
-    let path = dir.join(format!("{topic}.jsonl"));
-    std::fs::write(&path, text).map_err(|e| e.to_string())?;
-    Ok(path)
-}
 
 fn row(id: i32, item: &str, s: i32) -> String {
     format!(r#"{{"id":{id},"item":"{item}","ts":"2025-09-14 12:00:{s:02}.000"}}"#)
@@ -46,19 +22,6 @@ fn job(kind: &str) -> Result<JobPlan, String> {
            ON o.item = s.item AND s.ts BETWEEN o.ts AND o.ts + INTERVAL '10' SECOND;"
     ))
     .map_err(|e| e.to_string())
-}
-
-fn rows(out: &lowwater_replay::Outcome) -> Vec<String> {
-    out.outputs
-        .get("out")
-        .map(|v| {
-            v.iter()
-                .map(|r| {
-                    String::from_utf8_lossy(r.payload.as_deref().unwrap_or_default()).into_owned()
-                })
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[test]

@@ -195,6 +195,37 @@ pub struct HeldBy {
     pub gap_ms: Option<Millis>,
 }
 
+impl HeldBy {
+    /// The report of holder `h`; `split` gives a split's topic and
+    /// partition.
+    pub fn of(
+        h: &lowwater_core::diagnose::Holder,
+        split: impl Fn(SplitId) -> Option<(String, i32)>,
+    ) -> Self {
+        let (topic, partition) = h.split.and_then(split).unzip();
+        HeldBy {
+            topic,
+            partition,
+            subtask: h.subtask,
+            silent_ms: h.silent_ms,
+            never_had_record: h.never_had_record,
+            gap_ms: h.gap_ms,
+        }
+    }
+
+    /// The holder as the explanations read it.
+    pub fn holder(&self) -> StallHolder<'_> {
+        StallHolder {
+            topic: self.topic.as_deref(),
+            partition: self.partition,
+            subtask: self.subtask,
+            silent_ms: self.silent_ms,
+            never_had_record: self.never_had_record,
+            gap_ms: self.gap_ms,
+        }
+    }
+}
+
 /// One stall.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct StallReport {
@@ -271,25 +302,8 @@ pub fn stall_report_in(
     partitions: usize,
     split: impl Fn(SplitId) -> Option<(String, i32)>,
 ) -> StallReport {
-    let held_by = s.held_by.map(|h| {
-        let (topic, partition) = h.split.and_then(&split).unzip();
-        HeldBy {
-            topic,
-            partition,
-            subtask: h.subtask,
-            silent_ms: h.silent_ms,
-            never_had_record: h.never_had_record,
-            gap_ms: h.gap_ms,
-        }
-    });
-    let holder = held_by.as_ref().map(|h| StallHolder {
-        topic: h.topic.as_deref(),
-        partition: h.partition,
-        subtask: h.subtask,
-        silent_ms: h.silent_ms,
-        never_had_record: h.never_had_record,
-        gap_ms: h.gap_ms,
-    });
+    let held_by = s.held_by.map(|h| HeldBy::of(&h, &split));
+    let holder = held_by.as_ref().map(HeldBy::holder);
     let reason = stall_reason_in(cx, holder.as_ref(), partitions, threshold);
     StallReport {
         sink: sink.to_string(),

@@ -7,7 +7,7 @@ use lowwater_core::recurring::Recurring;
 use lowwater_core::source::SplitId;
 use lowwater_core::{Millis, Timestamp};
 use lowwater_sql::advice::recurring_reason;
-use lowwater_sql::explain::{StallContext, StallHolder};
+use lowwater_sql::explain::StallContext;
 use serde::Serialize;
 
 use crate::HeldBy;
@@ -46,24 +46,8 @@ pub fn recurring_report_in(
     slack: Millis,
     split: impl Fn(SplitId) -> Option<(String, i32)>,
 ) -> RecurringReport {
-    let h = r.held_by;
-    let (topic, partition) = h.split.and_then(split).unzip();
-    let held_by = HeldBy {
-        topic,
-        partition,
-        subtask: h.subtask,
-        silent_ms: h.silent_ms,
-        never_had_record: h.never_had_record,
-        gap_ms: h.gap_ms,
-    };
-    let holder = StallHolder {
-        topic: held_by.topic.as_deref(),
-        partition: held_by.partition,
-        subtask: h.subtask,
-        silent_ms: h.silent_ms,
-        never_had_record: h.never_had_record,
-        gap_ms: h.gap_ms,
-    };
+    let held_by = HeldBy::of(&r.held_by, split);
+    let holder = held_by.holder();
     let percent = (r.share * 100.0).round().clamp(0.0, 100.0) as u32;
     let reason = recurring_reason(cx, &holder, (percent, r.over_ms, r.longest_ms, slack));
     RecurringReport {

@@ -55,6 +55,24 @@ fn no_join(p: &Parser, at: Loc) -> Result<()> {
     Ok(())
 }
 
+/// `ON condition` of a join at `loc`, the last join of its query.
+fn on_clause(p: &mut Parser, loc: Loc) -> Result<AstExpr> {
+    pe(p.expect_keyword(Keyword::ON))?;
+    let on = pe(p.parse_expr())?;
+    if too_deep(&on) {
+        let at = deep_loc(&on, loc);
+        return Err(deep_error(at, vec![on]));
+    }
+    if JOIN_KEYWORDS.iter().any(|k| p.peek_keyword(*k)) || p.peek_token().token == Token::Comma {
+        return Err(SqlError::new(
+            here(p),
+            "one join per query: join the result of this one in a view, or write another \
+             INSERT",
+        ));
+    }
+    Ok(on)
+}
+
 /// `[INNER | LEFT | RIGHT | FULL [OUTER]]`, before JOIN.
 fn join_type(p: &mut Parser) -> JoinType {
     let kind = if p.parse_keyword(Keyword::LEFT) {
@@ -142,19 +160,7 @@ fn window_join(
     pe(p.expect_token(&Token::RParen))?;
     let right_alias = alias(p)?;
     let (right, right_side) = window_side(inner, right_alias, right_loc)?;
-    pe(p.expect_keyword(Keyword::ON))?;
-    let on = pe(p.parse_expr())?;
-    if too_deep(&on) {
-        let at = deep_loc(&on, loc);
-        return Err(deep_error(at, vec![on]));
-    }
-    if JOIN_KEYWORDS.iter().any(|k| p.peek_keyword(*k)) || p.peek_token().token == Token::Comma {
-        return Err(SqlError::new(
-            here(p),
-            "one join per query: join the result of this one in a view, or write another \
-             INSERT",
-        ));
-    }
+    let on = on_clause(p, loc)?;
     Ok(Box::new(IntervalJoin {
         left,
         right,
@@ -213,19 +219,7 @@ fn join(p: &mut Parser, probe: &Named) -> Result<Option<Joined>> {
         false => None,
     };
     let alias = alias(p)?;
-    pe(p.expect_keyword(Keyword::ON))?;
-    let on = pe(p.parse_expr())?;
-    if too_deep(&on) {
-        let at = deep_loc(&on, loc);
-        return Err(deep_error(at, vec![on]));
-    }
-    if JOIN_KEYWORDS.iter().any(|k| p.peek_keyword(*k)) || p.peek_token().token == Token::Comma {
-        return Err(SqlError::new(
-            here(p),
-            "one join per query: join the result of this one in a view, or write another \
-             INSERT",
-        ));
-    }
+    let on = on_clause(p, loc)?;
     let build = Named {
         name,
         loc: at,

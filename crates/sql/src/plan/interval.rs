@@ -337,18 +337,9 @@ pub(super) fn interval(
         Some((sink, _)) => sink,
         None => find_table(tables, &ins.sink, ins.loc)?,
     };
-    let left = find_table(tables, &j.left.name, j.left.loc)?;
-    let right = find_table(tables, &j.right.name, j.right.loc)?;
+    let (left, right) = sides(j, tables)?;
     let (lt, rt) = (&tables[left], &tables[right]);
-    readable(lt, j.left.loc)?;
-    readable(rt, j.right.loc)?;
     let (lq, rq) = (j.left.qualifier(), j.right.qualifier());
-    if lq.eq_ignore_ascii_case(rq) {
-        return Err(SqlError::new(
-            j.right.loc,
-            format!("both sides of the join are named '{lq}': give them different aliases"),
-        ));
-    }
     let right_cols: Vec<(String, SqlType)> =
         rt.columns.iter().map(|c| (c.name.clone(), c.ty)).collect();
     let scope = JoinScope {
@@ -478,6 +469,23 @@ pub(super) fn interval(
         widths: (lt.columns.len(), rt.columns.len()),
         window: None,
     })
+}
+
+/// The tables of join `j`'s sides (left, right): readable, and named
+/// apart.
+pub(super) fn sides(j: &crate::ast::IntervalJoin, tables: &[TableDef]) -> Result<(usize, usize)> {
+    let left = find_table(tables, &j.left.name, j.left.loc)?;
+    let right = find_table(tables, &j.right.name, j.right.loc)?;
+    readable(&tables[left], j.left.loc)?;
+    readable(&tables[right], j.right.loc)?;
+    let (lq, rq) = (j.left.qualifier(), j.right.qualifier());
+    if lq.eq_ignore_ascii_case(rq) {
+        return Err(SqlError::new(
+            j.right.loc,
+            format!("both sides of the join are named '{lq}': give them different aliases"),
+        ));
+    }
+    Ok((left, right))
 }
 
 /// The ON terms beyond the time bounds (or the window bounds): the

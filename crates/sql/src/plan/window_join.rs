@@ -25,7 +25,7 @@ use crate::expr::{compile, truth, Expr};
 use crate::types::SqlType;
 
 use super::interval::{keys_and_residual, sink_of};
-use super::join_scope::{conjuncts, find_table, outputs, readable, where_clause, JoinScope, Side};
+use super::join_scope::{conjuncts, find_table, outputs, where_clause, JoinScope, Side};
 use super::{IntervalPlan, TableDef};
 
 /// Columns by name and type.
@@ -235,18 +235,9 @@ pub(super) fn window_join(
         ));
     }
     let sink = find_table(tables, &ins.sink, ins.loc)?;
-    let left = find_table(tables, &j.left.name, j.left.loc)?;
-    let right = find_table(tables, &j.right.name, j.right.loc)?;
+    let (left, right) = super::interval::sides(j, tables)?;
     let (lt, rt) = (&tables[left], &tables[right]);
-    readable(lt, j.left.loc)?;
-    readable(rt, j.right.loc)?;
     let (lq, rq) = (j.left.qualifier(), j.right.qualifier());
-    if lq.eq_ignore_ascii_case(rq) {
-        return Err(SqlError::new(
-            j.right.loc,
-            format!("both sides of the join are named '{lq}': give them different aliases"),
-        ));
-    }
     let mut assigners = Vec::new();
     for s in sides {
         if s.tvf.kind == crate::ast::TvfKind::Session {
