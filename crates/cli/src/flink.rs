@@ -72,6 +72,20 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
     let threshold = o
         .stall_threshold
         .unwrap_or_else(|| default_threshold(&first.job, o.poll, METRIC_REFRESH_MS));
+    // A reading can be the poll interval plus Flink's metric refresh old:
+    // a shorter stall than twice that can come and go unseen.
+    let servable = 2 * (o.poll + METRIC_REFRESH_MS);
+    if threshold < servable {
+        tracing::warn!(
+            "--stall-threshold {} is below what a watch of Flink can serve: a reading can be {}              old (--poll-interval {} plus Flink's {} metric refresh), so stalls shorter than {}              may come and go unseen; use --stall-threshold {} or more",
+            display_duration(threshold),
+            display_duration(o.poll + METRIC_REFRESH_MS),
+            display_duration(o.poll),
+            display_duration(METRIC_REFRESH_MS),
+            display_duration(servable),
+            display_duration(servable)
+        );
+    }
     let settings = o.settings.clone().unwrap_or_default();
     let mut watcher = Watcher::new(&first.job, settings, threshold, start).map_err(UserError)?;
     watcher.observe(&first, start);

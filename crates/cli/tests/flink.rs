@@ -218,7 +218,16 @@ fn seed000_on_flink_the_silent_partition_and_its_subtask_are_named_everywhere() 
     std::thread::scope(|s| {
         let producer = s.spawn(|| produce_live(&topic, &busy, None, &stop));
         let _stop = StopOnDrop(&stop);
-        let w = submit_and_watch(&job);
+        let mut w = submit_and_watch(&job);
+        // 15 s is below what a watch can serve (2 x (2 s poll + Flink's
+        // 10 s metric refresh)): said at start, with the figure to use.
+        let warned = w
+            .wait_for_line("is below what a watch of Flink can serve", Duration::ZERO)
+            .unwrap_or_default();
+        assert!(
+            warned.contains("use --stall-threshold 24s or more"),
+            "{warned}"
+        );
         let stalled = api_until(&w, "a stall held by a partition", |v| {
             v["inserts"][0]["stall"]["held_by"]["partition"]
                 .as_i64()

@@ -4,8 +4,10 @@
 //! aggregated metric request per source vertex (more only when its metric
 //! names exceed Flink's 4096-byte request line, about a dozen partitions a
 //! request) and one per vertex that writes a sink. The set of partitions is
-//! looked at again every [`REDISCOVER_EVERY`] polls (partitions added, a
-//! restart that moved them).
+//! looked at every poll while readers may still be registering theirs (a
+//! subtask without a partition while partitions are left for it, or a count
+//! that changed at the last look), then again every [`REDISCOVER_EVERY`]
+//! polls (partitions added, a restart that moved them).
 
 use std::collections::BTreeMap;
 
@@ -116,6 +118,18 @@ pub struct Poller {
     polls: u64,
     last_requests: u64,
     last_state: Option<String>,
+    /// Partitions known after the discovery before the last one: a count
+    /// still changing means readers are still registering theirs.
+    discovered: Option<usize>,
+}
+
+/// Whether source `s`'s readers may still be registering their partitions
+/// (a reader registers a partition's metrics as it gets its split): no
+/// metric yet, or fewer subtasks read a partition than there are
+/// partitions for them to read.
+fn registering(s: &SourceVertex) -> bool {
+    let readers: std::collections::BTreeSet<usize> = s.owner.values().copied().collect();
+    s.queries.is_empty() || readers.len() < s.parallelism.min(s.owner.len())
 }
 
 impl Poller {
@@ -129,6 +143,7 @@ impl Poller {
             polls: 0,
             last_requests: 0,
             last_state: None,
+            discovered: None,
         }
     }
 
@@ -179,10 +194,15 @@ impl Poller {
         self.last_state = Some(job.summary.state.clone());
         // A job that just started registers its split metrics as readers
         // get their splits: look again until every source has some.
-        let incomplete =
-            self.sources.is_empty() || self.sources.iter().any(|s| s.queries.is_empty());
+        let known = |sources: &[SourceVertex]| sources.iter().map(|s| s.owner.len()).sum();
+        let incomplete = self.sources.is_empty()
+            || self.sources.iter().any(registering)
+            || self.discovered != Some(known(&self.sources));
         if self.polls.is_multiple_of(REDISCOVER_EVERY) || incomplete {
+            let before = known(&self.sources);
             self.discover(&job)?;
+            // Settled once a look finds what the one before found.
+            self.discovered = Some(before);
         }
         self.polls += 1;
         let mut splits = Vec::new();
@@ -378,6 +398,35 @@ pub fn split_samples(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn vertex(parallelism: usize, owners: &[(i32, usize)]) -> SourceVertex {
+        SourceVertex {
+            id: "v".into(),
+            table: "clickstream".into(),
+            parallelism,
+            owner: owners
+                .iter()
+                .map(|&(p, s)| (("clickstream".to_string(), p), s))
+                .collect(),
+            queries: vec!["ids".into()],
+        }
+    }
+
+    /// Issue 37 item 9: a watch started while Flink's readers register
+    /// their partitions kept the partial view for 12 polls (a minute).
+    #[test]
+    fn readers_still_registering_are_looked_at_again() {
+        // 16 partitions, 8 readers: only readers 0-3 registered yet.
+        let half: Vec<(i32, usize)> = (0..8).map(|p| (p, p as usize % 4)).collect();
+        assert!(registering(&vertex(8, &half)));
+        let all: Vec<(i32, usize)> = (0..16).map(|p| (p, p as usize % 8)).collect();
+        assert!(!registering(&vertex(8, &all)));
+        // More readers than partitions: the rest never register.
+        assert!(!registering(&vertex(8, &[(0, 3), (1, 4)])));
+        let mut none = vertex(2, &[]);
+        none.queries.clear();
+        assert!(registering(&none));
+    }
 
     #[test]
     fn metric_queries_stay_under_the_request_line_limit() {

@@ -52,7 +52,7 @@ struct PipeWatch {
     records: u64,
     stalls: Vec<StallReport>,
     open_reason: Option<String>,
-    /// Recurring holds (see `crate::recurring`).
+    /// Recurring holds (see the `recurring` module).
     holds: recurring::HoldWatch,
 }
 
@@ -92,13 +92,13 @@ impl Monitor {
         }
     }
 
-    pub(crate) fn source_index(&self, pi: usize) -> usize {
+    fn source_index(&self, pi: usize) -> usize {
         source_index(&self.plan, &self.shared, pi)
     }
 
     /// The live holder of pipeline `pi`'s watermark: the active source subtask
     /// with the lowest watermark, and its active split with the lowest.
-    pub(crate) fn holder(&self, pi: usize, now: Timestamp) -> Option<Holder> {
+    fn holder(&self, pi: usize, now: Timestamp) -> Option<Holder> {
         self.holding(pi, now).map(|(h, _)| h)
     }
 

@@ -20,6 +20,7 @@ pub(super) struct HoldWatch {
     /// The finding going on, as last reported.
     open: Option<RecurringReport>,
     next_look: Timestamp,
+    next_describe: Timestamp,
     records: u64,
 }
 
@@ -31,6 +32,7 @@ impl HoldWatch {
             past: Vec::new(),
             open: None,
             next_look: start,
+            next_describe: start,
             records: 0,
         }
     }
@@ -55,7 +57,6 @@ impl Monitor {
             false => None,
         };
         let changed = self.pipes[pi].holds.meter.observe(now, wm, holder);
-        let open = self.pipes[pi].holds.meter.finding();
         if let Some(r) = changed {
             let rep = self.recurring_report(pi, &r);
             match r.to {
@@ -74,7 +75,13 @@ impl Monitor {
                 }
             }
         }
-        self.pipes[pi].holds.open = open.map(|r| self.recurring_report(pi, &r));
+        // The finding going on, described again once a second (a report
+        // reads the splits' names).
+        if changed.is_some() || now >= self.pipes[pi].holds.next_describe {
+            self.pipes[pi].holds.next_describe = now + 1_000;
+            let open = self.pipes[pi].holds.meter.finding();
+            self.pipes[pi].holds.open = open.map(|r| self.recurring_report(pi, &r));
+        }
     }
 
     /// Closes INSERT `pi`'s finding going on (the run ends at `now`).
