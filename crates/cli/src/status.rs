@@ -117,7 +117,10 @@ pub fn render(live: &Value) -> String {
             } else {
                 "active".into()
             },
-            dur(&p["silent_ms"]),
+            match p["silent_at_least"].as_bool() {
+                Some(true) => format!(">={}", dur(&p["silent_ms"])),
+                _ => dur(&p["silent_ms"]),
+            },
             text(&p["records"]),
             text(&p["late_records_dropped"]),
             text(&p["consumer_lag"]),

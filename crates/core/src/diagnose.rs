@@ -28,6 +28,11 @@ pub struct Holder {
     /// (`None`: fewer than two seen), see [`crate::source::SplitView::max_gap`].
     #[serde(default)]
     pub gap_ms: Option<Millis>,
+    /// Whether `silent_ms` is a lower bound: the silence began before the
+    /// observer could see it (`lowwater watch` started after the split's
+    /// last record).
+    #[serde(default)]
+    pub silent_at_least: bool,
 }
 
 /// An interval in which the watermark did not advance while records arrived.
@@ -234,6 +239,7 @@ mod tests {
             silent_ms: 1_500,
             never_had_record: true,
             gap_ms: None,
+            silent_at_least: false,
         };
         d.explain(Some(h), i64::MIN);
         let closed = d.on_advance(2_000, 5).expect("closed");
@@ -259,6 +265,7 @@ mod tests {
             silent_ms,
             never_had_record: false,
             gap_ms: None,
+            silent_at_least: false,
         };
         d.explain(Some(five(8_000)), 5_000);
         d.explain(Some(five(9_000)), 5_000);
@@ -272,6 +279,7 @@ mod tests {
             silent_ms: 5,
             never_had_record: false,
             gap_ms: None,
+            silent_at_least: false,
         };
         d.explain(Some(ten), 61_000);
         d.explain(None, 0);

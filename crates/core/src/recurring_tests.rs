@@ -7,6 +7,7 @@ fn eleven(silent_ms: Millis) -> Holder {
         silent_ms,
         never_had_record: false,
         gap_ms: Some(60_000),
+        silent_at_least: false,
     }
 }
 

@@ -42,7 +42,7 @@ pub struct Origin {
 pub fn live(w: &Watcher, origin: &Origin, now: Timestamp) -> Live {
     let parts = w.parts();
     let mut partitions = Vec::new();
-    for (i, (s, silent_ms)) in parts.splits.iter().enumerate() {
+    for (i, (s, silent_ms, at_least)) in parts.splits.iter().enumerate() {
         let x = s.sample();
         let holding =
             parts.holders.iter().zip(parts.pipes).any(|(h, p)| {
@@ -69,6 +69,7 @@ pub fn live(w: &Watcher, origin: &Origin, now: Timestamp) -> Live {
             },
             watermark: x.watermark.and_then(wm),
             silent_ms: *silent_ms,
+            silent_at_least: *at_least,
             consumer_lag: None,
             holding,
             paused: false,

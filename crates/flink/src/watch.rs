@@ -408,6 +408,12 @@ impl Watcher {
     }
 
     /// How long a split has had no record, as far as the watch can tell.
+    /// Whether [`Watcher::silent_ms`] of `s` is a lower bound: its last
+    /// record came before the watch began.
+    pub(crate) fn silent_at_least(&self, s: &Split) -> bool {
+        s.last_change.is_none() && !(s.first_seen == self.started && s.never_had_record())
+    }
+
     fn silent_ms(&self, s: &Split, now: Timestamp) -> Millis {
         match s.last_change {
             Some(t) => now - t,
@@ -453,6 +459,7 @@ impl Watcher {
             silent_ms: self.silent_ms(s, now),
             never_had_record: s.never_had_record(),
             gap_ms: None,
+            silent_at_least: self.silent_at_least(s),
         };
         if self.inferred(table) {
             // Flink < 2.1 has no per-split watermarks: the partition whose
@@ -482,6 +489,7 @@ impl Watcher {
             silent_ms: now - self.job_start.min(now),
             never_had_record: true,
             gap_ms: None,
+            silent_at_least: false,
         }))
     }
 
@@ -610,7 +618,7 @@ impl Watcher {
             splits: self
                 .splits
                 .iter()
-                .map(|s| (s, self.silent_ms(s, at)))
+                .map(|s| (s, self.silent_ms(s, at), self.silent_at_least(s)))
                 .collect(),
             pipes: &self.pipes,
             history: &self.history,
@@ -628,7 +636,9 @@ pub(crate) struct WatchParts<'a> {
     pub current: Vec<Option<StallReport>>,
     pub past: &'a [StallReport],
     pub started: Timestamp,
-    pub splits: Vec<(&'a Split, Millis)>,
+    /// Each split, how long it has been silent, and whether that is a
+    /// lower bound.
+    pub splits: Vec<(&'a Split, Millis, bool)>,
     pub pipes: &'a [Pipe],
     pub history: &'a History,
     pub settings: &'a JobSettings,

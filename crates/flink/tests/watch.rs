@@ -550,3 +550,42 @@ fn a_watermark_of_seconds_read_as_milliseconds_is_named_once() {
         "{line}"
     );
 }
+
+/// Issue 37 item 9: a partition whose last record came before the watch
+/// began is silent for at least the watch's time, not exactly that: the
+/// reason says "at least" and the report marks the figure as a lower bound.
+#[test]
+fn a_silence_that_began_before_the_watch_is_a_lower_bound() {
+    let j = job();
+    let poll = |k: i64| {
+        let splits = (0..16)
+            .map(|p| lowwater_flink::watch::SplitSample {
+                table: "clickstream".into(),
+                topic: "clickstream".into(),
+                partition: p,
+                subtask: (p % 8) as usize,
+                // Partition 3 read 10 records before the watch and none
+                // since; the others move on.
+                watermark: Some(if p == 3 { T0 - 60_000 } else { T0 + k * 2_000 }),
+                idle_ms_per_s: Some(0.0),
+                offset: Some(if p == 3 { 9 } else { 100 + k * 50 }),
+            })
+            .collect();
+        Poll {
+            job: job(),
+            splits,
+            sinks: vec![window(T0 - 60_000)],
+        }
+    };
+    let mut w = watcher(&j);
+    let r = last_stall(&mut w, poll).expect("a stall");
+    let held = r.held_by.as_ref().expect("held");
+    assert_eq!(held.partition, Some(3));
+    assert!(held.silent_at_least && !held.never_had_record, "{held:?}");
+    assert!(
+        r.reason
+            .contains("partition 3 of clickstream (subtask 3) has had no record for at least "),
+        "{}",
+        r.reason
+    );
+}

@@ -193,6 +193,14 @@ pub struct HeldBy {
     /// reason suggests is chosen from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gap_ms: Option<Millis>,
+    /// Whether `silent_ms` is a lower bound (`lowwater watch` began after
+    /// its last record; absent when exact).
+    #[serde(skip_serializing_if = "is_false")]
+    pub silent_at_least: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl HeldBy {
@@ -210,6 +218,7 @@ impl HeldBy {
             silent_ms: h.silent_ms,
             never_had_record: h.never_had_record,
             gap_ms: h.gap_ms,
+            silent_at_least: h.silent_at_least,
         }
     }
 
@@ -222,6 +231,7 @@ impl HeldBy {
             silent_ms: self.silent_ms,
             never_had_record: self.never_had_record,
             gap_ms: self.gap_ms,
+            silent_at_least: self.silent_at_least,
         }
     }
 }

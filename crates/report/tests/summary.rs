@@ -21,6 +21,7 @@ fn stall(from: i64, len: i64, partition: i32) -> StallReport {
             silent_ms: len,
             never_had_record: false,
             gap_ms: None,
+            silent_at_least: false,
         }),
     }
 }

@@ -432,6 +432,7 @@ pub(crate) fn holder_of(
         silent_ms: now - split.and_then(|s| s.last_arrival).unwrap_or(start),
         never_had_record: split.is_none_or(|s| s.records == 0),
         gap_ms: split.and_then(|s| s.max_gap),
+        silent_at_least: false,
     };
     Some((holder, view.watermark))
 }

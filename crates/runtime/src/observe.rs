@@ -119,6 +119,10 @@ pub struct LivePartition {
     pub watermark: Option<Timestamp>,
     /// How long it has had no record (since the job started, if never).
     pub silent_ms: Millis,
+    /// Whether `silent_ms` is a lower bound (`lowwater watch` began after
+    /// its last record; absent when exact).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub silent_at_least: bool,
     /// Kafka: offsets on the broker not read yet (`null`: not Kafka, or not
     /// known yet).
     pub consumer_lag: Option<i64>,
@@ -367,6 +371,7 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
         live_parts.push(LivePartition {
             watermark: p.final_watermark,
             silent_ms: now - p.last_arrival.unwrap_or(shared.start),
+            silent_at_least: false,
             consumer_lag: backlog.and_then(|b| match b {
                 lowwater_kafka::Backlog::Unknown => None,
                 lowwater_kafka::Backlog::CaughtUp => Some(0),

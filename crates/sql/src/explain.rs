@@ -603,6 +603,20 @@ pub struct StallHolder<'a> {
     /// The longest time between two of its records before this silence
     /// (`None`: fewer than two seen, or not known).
     pub gap_ms: Option<Millis>,
+    /// Whether `silent_ms` is a lower bound (the observer began after the
+    /// last record).
+    pub silent_at_least: bool,
+}
+
+impl StallHolder<'_> {
+    /// How long it has been silent, in words: `1m 30s`, or `at least 15s`
+    /// when that is all the observer can know.
+    pub fn silence(&self) -> String {
+        match self.silent_at_least {
+            true => format!("at least {}", display_duration(self.silent_ms)),
+            false => display_duration(self.silent_ms),
+        }
+    }
 }
 
 /// What the explanation of a stall needs to know of the job: the same for
@@ -738,7 +752,7 @@ pub fn stall_reason_in(
         None => format!(
             "{what} has had no record for {} and idle-timeout is disabled; {setting} = {advice} \
              releases it ({why})",
-            display_duration(h.silent_ms)
+            h.silence()
         ),
         Some(t) if h.silent_ms <= t => format!(
             "{what} gets a record at least every {} (last one {} ago), more often than the \
@@ -753,12 +767,12 @@ pub fn stall_reason_in(
              goes idle only once its reader has read up to the broker's end offset: it is behind \
              (or its end offset is not known yet), so its records exist but are not arriving; \
              check this partition's consumer lag and the brokers",
-            display_duration(h.silent_ms)
+            h.silence()
         ),
         Some(t) => format!(
             "{what} has had no record for {} but is not idle yet (idle-timeout {}); it goes idle \
              on the next periodic watermark",
-            display_duration(h.silent_ms),
+            h.silence(),
             display_duration(t)
         ),
     }

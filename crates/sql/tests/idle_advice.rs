@@ -27,6 +27,7 @@ fn holder(gap_ms: Option<i64>, never_had_record: bool) -> StallHolder<'static> {
         silent_ms: 90_000,
         never_had_record,
         gap_ms,
+        silent_at_least: false,
     }
 }
 

@@ -554,6 +554,7 @@ impl<'p> Engine<'p> {
                 .saturating_sub(split.and_then(|s| s.last_arrival).unwrap_or(self.t0)),
             never_had_record: split.is_none_or(|s| s.records == 0),
             gap_ms: split.and_then(|s| s.max_gap),
+            silent_at_least: false,
         }
     }
 
