@@ -93,7 +93,7 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
     for ii in 0..plan.intervals.len() {
         for s in engine.interval_stalls(ii) {
             let j = &plan.intervals[ii];
-            let sides = JoinSides::interval(j.left, j.right, j.sink, j.what());
+            let sides = JoinSides::interval(j);
             stalls.push(join_stall(plan, engine, &sides, s, threshold));
         }
     }

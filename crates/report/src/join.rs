@@ -21,6 +21,9 @@ pub struct JoinSides {
     pub sink: usize,
     /// "temporal join", "interval join" or "window join".
     pub join: &'static str,
+    /// A window join's windows' pace (what the suggested idle timeout is
+    /// chosen from, with the holding partition's gaps).
+    pub window: Option<Millis>,
 }
 
 impl JoinSides {
@@ -31,17 +34,21 @@ impl JoinSides {
             second: (build, "versioned side"),
             sink,
             join: "temporal join",
+            window: None,
         }
     }
 
-    /// An interval join (`join`: "interval join") or a window join
-    /// ("window join") of `left` and `right`.
-    pub fn interval(left: usize, right: usize, sink: usize, join: &'static str) -> Self {
+    /// Interval join or window join `j`.
+    pub fn interval(j: &lowwater_sql::plan::IntervalPlan) -> Self {
         JoinSides {
-            first: (left, "left side"),
-            second: (right, "right side"),
-            sink,
-            join,
+            first: (j.left, "left side"),
+            second: (j.right, "right side"),
+            sink: j.sink,
+            join: j.what(),
+            window: j
+                .window
+                .as_ref()
+                .map(|w| lowwater_sql::explain::window_pace(&w.assigner)),
         }
     }
 
@@ -72,6 +79,7 @@ pub fn join_stall_report(
         .as_ref()
         .map_or_else(|| sides.table(port.unwrap_or(0)), |(t, ..)| *t);
     let mut cx = StallContext::of_table(plan, table);
+    cx.window = sides.window;
     // The versioned side is released by its own table's idle-timeout: the
     // job-wide one would also let the probe side's quiet partitions go.
     cx.own_idle_option |= table == sides.second.0 && sides.join == "temporal join";

@@ -76,7 +76,7 @@ impl JoinRef {
             }
             JoinRef::Interval(j) => {
                 let j = &plan.intervals[j];
-                JoinSides::interval(j.left, j.right, j.sink, j.what())
+                JoinSides::interval(j)
             }
         }
     }

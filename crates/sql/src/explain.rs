@@ -645,18 +645,24 @@ pub struct StallContext {
     pub delay: Option<Millis>,
 }
 
+/// How often windows of `a` end: a TUMBLE's size, a HOP's slide, a
+/// CUMULATE's step, a SESSION's gap.
+pub fn window_pace(a: &WindowAssigner) -> Millis {
+    match *a {
+        WindowAssigner::Tumbling { size, .. } => size,
+        WindowAssigner::Hopping { slide, .. } => slide,
+        WindowAssigner::Cumulate { step, .. } => step,
+        WindowAssigner::Session { gap } => gap,
+    }
+}
+
+
 impl StallContext {
     /// The context of pipeline `pi` of a lowwater plan.
     pub fn of(plan: &JobPlan, pi: usize) -> Self {
         let p = plan.pipelines[pi].first();
-        let window = match p.window.assigner {
-            WindowAssigner::Tumbling { size, .. } => size,
-            WindowAssigner::Hopping { slide, .. } => slide,
-            WindowAssigner::Cumulate { step, .. } => step,
-            WindowAssigner::Session { gap } => gap,
-        };
         StallContext {
-            window: Some(window),
+            window: Some(window_pace(&p.window.assigner)),
             ..Self::of_table(plan, p.source)
         }
     }
