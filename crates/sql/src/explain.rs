@@ -656,7 +656,6 @@ pub fn window_pace(a: &WindowAssigner) -> Millis {
     }
 }
 
-
 impl StallContext {
     /// The context of pipeline `pi` of a lowwater plan.
     pub fn of(plan: &JobPlan, pi: usize) -> Self {
