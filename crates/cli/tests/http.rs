@@ -137,6 +137,15 @@ fn metrics_api_and_status_name_the_partition_holding_the_watermark() {
         "{body}"
     );
     assert_eq!(job.get_status("/ready"), (200, "ready\n".to_string()));
+    // /api and /api/v1 say what there is, instead of an empty 404.
+    for path in ["/api", "/api/v1"] {
+        let (code, body) = job.get_status(path);
+        assert_eq!(code, 200, "{path}");
+        assert!(
+            body.contains("\"/api/v1/watermarks\"") && body.contains("\"/metrics\""),
+            "{body}"
+        );
+    }
     // Samples come in partition order; the build is labelled.
     let text = job.get("/metrics");
     let order: Vec<&str> = text

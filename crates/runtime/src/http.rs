@@ -101,6 +101,10 @@ impl Server {
                     },
                 ),
             )
+            .route("/api", get(api_index))
+            .route("/api/", get(api_index))
+            .route("/api/v1", get(api_index))
+            .route("/api/v1/", get(api_index))
             .route(
                 "/api/v1/watermarks",
                 get(
@@ -233,3 +237,11 @@ async fn serve(
 
 /// The most connections served at once; more wait to be accepted.
 const MAX_HTTP_CONNECTIONS: usize = 8_192;
+
+/// `/api` and `/api/v1`: what this server answers, instead of an empty 404.
+async fn api_index() -> impl axum::response::IntoResponse {
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        r#"{"endpoints":{"/api/v1/watermarks":"the live state: partitions, inserts, joins, stalls, recurring holds, checkpoints (JSON)","/metrics":"Prometheus / OpenMetrics","/healthz":"200 ok, or 503 naming the stall","/ready":"200 while the job runs, 503 while it stops","/":"the web page"}}"#,
+    )
+}

@@ -168,6 +168,17 @@ fn create_table(p: &mut Parser, loc: Loc, notes: &mut Notes) -> Result<CreateTab
     let id = pe(p.parse_identifier())?;
     crate::portability::ident(&id, "the table name", here(p), notes);
     let name = id.value;
+    if p.peek_keyword(Keyword::WITH) || p.peek_keyword(Keyword::LIKE) || p.peek_keyword(Keyword::AS)
+    {
+        return Err(SqlError::new(
+            here(p),
+            format!(
+                "table '{name}' has no column list: CREATE TABLE ... LIKE and CREATE TABLE ... AS \
+                 SELECT are not supported; write the columns, WATERMARK and options out: \
+                 CREATE TABLE {name} (col TYPE, ...) WITH (...)"
+            ),
+        ));
+    }
     pe(p.expect_token(&Token::LParen))?;
     let mut columns = Vec::new();
     let mut watermark = None;
@@ -228,6 +239,15 @@ fn create_table(p: &mut Parser, loc: Loc, notes: &mut Notes) -> Result<CreateTab
             }
         }
         pe(p.expect_token(&Token::RParen))?;
+    }
+    if p.peek_keyword(Keyword::LIKE) {
+        return Err(SqlError::new(
+            here(p),
+            format!(
+                "CREATE TABLE ... LIKE is not supported: write the columns, WATERMARK and options \
+                 that '{name}' takes from the other table out in its own definition"
+            ),
+        ));
     }
     Ok(CreateTable {
         name,

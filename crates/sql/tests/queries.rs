@@ -181,6 +181,40 @@ fn an_unused_proctime_column_is_accepted_and_a_used_one_refused() {
     );
 }
 
+/// Issue 37 item 7: a window over PROCTIME() says what is not supported,
+/// not that the table lacks a WATERMARK; CREATE TABLE ... LIKE says what
+/// to write instead of a parser error.
+#[test]
+fn a_processing_time_window_and_create_table_like_are_refused_in_words() {
+    let src = "CREATE TABLE e (u STRING, proc AS PROCTIME()) WITH ('connector' = 'datagen');
+    CREATE TABLE out (window_start TIMESTAMP(3), n BIGINT) WITH ('connector' = 'print');
+    ";
+    let e = err(&format!(
+        "{src}INSERT INTO out SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE e, \
+         DESCRIPTOR(proc), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;"
+    ));
+    assert!(
+        e.contains("processing-time windows are not supported") && e.contains("DESCRIPTOR(proc)"),
+        "{e}"
+    );
+    let e = err(
+        "CREATE TABLE a (k STRING) WITH ('connector' = 'datagen');\n\
+         CREATE TABLE b WITH ('connector' = 'print') LIKE a;",
+    );
+    assert!(
+        e.contains("line 2") && e.contains("CREATE TABLE ... LIKE") && e.contains("no column list"),
+        "{e}"
+    );
+    let e = err(
+        "CREATE TABLE a (k STRING) WITH ('connector' = 'datagen');\n\
+         CREATE TABLE b (k STRING) WITH ('connector' = 'print') LIKE a (EXCLUDING ALL);",
+    );
+    assert!(
+        e.contains("line 2") && e.contains("CREATE TABLE ... LIKE is not supported"),
+        "{e}"
+    );
+}
+
 #[test]
 fn row_columns_are_flattened_into_their_fields() {
     let src = |format: &str| {

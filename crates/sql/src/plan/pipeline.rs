@@ -231,6 +231,20 @@ fn stage(
         }
     };
     let src = derived.as_ref().unwrap_or(&tables[source]);
+    if let Some((pt, _)) = src.proctime {
+        if src.column(&ins.tvf.time_column) == Some(pt) {
+            return Err(SqlError::new(
+                ins.tvf.time_loc,
+                format!(
+                    "DESCRIPTOR({}) is a processing-time column (PROCTIME()): processing-time \
+                     windows are not supported; lowwater runs event-time windows, whose results \
+                     do not depend on when records arrive. Declare a WATERMARK on an event-time \
+                     column of '{}' and window over it",
+                    ins.tvf.time_column, src.name
+                ),
+            ));
+        }
+    }
     let wm = src.watermark.ok_or_else(|| {
         SqlError::new(
             ins.tvf.source_loc,
