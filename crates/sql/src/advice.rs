@@ -82,6 +82,16 @@ pub fn idle_advice(cx: &StallContext, h: &StallHolder<'_>) -> (String, String) {
     (format!("'{}'", idle_sql(t)), format!("{why}; {trade}"))
 }
 
+/// The idle timeout for a table read by windows that end every `window`,
+/// before any data is seen (`explain`): a quarter of it, as
+/// [`idle_advice`] chooses without a gap, as SQL text.
+pub fn timeout_for_window(window: Millis) -> String {
+    format!(
+        "'{}'",
+        idle_sql(round_timeout((window / 4).clamp(1_000, MAX_ADVICE)))
+    )
+}
+
 /// A timeout as Flink's duration text: `'15 s'`, `'1 min'`.
 fn idle_sql(ms: Millis) -> String {
     if ms % 60_000 == 0 {

@@ -41,8 +41,31 @@ fn connector_text(t: &TableDef) -> String {
                 .iter()
                 .map(|(k, v)| format!("{k}={}", crate::kafka_props::mask(k, v)))
                 .collect();
+            // The record key's columns, when the table has them.
+            let key = t.key.as_ref().map_or(String::new(), |k| {
+                let cols: Vec<&str> = k
+                    .fields
+                    .iter()
+                    .filter_map(|&c| t.columns.get(c).map(|c| c.name.as_str()))
+                    .collect();
+                format!(
+                    "; key: {} ({}{}{})",
+                    cols.join(", "),
+                    t.options.get("key.format").map_or("?", String::as_str),
+                    if k.prefix.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", prefix '{}'", k.prefix)
+                    },
+                    if k.except_key {
+                        ", not in the value"
+                    } else {
+                        ""
+                    }
+                )
+            });
             format!(
-                "kafka topic {}, {}; {}",
+                "kafka topic {}, {}; {}{key}",
                 topics.join(";"),
                 format_name(t),
                 props.join(", ")
@@ -306,13 +329,25 @@ fn table_warnings(
     let Some(wm) = t.watermark else { return };
     let n = partition_count(t, partitions);
     let total = n.map(|n| n.clamp(0, MAX_PARTITIONS) * t.topics().len() as i32);
+    // A quarter of the fastest windows reading it, as a stall's advice
+    // chooses before it has seen the partition's gaps.
+    let pace = plan
+        .pipelines
+        .iter()
+        .filter(|p| p.first().source == source)
+        .map(|p| window_pace(&p.first().window.assigner))
+        .min();
+    let timeout = pace.map_or("'1 min'".to_string(), crate::advice::timeout_for_window);
+    let why = pace.map_or(String::new(), |p| {
+        format!(" (a quarter of its {} windows)", display_duration(p))
+    });
     match (t.idle_timeout, total) {
         (None, Some(total)) if total > 1 => w.push(format!(
-            "table {}: idle-timeout is disabled and it has {total} partitions: one partition without records holds every window (SET 'table.exec.source.idle-timeout' = '1 min', or 'scan.watermark.idle-timeout' on the table; `lowwater tune` measures the choice on a dump: how late windows leave, what is dropped)",
+            "table {}: idle-timeout is disabled and it has {total} partitions: one partition without records holds every window (SET 'table.exec.source.idle-timeout' = {timeout}{why}, or 'scan.watermark.idle-timeout' on the table; `lowwater tune` measures the choice on a dump: how late windows leave, what is dropped)",
             t.name
         )),
         (None, None) => w.push(format!(
-            "table {}: idle-timeout is disabled: if it has more than one partition, one partition without records holds every window (SET 'table.exec.source.idle-timeout' = '1 min'; `lowwater tune` measures the choice on a dump)",
+            "table {}: idle-timeout is disabled: if it has more than one partition, one partition without records holds every window (SET 'table.exec.source.idle-timeout' = {timeout}{why}; `lowwater tune` measures the choice on a dump)",
             t.name
         )),
         (Some(timeout), _) if timeout < wm.delay => w.push(format!(
@@ -501,6 +536,20 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
             sink.name,
             connector_text(sink)
         );
+        let slo: Vec<String> = [
+            ("max emission lag", sink.max_emission_lag),
+            ("max staleness", sink.max_staleness),
+        ]
+        .into_iter()
+        .filter_map(|(what, v)| Some(format!("{what} {}", display_duration(v?))))
+        .collect();
+        if !slo.is_empty() {
+            let _ = writeln!(
+                s,
+                "  sink SLOs: {} (a WARN, /healthz and lowwater_sink_* metrics when missed)",
+                slo.join(", ")
+            );
+        }
         let _ = writeln!(
             s,
             "  window: {} on {}",

@@ -150,6 +150,12 @@ fn explain_warns_about_the_seed_configurations() {
         w.contains("idle-timeout is disabled and it has 4 partitions"),
         "{w}"
     );
+    // The suggestion follows the windows (2 s: at least 1 s), not a fixed
+    // '1 min' (issue 37 item 1).
+    assert!(
+        w.contains("SET 'table.exec.source.idle-timeout' = '1 s' (a quarter of its 2s windows)"),
+        "{w}"
+    );
     assert!(
         w.contains("`lowwater tune` measures the choice on a dump"),
         "{w}"
@@ -554,4 +560,33 @@ fn keys_read_by_nothing_else_move_out_of_the_row() {
         .expect("input");
     assert_eq!(key, vec![Value::str("u1"), Value::Int(5)]);
     assert_eq!(taken, vec![Value::Null, Value::Int(5), Value::Timestamp(7)]);
+}
+
+/// Issue 37 item 7: `explain` shows a table's record-key columns and a
+/// sink's SLO options.
+#[test]
+fn explain_shows_record_keys_and_sink_slos() {
+    let plan = JobPlan::from_sql(
+        "CREATE TABLE clicks (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+         WITH ('connector' = 'kafka', 'topic' = 'clicks', 'properties.bootstrap.servers' = 'b:9092',
+               'format' = 'json', 'key.format' = 'json', 'key.fields' = 'user_id',
+               'value.fields-include' = 'EXCEPT_KEY');
+         CREATE TABLE counts (ws TIMESTAMP(3), user_id STRING, n BIGINT)
+         WITH ('connector' = 'kafka', 'topic' = 'counts', 'properties.bootstrap.servers' = 'b:9092',
+               'format' = 'json', 'lowwater.sink.max-emission-lag' = '30 s',
+               'lowwater.sink.max-staleness' = '5 min');
+         INSERT INTO counts SELECT window_start, user_id, COUNT(*)
+         FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+         GROUP BY window_start, window_end, user_id;",
+    )
+    .expect("plans");
+    let text = lowwater_sql::explain::explain(&plan, &BTreeMap::new());
+    assert!(
+        text.contains("key: user_id (json, not in the value))"),
+        "{text}"
+    );
+    assert!(
+        text.contains("sink SLOs: max emission lag 30s, max staleness 5m 0s"),
+        "{text}"
+    );
 }
