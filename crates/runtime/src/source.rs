@@ -161,6 +161,40 @@ pub(crate) enum Read {
 }
 
 impl SourceTask {
+    /// Kafka reported `e` at `now`: logged once per outage for the whole
+    /// job (and again only if the error changes), not per subtask and
+    /// periodic watermark.
+    fn kafka_trouble(&mut self, e: String, now: Timestamp) {
+        let Ok(mut outage) = self.shared.kafka_outage.lock() else {
+            return;
+        };
+        let new = outage.as_ref().is_none_or(|(last, _)| *last != e);
+        if new {
+            tracing::warn!(
+                "Kafka: {e} (librdkafka retries; records resume when the brokers are back, and \
+                 an INFO says so)"
+            );
+            let since = outage.as_ref().map_or(now, |(_, at)| *at);
+            *outage = Some((e.clone(), since));
+        }
+        self.kafka_warned = Some((e, now));
+    }
+
+    /// This subtask reads records again after a Kafka error: the outage,
+    /// if no other subtask said so yet, is over.
+    fn kafka_back(&mut self, now: Timestamp) {
+        self.kafka_warned = None;
+        let Ok(mut outage) = self.shared.kafka_outage.lock() else {
+            return;
+        };
+        if let Some((e, since)) = outage.take() {
+            tracing::info!(
+                "Kafka: records arrive again, {} after the first error ({e})",
+                lowwater_core::time::display_duration(now.saturating_sub(since))
+            );
+        }
+    }
+
     /// Runs until the inputs end (returns `true`: drained) or the job stops.
     pub fn run(mut self) -> bool {
         let interval = self.plan.settings.emit_interval;
@@ -192,16 +226,7 @@ impl SourceTask {
                 self.commit_offsets();
                 if let Some(k) = &mut self.kafka {
                     if let Some(e) = k.take_error() {
-                        // Once per error and then every 10 s while it lasts,
-                        // not on every periodic watermark.
-                        let repeat = self
-                            .kafka_warned
-                            .as_ref()
-                            .is_some_and(|(last, at)| *last == e && now - at < 10_000);
-                        if !repeat {
-                            tracing::warn!("Kafka: {e} (librdkafka retries; records resume when the broker is back)");
-                            self.kafka_warned = Some((e, now));
-                        }
+                        self.kafka_trouble(e, now);
                     }
                 }
                 next_emit += interval * ((now - next_emit) / interval + 1);
@@ -243,6 +268,9 @@ impl SourceTask {
                         break;
                     }
                 }
+            }
+            if got > 0 && self.kafka_warned.is_some() {
+                self.kafka_back(now);
             }
             for (i, done) in exhausted.iter_mut().enumerate() {
                 if *done || self.is_paused(i) {
