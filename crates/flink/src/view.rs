@@ -86,6 +86,7 @@ pub fn live(w: &Watcher, origin: &Origin, now: Timestamp) -> Live {
                 late_rows: 0,
                 max_emission_lag_ms: None,
                 early_rows: 0,
+                emission_lag_breaches: 0,
             },
             // The poll at which its writers' count last grew.
             last_emit: p.last_emit(),

@@ -74,6 +74,7 @@ pub fn build(plan: &JobPlan, engine: &Engine<'_>, threshold: Millis, drained: bo
             late_rows: s.late_rows,
             max_emission_lag_ms: s.max_emission_lag,
             early_rows: s.early_rows,
+            emission_lag_breaches: 0,
         })
         .collect();
     totals.records_out = sinks.iter().map(|s| s.rows).sum();

@@ -173,6 +173,12 @@ pub struct SinkReport {
     /// (`lowwater.state.on-limit` = 'fire-oldest'; absent when 0).
     #[serde(skip_serializing_if = "is_zero")]
     pub early_rows: u64,
+    /// `run`: window rows later than the sink's
+    /// `lowwater.sink.max-emission-lag`, of windows that ended after the run
+    /// started (the catch-up over older records is not counted; absent
+    /// when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub emission_lag_breaches: u64,
 }
 
 /// Who held the watermark during a stall.

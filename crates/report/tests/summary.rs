@@ -88,6 +88,7 @@ fn a_negative_emission_lag_is_explained_not_printed() {
             late_rows: 0,
             max_emission_lag_ms: Some(-60_000),
             early_rows: 0,
+            emission_lag_breaches: 0,
         }],
         stalls: Vec::new(),
         recurring_holds: Vec::new(),

@@ -337,7 +337,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     };
     let lag_histograms = crate::observe::lag_family();
     let eo = state.exactly_once.as_ref();
-    let sinks = sink_writers(&plan, &outputs, &lag_histograms, eo, restored_id)?;
+    let sinks = sink_writers(&plan, &outputs, &lag_histograms, (eo, restored_id), start)?;
     let listener = listen(args)?;
     let shared = Arc::new(Shared::new(
         &plan,
@@ -491,8 +491,11 @@ fn sink_writers(
     plan: &JobPlan,
     outputs: &[(usize, PathBuf)],
     lag_histograms: &crate::observe::LagFamily,
-    eo: Option<&crate::txn::ExactlyOnce>,
-    restored: Option<lowwater_core::checkpoint::CheckpointId>,
+    (eo, restored): (
+        Option<&crate::txn::ExactlyOnce>,
+        Option<lowwater_core::checkpoint::CheckpointId>,
+    ),
+    start: Timestamp,
 ) -> Result<BTreeMap<usize, Mutex<SinkWriter>>, RunError> {
     let mut sinks = BTreeMap::new();
     let joins = crate::join_task::joins(plan);
@@ -503,7 +506,8 @@ fn sink_writers(
         .flat_map(|pl| std::iter::once(pl.sink).chain(plan.tables[pl.source].late_data_sink));
     for t in windowed.chain(joined) {
         if let std::collections::btree_map::Entry::Vacant(e) = sinks.entry(t) {
-            let w = sink_writer(plan, t, outputs, lag_histograms, eo, restored)?;
+            let mut w = sink_writer(plan, t, outputs, lag_histograms, eo, restored)?;
+            w.breaches_from = start;
             e.insert(Mutex::new(w));
         }
     }
@@ -591,7 +595,7 @@ mod tests {
         )
         .expect("plans");
         let lags = crate::observe::lag_family();
-        let sinks = sink_writers(&plan, &[], &lags, None, None).expect("sinks");
+        let sinks = sink_writers(&plan, &[], &lags, (None, None), 0).expect("sinks");
         let clock = SystemClock::new();
         let start = clock.now();
         let shared = Shared::new(

@@ -293,14 +293,31 @@ impl Monitor {
             let table = &self.plan.tables[t];
             let max_lag = table.max_emission_lag;
             let why = || {
-                self.plan
-                    .pipelines
-                    .iter()
-                    .position(|p| p.sink == t)
-                    .and_then(|pi| self.pipes[pi].open_reason.clone())
-                    .map_or(String::new(), |r| {
-                        format!("; the watermark is stalled: {r}")
-                    })
+                let pi = self.plan.pipelines.iter().position(|p| p.sink == t);
+                if let Some(r) = pi.and_then(|pi| self.pipes[pi].open_reason.clone()) {
+                    return format!("; the watermark is stalled: {r}");
+                }
+                if let Some(h) = pi.and_then(|pi| self.pipes[pi].holds.open()) {
+                    return format!("; {}", h.reason);
+                }
+                // No stall or recurring hold now: what the job itself allows.
+                let delay = pi
+                    .and_then(|pi| self.plan.tables[self.plan.pipelines[pi].source].watermark)
+                    .map_or(0, |w| w.delay);
+                let floor = delay + self.plan.settings.emit_interval;
+                match max_lag {
+                    Some(max) if floor > max => format!(
+                        "; no stall explains it: a window's row leaves at least the watermark \
+                         delay ({}) and up to a watermark interval ({}) after its end, more \
+                         than this SLO allows",
+                        display_duration(delay),
+                        display_duration(self.plan.settings.emit_interval)
+                    ),
+                    _ => "; no stall or recurring hold explains it now: the rows' windows \
+                          waited before (the API's stall history), or their records came late \
+                          to the job (consumer lag)"
+                        .to_string(),
+                }
             };
             if let Some(max) = table.max_staleness {
                 let quiet = now - last_emit.unwrap_or(self.shared.start);

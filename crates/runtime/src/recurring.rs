@@ -25,6 +25,11 @@ pub(super) struct HoldWatch {
 }
 
 impl HoldWatch {
+    /// The finding going on, if any.
+    pub(super) fn open(&self) -> Option<&RecurringReport> {
+        self.open.as_ref()
+    }
+
     pub(super) fn new(plan: &JobPlan, pi: usize, (threshold, start): (Millis, Timestamp)) -> Self {
         let window = StallContext::of(plan, pi).window.unwrap_or(1);
         HoldWatch {

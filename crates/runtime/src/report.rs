@@ -155,6 +155,7 @@ pub(crate) fn report_from(
                 late_rows: w.late_rows,
                 max_emission_lag_ms: w.max_lag,
                 early_rows: w.early_rows,
+                emission_lag_breaches: w.lag_breaches,
             })
         })
         .collect();

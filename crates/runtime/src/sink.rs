@@ -60,6 +60,11 @@ pub(crate) struct SinkWriter {
     pub lag_seconds: prometheus_client::metrics::histogram::Histogram,
     /// `lowwater.sink.max-emission-lag`.
     pub max_emission_lag: Option<Millis>,
+    /// Windows that ended before this time (the run's start) are the
+    /// catch-up over records older than the run: their rows are late
+    /// against the clock by the backlog's age, not by a stall, and are not
+    /// counted against `lowwater.sink.max-emission-lag`.
+    pub breaches_from: Timestamp,
 }
 
 /// A file writer whose errors name the file (a full disk says which).
@@ -104,7 +109,8 @@ impl SinkWriter {
                 c.window_rows += 1;
                 c.max_lag = Some(c.max_lag.map_or(l, |m| m.max(l)));
                 c.last_lag = Some(l);
-                if self.max_emission_lag.is_some_and(|m| l > m) {
+                let live = now.saturating_sub(l) >= self.breaches_from;
+                if live && self.max_emission_lag.is_some_and(|m| l > m) {
                     c.lag_breaches += 1;
                 }
             }
@@ -350,6 +356,7 @@ pub(crate) fn sink_writer(
             .get_or_create(&vec![("sink".to_string(), table.name.clone())])
             .clone(),
         max_emission_lag: table.max_emission_lag,
+        breaches_from: Timestamp::MIN,
     })
 }
 
