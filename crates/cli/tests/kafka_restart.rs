@@ -167,13 +167,16 @@ GROUP BY window_start, window_end;"
             "windows kept coming after the broker restarted\n{log}"
         );
         assert!(status.success(), "{status:?}\n{log}");
-        // One WARN per outage (per distinct error), not per subtask and
-        // periodic watermark, and a line when records come again.
+        // One WARN per outage, not per subtask and periodic watermark (nor
+        // per error: librdkafka alternates two while the broker restarts),
+        // and a line when records come again.
         let warns = log
             .lines()
             .filter(|l| l.contains("WARN") && l.contains("Kafka:"))
             .count();
-        assert!((1..=3).contains(&warns), "{warns} Kafka WARNs\n{log}");
+        // (Two if records the client had fetched before the restart end a
+        // first outage while the broker is still down.)
+        assert!((1..=2).contains(&warns), "{warns} Kafka WARNs\n{log}");
         assert!(
             log.contains("Kafka: records arrive again, "),
             "the end of the outage is said\n{log}"

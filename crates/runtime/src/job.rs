@@ -160,9 +160,10 @@ pub(crate) struct Shared {
     pub alignment: crate::align::Groups,
     /// What the monitor knows (stalls, history), for the HTTP endpoints.
     pub live: Mutex<crate::observe::LiveState>,
-    /// A Kafka outage already logged (its error and start), so that the
-    /// job's source subtasks log it once, and once that it is over.
-    pub kafka_outage: Mutex<Option<(String, lowwater_core::Timestamp)>>,
+    /// A Kafka outage already logged (its distinct errors, the first
+    /// first, and its start), so that the job's source subtasks log it
+    /// once, and once that it is over.
+    pub kafka_outage: Mutex<Option<(Vec<String>, lowwater_core::Timestamp)>>,
     /// The emission lag histograms of the sinks, by sink table name.
     pub lag_histograms: crate::observe::LagFamily,
     /// The hasher of the key exchange: stable across builds (the core's

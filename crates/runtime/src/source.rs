@@ -161,21 +161,24 @@ pub(crate) enum Read {
 }
 
 impl SourceTask {
-    /// Kafka reported `e` at `now`: logged once per outage for the whole
-    /// job (and again only if the error changes), not per subtask and
-    /// periodic watermark.
+    /// Kafka reported `e` at `now`: one WARN per outage for the whole job
+    /// (not per subtask and periodic watermark; librdkafka alternates
+    /// "broker transport failure" and "all brokers down" while a broker
+    /// restarts), the other errors kept for the INFO that ends it.
     fn kafka_trouble(&mut self, e: String, now: Timestamp) {
         let Ok(mut outage) = self.shared.kafka_outage.lock() else {
             return;
         };
-        let new = outage.as_ref().is_none_or(|(last, _)| *last != e);
-        if new {
-            tracing::warn!(
-                "Kafka: {e} (librdkafka retries; records resume when the brokers are back, and \
-                 an INFO says so)"
-            );
-            let since = outage.as_ref().map_or(now, |(_, at)| *at);
-            *outage = Some((e.clone(), since));
+        match outage.as_mut() {
+            None => {
+                tracing::warn!(
+                    "Kafka: {e} (librdkafka retries; records resume when the brokers are back, \
+                     and an INFO says so)"
+                );
+                *outage = Some((vec![e.clone()], now));
+            }
+            Some((seen, _)) if !seen.contains(&e) && seen.len() < 8 => seen.push(e.clone()),
+            Some(_) => {}
         }
         self.kafka_warned = Some((e, now));
     }
@@ -187,10 +190,11 @@ impl SourceTask {
         let Ok(mut outage) = self.shared.kafka_outage.lock() else {
             return;
         };
-        if let Some((e, since)) = outage.take() {
+        if let Some((errors, since)) = outage.take() {
             tracing::info!(
-                "Kafka: records arrive again, {} after the first error ({e})",
-                lowwater_core::time::display_duration(now.saturating_sub(since))
+                "Kafka: records arrive again, {} after the first error (errors meanwhile: {})",
+                lowwater_core::time::display_duration(now.saturating_sub(since)),
+                errors.join("; ")
             );
         }
     }
