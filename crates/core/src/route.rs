@@ -78,6 +78,15 @@ pub fn key_subtask(key: &[crate::Value], subtasks: usize) -> usize {
     (StableState.hash_one(key) % subtasks.max(1) as u64) as usize
 }
 
+/// The subtask (of `subtasks`) of a key routed by its values at
+/// `positions` only (a versioned view's key within the join key): they
+/// hash as a vector of references, which hashes as the slice of those
+/// values would.
+pub fn positions_subtask(key: &[crate::Value], positions: &[usize], subtasks: usize) -> usize {
+    let values: Vec<&crate::Value> = positions.iter().filter_map(|&i| key.get(i)).collect();
+    (StableState.hash_one(values) % subtasks.max(1) as u64) as usize
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -407,13 +407,13 @@ impl Watcher {
         out
     }
 
-    /// How long a split has had no record, as far as the watch can tell.
     /// Whether [`Watcher::silent_ms`] of `s` is a lower bound: its last
     /// record came before the watch began.
     pub(crate) fn silent_at_least(&self, s: &Split) -> bool {
         s.last_change.is_none() && !(s.first_seen == self.started && s.never_had_record())
     }
 
+    /// How long a split has had no record, as far as the watch can tell.
     fn silent_ms(&self, s: &Split, now: Timestamp) -> Millis {
         match s.last_change {
             Some(t) => now - t,

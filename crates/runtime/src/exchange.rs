@@ -2,7 +2,6 @@
 //! reading it: records keyed to their subtask in batches, watermarks and
 //! statuses to all, and rows for the late-data sink.
 
-use std::hash::BuildHasher;
 use std::sync::mpsc::SyncSender;
 
 use lowwater_connectors::row::RecordError;
@@ -257,11 +256,10 @@ impl SourceTask {
             // alike: a key's subtask is the same either way.
             let w = match &out.route {
                 Route::Positions(ps) => {
-                    let values: Vec<&Value> = ps.iter().filter_map(|&i| key.get(i)).collect();
-                    self.shared.route.hash_one(values) % n
+                    lowwater_core::route::positions_subtask(key, ps, n as usize)
                 }
-                _ => self.shared.route.hash_one(&key[..]) % n,
-            } as usize;
+                _ => lowwater_core::route::key_subtask(key, n as usize),
+            };
             out.batches[w].push(ts, id, key, args);
             w
         };

@@ -166,10 +166,6 @@ pub(crate) struct Shared {
     pub kafka_outage: Mutex<Option<(Vec<String>, lowwater_core::Timestamp)>>,
     /// The emission lag histograms of the sinks, by sink table name.
     pub lag_histograms: crate::observe::LagFamily,
-    /// The hasher of the key exchange: stable across builds (the core's
-    /// `route`), so that a key reaches the same window subtask after a
-    /// restore as before it, where its state is.
-    pub route: lowwater_core::route::StableState,
     /// Checkpoints: requested, in progress, completed, statistics.
     pub checkpoints: crate::checkpoint::Checkpoints,
     /// Table names by index (for checkpoint files).
@@ -258,7 +254,6 @@ impl Shared {
                 .collect(),
             sinks,
             splits: std::sync::RwLock::new(splits),
-            route: lowwater_core::route::StableState,
             checkpoints: crate::checkpoint::Checkpoints::new(
                 plan.settings.checkpoints.interval.is_some(),
                 restored,
@@ -507,8 +502,7 @@ fn sink_writers(
         .flat_map(|pl| std::iter::once(pl.sink).chain(plan.tables[pl.source].late_data_sink));
     for t in windowed.chain(joined) {
         if let std::collections::btree_map::Entry::Vacant(e) = sinks.entry(t) {
-            let mut w = sink_writer(plan, t, outputs, lag_histograms, eo, restored)?;
-            w.breaches_from = start;
+            let w = sink_writer(plan, t, outputs, lag_histograms, eo, (restored, start))?;
             e.insert(Mutex::new(w));
         }
     }

@@ -4,7 +4,6 @@
 //! there across a restore: the hasher is the core's stable one), in
 //! batches; watermarks, statuses, barriers and the end to every subtask.
 
-use std::hash::BuildHasher;
 use std::sync::mpsc::SyncSender;
 use std::sync::Arc;
 
@@ -126,12 +125,8 @@ impl SourceTask {
         let n = out.senders.len();
         let w = match &out.route {
             _ if n == 1 => 0,
-            Some(ps) => {
-                let values: Vec<&lowwater_core::Value> =
-                    ps.iter().filter_map(|&i| key.get(i)).collect();
-                (self.shared.route.hash_one(values) % n as u64) as usize
-            }
-            None => (self.shared.route.hash_one(&key[..]) % n as u64) as usize,
+            Some(ps) => lowwater_core::route::positions_subtask(&key, ps, n),
+            None => lowwater_core::route::key_subtask(&key, n),
         };
         out.batches[w].push(SideRow {
             ts,

@@ -450,13 +450,17 @@ impl JoinTask {
                     Err(e) => {
                         let sink = &self.plan.tables[jp.sink].name;
                         self.fail(format!(
-                            "INSERT INTO {sink}: the window join's condition: {e}"
+                            "INSERT INTO {sink}: the {}'s condition: {e}",
+                            jp.what()
                         ));
                         None
                     }
                 }
             }
-            (Node::Interval(_), _) => None,
+            (Node::Interval(_), _) => {
+                self.fail("a join subtask of the wrong kind (a bug in lowwater)".into());
+                None
+            }
         };
         self.forward = forward.or(self.forward);
     }

@@ -5,7 +5,6 @@
 //! [`JOINED`]: late rows there are counted under it), its watermark (the
 //! join's output watermark) after them, then its barriers and its end.
 
-use std::hash::BuildHasher;
 use std::sync::mpsc::SyncSender;
 
 use lowwater_core::source::SplitId;
@@ -65,7 +64,7 @@ impl WindowOut {
         let w = if n == 1 || self.key.is_empty() {
             0
         } else {
-            (shared.route.hash_one(&self.key[..]) % n as u64) as usize
+            lowwater_core::route::key_subtask(&self.key, n)
         };
         self.batches[w].push(ts, JOINED, &mut self.key, &mut self.args);
         if self.batches[w].len() >= BATCH {
@@ -74,23 +73,13 @@ impl WindowOut {
         Ok(true)
     }
 
-    /// Whether a window subtask went away (it only ends early after the
-    /// job failed): its rows cannot be delivered.
-    fn gone(&self, sent: Result<(), std::sync::mpsc::SendError<Envelope>>, shared: &Shared) {
-        if sent.is_err() {
-            shared.fail(crate::job::RunError::Usage(
-                "a window subtask after a join ended unexpectedly".into(),
-            ));
-        }
-    }
-
     fn send_batch(&mut self, w: usize, shared: &Shared) {
         let batch = std::mem::take(&mut self.batches[w]);
         let sent = self.senders[w].send(Envelope {
             from: self.from,
             msg: Msg::Records(Box::new(batch)),
         });
-        self.gone(sent, shared);
+        report_gone(sent, shared);
     }
 
     /// Sends the batched rows.
@@ -110,7 +99,9 @@ impl WindowOut {
                 from: self.from,
                 msg: msg(),
             });
-            self.gone(sent, shared);
+            if report_gone(sent, shared) {
+                break;
+            }
         }
     }
 
@@ -122,4 +113,16 @@ impl WindowOut {
         };
         self.send_all(|| Msg::Progress(p), shared);
     }
+}
+
+/// Fails the job when a window subtask after a join went away (it only
+/// ends early after the job failed: its rows cannot be delivered); returns
+/// whether it did.
+fn report_gone(sent: Result<(), std::sync::mpsc::SendError<Envelope>>, shared: &Shared) -> bool {
+    if sent.is_err() {
+        shared.fail(crate::job::RunError::Usage(
+            "a window subtask after a join ended unexpectedly".into(),
+        ));
+    }
+    sent.is_err()
 }

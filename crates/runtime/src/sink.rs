@@ -238,7 +238,7 @@ pub(crate) fn sink_writer(
     outputs: &[(usize, PathBuf)],
     lag_histograms: &crate::observe::LagFamily,
     eo: Option<&crate::txn::ExactlyOnce>,
-    restored: Option<lowwater_core::checkpoint::CheckpointId>,
+    (restored, start): (Option<lowwater_core::checkpoint::CheckpointId>, Timestamp),
 ) -> Result<SinkWriter, RunError> {
     let table = &plan.tables[t];
     let format = SinkFormat::new(table, lowwater_connectors::avro::Registration::Register)
@@ -356,7 +356,7 @@ pub(crate) fn sink_writer(
             .get_or_create(&vec![("sink".to_string(), table.name.clone())])
             .clone(),
         max_emission_lag: table.max_emission_lag,
-        breaches_from: Timestamp::MIN,
+        breaches_from: start,
     })
 }
 

@@ -92,7 +92,8 @@ struct Names {
     what: String,
 }
 
-fn and(a: Option<AstExpr>, b: Option<AstExpr>) -> Option<AstExpr> {
+/// `a AND b`, either of them absent.
+pub(crate) fn and(a: Option<AstExpr>, b: Option<AstExpr>) -> Option<AstExpr> {
     match (a, b) {
         (Some(a), Some(b)) => Some(AstExpr::BinaryOp {
             left: Box::new(AstExpr::Nested(Box::new(a))),

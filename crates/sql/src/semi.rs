@@ -55,17 +55,6 @@ pub(crate) fn ahead(p: &Parser) -> bool {
     false
 }
 
-fn and(a: Option<AstExpr>, b: AstExpr) -> AstExpr {
-    match a {
-        Some(a) => AstExpr::BinaryOp {
-            left: Box::new(a),
-            op: BinaryOperator::And,
-            right: Box::new(b),
-        },
-        None => b,
-    }
-}
-
 fn or(a: AstExpr, b: AstExpr) -> AstExpr {
     AstExpr::BinaryOp {
         left: Box::new(a),
@@ -197,7 +186,11 @@ pub(crate) fn semi_join(
                 ),
                 _ => eq,
             };
-            and(Some(cond), term)
+            AstExpr::BinaryOp {
+                left: Box::new(cond),
+                op: BinaryOperator::And,
+                right: Box::new(term),
+            }
         }
     };
     // Conditions ANDed after it; an OR would take the predicate into its
@@ -206,7 +199,7 @@ pub(crate) fn semi_join(
     let mut rest: Option<AstExpr> = None;
     while p.parse_keyword(Keyword::AND) {
         let c = pe(p.parse_subexpr(and_level))?;
-        rest = Some(and(rest, c));
+        rest = crate::inline::and(rest, Some(c));
     }
     if p.peek_keyword(Keyword::OR) {
         return Err(SqlError::new(

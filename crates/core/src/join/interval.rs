@@ -120,6 +120,16 @@ struct KeyState {
     right_cleanup: Option<Timestamp>,
 }
 
+impl KeyState {
+    /// Holds nothing: no row and no pending cleanup.
+    fn is_empty(&self) -> bool {
+        self.left.is_empty()
+            && self.right.is_empty()
+            && self.left_cleanup.is_none()
+            && self.right_cleanup.is_none()
+    }
+}
+
 /// The interval join operator.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct IntervalJoin {
@@ -369,23 +379,14 @@ impl IntervalJoin {
             self.left_expiration = Self::expiration(op_time, self.left_relative());
             self.remove_expired(&key, &mut state, true, out);
         }
-        let empty = state.left.is_empty()
-            && state.right.is_empty()
-            && state.left_cleanup.is_none()
-            && state.right_cleanup.is_none();
-        if !empty {
+        if !state.is_empty() {
             self.keys.insert(key, state);
         }
     }
 
     /// Forgets `key` when it holds nothing: no row and no pending cleanup.
     fn drop_if_empty(&mut self, key: &[Value]) {
-        let empty = self.keys.get(key).is_some_and(|s| {
-            s.left.is_empty()
-                && s.right.is_empty()
-                && s.left_cleanup.is_none()
-                && s.right_cleanup.is_none()
-        });
+        let empty = self.keys.get(key).is_some_and(KeyState::is_empty);
         if empty {
             self.keys.remove(key);
         }

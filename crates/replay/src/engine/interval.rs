@@ -128,23 +128,19 @@ impl Engine<'_> {
                     .side_rows(port, ts, &self.row, &mut rows)
                     .map_err(RecordError::other)?;
                 // Every window's key first: a record whose key fails is
-                // refused whole, not kept in some of its windows.
+                // refused whole, not kept in some of its windows (the
+                // buffers taken are only reused capacity).
                 let keys = rows
                     .iter()
                     .map(|(_, row)| jp.side_key(port, row))
-                    .collect::<Result<Vec<_>, _>>();
-                let keys = match keys {
-                    Ok(k) => k,
-                    Err(e) => {
-                        rows.clear();
-                        pipe.windowed = rows;
-                        pipe.out = out;
-                        return Err(RecordError::other(e));
-                    }
-                };
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(RecordError::other)?;
                 for ((wt, row), key) in rows.drain(..).zip(keys) {
-                    let l = pipe.node.row(port, wt, &key, row, &mut matches, &mut out);
-                    late += u64::from(l.unwrap_or(false));
+                    let l = pipe
+                        .node
+                        .row(port, wt, &key, row, &mut matches, &mut out)
+                        .map_err(|m| RecordError::other(format!("the join condition: {m}")))?;
+                    late += u64::from(l);
                 }
                 pipe.windowed = rows;
             }
