@@ -516,6 +516,9 @@ impl Harness {
     /// Restores a checkpoint taken by [`Harness::checkpoint`] of a harness
     /// configured the same way, as a restarted job would: the watermarks,
     /// idleness, open windows and the clock continue from the checkpoint.
+    /// A harness at another parallelism restores it too, as `run` rescales:
+    /// the splits regrouped by the assignment rule at the new parallelism
+    /// ([`SourceSubtask::regroup`]), the valve over the new subtasks.
     pub fn restore(&mut self, bytes: &[u8]) -> Result<()> {
         let (_, snap): (_, OwnedSnapshot) = checkpoint::decode(bytes)
             .map_err(|e: CheckpointError| Error::Checkpoint(e.to_string()))?;
@@ -523,13 +526,33 @@ impl Harness {
         if config.window.aggregates.is_empty() {
             config.window.aggregates.push(AggSpec::count_star());
         }
-        if snap.config != config {
+        let at = |c: &Config| Config {
+            parallelism: 0,
+            ..c.clone()
+        };
+        if at(&snap.config) != at(&config) {
             return Err(Error::Checkpoint(
                 "it was taken by a harness configured differently".into(),
             ));
         }
+        let mut job = snap.job;
+        if snap.config.parallelism != config.parallelism {
+            let p = config.parallelism;
+            let owners = (0..config.partitions)
+                .map(|i| crate::assignment::split_owner(&config.topic, i as i32, p))
+                .collect::<Result<Vec<_>>>()?;
+            let by_split = |id: u32| owners.get(id as usize).copied().unwrap_or(0);
+            let sources = SourceSubtask::regroup(job.sources, p, by_split)?;
+            let output = job.gate.current();
+            job = Job {
+                gate: InputGate::single(SourceSubtask::valve_over(&sources, output)),
+                sources,
+                owners,
+                op: job.op,
+            };
+        }
         self.config = config;
-        self.job = Some(snap.job);
+        self.job = Some(job);
         self.now = snap.now;
         self.last_tick = snap.last_tick;
         self.output.clear();

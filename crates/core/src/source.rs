@@ -10,9 +10,10 @@
 
 use crate::error::{Error, Result};
 use crate::time::{Millis, Timestamp};
-use crate::watermark::combiner::SplitCombiner;
+use crate::watermark::combiner::{PartialWatermark, SplitCombiner};
 use crate::watermark::generator::{Emit, EmitStrategy, WatermarkGenerator, WatermarkStrategy};
-use crate::watermark::Progress;
+use crate::watermark::valve::ChannelValve;
+use crate::watermark::{Progress, WatermarkStatus};
 use serde::{Deserialize, Serialize};
 
 /// Identifies a split (one Kafka partition of one topic) within a job, for
@@ -192,6 +193,70 @@ impl SourceSubtask {
         for s in &mut self.splits {
             s.generator.reconfigure(strategy);
         }
+    }
+
+    /// The subtasks of one source (as a checkpoint holds them) regrouped
+    /// into `n`, each split with its generator, counts and idleness in the
+    /// subtask `owner` gives it (the enumerator's rule at the new
+    /// parallelism): a restore at another parallelism. Each new subtask's
+    /// watermark is what its splits combine to ([`SplitCombiner::regrouped`]).
+    /// A split `owner` places beyond `n` is an error.
+    pub fn regroup(
+        parts: Vec<SourceSubtask>,
+        n: usize,
+        owner: impl Fn(SplitId) -> usize,
+    ) -> Result<Vec<SourceSubtask>> {
+        let Some(strategy) = parts.first().map(|p| p.strategy) else {
+            return Err(Error::Checkpoint(
+                "no source subtask to regroup (a checkpoint without sources)".into(),
+            ));
+        };
+        let mut moved: Vec<Vec<(SourceSplit, PartialWatermark)>> =
+            (0..n).map(|_| Vec::new()).collect();
+        for part in parts {
+            for (i, split) in part.splits.into_iter().enumerate() {
+                let partial = part.combiner.split(i).unwrap_or(PartialWatermark {
+                    watermark: crate::time::MIN_WATERMARK,
+                    idle: false,
+                });
+                let to = owner(split.id);
+                let Some(slot) = moved.get_mut(to) else {
+                    return Err(Error::InvalidIndex(format!(
+                        "split {} goes to subtask {to} of {n}",
+                        split.id
+                    )));
+                };
+                slot.push((split, partial));
+            }
+        }
+        Ok(moved
+            .into_iter()
+            .map(|mut own| {
+                own.sort_by_key(|(s, _)| s.id);
+                let (splits, partials): (Vec<_>, Vec<_>) = own.into_iter().unzip();
+                SourceSubtask {
+                    strategy,
+                    splits,
+                    combiner: SplitCombiner::regrouped(partials, strategy.idle_timeout),
+                    due: None,
+                }
+            })
+            .collect())
+    }
+
+    /// The valve of a downstream operator over `subtasks` just regrouped
+    /// by [`SourceSubtask::regroup`]: a channel per subtask at its
+    /// watermark and status, the output at `output`, the operator's
+    /// restored watermark ([`ChannelValve::restored`]).
+    pub fn valve_over(subtasks: &[SourceSubtask], output: Timestamp) -> ChannelValve {
+        let channels: Vec<(Timestamp, WatermarkStatus)> = subtasks
+            .iter()
+            .map(|s| match s.is_idle() {
+                true => (s.watermark(), WatermarkStatus::Idle),
+                false => (s.watermark(), WatermarkStatus::Active),
+            })
+            .collect();
+        ChannelValve::restored(&channels, output)
     }
 
     /// The bounded input ended: `MAX` goes downstream, idle or not.

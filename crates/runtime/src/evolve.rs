@@ -28,6 +28,9 @@ pub(crate) struct Comparison {
     pub refused: Vec<String>,
     /// Changes of settings without state, restored across, in words.
     pub free: Vec<String>,
+    /// `parallelism.default` changed (was, now): the state is regrouped
+    /// (`crate::rescale`).
+    pub rescale: Option<(String, String)>,
 }
 
 /// What a source line says, split: the part its state depends on, and the
@@ -214,6 +217,10 @@ pub(crate) fn compare(now: &JobIdentity, stored: &JobIdentity) -> Comparison {
                 continue;
             }
         };
+        if name == "parallelism.default" {
+            c.rescale = Some((then.to_string(), is.to_string()));
+            continue;
+        }
         match (source_line(then), source_line(is)) {
             (Some(a), Some(b)) if a.stateful == b.stateful => {
                 c.free.extend(free_changes(name, &a, &b));

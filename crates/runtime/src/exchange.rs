@@ -152,9 +152,10 @@ pub(crate) struct PipeOut {
     moves: Option<Vec<bool>>,
 }
 
-/// How a record's window subtask is chosen.
+/// How a record's window subtask is chosen (and, on a restore at another
+/// parallelism, which subtask a key's state goes to: `crate::rescale`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Route {
+pub(crate) enum Route {
     /// Always the first (one subtask, a global aggregate or Top-N).
     First,
     /// A hash of the whole key.
@@ -164,12 +165,23 @@ enum Route {
 }
 
 impl Route {
-    fn of(pl: &lowwater_sql::plan::Pipeline, subtasks: usize) -> Route {
+    pub(crate) fn of(pl: &lowwater_sql::plan::Pipeline, subtasks: usize) -> Route {
         match window_distribution(pl) {
             _ if subtasks == 1 => Route::First,
             Distribution::Single | Distribution::Forward => Route::First,
             Distribution::Hash(keys) if keys.iter().copied().eq(0..pl.keys.len()) => Route::Key,
             Distribution::Hash(keys) => Route::Positions(keys),
+        }
+    }
+
+    /// The subtask (of `n`) of a record or state with group key `key`. A
+    /// slice and a vector of references to the same values hash alike: a
+    /// key's subtask is the same either way.
+    pub(crate) fn subtask(&self, key: &[Value], n: usize) -> usize {
+        match self {
+            Route::First => 0,
+            Route::Key => lowwater_core::route::key_subtask(key, n),
+            Route::Positions(ps) => lowwater_core::route::positions_subtask(key, ps, n),
         }
     }
 }
@@ -252,14 +264,7 @@ impl SourceTask {
             key.clear();
             args.clear();
             fill(key, args).map_err(RecordError::other)?;
-            // A slice and a vector of references to the same values hash
-            // alike: a key's subtask is the same either way.
-            let w = match &out.route {
-                Route::Positions(ps) => {
-                    lowwater_core::route::positions_subtask(key, ps, n as usize)
-                }
-                _ => lowwater_core::route::key_subtask(key, n as usize),
-            };
+            let w = out.route.subtask(key, n as usize);
             out.batches[w].push(ts, id, key, args);
             w
         };

@@ -43,6 +43,7 @@ mod monitor;
 pub mod observe;
 mod progress;
 mod report;
+mod rescale;
 mod restore;
 mod silence;
 mod sink;

@@ -229,7 +229,7 @@ fn load(
         }
         (None, None) => None,
     };
-    let Some(r) = restored else {
+    let Some(mut r) = restored else {
         return Ok(None);
     };
     for (id, why) in &r.skipped {
@@ -251,6 +251,18 @@ fn load(
         tracing::info!(
             "checkpoint {}: {change} (holds no state: restored across)",
             r.id
+        );
+    }
+    if let Some((was, now)) = &changes.rescale {
+        let open = r.snapshot.open_windows();
+        crate::rescale::rescale(&mut r.snapshot, plan, was)
+            .map_err(|e| RunError::Usage(format!("checkpoint {}: {e}", r.id)))?;
+        tracing::info!(
+            "checkpoint {}: parallelism.default was {was}, now {now}: its {open} open windows \
+             go to the subtasks their keys are sent to now, and its {} partitions to the \
+             subtasks Kafka's assignment gives them, each with its watermark and offset",
+            r.id,
+            r.snapshot.splits.len()
         );
     }
     tracing::info!(

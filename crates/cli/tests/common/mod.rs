@@ -5,6 +5,7 @@
 //! `kafka_edge.rs`).
 #![allow(dead_code)] // each test binary uses its own part
 
+pub mod chaos;
 pub mod kafka_jobs;
 
 use std::io::{BufRead, BufReader};

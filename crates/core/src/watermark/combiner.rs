@@ -58,6 +58,30 @@ impl SplitCombiner {
         }
     }
 
+    /// A combiner over splits moved here from other subtasks (a restore
+    /// at another parallelism), each with its watermark and idleness. Its
+    /// watermark is what combining them gives (the minimum over the active
+    /// ones, the maximum when all are idle), taken as emitted: downstream
+    /// restores its channel at the same value ([`Self::watermark`],
+    /// [`Self::is_idle`]).
+    pub fn regrouped(splits: Vec<PartialWatermark>, idle_timeout: Option<Millis>) -> Self {
+        let mut c = SplitCombiner::new(idle_timeout);
+        if splits.is_empty() {
+            return c;
+        }
+        let all_idle = splits.iter().all(|s| s.idle);
+        let active = splits.iter().filter(|s| s.idle == all_idle);
+        let combined = match all_idle {
+            true => active.map(|s| s.watermark).max(),
+            false => active.map(|s| s.watermark).min(),
+        };
+        c.combined = combined.unwrap_or(MIN_WATERMARK);
+        c.emitted = c.combined;
+        c.output_idle = all_idle;
+        c.splits = splits;
+        c
+    }
+
     /// Registers a split at `MIN`, active; its index is `len() - 1`. A split
     /// added while running therefore freezes the subtask's watermark until it
     /// catches up; the subtask's output never goes backwards. Registering a

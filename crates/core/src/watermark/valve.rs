@@ -57,6 +57,33 @@ impl ChannelValve {
         }
     }
 
+    /// A valve whose channels are upstream subtasks restored at another
+    /// parallelism: each channel at its subtask's restored watermark and
+    /// status, the output at `output` (the operator's restored watermark,
+    /// which never goes back). An active channel below the output takes
+    /// part in the minimum once it catches up, as one that comes back from
+    /// idleness does.
+    pub fn restored(channels: &[(Timestamp, WatermarkStatus)], output: Timestamp) -> Self {
+        let channels: Vec<ChannelState> = channels
+            .iter()
+            .map(|&(watermark, status)| ChannelState {
+                watermark,
+                status,
+                aligned: status == WatermarkStatus::Active && watermark >= output,
+            })
+            .collect();
+        let all_idle =
+            !channels.is_empty() && channels.iter().all(|c| c.status == WatermarkStatus::Idle);
+        ChannelValve {
+            channels,
+            last_output: output,
+            last_status: match all_idle {
+                true => WatermarkStatus::Idle,
+                false => WatermarkStatus::Active,
+            },
+        }
+    }
+
     /// A watermark arrives on channel `ch`.
     pub fn input_watermark(&mut self, ch: usize, wm: Timestamp) -> Progress {
         if self.last_status == WatermarkStatus::Idle {

@@ -183,6 +183,59 @@ impl WindowOperator {
         self.watermark = self.watermark.max(wm);
     }
 
+    /// The operators of every subtask of one aggregation (as a checkpoint
+    /// holds them), regrouped into `n` operators with each key's state in
+    /// the subtask `route` picks for it: a restore at another parallelism.
+    ///
+    /// Every open (window, key) state and session keeps its accumulators
+    /// and fired flag. The watermark is the lowest of the parts' (with
+    /// aligned checkpoints they are all the same); the late counters and
+    /// the records count, totals of the job, go to the first operator.
+    pub fn regroup(
+        parts: Vec<WindowOperator>,
+        n: usize,
+        route: impl Fn(&[Value]) -> usize,
+    ) -> Result<Vec<WindowOperator>> {
+        let Some(first) = parts.first() else {
+            return Err(Error::Checkpoint(
+                "no window operator to regroup (a checkpoint without window subtasks)".into(),
+            ));
+        };
+        let watermark = parts
+            .iter()
+            .map(|p| p.watermark)
+            .min()
+            .unwrap_or(MIN_WATERMARK);
+        let mut out = (0..n.max(1))
+            .map(|_| WindowOperator::new(first.spec.clone()))
+            .collect::<Result<Vec<_>>>()?;
+        for op in &mut out {
+            op.watermark = watermark;
+        }
+        let last = out.len() - 1;
+        for part in parts {
+            let totals = &mut out[0];
+            totals.records_in += part.records_in;
+            for (split, n) in part.late.dropped {
+                *totals.late.dropped.entry(split).or_insert(0) += n;
+            }
+            for (split, n) in part.late.routed {
+                *totals.late.routed.entry(split).or_insert(0) += n;
+            }
+            for (window, table) in part.windows {
+                for (key, state) in table.into_states() {
+                    let to = &mut out[route(&key).min(last)];
+                    to.windows.entry(window).or_default().insert(key, state);
+                }
+            }
+            for (key, sessions) in part.sessions {
+                let to = &mut out[route(&key).min(last)];
+                to.sessions.entry(key).or_default().extend(sessions);
+            }
+        }
+        Ok(out)
+    }
+
     /// The operator's current (input) watermark.
     pub fn watermark(&self) -> Timestamp {
         self.watermark

@@ -262,6 +262,25 @@ impl KeyTable {
         self.hasher = old.hasher;
     }
 
+    /// Every key's state, moved out, in slot order (removed slots left
+    /// out): the table taken apart to regroup its keys elsewhere.
+    pub fn into_states(self) -> Vec<(Key, KeyState)> {
+        let (w, mut keys, mut accs) = (self.width, self.keys.into_iter(), self.accs.into_iter());
+        let mut out = Vec::with_capacity(self.live);
+        let mut start = 0;
+        for (s, slot) in self.slots.iter().enumerate() {
+            let end = self.ends[s];
+            let key: Key = keys.by_ref().take(end - start).collect();
+            let state: Vec<Accumulator> = accs.by_ref().take(w).collect();
+            start = end;
+            if *slot != Slot::Gone {
+                let fired = *slot == Slot::Fired;
+                out.push((key, KeyState { accs: state, fired }));
+            }
+        }
+        out
+    }
+
     /// Slot `s`'s key.
     pub fn key(&self, s: usize) -> &[Value] {
         key_at(&self.ends, &self.keys, self.uniform, s)

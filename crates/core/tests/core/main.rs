@@ -7,6 +7,7 @@ mod harness_cases;
 mod incidents;
 mod javafmt;
 mod properties;
+mod rescale;
 mod restore;
 mod state;
 mod vectors;
