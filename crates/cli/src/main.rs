@@ -108,6 +108,19 @@ enum Command {
         #[arg(long, value_name = "INTERVAL", num_args = 0..=1, default_missing_value = "2 s")]
         watch: Option<String>,
     },
+    /// Stop a running job with its final checkpoint (through its --http address, from the same
+    /// machine), optionally copied into a savepoint directory that `run --from-checkpoint` reads.
+    Stop {
+        /// The job's HTTP address, e.g. http://127.0.0.1:9249 (`http://` may be left out).
+        #[arg(long)]
+        url: String,
+        /// Where to keep the final checkpoint (a directory, created if needed).
+        #[arg(long, value_name = "DIR")]
+        savepoint: Option<PathBuf>,
+        /// How long to wait for the final checkpoint (`2 min`).
+        #[arg(long, default_value = "2 min")]
+        timeout: String,
+    },
     /// Replay a job over topic dumps (kcat -J lines) in virtual processing time.
     Replay {
         /// The job file (Flink SQL).
@@ -537,6 +550,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
                 std::thread::sleep(every);
             }
+        }
+        Command::Stop {
+            url,
+            savepoint,
+            timeout,
+        } => {
+            let ms = args::duration("--timeout", &timeout)?.max(1);
+            let timeout = std::time::Duration::from_millis(ms as u64);
+            println!("{}", status::stop(&url, savepoint.as_deref(), timeout)?);
+            Ok(ExitCode::SUCCESS)
         }
         Command::Tune {
             job,

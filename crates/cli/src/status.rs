@@ -1,5 +1,7 @@
 //! `lowwater status --url URL`: a running job's watermarks in the terminal,
-//! from its `/api/v1/watermarks` (the same table as the web page).
+//! from its `/api/v1/watermarks` (the same table as the web page); and
+//! `lowwater stop --url URL [--savepoint DIR]`, through its
+//! `POST /api/v1/stop`.
 
 use anyhow::{Context, Result};
 use lowwater_core::time::{display_duration, format_timestamp};
@@ -185,4 +187,56 @@ fn checkpoint_line(c: &Value, now: i64) -> String {
         "checkpoints: {} completed, {failed} failed{failure}; {last}\n",
         c["completed"].as_u64().unwrap_or(0)
     )
+}
+
+/// Stops the job at `url` with its final checkpoint, copied into
+/// `savepoint` if given, waiting at most `timeout`: the job's answer.
+pub fn stop(
+    url: &str,
+    savepoint: Option<&std::path::Path>,
+    timeout: std::time::Duration,
+) -> Result<String> {
+    let url = crate::args::url(url);
+    let api = format!("{}/api/v1/stop", url.trim_end_matches('/'));
+    let body = match savepoint {
+        Some(dir) => {
+            // The job writes the savepoint: a relative path is this shell's.
+            let dir = std::path::absolute(dir)
+                .with_context(|| format!("--savepoint {}", dir.display()))?;
+            let m = std::collections::BTreeMap::from([("savepoint", dir.display().to_string())]);
+            sonic_rs::to_string(&m).context("encoding the request")?
+        }
+        None => String::new(),
+    };
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut response = agent.post(&api).send(body).map_err(|e| {
+        UserError(format!(
+            "cannot reach {api} within {} ({e}); is a job running with --http at that address?",
+            display_duration(timeout.as_millis() as i64)
+        ))
+    })?;
+    let ok = response.status().is_success();
+    let text = response
+        .body_mut()
+        .read_to_string()
+        .with_context(|| format!("reading the answer of {api}"))?;
+    let answer: Value = sonic_rs::from_str(&text).map_err(|e| {
+        UserError(format!(
+            "{api} did not answer lowwater's JSON ({e}): {text}"
+        ))
+    })?;
+    match (ok, answer.get("stopped").and_then(|v| v.as_str())) {
+        (true, Some(said)) => Ok(said.to_string()),
+        _ => {
+            let why = answer
+                .get("error")
+                .and_then(|v| v.as_str())
+                .unwrap_or(&text);
+            Err(UserError(format!("the job at {url} was not stopped: {why}")).into())
+        }
+    }
 }

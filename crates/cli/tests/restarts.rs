@@ -10,7 +10,10 @@
 //! - the idle timeout the stall warning proposes, added to a stopped job,
 //!   restores its checkpoint (issue 34);
 //! - cascading windows stopped with windows of both aggregations open
-//!   restore both (issue 35).
+//!   restore both (issue 35);
+//! - `lowwater stop --savepoint DIR` stops a job with its final checkpoint
+//!   copied into DIR, and `run --from-checkpoint DIR` continues from it
+//!   alone (issue 34).
 //!
 //! The tests wait on the process and on topics, bounded by deadlines; the
 //! producer paces real traffic over real time.
@@ -531,6 +534,95 @@ GROUP BY window_start, window_end, user_id;
     let mut again = again;
     let rows = rows_of(&output, want.len(), Some(&mut again));
     let (_, err) = stop(again);
+    assert!(err.contains("restoring checkpoint"), "{err}");
+    assert_windows(&rows, &want, false, &err);
+}
+
+/// Issue 34 item 6: stop with a savepoint. `lowwater stop --savepoint`
+/// asks the job over its HTTP port; the job takes its final checkpoint,
+/// copies it into the directory and exits 0, and the answer names the
+/// file. With the job's own checkpoints deleted, `run --from-checkpoint`
+/// on the savepoint restores the open windows and every window is exact.
+/// A savepoint asked of a job without checkpoints is refused, and that
+/// job goes on running.
+#[test]
+fn stop_with_a_savepoint_and_continue_from_it_alone() {
+    let (dir, id) = common::kafka_scratch("savepoint");
+    let (input, output) = (format!("savepoint-in-{id}"), format!("savepoint-out-{id}"));
+    common::create_topic(&input, 2);
+    common::create_topic(&output, 1);
+    let stop = |url: &str, savepoint: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_lowwater"))
+            .args(["stop", "--url", url, "--savepoint"])
+            .arg(savepoint)
+            .output()
+            .expect("lowwater stop")
+    };
+    let savepoint = dir.join("savepoint");
+    // Without checkpoints: refused, the job goes on.
+    let plain = job_with(&dir, &input, &output, "", "", "");
+    let running = common::Running::start(&["run", plain.to_str().expect("utf-8")]);
+    let refused = stop(&running.url, &savepoint);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(said.contains("this job takes none"), "{said}");
+    assert_eq!(running.get_status("/ready").0, 200, "the job goes on");
+    running.stop();
+
+    let job = job_with(&dir, &input, &output, &checkpoints(&dir, "300 ms"), "", "");
+    let mut sent = Sent::new(&input);
+    let traffic = |sent: &mut Sent, t: &mut i64, secs: u64| {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(secs) {
+            for k in 0..20 {
+                sent.send(Some((k % 2) as i32), *t + k * 50, &format!("u{}", k % 3));
+            }
+            *t += 1_000;
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    let mut t = 0;
+    let first = common::Running::start(&["run", job.to_str().expect("utf-8")]);
+    traffic(&mut sent, &mut t, 3);
+    let stopped = stop(&first.url, &savepoint);
+    let said = String::from_utf8_lossy(&stopped.stdout).into_owned();
+    let err = first.stop();
+    assert!(
+        stopped.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&stopped.stderr)
+    );
+    assert!(
+        said.contains("stopped; savepoint ") && said.contains("--from-checkpoint"),
+        "{said}"
+    );
+    assert!(
+        err.contains("savepoint") && err.contains("written"),
+        "{err}"
+    );
+    let files: Vec<_> = std::fs::read_dir(&savepoint)
+        .expect("the savepoint directory")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    // Only the savepoint is left to restore.
+    std::fs::remove_dir_all(dir.join("ck")).expect("remove the job's checkpoints");
+    let again = common::Running::start(&[
+        "run",
+        job.to_str().expect("utf-8"),
+        "--from-checkpoint",
+        savepoint.to_str().expect("utf-8"),
+    ]);
+    traffic(&mut sent, &mut t, 2);
+    let far = t + 100_000;
+    for p in 0..2 {
+        sent.send(Some(p), far, "last");
+    }
+    sent.flush();
+    let want = sent.fired_by(far).clone();
+    let rows = rows_of(&output, want.len(), None);
+    let err = again.stop();
     assert!(err.contains("restoring checkpoint"), "{err}");
     assert_windows(&rows, &want, false, &err);
 }

@@ -91,6 +91,15 @@ impl Coordinator {
         }
     }
 
+    /// Copies checkpoint `id` into `dir`: a savepoint (`crate::control`).
+    pub fn save_to(
+        &self,
+        id: CheckpointId,
+        dir: &std::path::Path,
+    ) -> Result<std::path::PathBuf, String> {
+        crate::control::save(&self.store, id, dir)
+    }
+
     /// Takes a checkpoint now and waits for it (a graceful stop): `true`
     /// when it was written.
     pub fn final_checkpoint(&mut self, shared: &Shared, wait_ms: i64) -> bool {

@@ -21,6 +21,81 @@ pub trait LiveView: Send + Sync + 'static {
     }
     /// Whether it is ready (`/ready`: 503 once it stops or fails).
     fn ready(&self) -> bool;
+    /// Takes a stop asked for with `POST /api/v1/stop` (`crate::control`);
+    /// answered through the request. A view that cannot be stopped says so.
+    fn stop(&self, req: crate::control::StopRequest) -> Result<(), String> {
+        drop(req);
+        Err("this view watches a job it does not run: stop it where it runs".into())
+    }
+}
+
+/// The address a request came from (the control endpoint answers loopback
+/// only).
+#[derive(Debug, Clone, Copy)]
+struct Peer(std::net::SocketAddr);
+
+/// How long `POST /api/v1/stop` waits for the final checkpoint (and the
+/// savepoint) before answering that it is still being taken.
+const STOP_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// `POST /api/v1/stop`, body `{"savepoint": "DIR"}` or empty: stops the
+/// job with its final checkpoint (copied into DIR as a savepoint), and
+/// answers once it is written. Loopback clients only.
+async fn stop(
+    axum::extract::State(c): axum::extract::State<Ctx>,
+    axum::Extension(Peer(peer)): axum::Extension<Peer>,
+    body: String,
+) -> (
+    axum::http::StatusCode,
+    [(axum::http::HeaderName, &'static str); 1],
+    String,
+) {
+    use axum::http::StatusCode;
+    let json = [(axum::http::header::CONTENT_TYPE, "application/json")];
+    let answer = |code: StatusCode, ok: bool, text: &str| {
+        let key = if ok { "stopped" } else { "error" };
+        let body = sonic_rs::to_string(&std::collections::BTreeMap::from([(key, text)]))
+            .unwrap_or_default();
+        (code, json.clone(), body)
+    };
+    if !peer.ip().is_loopback() {
+        return answer(
+            StatusCode::FORBIDDEN,
+            false,
+            &format!("a job is stopped from its own machine only (this request came from {peer})"),
+        );
+    }
+    let savepoint = match body.trim() {
+        "" => None,
+        text => match sonic_rs::from_str::<std::collections::BTreeMap<String, String>>(text) {
+            Ok(m) => m.get("savepoint").map(std::path::PathBuf::from),
+            Err(e) => {
+                return answer(
+                    StatusCode::BAD_REQUEST,
+                    false,
+                    &format!("the body is not {{\"savepoint\": \"DIR\"}} ({e})"),
+                )
+            }
+        },
+    };
+    let (reply, answered) = tokio::sync::oneshot::channel();
+    if let Err(e) = c.stop(crate::control::StopRequest { savepoint, reply }) {
+        return answer(StatusCode::CONFLICT, false, &e);
+    }
+    match tokio::time::timeout(STOP_WAIT, answered).await {
+        Ok(Ok(Ok(text))) => answer(StatusCode::OK, true, &text),
+        Ok(Ok(Err(text))) => answer(StatusCode::CONFLICT, false, &text),
+        Ok(Err(_)) => answer(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            false,
+            "the job ended before its final checkpoint was written (its log says why)",
+        ),
+        Err(_) => answer(
+            StatusCode::GATEWAY_TIMEOUT,
+            false,
+            "the final checkpoint is still being taken after 2 min; the job stops once it is",
+        ),
+    }
 }
 
 type Ctx = Arc<dyn LiveView>;
@@ -101,6 +176,7 @@ impl Server {
                     },
                 ),
             )
+            .route("/api/v1/stop", axum::routing::post(stop))
             .route("/api", get(api_index))
             .route("/api/", get(api_index))
             .route("/api/v1", get(api_index))
@@ -194,7 +270,7 @@ async fn serve(
                 Err(_) => break,
             },
         };
-        let (stream, _) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             _ = &mut stop => break,
             a = listener.accept() => match a {
                 Ok(a) => {
@@ -217,7 +293,8 @@ async fn serve(
                 }
             },
         };
-        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let app = app.clone().layer(axum::Extension(Peer(peer)));
+        let service = hyper_util::service::TowerToHyperService::new(app);
         tokio::spawn(async move {
             let _permit = permit;
             let _ = hyper::server::conn::http1::Builder::new()
@@ -242,6 +319,6 @@ const MAX_HTTP_CONNECTIONS: usize = 8_192;
 async fn api_index() -> impl axum::response::IntoResponse {
     (
         [(axum::http::header::CONTENT_TYPE, "application/json")],
-        r#"{"endpoints":{"/api/v1/watermarks":"the live state: partitions, inserts, joins, stalls, recurring holds, checkpoints (JSON)","/metrics":"Prometheus / OpenMetrics","/healthz":"200 ok, or 503 naming the stall","/ready":"200 while the job runs, 503 while it stops","/":"the web page"}}"#,
+        r#"{"endpoints":{"/api/v1/watermarks":"the live state: partitions, inserts, joins, stalls, recurring holds, checkpoints (JSON)","/metrics":"Prometheus / OpenMetrics","/healthz":"200 ok, or 503 naming the stall","/ready":"200 while the job runs, 503 while it stops","POST /api/v1/stop":"stops the job with its final checkpoint; body {\"savepoint\":\"DIR\"} copies it into DIR (loopback only)","/":"the web page"}}"#,
     )
 }

@@ -379,6 +379,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     for t in &source_tasks {
         t.publish();
     }
+    let (control, control_rx) = std::sync::mpsc::channel();
     let server = match listener {
         Some(l) => Some(
             crate::http::Server::start(
@@ -387,6 +388,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
                     plan: plan.clone(),
                     shared: shared.clone(),
                     threshold,
+                    control,
                 }),
             )
             .map_err(RunError::Io)?,
@@ -400,6 +402,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         args,
         deadline: args.duration.map(|d| start + d.as_millis() as i64),
         watched,
+        control: std::sync::Mutex::new(control_rx),
     };
     let mut coordinator = coordinator;
     let tasks = (window_tasks, join_tasks, source_tasks);

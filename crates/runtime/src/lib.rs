@@ -24,6 +24,7 @@
 mod align;
 mod checkpoint;
 pub mod clock;
+pub mod control;
 mod coordinator;
 mod deliver;
 mod discovery;

@@ -532,6 +532,8 @@ pub(crate) struct JobView {
     pub plan: Arc<JobPlan>,
     pub shared: Arc<Shared>,
     pub threshold: Millis,
+    /// Where a stop asked for over HTTP goes (`crate::control`).
+    pub control: std::sync::mpsc::Sender<crate::control::StopRequest>,
 }
 
 impl crate::http::LiveView for JobView {
@@ -545,5 +547,11 @@ impl crate::http::LiveView for JobView {
 
     fn ready(&self) -> bool {
         !(self.shared.stop.load(Ordering::Relaxed) || self.shared.failed())
+    }
+
+    fn stop(&self, req: crate::control::StopRequest) -> Result<(), String> {
+        self.control
+            .send(req)
+            .map_err(|_| "the job is ending already".to_string())
     }
 }

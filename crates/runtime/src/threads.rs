@@ -4,13 +4,14 @@
 //! the final checkpoint).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use lowwater_core::clock::Clock;
 use lowwater_core::Timestamp;
 use lowwater_sql::plan::JobPlan;
 
+use crate::control::{StopReply, StopRequest};
 use crate::job::{RunArgs, RunError, Shared};
 use crate::monitor::Monitor;
 use crate::source::SourceTask;
@@ -30,6 +31,8 @@ pub(crate) struct Threads<'a> {
     pub args: &'a RunArgs,
     pub deadline: Option<Timestamp>,
     pub watched: Vec<crate::discovery::Watched>,
+    /// Stops asked for over HTTP (`crate::control`).
+    pub control: Mutex<std::sync::mpsc::Receiver<StopRequest>>,
 }
 
 impl Threads<'_> {
@@ -46,6 +49,8 @@ impl Threads<'_> {
         let discovery_done = AtomicBool::new(false);
         let (final_asked, coordinator_done) = (AtomicBool::new(false), AtomicBool::new(false));
         let coordinator_gone = AtomicBool::new(false);
+        // A stop asked for over HTTP, answered after the final checkpoint.
+        let stopping: Mutex<Option<StopRequest>> = Mutex::new(None);
         std::thread::scope(|scope| {
             if !self.watched.is_empty() {
                 let (plan, watched, done) = (self.plan, &self.watched, &discovery_done);
@@ -98,14 +103,19 @@ impl Threads<'_> {
             let checkpointing = coordinator.is_some();
             let coordinating = coordinator.take().map(|c| {
                 let (asked, done, gone) = (&final_asked, &coordinator_done, &coordinator_gone);
+                let stopping = &stopping;
                 scope.spawn(move || {
                     // Set however the thread ends (a panic included), so
                     // that a stop never waits for it forever.
                     let _gone = Gone(gone);
-                    self.coordinate(c, asked, done)
+                    self.coordinate(c, asked, done, stopping)
                 })
             });
             while alive() {
+                let next = || self.control.lock().ok()?.try_recv().ok();
+                while let Some(req) = next() {
+                    self.take_stop(req, checkpointing, &stopping);
+                }
                 self.step(checkpointing, &final_asked, &coordinator_gone, monitor);
             }
             coordinator_done.store(true, Ordering::SeqCst);
@@ -159,16 +169,22 @@ impl Threads<'_> {
         mut c: crate::coordinator::Coordinator,
         asked: &AtomicBool,
         done: &AtomicBool,
+        stopping: &Mutex<Option<StopRequest>>,
     ) -> crate::coordinator::Coordinator {
         let shared = self.shared;
         while !done.load(Ordering::SeqCst) {
             if asked.load(Ordering::SeqCst) {
                 let wait = self.plan.settings.checkpoints.timeout.min(60_000);
-                if c.final_checkpoint(shared, wait) {
+                let written = c.final_checkpoint(shared, wait);
+                let id = shared.checkpoints.completed.load(Ordering::SeqCst);
+                if written {
                     tracing::info!(
-                        "stopping: final checkpoint {} written; the same command continues from it",
-                        shared.checkpoints.completed.load(Ordering::SeqCst)
+                        "stopping: final checkpoint {id} written; the same command continues from it"
                     );
+                }
+                if let Some(req) = stopping.lock().ok().and_then(|mut r| r.take()) {
+                    let reply = saved(&c, written.then_some(id), req.savepoint.as_deref());
+                    req.answer(reply);
                 }
                 asked.store(false, Ordering::SeqCst);
             }
@@ -176,6 +192,44 @@ impl Threads<'_> {
             std::thread::sleep(Duration::from_millis(10));
         }
         c
+    }
+
+    /// A stop asked for over HTTP: refused when the job is stopping
+    /// already, or asks for a savepoint without checkpoints (the job goes
+    /// on); else the job stops as on SIGTERM, answered once its final
+    /// checkpoint is written (at once without checkpoints).
+    fn take_stop(
+        &self,
+        req: StopRequest,
+        checkpointing: bool,
+        stopping: &Mutex<Option<StopRequest>>,
+    ) {
+        let Ok(mut slot) = stopping.lock() else {
+            return req.answer(Err(
+                "the job's stop state is poisoned (a bug in lowwater)".into()
+            ));
+        };
+        if slot.is_some() || self.shared.stop.load(Ordering::SeqCst) {
+            return req.answer(Err("the job is stopping already".into()));
+        }
+        match (checkpointing, &req.savepoint) {
+            (false, Some(_)) => req.answer(Err(
+                "a savepoint is the job's final checkpoint, and this job takes none: SET \
+                 'execution.checkpointing.interval' and 'execution.checkpointing.dir' (the job \
+                 goes on running)"
+                    .into(),
+            )),
+            (false, None) => {
+                req.answer(Ok(
+                    "stopping; without checkpoints the open windows are not kept".into(),
+                ));
+                self.args.stop.store(true, Ordering::SeqCst);
+            }
+            (true, _) => {
+                *slot = Some(req);
+                self.args.stop.store(true, Ordering::SeqCst);
+            }
+        }
     }
 
     /// One turn of the supervising loop: a stop asked for (after the
@@ -209,6 +263,37 @@ impl Threads<'_> {
         monitor.tick(now);
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// The answer to a stop: the final checkpoint `id` if it was written, and
+/// the savepoint made of it in `dir` if one was asked for.
+fn saved(
+    c: &crate::coordinator::Coordinator,
+    id: Option<lowwater_core::checkpoint::CheckpointId>,
+    dir: Option<&std::path::Path>,
+) -> StopReply {
+    let Some(id) = id else {
+        return Err(
+            "the final checkpoint was not written (the job's log says why): the job stops \
+             without a savepoint; its newest checkpoint is still restored by the same command"
+                .into(),
+        );
+    };
+    let Some(dir) = dir else {
+        return Ok(format!(
+            "stopped; final checkpoint {id} written: the same command continues from it"
+        ));
+    };
+    let path = c.save_to(id, dir).map_err(|e| {
+        format!("stopped with final checkpoint {id}, but the savepoint was not written: {e}")
+    })?;
+    tracing::info!("savepoint {} written (checkpoint {id})", path.display());
+    Ok(format!(
+        "stopped; savepoint {} (checkpoint {id}); continue with: lowwater run JOB.sql \
+         --from-checkpoint {}",
+        path.display(),
+        path.display()
+    ))
 }
 
 /// Sets its flag when dropped: a thread's end, however it ends.
