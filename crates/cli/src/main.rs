@@ -91,6 +91,13 @@ enum Command {
         /// ones are taken).
         #[arg(long)]
         reset_state: bool,
+        /// When the job changed so that its checkpoint's window state does
+        /// not fit (an aggregate, key, WHERE or window): rebuild the windows
+        /// open at the checkpoint with the changed job, reading their records
+        /// again from the checkpoint's offsets; windows the old job wrote
+        /// are not written again.
+        #[arg(long, conflicts_with = "reset_state")]
+        rebuild_open_windows: bool,
     },
     /// Show a running job's partitions and watermarks (from its --http address).
     /// Exit code: 0 healthy, 1 stalled, 2 unreachable.
@@ -336,6 +343,7 @@ struct RunOpts {
     http: Option<String>,
     from_checkpoint: Option<PathBuf>,
     reset_state: bool,
+    rebuild_open_windows: bool,
 }
 
 /// The name a job's checkpoints are kept under: `pipeline.name` when the
@@ -370,6 +378,7 @@ fn run_job(o: RunOpts) -> Result<()> {
         http,
         from_checkpoint,
         reset_state,
+        rebuild_open_windows,
     } = o;
     let (job, inputs, outputs, report_path) = (&job, &inputs, &outputs, &report_path);
     let mut plan = load_plan(job)?;
@@ -400,6 +409,7 @@ fn run_job(o: RunOpts) -> Result<()> {
         job_name: job_name(&plan, job),
         from_checkpoint,
         reset_state,
+        rebuild_open_windows,
         ..lowwater_runtime::RunArgs::default()
     };
     if let Some(note) = plan.settings.ignored_note() {
@@ -516,6 +526,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             http,
             from_checkpoint,
             reset_state,
+            rebuild_open_windows,
         } => run_job(RunOpts {
             job,
             inputs,
@@ -527,6 +538,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             http,
             from_checkpoint,
             reset_state,
+            rebuild_open_windows,
         })
         .map(|()| ExitCode::SUCCESS),
         Command::Status {

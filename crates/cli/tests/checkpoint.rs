@@ -340,6 +340,94 @@ fn exactly_once_output_survives_kill_9_and_every_commit_step_failing() {
     );
 }
 
+/// Issue 34 item 8: under exactly-once, the checkpoint whose output was
+/// committed is damaged on disk after a kill -9 (the two newest of three
+/// new files are cut short: the marker names one of them). The same command restores the
+/// older intact checkpoint, reads its records again and writes none of the
+/// windows the committed output holds: after three such rounds and a
+/// graceful end, the `read_committed` output holds every window once. It
+/// used to stop for good until a person chose duplicates or losses.
+#[test]
+fn exactly_once_survives_a_damaged_committed_checkpoint_without_a_person() {
+    let (dir, id, input, output) = kafka_scratch("damaged", 4);
+    let extra = format!(
+        ", 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'damaged-{id}'"
+    );
+    let job = chaos_job(&dir, id, &input, &output, &extra);
+    let ck = dir.join("ck").join("job");
+    let rounds = 3;
+    let logs: Vec<_> = (0..=rounds)
+        .map(|r| dir.join(format!("run{r}.log")))
+        .collect();
+    let start = |log: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_lowwater"))
+            .args(["run", s(&job)])
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(log).expect("log"))
+            .spawn()
+            .expect("spawn lowwater")
+    };
+    let per_partition = 500 * (rounds as i64 + 2);
+    std::thread::scope(|scope| {
+        let producer = scope.spawn(|| produce(&input, 4, per_partition, 2_000));
+        for log in &logs[..rounds] {
+            let seen = newest_id(&ck);
+            let mut job = start(log);
+            // Three new checkpoints: each one's output is committed before
+            // the next is written (they complete one after the other), so
+            // the marker names one of the two newest, which are cut short,
+            // and the third is intact.
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while newest_id(&ck) < seen + 3 && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            job.kill().expect("kill -9");
+            let _ = job.wait();
+            for newest in checkpoints(&ck).iter().rev().take(2) {
+                let len = std::fs::metadata(newest).expect("size").len();
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(newest)
+                    .expect("open");
+                f.set_len(len - 7).expect("truncate");
+            }
+        }
+        producer.join().expect("producer");
+    });
+    let want = expected(per_partition, 4, 2000, BASE + 86_400_000);
+    let mut job = start(&logs[rounds]);
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let mut rows = consume(&output);
+    while window_keys(&rows) < want.len() && Instant::now() < deadline {
+        assert!(
+            job.try_wait().expect("try_wait").is_none(),
+            "the job stopped"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+        rows = consume(&output);
+    }
+    assert!(sigterm(&mut job).success());
+    let log = |r: usize| std::fs::read_to_string(&logs[r]).unwrap_or_default();
+    for r in 1..=rounds {
+        assert!(
+            log(r).contains("whose output was committed to Kafka, cannot be read: checkpoint"),
+            "run {r}: {}",
+            log(r)
+        );
+    }
+    // Windows were computed again and not written (a round whose older
+    // checkpoint fired as far as the committed one has none to drop).
+    let dropped = |r: usize| log(r).contains("computed again from the older checkpoint and not");
+    assert!((1..=rounds).any(dropped), "{}", log(1));
+    let committed = consume_with(&output, "read_committed");
+    let dup = assert_exact(&committed, &want);
+    assert_eq!(dup, 0, "exactly once: no row twice");
+    eprintln!(
+        "{rounds} damaged committed checkpoints: {} windows exactly once",
+        want.len()
+    );
+}
+
 #[test]
 fn a_second_instance_fences_the_first_and_a_short_transaction_timeout_is_refused() {
     let (dir, id, input, output) = kafka_scratch("fence", 2);

@@ -13,7 +13,10 @@
 //!   restore both (issue 35);
 //! - `lowwater stop --savepoint DIR` stops a job with its final checkpoint
 //!   copied into DIR, and `run --from-checkpoint DIR` continues from it
-//!   alone (issue 34).
+//!   alone (issue 34);
+//! - an aggregate added to a stopped job: refused, then with
+//!   `--rebuild-open-windows` the windows open at the stop are rebuilt from
+//!   their records, and every window is written once, whole (issue 34).
 //!
 //! The tests wait on the process and on topics, bounded by deadlines; the
 //! producer paces real traffic over real time.
@@ -625,4 +628,77 @@ fn stop_with_a_savepoint_and_continue_from_it_alone() {
     let err = again.stop();
     assert!(err.contains("restoring checkpoint"), "{err}");
     assert_windows(&rows, &want, false, &err);
+}
+
+/// Issue 34 item 3: a changed query loses nothing. A job is stopped with
+/// windows open; an aggregate is added (its state cannot carry over). The
+/// restart is refused, naming `--rebuild-open-windows`; with it, each
+/// partition is read again from the first record an open window needs,
+/// the windows the old job wrote are not written again, and every window
+/// after them is written by the changed job with all its records: across
+/// both versions each window is in the output once, with its whole count.
+#[test]
+fn an_aggregate_added_across_a_restart_rebuilds_the_open_windows() {
+    let (dir, id) = common::kafka_scratch("rebuild");
+    let (input, output) = (format!("rebuild-in-{id}"), format!("rebuild-out-{id}"));
+    common::create_topic(&input, 2);
+    common::create_topic(&output, 1);
+    let job = job_with(&dir, &input, &output, &checkpoints(&dir, "300 ms"), "", "");
+    let mut sent = Sent::new(&input);
+    let traffic = |sent: &mut Sent, t: &mut i64, secs: u64| {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(secs) {
+            for k in 0..20 {
+                sent.send(Some((k % 2) as i32), *t + k * 50, &format!("u{}", k % 3));
+            }
+            *t += 1_000;
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    let mut t = 0;
+    let first = common::Running::start(&["run", job.to_str().expect("utf-8")]);
+    traffic(&mut sent, &mut t, 3);
+    let err = first.stop();
+    assert!(err.contains("final checkpoint"), "{err}");
+    // The changed job: a second aggregate (its state cannot carry over).
+    let v1 = std::fs::read_to_string(&job).expect("job");
+    let v2 = v1.replace("n BIGINT)", "m BIGINT, n BIGINT)").replace(
+        "user_id, COUNT(*)",
+        "user_id, COUNT(DISTINCT user_id) AS m, COUNT(*)",
+    );
+    assert_ne!(v1, v2);
+    std::fs::write(&job, v2).expect("job");
+    let refused = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args(["run", job.to_str().expect("utf-8")])
+        .output()
+        .expect("lowwater run");
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(said.contains("--rebuild-open-windows"), "{said}");
+    let again = common::Running::start(&[
+        "run",
+        job.to_str().expect("utf-8"),
+        "--rebuild-open-windows",
+    ]);
+    traffic(&mut sent, &mut t, 2);
+    let far = t + 100_000;
+    for p in 0..2 {
+        sent.send(Some(p), far, "last");
+    }
+    sent.flush();
+    let want = sent.fired_by(far).clone();
+    let rows = rows_of(&output, want.len(), None);
+    let err = again.stop();
+    assert!(
+        err.contains("open windows are rebuilt with the changed job")
+            && err.contains("were in windows the last run wrote; they were skipped"),
+        "{err}"
+    );
+    let (old, new): (Vec<&String>, Vec<&String>) = rows.iter().partition(|r| !r.contains("\"m\":"));
+    assert!(
+        !old.is_empty() && !new.is_empty(),
+        "both versions wrote windows: {rows:?}"
+    );
+    // Once each: a window of both versions would be two keys.
+    assert_windows(&rows, &want, true, &err);
 }

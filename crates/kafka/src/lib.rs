@@ -39,7 +39,7 @@ pub use config::{
 pub use dump::dump_topic;
 pub use marker::{ensure_state_topic, last_committed_marker};
 pub use reader::{Backlog, KafkaRecord, PartitionReader};
-pub use startup::committed_metadata;
+pub use startup::{committed_metadata, first_offsets};
 pub use txn::TxnProducer;
 pub use txn_error::TxnError;
 pub use writer::{PartitionChooser, Partitioner, TopicWriter};

@@ -339,6 +339,25 @@ pub fn committed_metadata(
         .collect())
 }
 
+/// The first offset still in each of `partitions` (its low watermark:
+/// records below it were deleted by retention). One request per partition;
+/// an error says which failed.
+pub fn first_offsets(
+    properties: &BTreeMap<String, String>,
+    partitions: &[(String, i32)],
+) -> Result<BTreeMap<(String, i32), i64>, String> {
+    let consumer: BaseConsumer = crate::config::config(properties)
+        .set("enable.auto.commit", "false")
+        .create()
+        .map_err(|e| crate::config::creation_error("consumer", &e))?;
+    let mut marks = Watermarks::default();
+    let mut out = BTreeMap::new();
+    for (t, p) in partitions {
+        out.insert((t.clone(), *p), marks.get(&consumer, t, *p)?.0);
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,6 +32,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::join_task::JoinPart;
 
+#[path = "checkpoint_compat.rs"]
+mod compat;
+
 /// The subtasks of one operator whose last state stands for them.
 fn ended_of<T>(parts: &[Option<T>]) -> Vec<usize> {
     let ended = parts.iter().enumerate().filter(|(_, p)| p.is_some());
@@ -53,6 +56,14 @@ pub(crate) struct SourcePart {
     /// Skipped records and nulled fields per split.
     pub skipped: BTreeMap<SplitId, u64>,
     pub nulled: BTreeMap<SplitId, u64>,
+    /// Per Kafka split whose records are tracked (no session window reads
+    /// the table): the first offset a window still open at the checkpoint
+    /// needs, from which `--rebuild-open-windows` reads again
+    /// (`crate::rebuild`).
+    pub rebuild_from: Vec<(SplitId, i64)>,
+    /// Every record of those splits with an event time at or above it is
+    /// at or after its split's `rebuild_from` (`None`: not tracked).
+    pub covers: Option<Timestamp>,
 }
 
 /// A window subtask's part of a checkpoint.
@@ -63,6 +74,22 @@ pub(crate) struct WindowPart {
     /// Cascading windows: the aggregations chained after the first, in
     /// order (empty for any other INSERT).
     pub chain: Vec<WindowOperator>,
+}
+
+/// Per INSERT, the watermark up to which its output windows fired in
+/// these window parts (of its last aggregation, with cascading windows):
+/// the lowest over its subtasks (with aligned barriers they are equal).
+pub(crate) fn fired_to(windows: &[Vec<WindowPart>]) -> Vec<Timestamp> {
+    windows
+        .iter()
+        .map(|parts| {
+            parts
+                .iter()
+                .map(|w| w.chain.last().unwrap_or(&w.op).watermark())
+                .min()
+                .unwrap_or(lowwater_core::MIN_WATERMARK)
+        })
+        .collect()
 }
 
 /// A split as a checkpoint names it.
@@ -89,152 +116,15 @@ pub(crate) struct JobSnapshot {
     pub joins: Vec<Vec<JoinPart>>,
 }
 
-/// The layout of format 2 (before joins): read, and restored as the same
-/// job with no join.
-mod v2 {
-    use super::*;
-
-    #[derive(Deserialize)]
-    #[cfg_attr(test, derive(Serialize))]
-    pub(super) struct JobSnapshot {
-        pub(super) identity: JobIdentity,
-        pub(super) taken_at: Timestamp,
-        pub(super) splits: Vec<SplitKey>,
-        pub(super) sources: Vec<Vec<SourcePart>>,
-        pub(super) windows: Vec<Vec<super::WindowPart>>,
-    }
-
-    impl From<JobSnapshot> for super::JobSnapshot {
-        fn from(s: JobSnapshot) -> Self {
-            super::JobSnapshot {
-                identity: s.identity,
-                taken_at: s.taken_at,
-                splits: s.splits,
-                sources: s.sources,
-                windows: s.windows,
-                joins: Vec::new(),
-            }
-        }
-    }
-}
-
-/// The layout of format 1 (before cascading windows): read, and restored
-/// as the same job with no chained aggregation.
-mod v1 {
-    use super::*;
-
-    #[derive(Deserialize)]
-    #[cfg_attr(test, derive(Serialize))]
-    pub(super) struct WindowPart {
-        pub(super) valve: ChannelValve,
-        pub(super) op: WindowOperator,
-    }
-
-    #[derive(Deserialize)]
-    #[cfg_attr(test, derive(Serialize))]
-    pub(super) struct JobSnapshot {
-        pub(super) identity: JobIdentity,
-        pub(super) taken_at: Timestamp,
-        pub(super) splits: Vec<SplitKey>,
-        pub(super) sources: Vec<Vec<SourcePart>>,
-        pub(super) windows: Vec<Vec<WindowPart>>,
-    }
-
-    impl From<JobSnapshot> for super::JobSnapshot {
-        fn from(s: JobSnapshot) -> Self {
-            super::JobSnapshot {
-                identity: s.identity,
-                taken_at: s.taken_at,
-                splits: s.splits,
-                sources: s.sources,
-                windows: s
-                    .windows
-                    .into_iter()
-                    .map(|parts| {
-                        parts
-                            .into_iter()
-                            .map(|p| super::WindowPart {
-                                valve: p.valve,
-                                op: p.op,
-                                chain: Vec::new(),
-                            })
-                            .collect()
-                    })
-                    .collect(),
-                joins: Vec::new(),
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use lowwater_core::checkpoint::encode;
-    use lowwater_core::watermark::generator::WatermarkStrategy;
-    use lowwater_core::window::assigner::WindowAssigner;
-    use lowwater_core::window::batch::InputRef;
-    use lowwater_core::window::operator::WindowSpec;
-    use lowwater_core::Value;
-
-    use super::*;
-
-    #[test]
-    fn a_checkpoint_of_format_1_restores_with_no_chained_aggregation() {
-        let mut op = WindowOperator::new(WindowSpec::count(WindowAssigner::tumbling(1_000)))
-            .expect("a window");
-        let key = [Value::Int(7)];
-        let input = InputRef {
-            ts: 100,
-            split: 0,
-            key: &key,
-            row: &[],
-        };
-        op.process_ref(input, &mut Vec::new()).expect("placed");
-        let old = v1::JobSnapshot {
-            identity: JobIdentity::new().with("INSERT 1", "the job"),
-            taken_at: 5,
-            splits: vec![SplitKey {
-                table: "clicks".into(),
-                topic: "clicks".into(),
-                partition: 0,
-            }],
-            sources: vec![vec![SourcePart {
-                sub: SourceSubtask::new(WatermarkStrategy::sql(0)).expect("a strategy"),
-                positions: vec![(0, Some(7))],
-                records: 1,
-                filtered: 0,
-                skipped: BTreeMap::new(),
-                nulled: BTreeMap::new(),
-            }]],
-            windows: vec![vec![v1::WindowPart {
-                valve: ChannelValve::new(1),
-                op,
-            }]],
-        };
-        let mut bytes = encode(4, &old).expect("encodes");
-        // The header's version is not under the checksum.
-        bytes[4..8].copy_from_slice(&1u32.to_le_bytes());
-        let (id, snap) = JobSnapshot::decode(&bytes).expect("format 1 is read");
-        assert_eq!(id, 4);
-        assert_eq!(snap.open_windows(), 1);
-        assert!(snap.windows[0][0].chain.is_empty());
-        assert_eq!(snap.positions().into_values().collect::<Vec<_>>(), vec![7]);
-        // The same bytes read as this build's layout do not decode, so a
-        // file is never mistaken for the other layout.
-        assert!(lowwater_core::checkpoint::decode::<JobSnapshot>(&bytes).is_err());
-        bytes[4..8].copy_from_slice(&2u32.to_le_bytes());
-        assert!(JobSnapshot::decode(&bytes).is_err());
-    }
-}
-
 impl JobSnapshot {
     /// Decodes a checkpoint file of this build's layout or of format 1
     /// (the previous release's): its id and snapshot.
     pub fn decode(bytes: &[u8]) -> Result<(CheckpointId, JobSnapshot), CheckpointError> {
         let (id, version, payload) = format::open(bytes)?;
         let snapshot = match version {
-            1 => format::decode_payload::<v1::JobSnapshot>(payload)?.into(),
-            2 => format::decode_payload::<v2::JobSnapshot>(payload)?.into(),
+            1 => format::decode_payload::<compat::v1::JobSnapshot>(payload)?.into(),
+            2 => format::decode_payload::<compat::v2::JobSnapshot>(payload)?.into(),
+            3 => format::decode_payload::<compat::v3::JobSnapshot>(payload)?.into(),
             _ => format::decode(bytes)?.1,
         };
         Ok((id, snapshot))

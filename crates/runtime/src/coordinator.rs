@@ -172,12 +172,19 @@ impl Coordinator {
             self.fail(id, now, shared, &e);
             return;
         }
+        // What this checkpoint's output holds, for its commit marker: per
+        // INSERT, the watermark up to which its windows were written (not
+        // with a join, whose rows no watermark bounds).
+        let fired = c
+            .joins
+            .is_empty()
+            .then(|| crate::checkpoint::fired_to(&c.windows));
         match self.write(id, started, (c.sources, c.windows, c.joins), shared) {
             Ok((size, crc)) => {
                 Failpoint::hit(&self.failpoint, "after-checkpoint-write", id);
                 if let Some(eo) = &shared.exactly_once {
                     // The commit point: rows and marker become visible together.
-                    if let Err(e) = eo.commit(id, crc) {
+                    if let Err(e) = eo.commit(id, crc, fired) {
                         shared.fail(crate::job::RunError::Io(format!("checkpoint {id}: {e}")));
                         self.fail(id, now, shared, "its Kafka transaction did not commit");
                         return;

@@ -8,6 +8,7 @@
 //! watermark is written at once, so that a failed ranking writes none of
 //! its rows.
 
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, MutexGuard};
 
 use lowwater_core::clock::Clock;
@@ -29,6 +30,11 @@ pub(crate) struct Rows {
     /// A window's row could not be computed: the job stops, and no later
     /// row is written (the rest of a watermark's chunks included).
     stopped: bool,
+    /// Exactly-once, restored from a checkpoint older than the committed
+    /// one: the committed output holds every window ending at or below
+    /// this watermark; computed again, they are not written
+    /// (`crate::restore`).
+    written_to: Option<Timestamp>,
 }
 
 impl Rows {
@@ -40,7 +46,14 @@ impl Rows {
             subtask,
             row: Vec::new(),
             stopped: false,
+            written_to: None,
         }
+    }
+
+    /// See [`Rows::written_to`]'s field: windows ending at or below `wm`
+    /// are in the committed output already.
+    pub fn written_to(&mut self, wm: Timestamp) {
+        self.written_to = Some(wm);
     }
 
     /// This subtask's number among the window subtasks of every INSERT:
@@ -79,6 +92,24 @@ impl Rows {
         let mut held: Option<(usize, MutexGuard<'_, SinkWriter>)> = None;
         for (i, o) in out.drain(..).enumerate() {
             let (table, lag, early) = match o {
+                // Fired again after a restore from an older checkpoint:
+                // the committed output has it (its last millisecond is at
+                // or below the watermark it was written up to).
+                WindowOutput::Fired(r)
+                    if self.written_to.is_some_and(|w| r.window.end - 1 <= w) =>
+                {
+                    if self.shared.recomputed.fetch_add(1, Ordering::Relaxed) == 0 {
+                        tracing::info!(
+                            "INSERT INTO {}: the window [{}, {}) and the others the committed \
+                             output holds are computed again from the older checkpoint and not \
+                             written",
+                            self.plan.tables[pl.sink].name,
+                            lowwater_core::time::format_timestamp(r.window.start, ' '),
+                            lowwater_core::time::format_timestamp(r.window.end, ' ')
+                        );
+                    }
+                    continue;
+                }
                 WindowOutput::Fired(r) => {
                     let rank = ranks.get(i).map_or(&[][..], Vec::as_slice);
                     match pl.sink_values_into(&r, rank, width, &mut self.row) {

@@ -173,7 +173,7 @@ impl SourceBuild<'_> {
         let join_outs = crate::join_route::join_outs(plan, t, s, self.join_senders);
         let align =
             crate::align::SourceAlign::new(plan, &shared.alignment, t, inputs.len(), shared.start);
-        Ok(SourceTask {
+        let mut task = SourceTask {
             source: si,
             subtask: s,
             plan: plan.clone(),
@@ -215,7 +215,11 @@ impl SourceBuild<'_> {
                 .unwrap_or(i64::MAX),
             mark: 1,
             align,
-        })
+        };
+        if let Some(part) = part {
+            task.resume_tracking(part);
+        }
+        Ok(task)
     }
 
     /// The Kafka consumer of `parts` of table `t`: at the checkpoint's

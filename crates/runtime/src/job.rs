@@ -52,6 +52,10 @@ pub struct RunArgs {
     /// `--reset-state`: start without the job's checkpoints (they stay on
     /// disk until newer ones retire them).
     pub reset_state: bool,
+    /// `--rebuild-open-windows`: a checkpoint whose window state does not
+    /// fit the changed job is not refused; its open windows are rebuilt by
+    /// reading their records again (`crate::rebuild`).
+    pub rebuild_open_windows: bool,
 }
 
 impl Default for RunArgs {
@@ -68,6 +72,7 @@ impl Default for RunArgs {
             job_name: "job".to_string(),
             from_checkpoint: None,
             reset_state: false,
+            rebuild_open_windows: false,
         }
     }
 }
@@ -177,6 +182,10 @@ pub(crate) struct Shared {
     pub batch_pools: Vec<crate::exchange::BatchPool>,
     /// Per join (`crate::join_task::joins`), what its subtasks publish.
     pub joins: Vec<crate::join_task::JoinShared>,
+    /// Window rows computed again after a restore from a checkpoint older
+    /// than the committed one, and not written (the committed output holds
+    /// them: `crate::restore`).
+    pub recomputed: AtomicU64,
 }
 
 impl Shared {
@@ -268,6 +277,7 @@ impl Shared {
                 .iter()
                 .map(|_| crate::join_task::JoinShared::new(p))
                 .collect(),
+            recomputed: AtomicU64::new(0),
         }
     }
 
@@ -327,9 +337,11 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     let restored_id = state.restored.as_ref().map(|r| r.id);
     let (splits, inputs) = number_splits(&plan, &sources, &dumps, start, snapshot)?;
     // Without checkpoints: how far the last run wrote each source's windows.
-    let written = match snapshot {
-        Some(_) => BTreeMap::new(),
-        None => crate::written::floors(&plan, &splits, &dumps),
+    // --rebuild-open-windows: what the old job wrote.
+    let written = match (&state.rebuilt, snapshot) {
+        (Some(w), _) => w.clone(),
+        (None, Some(_)) => BTreeMap::new(),
+        (None, None) => crate::written::floors(&plan, &splits, &dumps),
     };
     let lag_histograms = crate::observe::lag_family();
     let eo = state.exactly_once.as_ref();
@@ -349,7 +361,14 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     if let Some(snap) = snapshot {
         restore_counters(&shared, snap);
     }
-    let (window_tasks, senders) = window_tasks(&plan, &shared, snapshot, args, &written)?;
+    let (mut window_tasks, senders) = window_tasks(&plan, &shared, snapshot, args, &written)?;
+    if let Some(fired) = &state.written_to {
+        for t in &mut window_tasks {
+            if let Some(&wm) = fired.get(t.pipeline()) {
+                t.written_to(wm);
+            }
+        }
+    }
     let (join_tasks, join_senders) =
         crate::join_route::join_tasks(&plan, &shared, snapshot, args, &senders);
     let build = crate::inputs::SourceBuild {
@@ -408,6 +427,13 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     let tasks = (window_tasks, join_tasks, source_tasks);
     let completed = threads.run(tasks, &mut coordinator, &mut monitor);
     monitor.finish(shared.clock.now());
+    let recomputed = shared.recomputed.load(Ordering::Relaxed);
+    if recomputed > 0 {
+        tracing::info!(
+            "{recomputed} window rows the committed output already held were computed again \
+             from the older checkpoint and not written"
+        );
+    }
     if let Some(s) = server {
         s.stop();
     }

@@ -43,6 +43,7 @@ mod metrics;
 mod monitor;
 pub mod observe;
 mod progress;
+mod rebuild;
 mod report;
 mod rescale;
 mod restore;

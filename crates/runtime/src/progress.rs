@@ -51,7 +51,8 @@ impl SourceTask {
     }
 
     /// This subtask's state and positions, as a checkpoint holds them.
-    fn part(&self) -> SourcePart {
+    fn part(&mut self) -> SourcePart {
+        let (rebuild_from, covers) = self.rebuild_offsets();
         let positions: Vec<(SplitId, Option<i64>)> = self
             .inputs
             .iter()
@@ -81,7 +82,43 @@ impl SourceTask {
             filtered: self.filtered_count,
             skipped,
             nulled,
+            rebuild_from,
+            covers,
         }
+    }
+
+    /// Per tracked Kafka split, the first offset a window still open needs
+    /// (by the watermark the window subtasks published, at most theirs at
+    /// the barrier: reading again from there misses none of its records),
+    /// and the event time from which every record is at or after it.
+    fn rebuild_offsets(&mut self) -> (Vec<(SplitId, i64)>, Option<Timestamp>) {
+        // A split without tracked records read none before its position:
+        // its rebuild starts there.
+        let Some(after) = self.release_after.filter(|_| self.checkpointing) else {
+            return (Vec::new(), None);
+        };
+        let released = self.released_watermark();
+        let mut from = Vec::new();
+        for (t, (sid, input)) in self.trackers.iter_mut().zip(&self.inputs) {
+            if let (Input::Kafka, Some(o)) = (input, t.committable(released, u64::MAX)) {
+                from.push((*sid, o));
+            }
+        }
+        // A record before its split's offset was released: its event time
+        // plus `after` is at or below `released`.
+        let covers = released.saturating_sub(after).saturating_add(1);
+        (from, Some(covers))
+    }
+
+    /// The watermark of the window subtasks reading this source, as they
+    /// last published it (after writing the windows it fired).
+    fn released_watermark(&self) -> Timestamp {
+        self.outs
+            .iter()
+            .flat_map(|o| self.shared.windows[o.pipeline].iter())
+            .map(|w| w.load(Ordering::SeqCst))
+            .min()
+            .unwrap_or(MIN_WATERMARK)
     }
 
     /// The Kafka offsets of a part, to commit once its checkpoint completes.
@@ -140,10 +177,13 @@ impl SourceTask {
         }
     }
 
-    /// Without checkpoints: remembers when the windows of the Kafka record
-    /// at `offset` of input `i` have all fired (`ts = None`: skipped).
+    /// Remembers when the windows of the Kafka record at `offset` of input
+    /// `i` have all fired (`ts = None`: skipped): without checkpoints, to
+    /// commit offsets; with them, for the offsets a rebuild of the open
+    /// windows reads again from (not with session windows: a session can
+    /// grow without end, so nothing would be released).
     pub(crate) fn track(&mut self, i: usize, offset: i64, ts: Option<Timestamp>) {
-        if self.checkpointing {
+        if self.checkpointing && self.release_after.is_none() {
             return;
         }
         let release = match (ts, self.release_after) {
@@ -158,6 +198,35 @@ impl SourceTask {
         self.trackers[i].on_record(offset, release, self.mark);
         if release <= self.sub.watermark() {
             self.trackers[i].late();
+        }
+    }
+
+    /// After a restore with checkpoints: each Kafka split's records read
+    /// before it, from the checkpoint's rebuild offset on, stay needed
+    /// until the watermark passes the split's highest event time by the
+    /// longest window, so that the next checkpoint's rebuild offsets reach
+    /// back to them.
+    pub(crate) fn resume_tracking(&mut self, part: &SourcePart) {
+        let Some(after) = self.release_after.filter(|_| self.checkpointing) else {
+            return;
+        };
+        let from: std::collections::BTreeMap<SplitId, i64> =
+            part.rebuild_from.iter().copied().collect();
+        let at: std::collections::BTreeMap<SplitId, i64> = part
+            .positions
+            .iter()
+            .filter_map(|(id, p)| Some((*id, (*p)?)))
+            .collect();
+        self.trackers
+            .resize(self.inputs.len(), CommitTracker::new());
+        for (t, (sid, input)) in self.trackers.iter_mut().zip(&self.inputs) {
+            let (Input::Kafka, Some(&next)) = (input, at.get(sid)) else {
+                continue;
+            };
+            let first = from.get(sid).copied().unwrap_or(next);
+            let seen = self.sub.split(*sid).and_then(|v| v.max_event_time);
+            let release = seen.map_or(MIN_WATERMARK, |ts| ts.saturating_add(after));
+            t.resume(first, release, next);
         }
     }
 
@@ -185,13 +254,7 @@ impl SourceTask {
     /// last run's, when higher) and the offset below which every record was
     /// processed.
     fn released_offsets(&mut self) -> Vec<(String, i32, i64, Option<String>)> {
-        let released = self
-            .outs
-            .iter()
-            .flat_map(|o| self.shared.windows[o.pipeline].iter())
-            .map(|w| w.load(Ordering::SeqCst))
-            .min()
-            .unwrap_or(MIN_WATERMARK);
+        let released = self.released_watermark();
         let marked = self
             .outs
             .iter()

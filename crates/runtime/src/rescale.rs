@@ -87,12 +87,19 @@ fn sources(
 ) -> Result<Vec<SourcePart>, String> {
     let (mut positions, mut skipped, mut nulled) =
         (BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
+    let (mut rebuild, mut covers) = (BTreeMap::new(), None);
     let (mut records, mut filtered) = (0, 0);
     let mut subs = Vec::with_capacity(parts.len());
     for part in parts {
         positions.extend(part.positions);
         skipped.extend(part.skipped);
         nulled.extend(part.nulled);
+        rebuild.extend(part.rebuild_from);
+        // Every part's bound holds for the splits regrouped together.
+        covers = match (covers, part.covers) {
+            (Some(a), Some(b)) => Some(std::cmp::max::<lowwater_core::Timestamp>(a, b)),
+            (a, b) => a.or(b),
+        };
         records += part.records;
         filtered += part.filtered;
         subs.push(part.sub);
@@ -118,6 +125,8 @@ fn sources(
                 filtered: if s == 0 { filtered } else { 0 },
                 skipped: mine(&skipped),
                 nulled: mine(&nulled),
+                rebuild_from: mine_i64(&rebuild, &ids),
+                covers,
                 sub,
             }
         })
@@ -168,4 +177,11 @@ fn windows(
         });
     }
     Ok(out)
+}
+
+/// The entries of `m` for splits `ids`.
+fn mine_i64(m: &BTreeMap<SplitId, i64>, ids: &[SplitId]) -> Vec<(SplitId, i64)> {
+    ids.iter()
+        .filter_map(|id| Some((*id, *m.get(id)?)))
+        .collect()
 }

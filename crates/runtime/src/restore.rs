@@ -8,6 +8,7 @@
 //! aggregates, watermark or parallelism) refuses to restore and says what
 //! changed, unless the user asks to start without state.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use lowwater_core::checkpoint::store::{latest_with, CheckpointStore, Restored};
@@ -133,6 +134,15 @@ pub(crate) struct JobState {
     pub store: Option<FileStore>,
     pub exactly_once: Option<crate::txn::ExactlyOnce>,
     pub restored: Option<Restored<JobSnapshot>>,
+    /// Exactly-once, restored from a checkpoint older than the committed
+    /// one (which cannot be read): per INSERT, the watermark up to which
+    /// the committed output holds its windows; those are computed again
+    /// and not written.
+    pub written_to: Option<Vec<Timestamp>>,
+    /// `--rebuild-open-windows` on a checkpoint that does not fit: per
+    /// source table, what the old job wrote (`crate::rebuild`); the
+    /// restored snapshot then starts the sources at the rebuild offsets.
+    pub rebuilt: Option<BTreeMap<usize, crate::written::Written>>,
 }
 
 /// Opens the store, the transactional producer (first: it fences an older
@@ -154,40 +164,49 @@ pub(crate) fn open_state(
         // --reset-state: a marker of no checkpoint first, so that a crash
         // before the next commit cannot bring the old state back.
         Some(eo) if args.reset_state => {
-            eo.commit(0, 0).map_err(RunError::Io)?;
+            eo.commit(0, 0, None).map_err(RunError::Io)?;
             Some(None)
         }
         Some(eo) => Some(eo.committed()?),
         None => None,
     };
-    let crc = committed.flatten().and_then(|m| m.crc);
-    let committed = committed.map(|m| m.map(|m| m.id));
-    let restored = load(
-        plan,
-        store.as_ref(),
-        args.from_checkpoint.as_deref(),
-        args.reset_state,
-        now,
-        committed,
-        crc,
-    )?;
+    let (restored, written_to, rebuilt) = load(plan, store.as_ref(), args, now, committed)?;
     Ok(JobState {
         store,
         exactly_once,
         restored,
+        written_to,
+        rebuilt,
     })
 }
+
+/// The checkpoint restored, (exactly-once, an older one than the
+/// committed) what the committed output holds (`JobState::written_to`),
+/// and (`--rebuild-open-windows`) what the old job wrote per source table
+/// (`JobState::rebuilt`).
+type Loaded = (
+    Option<Restored<JobSnapshot>>,
+    Option<Vec<Timestamp>>,
+    Option<BTreeMap<usize, crate::written::Written>>,
+);
 
 /// The checkpoint to restore, if any, checked against the job.
 fn load(
     plan: &JobPlan,
     store: Option<&FileStore>,
-    from: Option<&Path>,
-    reset: bool,
+    args: &RunArgs,
     now: Timestamp,
-    committed: Option<Option<CheckpointId>>,
-    crc: Option<u32>,
-) -> Result<Option<Restored<JobSnapshot>>, RunError> {
+    marker: Option<Option<crate::txn::Marker>>,
+) -> Result<Loaded, RunError> {
+    let committed = marker.as_ref().map(|m| m.as_ref().map(|m| m.id));
+    let marker = marker.flatten();
+    let crc = marker.as_ref().and_then(|m| m.crc);
+    // What the committed output holds, per INSERT, if the marker says.
+    let fired = marker.and_then(|m| m.fired).filter(|f| {
+        f.len() == plan.pipelines.len() && plan.joins.is_empty() && plan.intervals.is_empty()
+    });
+    let (from, reset) = (args.from_checkpoint.as_deref(), args.reset_state);
+    let mut written_to = None;
     let has_own = match store {
         Some(st) => !st.list().map_err(RunError::Io)?.is_empty(),
         None => false,
@@ -221,27 +240,42 @@ fn load(
         (None, Some(st)) => {
             let upto = committed.flatten();
             let r = latest_with(st, upto, JobSnapshot::decode).map_err(RunError::Io)?;
-            check_usable(st, upto, r.as_ref(), committed.is_some())?;
-            if let (Some(r), Some(want)) = (&r, crc) {
-                check_committed_file(st, r.id, want)?;
+            check_usable(st, upto, r.as_ref(), committed.is_some(), fired.is_some())?;
+            match (&r, crc, upto) {
+                (Some(r), Some(want), Some(u)) if r.id == u => {
+                    check_committed_file(st, r.id, want)?
+                }
+                // An older checkpoint than the committed one (which cannot
+                // be read): its output after it is committed already.
+                (Some(r), _, Some(u)) if r.id < u => {
+                    written_to = fired.clone();
+                    warn_older(plan, r.id, u, fired.as_deref().unwrap_or_default());
+                }
+                _ => {}
             }
             r
         }
         (None, None) => None,
     };
     let Some(mut r) = restored else {
-        return Ok(None);
+        return Ok((None, None, None));
     };
     for (id, why) in &r.skipped {
         tracing::warn!("checkpoint {id} cannot be used ({why}); an older one is restored");
     }
     let changes = crate::evolve::compare(&identity(plan), &r.snapshot.identity);
+    if !changes.refused.is_empty() && args.rebuild_open_windows {
+        let written = rebuild(plan, &mut r, &changes.refused)?;
+        return Ok((Some(r), written_to, Some(written)));
+    }
     if !changes.refused.is_empty() {
         return Err(RunError::Usage(format!(
             "checkpoint {} does not fit this job, which changed since it was taken:\n  - {}\n\
-             Restore it with the job it was taken of, or start without state with --reset-state \
-             (reading then starts where scan.startup.mode says, and the {} windows open at the \
-             checkpoint are not restored)",
+             Restore it with the job it was taken of; or rebuild its {} open windows with the \
+             changed job with --rebuild-open-windows (their records are read again from the \
+             checkpoint's offsets, and no window written before is written again); or start \
+             without state with --reset-state (reading then starts where scan.startup.mode \
+             says, and the open windows are not restored)",
             r.id,
             changes.refused.join("\n  - "),
             r.snapshot.open_windows()
@@ -273,7 +307,78 @@ fn load(
         r.bytes,
         r.snapshot.open_windows()
     );
-    Ok(Some(r))
+    Ok((Some(r), written_to, None))
+}
+
+/// `--rebuild-open-windows`: turns the restored checkpoint `r`, which does
+/// not fit the changed job (`refused`, in words), into the start of a
+/// rebuild (`crate::rebuild`); what the old job wrote, per source table.
+fn rebuild(
+    plan: &JobPlan,
+    r: &mut Restored<JobSnapshot>,
+    refused: &[String],
+) -> Result<BTreeMap<usize, crate::written::Written>, RunError> {
+    if let Some(change) = refused.iter().find(|c| c.starts_with("source ")) {
+        return Err(RunError::Usage(format!(
+            "checkpoint {}: --rebuild-open-windows reads the same partitions again, but a source \
+             changed: {change}",
+            r.id
+        )));
+    }
+    let open = r.snapshot.open_windows();
+    let rb = crate::rebuild::rebuild(plan, &r.snapshot, r.id).map_err(RunError::Usage)?;
+    crate::rebuild::check_retention(plan, &rb.snapshot).map_err(RunError::Usage)?;
+    let reread: Vec<String> = rb
+        .written
+        .iter()
+        .map(|(t, w)| {
+            format!(
+                "table {}: windows ending at or below {} were written by the old job",
+                plan.tables[*t].name,
+                lowwater_core::time::format_timestamp(w.floor, ' ')
+            )
+        })
+        .collect();
+    tracing::info!(
+        "checkpoint {} does not fit the changed job ({}); --rebuild-open-windows: its {open} open \
+         windows are rebuilt with the changed job, each partition read again from the first \
+         record they need ({}); those windows are not written again",
+        r.id,
+        refused.join("; "),
+        reread.join("; ")
+    );
+    r.snapshot = rb.snapshot;
+    Ok(rb.written)
+}
+
+/// Exactly-once, the committed checkpoint `committed` unreadable: says
+/// that the older `restored` is, and which windows its restart computes
+/// again without writing them (`fired`, per INSERT).
+fn warn_older(
+    plan: &JobPlan,
+    restored: CheckpointId,
+    committed: CheckpointId,
+    fired: &[Timestamp],
+) {
+    let upto: Vec<String> = plan
+        .pipelines
+        .iter()
+        .zip(fired)
+        .map(|(pl, wm)| {
+            format!(
+                "INSERT INTO {} up to {}",
+                plan.tables[pl.sink].name,
+                lowwater_core::time::format_timestamp(*wm, ' ')
+            )
+        })
+        .collect();
+    tracing::warn!(
+        "checkpoint {committed}, whose output was committed to Kafka, cannot be read: checkpoint \
+         {restored} is restored instead and its records read again; the windows the committed \
+         output holds ({}) are computed again and not written, so the output stays exactly once \
+         (rows of a late-data sink from those records may be written again)",
+        upto.join(", ")
+    );
 }
 
 /// `--reset-state` with checkpoints on disk: says what is not restored.
@@ -339,6 +444,7 @@ fn check_usable(
     upto: Option<CheckpointId>,
     restored: Option<&Restored<JobSnapshot>>,
     exactly_once: bool,
+    fired: bool,
 ) -> Result<(), RunError> {
     let ids: Vec<CheckpointId> = store
         .list()
@@ -352,7 +458,10 @@ fn check_usable(
         (None, None) => !(exactly_once && upto.is_some_and(|u| u > 0)),
         (Some(_), None) => true,
         (None, Some(_)) => false,
-        (Some(r), Some(_)) => !exactly_once || upto.is_none_or(|u| r.id == u),
+        // Exactly-once, an older checkpoint: fine when the marker says
+        // what the committed output holds (its windows are not written
+        // again).
+        (Some(r), Some(_)) => !exactly_once || fired || upto.is_none_or(|u| r.id == u),
     };
     if fine {
         return Ok(());
@@ -362,6 +471,12 @@ fn check_usable(
         let reason = match store.read(*id) {
             Ok(bytes) => match lowwater_core::checkpoint::format::verify(&bytes) {
                 Ok(_) if restored.is_some_and(|r| r.id == *id) => continue,
+                Ok(_) if restored.is_some() => format!(
+                    "intact, but older than checkpoint {}, whose output was committed (the \
+                     marker does not say which windows that output holds: a job with a join, or \
+                     written by an older lowwater)",
+                    upto.unwrap_or(0)
+                ),
                 Ok(_) => "it decodes to no snapshot of this lowwater".to_string(),
                 Err(e) => e.to_string(),
             },

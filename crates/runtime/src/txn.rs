@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use lowwater_core::checkpoint::CheckpointId;
+use lowwater_core::Timestamp;
 use lowwater_kafka::{TxnError, TxnProducer};
 use lowwater_sql::options::Connector;
 use lowwater_sql::plan::JobPlan;
@@ -106,13 +107,25 @@ impl ExactlyOnce {
     }
 
     /// Commits the open transaction with the marker of checkpoint `id`
-    /// (whose file has CRC `crc`; 0 for no checkpoint).
-    pub fn commit(&self, id: CheckpointId, crc: u32) -> Result<(), String> {
+    /// (whose file has CRC `crc`; 0 for no checkpoint) and, per INSERT,
+    /// the watermark up to which its windows were written (`fired`; `None`
+    /// where that does not say what was written: a join's rows).
+    pub fn commit(
+        &self,
+        id: CheckpointId,
+        crc: u32,
+        fired: Option<Vec<Timestamp>>,
+    ) -> Result<(), String> {
         let mut p = self
             .producer
             .lock()
             .map_err(|_| "the transactional producer is poisoned".to_string())?;
-        let marker = Marker { id, crc: Some(crc) }.to_string();
+        let marker = Marker {
+            id,
+            crc: Some(crc),
+            fired,
+        }
+        .to_string();
         p.commit(&self.state_topic, &self.key, marker.as_bytes())
             .map_err(|e| describe(&e))
     }
@@ -120,11 +133,17 @@ impl ExactlyOnce {
 
 /// The commit marker of a checkpoint: its id and the CRC of its file, so
 /// that a restore finds the very file whose output was committed (and not
-/// one another instance of the job wrote over it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// one another instance of the job wrote over it); and, per INSERT, the
+/// watermark up to which its windows had been written, so that when that
+/// file cannot be read an older checkpoint restores without writing any
+/// of them again (`crate::restore`). Text: `checkpoint <id> crc <hex>
+/// [fired <wm>,<wm>,...]` (older markers lack the last part, and older
+/// lowwater versions ignore it).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Marker {
     pub id: CheckpointId,
     pub crc: Option<u32>,
+    pub fired: Option<Vec<Timestamp>>,
 }
 
 impl Marker {
@@ -135,16 +154,29 @@ impl Marker {
             (Some("crc"), Some(hex)) => Some(u32::from_str_radix(hex, 16).ok()?),
             _ => None,
         };
-        Some(Marker { id, crc })
+        let fired = match (words.next(), words.next()) {
+            (Some("fired"), Some(list)) => Some(
+                list.split(',')
+                    .map(|w| w.parse().ok())
+                    .collect::<Option<Vec<Timestamp>>>()?,
+            ),
+            _ => None,
+        };
+        Some(Marker { id, crc, fired })
     }
 }
 
 impl std::fmt::Display for Marker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.crc {
-            Some(crc) => write!(f, "checkpoint {} crc {crc:08x}", self.id),
-            None => write!(f, "checkpoint {}", self.id),
+        write!(f, "checkpoint {}", self.id)?;
+        if let Some(crc) = self.crc {
+            write!(f, " crc {crc:08x}")?;
         }
+        if let Some(fired) = self.fired.as_ref().filter(|f| !f.is_empty()) {
+            let list: Vec<String> = fired.iter().map(Timestamp::to_string).collect();
+            write!(f, " fired {}", list.join(","))?;
+        }
+        Ok(())
     }
 }
 
@@ -217,12 +249,26 @@ mod tests {
         let m = Marker {
             id: 42,
             crc: Some(0xdead_beef),
+            fired: None,
         };
         assert_eq!(m.to_string(), "checkpoint 42 crc deadbeef");
-        assert_eq!(Marker::parse(&m.to_string()), Some(m));
+        assert_eq!(Marker::parse(&m.to_string()), Some(m.clone()));
+        let with = Marker {
+            fired: Some(vec![1_757_808_059_999, i64::MIN]),
+            ..m
+        };
+        assert_eq!(
+            with.to_string(),
+            "checkpoint 42 crc deadbeef fired 1757808059999,-9223372036854775808"
+        );
+        assert_eq!(Marker::parse(&with.to_string()), Some(with));
         assert_eq!(
             Marker::parse("checkpoint 7"),
-            Some(Marker { id: 7, crc: None })
+            Some(Marker {
+                id: 7,
+                crc: None,
+                fired: None
+            })
         );
         assert_eq!(Marker::parse("something else"), None);
     }

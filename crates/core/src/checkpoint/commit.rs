@@ -75,6 +75,23 @@ impl CommitTracker {
         }
     }
 
+    /// Continues after a restore: records from `from` up to `next` (not
+    /// included) were read before it, the last of their windows firing at
+    /// `release` at the latest (their partition's highest event time plus
+    /// the longest window), so they stay needed until then.
+    pub fn resume(&mut self, from: i64, release: Timestamp, next: i64) {
+        if from < next {
+            self.runs.push_back(Run {
+                first: from,
+                release,
+                mark: 0,
+                count: RUN,
+                late: false,
+            });
+        }
+        self.next = Some(next);
+    }
+
     /// The record just given to [`CommitTracker::on_record`] was late when
     /// read (its windows had fired): it was processed only once its mark
     /// was.

@@ -18,11 +18,12 @@ const MAGIC: &[u8; 4] = b"LWCK";
 /// The version of the checkpoint layout this build writes.
 ///
 /// 2 added the chained window aggregations of an INSERT (cascading
-/// windows) to each window subtask's part; 3 the join subtasks' parts. A
+/// windows) to each window subtask's part; 3 the join subtasks' parts;
+/// 4 the offsets from which a source's open windows can be rebuilt. A
 /// snapshot type that also reads files of older versions does so with
 /// [`open`] and its own older types (the live runtime restores them);
 /// [`decode`] reads this version only.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// The oldest layout whose files still pass [`verify`].
 pub const OLDEST_READABLE: u32 = 1;

@@ -32,6 +32,11 @@ impl JobIdentity {
         self
     }
 
+    /// Every part, by name: (name, description).
+    pub fn parts(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        self.parts.iter().map(|(n, v)| (n.as_str(), v.as_str()))
+    }
+
     /// Every part that differs between the job that wrote `stored` and this
     /// one, by name (empty: the state fits): what it was (`None`: new) and
     /// what it is (`None`: no longer in the job). Which differences refuse
