@@ -206,19 +206,24 @@ pub fn stop(
             let m = std::collections::BTreeMap::from([("savepoint", dir.display().to_string())]);
             sonic_rs::to_string(&m).context("encoding the request")?
         }
-        None => String::new(),
+        None => "{}".to_string(),
     };
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(timeout))
         .http_status_as_error(false)
         .build()
         .into();
-    let mut response = agent.post(&api).send(body).map_err(|e| {
-        UserError(format!(
-            "cannot reach {api} within {} ({e}); is a job running with --http at that address?",
-            display_duration(timeout.as_millis() as i64)
-        ))
-    })?;
+    let mut response = agent
+        .post(&api)
+        .header("Content-Type", "application/json")
+        .send(body)
+        .map_err(|e| {
+            UserError(format!(
+                "no answer from {api} within {} ({e}): if a job runs with --http at that address, \
+             it may still be taking its final checkpoint (its log says when it stops)",
+                display_duration(timeout.as_millis() as i64)
+            ))
+        })?;
     let ok = response.status().is_success();
     let text = response
         .body_mut()

@@ -173,7 +173,10 @@ fn a_changed_job_refuses_the_checkpoint_and_names_the_change() {
     assert_eq!(refused.status.code(), Some(2), "{err}");
     assert!(err.contains("checkpoint 1 does not fit this job"), "{err}");
     assert!(
-        err.contains("INSERT 1 INTO counts: its window or aggregates (was WindowSpec"),
+        err.contains(
+            "INSERT 1 INTO counts: window: was TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' \
+             SECOND), now TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '2' SECOND)"
+        ),
         "{err}"
     );
     assert!(err.contains("--reset-state"), "{err}");

@@ -565,6 +565,23 @@ fn stop_with_a_savepoint_and_continue_from_it_alone() {
     // Without checkpoints: refused, the job goes on.
     let plain = job_with(&dir, &input, &output, "", "", "");
     let running = common::Running::start(&["run", plain.to_str().expect("utf-8")]);
+    // What a web page in a browser could send (a simple form POST, or one
+    // naming its origin) is refused, and the job goes on.
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let post = |content_type: &str, origin: Option<&str>| {
+        let mut req = agent
+            .post(&format!("{}/api/v1/stop", running.url))
+            .header("Content-Type", content_type);
+        if let Some(o) = origin {
+            req = req.header("Origin", o);
+        }
+        req.send("{}").expect("POST").status().as_u16()
+    };
+    assert_eq!(post("text/plain", None), 403);
+    assert_eq!(post("application/json", Some("http://evil.example")), 403);
     let refused = stop(&running.url, &savepoint);
     let said = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{said}");
@@ -639,11 +656,39 @@ fn stop_with_a_savepoint_and_continue_from_it_alone() {
 /// both versions each window is in the output once, with its whole count.
 #[test]
 fn an_aggregate_added_across_a_restart_rebuilds_the_open_windows() {
-    let (dir, id) = common::kafka_scratch("rebuild");
-    let (input, output) = (format!("rebuild-in-{id}"), format!("rebuild-out-{id}"));
+    changed_query_loses_nothing("rebuild", "--rebuild-open-windows", "");
+}
+
+/// Issue 34 item 3: `--reset-state` rebuilds the open windows too, where
+/// the offsets are still in the topic: from group offsets (committed at
+/// the checkpoint's positions) it used to lose the records those windows
+/// held before them.
+#[test]
+fn reset_state_with_group_offsets_rebuilds_the_open_windows() {
+    changed_query_loses_nothing(
+        "resetgroup",
+        "--reset-state",
+        "'scan.startup.mode' = 'group-offsets', 'properties.auto.offset.reset' = 'earliest'",
+    );
+}
+
+/// The job of the tests above stopped with windows open, changed, and
+/// started again with `flag`; `startup` replaces its startup mode.
+fn changed_query_loses_nothing(name: &str, flag: &str, startup: &str) {
+    let (dir, id) = common::kafka_scratch(name);
+    let (input, output) = (format!("{name}-in-{id}"), format!("{name}-out-{id}"));
     common::create_topic(&input, 2);
     common::create_topic(&output, 1);
     let job = job_with(&dir, &input, &output, &checkpoints(&dir, "300 ms"), "", "");
+    if !startup.is_empty() {
+        let text = std::fs::read_to_string(&job).expect("job");
+        let group = format!("'properties.group.id' = '{name}-{id}', {startup}");
+        let text = text.replace(
+            "'properties.group.id' = 'lowwater-test', 'scan.startup.mode' = 'earliest-offset'",
+            &group,
+        );
+        std::fs::write(&job, text).expect("job");
+    }
     let mut sent = Sent::new(&input);
     let traffic = |sent: &mut Sent, t: &mut i64, secs: u64| {
         let started = Instant::now();
@@ -674,12 +719,11 @@ fn an_aggregate_added_across_a_restart_rebuilds_the_open_windows() {
         .expect("lowwater run");
     let said = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{said}");
-    assert!(said.contains("--rebuild-open-windows"), "{said}");
-    let again = common::Running::start(&[
-        "run",
-        job.to_str().expect("utf-8"),
-        "--rebuild-open-windows",
-    ]);
+    assert!(
+        said.contains("--rebuild-open-windows") && said.contains("select: was "),
+        "{said}"
+    );
+    let again = common::Running::start(&["run", job.to_str().expect("utf-8"), flag]);
     traffic(&mut sent, &mut t, 2);
     let far = t + 100_000;
     for p in 0..2 {
@@ -690,7 +734,7 @@ fn an_aggregate_added_across_a_restart_rebuilds_the_open_windows() {
     let rows = rows_of(&output, want.len(), None);
     let err = again.stop();
     assert!(
-        err.contains("open windows are rebuilt with the changed job")
+        err.contains("open windows are rebuilt")
             && err.contains("were in windows the last run wrote; they were skipped"),
         "{err}"
     );

@@ -339,13 +339,16 @@ pub fn committed_metadata(
         .collect())
 }
 
-/// The first offset still in each of `partitions` (its low watermark:
-/// records below it were deleted by retention). One request per partition;
-/// an error says which failed.
+/// Per (topic, partition): its first offset and its end.
+pub type PartitionBounds = BTreeMap<(String, i32), (i64, i64)>;
+
+/// The first offset still in each of `partitions` and its end (its low
+/// and high watermarks: records below the first were deleted by
+/// retention). One request per partition; an error says which failed.
 pub fn first_offsets(
     properties: &BTreeMap<String, String>,
     partitions: &[(String, i32)],
-) -> Result<BTreeMap<(String, i32), i64>, String> {
+) -> Result<PartitionBounds, String> {
     let consumer: BaseConsumer = crate::config::config(properties)
         .set("enable.auto.commit", "false")
         .create()
@@ -353,7 +356,7 @@ pub fn first_offsets(
     let mut marks = Watermarks::default();
     let mut out = BTreeMap::new();
     for (t, p) in partitions {
-        out.insert((t.clone(), *p), marks.get(&consumer, t, *p)?.0);
+        out.insert((t.clone(), *p), marks.get(&consumer, t, *p)?);
     }
     Ok(out)
 }

@@ -117,8 +117,8 @@ pub(crate) struct JobSnapshot {
 }
 
 impl JobSnapshot {
-    /// Decodes a checkpoint file of this build's layout or of format 1
-    /// (the previous release's): its id and snapshot.
+    /// Decodes a checkpoint file of this build's layout (format 4) or of
+    /// an older one (3, 2, 1: `checkpoint_compat.rs`): its id and snapshot.
     pub fn decode(bytes: &[u8]) -> Result<(CheckpointId, JobSnapshot), CheckpointError> {
         let (id, version, payload) = format::open(bytes)?;
         let snapshot = match version {

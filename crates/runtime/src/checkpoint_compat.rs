@@ -204,4 +204,38 @@ mod tests {
         bytes[4..8].copy_from_slice(&2u32.to_le_bytes());
         assert!(JobSnapshot::decode(&bytes).is_err());
     }
+
+    #[test]
+    fn a_checkpoint_of_format_3_restores_without_rebuild_offsets() {
+        let old = v3::JobSnapshot {
+            identity: JobIdentity::new().with("INSERT 1", "the job"),
+            taken_at: 5,
+            splits: vec![SplitKey {
+                table: "clicks".into(),
+                topic: "clicks".into(),
+                partition: 0,
+            }],
+            sources: vec![vec![SourcePart {
+                sub: SourceSubtask::new(WatermarkStrategy::sql(0)).expect("a strategy"),
+                positions: vec![(0, Some(9))],
+                records: 3,
+                filtered: 0,
+                skipped: BTreeMap::new(),
+                nulled: BTreeMap::new(),
+            }]],
+            windows: vec![Vec::new()],
+            joins: Vec::new(),
+        };
+        let mut bytes = encode(6, &old).expect("encodes");
+        bytes[4..8].copy_from_slice(&3u32.to_le_bytes());
+        let (id, snap) = JobSnapshot::decode(&bytes).expect("format 3 is read");
+        assert_eq!(id, 6);
+        let part = &snap.sources[0][0];
+        assert_eq!((part.records, part.covers), (3, None));
+        assert!(part.rebuild_from.is_empty());
+        assert_eq!(snap.positions().into_values().collect::<Vec<_>>(), vec![9]);
+        // Read as format 4 (one field more per source part), it is refused.
+        bytes[4..8].copy_from_slice(&4u32.to_le_bytes());
+        assert!(JobSnapshot::decode(&bytes).is_err());
+    }
 }

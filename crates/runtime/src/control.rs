@@ -39,6 +39,17 @@ impl StopRequest {
 /// Copies checkpoint `id` of `store` into `dir` (created if needed,
 /// written atomically): the savepoint's path.
 pub(crate) fn save(store: &FileStore, id: CheckpointId, dir: &Path) -> Result<PathBuf, String> {
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same(dir, store.dir()) {
+        return Err(format!(
+            "{} is the job's own checkpoint directory, whose old files are removed as new ones \
+             are taken: choose another",
+            dir.display()
+        ));
+    }
     let bytes = store.read(id)?;
     let mut into = FileStore::open(dir)?;
     into.write(id, &bytes)?;

@@ -31,6 +31,13 @@ pub(crate) struct Coordinator {
     retained: usize,
     failpoint: Option<Failpoint>,
     parallelism: usize,
+    /// Whether the commit marker may say, per INSERT, the watermark up to
+    /// which the committed output holds its windows (`crate::restore`'s
+    /// fallback to an older checkpoint): not with a join (its rows are not
+    /// bounded by a watermark), nor with part files (those of the newest
+    /// checkpoint are finished after its commit, so an older restore could
+    /// drop what the marker says is written).
+    fired_bounds_output: bool,
 }
 
 impl Coordinator {
@@ -56,6 +63,13 @@ impl Coordinator {
             retained: settings.retained,
             failpoint: Failpoint::from_env(),
             parallelism: plan.settings.parallelism,
+            fired_bounds_output: crate::join_task::joins(plan).is_empty()
+                && !plan.pipelines.iter().any(|pl| {
+                    matches!(
+                        plan.tables[pl.sink].connector,
+                        lowwater_sql::options::Connector::Filesystem { .. }
+                    )
+                }),
         })
     }
 
@@ -175,9 +189,8 @@ impl Coordinator {
         // What this checkpoint's output holds, for its commit marker: per
         // INSERT, the watermark up to which its windows were written (not
         // with a join, whose rows no watermark bounds).
-        let fired = c
-            .joins
-            .is_empty()
+        let fired = self
+            .fired_bounds_output
             .then(|| crate::checkpoint::fired_to(&c.windows));
         match self.write(id, started, (c.sources, c.windows, c.joins), shared) {
             Ok((size, crc)) => {

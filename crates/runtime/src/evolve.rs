@@ -21,6 +21,11 @@
 use lowwater_core::checkpoint::{Difference, JobIdentity};
 use lowwater_core::time::display_duration;
 
+/// The suffix of an INSERT's identity part that holds its clauses in SQL
+/// (`Pipeline::words`): not compared (the state does not depend on how a
+/// clause is written), read to name a refused change in the user's words.
+pub(crate) const IN_SQL: &str = " (in SQL)";
+
 /// The comparison of a checkpoint's identity with the job's.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct Comparison {
@@ -167,6 +172,39 @@ fn free_changes(name: &str, then: &SourceLine, now: &SourceLine) -> Vec<String> 
     out
 }
 
+/// An INSERT's clauses that changed, as written (`Pipeline::words`, a line
+/// per clause: `window ...`, `select ...`, `WHERE ...`, `GROUP BY ...`,
+/// `HAVING ...`).
+fn sql_change(name: &str, then: &str, now: &str) -> String {
+    let clause = |line: &str| -> (String, String) {
+        let (head, rest) = match line.split_once(' ') {
+            Some((h, r)) => (h.to_string(), r.to_string()),
+            None => (line.to_string(), String::new()),
+        };
+        // `GROUP BY x`: the clause is two words.
+        match (head.as_str(), rest.strip_prefix("BY ")) {
+            ("GROUP", Some(r)) => ("GROUP BY".to_string(), r.to_string()),
+            _ => (head, rest),
+        }
+    };
+    let a: Vec<(String, String)> = then.lines().map(clause).collect();
+    let b: Vec<(String, String)> = now.lines().map(clause).collect();
+    let mut what = Vec::new();
+    for (k, was) in &a {
+        match b.iter().find(|(k2, _)| k2 == k) {
+            Some((_, is)) if is != was => what.push(format!("{k}: was {was}, now {is}")),
+            Some(_) => {}
+            None => what.push(format!("{k}: was {was}, now none")),
+        }
+    }
+    for (k, is) in &b {
+        if !a.iter().any(|(k2, _)| k2 == k) {
+            what.push(format!("{k}: was none, now {is}"));
+        }
+    }
+    format!("{name}: {}", what.join("; "))
+}
+
 /// The parts of an INSERT's line that changed, named.
 fn insert_change(name: &str, then: &str, now: &str) -> String {
     let sections = |t: &str| -> Vec<(String, String)> {
@@ -204,7 +242,17 @@ fn insert_change(name: &str, then: &str, now: &str) -> String {
 /// Compares the identity `now` of the job with `stored`, a checkpoint's.
 pub(crate) fn compare(now: &JobIdentity, stored: &JobIdentity) -> Comparison {
     let mut c = Comparison::default();
+    let words = |id: &JobIdentity, name: &str| {
+        let key = format!("{name}{IN_SQL}");
+        id.parts()
+            .find(|(n, _)| *n == key)
+            .map(|(_, v)| v.to_string())
+    };
+    let identities = (stored, now);
     for Difference { name, was, now } in now.differences(stored) {
+        if name.ends_with(IN_SQL) {
+            continue;
+        }
         let (then, is) = match (was, now) {
             (Some(then), Some(is)) => (then, is),
             (Some(_), None) => {
@@ -225,7 +273,25 @@ pub(crate) fn compare(now: &JobIdentity, stored: &JobIdentity) -> Comparison {
             (Some(a), Some(b)) if a.stateful == b.stateful => {
                 c.free.extend(free_changes(name, &a, &b));
             }
-            _ if name.starts_with("INSERT ") => c.refused.push(insert_change(name, then, is)),
+            _ if name.starts_with("INSERT ") => {
+                let sql = words(identities.0, name).zip(words(identities.1, name));
+                c.refused.push(match sql {
+                    Some((a, b)) if a != b => sql_change(name, &a, &b),
+                    _ => insert_change(name, then, is),
+                })
+            }
+            (Some(a), Some(b)) if name.starts_with("source ") => c.refused.push(format!(
+                "{name}: its topics or files were {}, now {} (each partition's state is read \
+                 from its own, so they cannot change under a checkpoint)",
+                a.stateful
+                    .split(", watermark")
+                    .next()
+                    .unwrap_or(&a.stateful),
+                b.stateful
+                    .split(", watermark")
+                    .next()
+                    .unwrap_or(&b.stateful)
+            )),
             _ => c
                 .refused
                 .push(format!("{name} changed: was {then}, now {is}")),
@@ -298,6 +364,113 @@ mod tests {
             c.refused[0],
             "INSERT 1 INTO d: its window or aggregates (was W1, now W2)"
         );
-        assert!(c.refused[1].starts_with("source 1 (table clicks) changed"));
+        assert_eq!(
+            c.refused[1],
+            "source 1 (table clicks): its topics or files were topics [\"clicks\"], now topics \
+             [\"clicks\", \"more\"] (each partition's state is read from its own, so they \
+             cannot change under a checkpoint)"
+        );
+    }
+
+    /// The job of issue 34's trial, as a user would change it.
+    fn job(parallelism: u32, select: &str, filter: &str, group: &str, size: &str) -> String {
+        format!(
+            "SET 'parallelism.default' = '{parallelism}';
+CREATE TABLE clicks (user_id STRING, url STRING, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+WITH ('connector' = 'kafka', 'topic' = 'clicks', 'properties.bootstrap.servers' = 'b:9092',
+      'format' = 'json');
+CREATE TABLE dash (window_start TIMESTAMP(3), window_end TIMESTAMP(3), user_id STRING,
+  clicks BIGINT, users BIGINT)
+WITH ('connector' = 'print');
+INSERT INTO dash (window_start, window_end, user_id, clicks{users}) SELECT window_start, window_end, {select}
+FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '{size}' MINUTE)){filter}
+GROUP BY window_start, window_end{group};
+",
+            users = if select.contains("users") { ", users" } else { "" }
+        )
+    }
+
+    fn refused(then: &str, now: &str) -> Vec<String> {
+        let plan = |sql: &str| lowwater_sql::plan::JobPlan::from_sql(sql).expect("plans");
+        let (a, b) = (plan(then), plan(now));
+        let c = compare(&crate::restore::identity(&b), &crate::restore::identity(&a));
+        c.refused
+    }
+
+    /// Issue 34 item 4: every refusal names the change in SQL words (it
+    /// was the plan's Debug text), and a parallelism change is a rescale,
+    /// not a refusal.
+    #[test]
+    fn refusals_name_the_change_in_sql_golden_text() {
+        let base = job(8, "user_id, COUNT(*) AS clicks", "", ", user_id", "1");
+        assert_eq!(
+            refused(
+                &base,
+                &job(
+                    8,
+                    "user_id, COUNT(*) AS clicks, COUNT(DISTINCT user_id) AS users",
+                    "",
+                    ", user_id",
+                    "1"
+                )
+            ),
+            vec![
+                "INSERT 1 INTO dash: select: was window_start, window_end, user_id, COUNT(*) AS \
+                  clicks, now window_start, window_end, user_id, COUNT(*) AS clicks, \
+                  COUNT(DISTINCT user_id) AS users"
+                    .to_string()
+            ]
+        );
+        assert_eq!(
+            refused(
+                &base,
+                &job(
+                    8,
+                    "user_id, COUNT(*) AS clicks",
+                    " WHERE url <> '/health'",
+                    ", user_id",
+                    "1"
+                )
+            ),
+            vec!["INSERT 1 INTO dash: WHERE: was none, now url <> '/health'".to_string()]
+        );
+        assert_eq!(
+            refused(
+                &base,
+                &job(8, "user_id, COUNT(*) AS clicks", "", ", user_id", "5")
+            ),
+            vec![
+                "INSERT 1 INTO dash: window: was TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL \
+                  '1' MINUTE), now TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '5' MINUTE)"
+                    .to_string()
+            ]
+        );
+        assert_eq!(
+            refused(
+                &base,
+                &job(8, "url AS user_id, COUNT(*) AS clicks", "", ", url", "1")
+            ),
+            vec![
+                "INSERT 1 INTO dash: select: was window_start, window_end, user_id, COUNT(*) AS \
+                  clicks, now window_start, window_end, url AS user_id, COUNT(*) AS clicks; \
+                  GROUP BY: was window_start, window_end, user_id, now window_start, \
+                  window_end, url"
+                    .to_string()
+            ]
+        );
+        let plan = |sql: &str| lowwater_sql::plan::JobPlan::from_sql(sql).expect("plans");
+        let rescaled = compare(
+            &crate::restore::identity(&plan(&job(
+                4,
+                "user_id, COUNT(*) AS clicks",
+                "",
+                ", user_id",
+                "1",
+            ))),
+            &crate::restore::identity(&plan(&base)),
+        );
+        assert!(rescaled.refused.is_empty(), "{:?}", rescaled.refused);
+        assert_eq!(rescaled.rescale, Some(("8".to_string(), "4".to_string())));
     }
 }

@@ -36,14 +36,17 @@ struct Peer(std::net::SocketAddr);
 
 /// How long `POST /api/v1/stop` waits for the final checkpoint (and the
 /// savepoint) before answering that it is still being taken.
-const STOP_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+const STOP_WAIT: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
-/// `POST /api/v1/stop`, body `{"savepoint": "DIR"}` or empty: stops the
+/// `POST /api/v1/stop`, body `{"savepoint": "DIR"}` or `{}`: stops the
 /// job with its final checkpoint (copied into DIR as a savepoint), and
-/// answers once it is written. Loopback clients only.
+/// answers once it is written. Loopback clients only, with a JSON body and
+/// no `Origin` (a web page in a browser on the same machine cannot send
+/// it).
 async fn stop(
     axum::extract::State(c): axum::extract::State<Ctx>,
     axum::Extension(Peer(peer)): axum::Extension<Peer>,
+    headers: axum::http::HeaderMap,
     body: String,
 ) -> (
     axum::http::StatusCode,
@@ -58,11 +61,23 @@ async fn stop(
             .unwrap_or_default();
         (code, json.clone(), body)
     };
-    if !peer.ip().is_loopback() {
+    if !peer.ip().to_canonical().is_loopback() {
         return answer(
             StatusCode::FORBIDDEN,
             false,
             &format!("a job is stopped from its own machine only (this request came from {peer})"),
+        );
+    }
+    let json_body = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if headers.contains_key(axum::http::header::ORIGIN) || !json_body {
+        return answer(
+            StatusCode::FORBIDDEN,
+            false,
+            "a stop is sent with Content-Type: application/json and without Origin (as `lowwater \
+             stop` sends it), never by a web page",
         );
     }
     let savepoint = match body.trim() {
@@ -93,7 +108,7 @@ async fn stop(
         Err(_) => answer(
             StatusCode::GATEWAY_TIMEOUT,
             false,
-            "the final checkpoint is still being taken after 2 min; the job stops once it is",
+            "the final checkpoint is still being taken after 15 min; the job stops once it is",
         ),
     }
 }

@@ -206,6 +206,7 @@ impl SourceBuild<'_> {
             fingerprint: crate::written::fingerprint(plan, t),
             windows_buf: Vec::new(),
             trackers: Vec::new(),
+            covers_floor: lowwater_core::MIN_WATERMARK,
             placeable_above: plan
                 .pipelines
                 .iter()

@@ -107,7 +107,7 @@ impl SourceTask {
         // A record before its split's offset was released: its event time
         // plus `after` is at or below `released`.
         let covers = released.saturating_sub(after).saturating_add(1);
-        (from, Some(covers))
+        (from, Some(covers.max(self.covers_floor)))
     }
 
     /// The watermark of the window subtasks reading this source, as they
@@ -219,6 +219,11 @@ impl SourceTask {
             .collect();
         self.trackers
             .resize(self.inputs.len(), CommitTracker::new());
+        // What the checkpoint knew of where its records can be read again
+        // holds on; a checkpoint without it (an older format, or a job that
+        // did not track) leaves the records before its positions unknown:
+        // none at or before a split's highest event time is re-readable.
+        let mut floor = part.covers.unwrap_or(MIN_WATERMARK);
         for (t, (sid, input)) in self.trackers.iter_mut().zip(&self.inputs) {
             let (Input::Kafka, Some(&next)) = (input, at.get(sid)) else {
                 continue;
@@ -227,7 +232,11 @@ impl SourceTask {
             let seen = self.sub.split(*sid).and_then(|v| v.max_event_time);
             let release = seen.map_or(MIN_WATERMARK, |ts| ts.saturating_add(after));
             t.resume(first, release, next);
+            if part.covers.is_none() {
+                floor = floor.max(seen.map_or(MIN_WATERMARK, |ts| ts.saturating_add(1)));
+            }
         }
+        self.covers_floor = floor;
     }
 
     /// Sends mark `n` behind everything sent so far (without checkpoints,

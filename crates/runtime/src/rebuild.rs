@@ -41,6 +41,8 @@ use crate::written::Written;
 pub(crate) struct Rebuild {
     pub snapshot: JobSnapshot,
     pub written: BTreeMap<usize, Written>,
+    /// Records read again (the rebuild's cost), over every partition.
+    pub reread: i64,
 }
 
 /// The rebuild of checkpoint `id` for `plan`, or why it cannot be.
@@ -100,6 +102,10 @@ pub(crate) fn rebuild(
         .collect();
     let mut written = BTreeMap::new();
     let mut positions = BTreeMap::new();
+    // Per source, the event time from which the rebuild reads every record
+    // again: carried into the rebuilt job's checkpoints as a bound.
+    let mut covered = BTreeMap::new();
+    let mut reread = 0;
     for (si, parts) in old.sources.iter().enumerate() {
         let Some(&t) = tables.get(si) else {
             return refuse("the checkpoint has more source tables than the job".into());
@@ -126,7 +132,9 @@ pub(crate) fn rebuild(
                     format!("--rebuild-open-windows: split {sid} is not in checkpoint {id}")
                 })?;
                 read_to.insert((key.topic.clone(), key.partition), pos);
-                positions.insert(sid, from.get(&sid).copied().unwrap_or(pos).min(pos));
+                let at = from.get(&sid).copied().unwrap_or(pos).min(pos);
+                reread += pos - at;
+                positions.insert(sid, at);
             }
         }
         for pl in plan.pipelines.iter().filter(|pl| pl.reads_table(t)) {
@@ -151,16 +159,21 @@ pub(crate) fn rebuild(
             }
         }
         written.insert(t, Written { floor, read_to });
+        covered.insert(si, covers);
     }
     let snapshot = JobSnapshot {
         identity: crate::restore::identity(plan),
         taken_at: old.taken_at,
         splits: old.splits.clone(),
-        sources: fresh_sources(plan, old, &positions)?,
+        sources: fresh_sources(plan, old, &positions, &covered)?,
         windows: plan.pipelines.iter().map(|_| Vec::new()).collect(),
         joins: Vec::new(),
     };
-    Ok(Rebuild { snapshot, written })
+    Ok(Rebuild {
+        snapshot,
+        written,
+        reread,
+    })
 }
 
 /// The source parts a rebuild starts from: each split at its rebuild
@@ -170,6 +183,7 @@ fn fresh_sources(
     plan: &JobPlan,
     old: &JobSnapshot,
     positions: &BTreeMap<u32, i64>,
+    covered: &BTreeMap<usize, Timestamp>,
 ) -> Result<Vec<Vec<SourcePart>>, String> {
     let p = plan.settings.parallelism;
     let mut out = Vec::new();
@@ -188,7 +202,7 @@ fn fresh_sources(
                 skipped: BTreeMap::new(),
                 nulled: BTreeMap::new(),
                 rebuild_from: Vec::new(),
-                covers: None,
+                covers: covered.get(&si).copied(),
             });
         }
         let ids = old
@@ -228,14 +242,26 @@ pub(crate) fn check_retention(plan: &JobPlan, snapshot: &JobSnapshot) -> Result<
         let parts: Vec<(String, i32)> = wanted.iter().map(|(k, _)| k.clone()).collect();
         let first = lowwater_kafka::first_offsets(properties, &parts)
             .map_err(|e| format!("--rebuild-open-windows: table {}: {e}", table.name))?;
-        let gone: Vec<String> = wanted
-            .iter()
-            .filter_map(|(k, o)| {
-                let low = *first.get(k)?;
-                (low > *o)
-                    .then(|| format!("{}/{}: {} records ({o} to {})", k.0, k.1, low - o, low - 1))
-            })
-            .collect();
+        let mut gone = Vec::new();
+        for ((topic, p), o) in &wanted {
+            let Some(&(low, high)) = first.get(&(topic.clone(), *p)) else {
+                continue;
+            };
+            if *o > high {
+                return Err(format!(
+                    "--rebuild-open-windows: partition {topic}/{p} ends at offset {high}, before \
+                     the checkpoint's {o}: the topic was recreated, and its records cannot be \
+                     read again"
+                ));
+            }
+            if low > *o {
+                gone.push(format!(
+                    "{topic}/{p}: {} records ({o} to {})",
+                    low - o,
+                    low - 1
+                ));
+            }
+        }
         if !gone.is_empty() {
             return Err(format!(
                 "--rebuild-open-windows: records the open windows need were deleted by retention \

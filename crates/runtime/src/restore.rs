@@ -48,6 +48,16 @@ pub(crate) fn identity(plan: &JobPlan) -> JobIdentity {
         );
     }
     for (pi, pl) in plan.pipelines.iter().enumerate() {
+        // Not compared: what a refusal names in SQL (`crate::evolve`).
+        id = id.with(
+            format!(
+                "INSERT {} INTO {}{}",
+                pi + 1,
+                plan.tables[pl.sink].name,
+                crate::evolve::IN_SQL
+            ),
+            &pl.words,
+        );
         id = id.with(
             format!("INSERT {} INTO {}", pi + 1, plan.tables[pl.sink].name),
             format!(
@@ -222,10 +232,11 @@ fn load(
     }
     let restored = match (from, store) {
         (Some(path), _) => Some(from_path(&path)?),
-        (None, Some(st)) if reset => {
-            note_reset(st, now);
-            None
-        }
+        (None, Some(st)) if reset => match reset_rebuild(plan, st, now) {
+            // Rebuilt: no window state, the sources at the rebuild offsets.
+            Some((r, written)) => return Ok((Some(r), written_to, Some(written))),
+            None => None,
+        },
         (None, _) if reset => None,
         // Exactly-once: only a checkpoint whose output was committed.
         (None, Some(_)) if committed == Some(None) => {
@@ -266,7 +277,9 @@ fn load(
     let changes = crate::evolve::compare(&identity(plan), &r.snapshot.identity);
     if !changes.refused.is_empty() && args.rebuild_open_windows {
         let written = rebuild(plan, &mut r, &changes.refused)?;
-        return Ok((Some(r), written_to, Some(written)));
+        // The committed watermarks are the old INSERTs': a rebuild's own
+        // floor (the checkpoint's watermark) decides what it writes.
+        return Ok((Some(r), None, Some(written)));
     }
     if !changes.refused.is_empty() {
         return Err(RunError::Usage(format!(
@@ -328,7 +341,7 @@ fn rebuild(
     let open = r.snapshot.open_windows();
     let rb = crate::rebuild::rebuild(plan, &r.snapshot, r.id).map_err(RunError::Usage)?;
     crate::rebuild::check_retention(plan, &rb.snapshot).map_err(RunError::Usage)?;
-    let reread: Vec<String> = rb
+    let floors: Vec<String> = rb
         .written
         .iter()
         .map(|(t, w)| {
@@ -342,10 +355,13 @@ fn rebuild(
     tracing::info!(
         "checkpoint {} does not fit the changed job ({}); --rebuild-open-windows: its {open} open \
          windows are rebuilt with the changed job, each partition read again from the first \
-         record they need ({}); those windows are not written again",
+         record they need: {} records ({} per open window; {}); those windows are not written \
+         again",
         r.id,
         refused.join("; "),
-        reread.join("; ")
+        rb.reread,
+        rb.reread.checked_div(open as i64).unwrap_or(0),
+        floors.join("; ")
     );
     r.snapshot = rb.snapshot;
     Ok(rb.written)
@@ -381,22 +397,66 @@ fn warn_older(
     );
 }
 
-/// `--reset-state` with checkpoints on disk: says what is not restored.
-fn note_reset(store: &FileStore, now: Timestamp) {
-    match latest_with(store, None, JobSnapshot::decode) {
-        Ok(Some(r)) => tracing::warn!(
-            "--reset-state: checkpoint {} (taken {} ago) is not restored: its {} open windows \
-             are dropped, and the sources start where scan.startup.mode says, not at its \
-             positions (records before them that those windows held are not read again)",
-            r.id,
-            lowwater_core::time::display_duration(now.saturating_sub(r.snapshot.taken_at)),
-            r.snapshot.open_windows()
-        ),
-        Ok(None) => {}
-        Err(e) => tracing::warn!(
-            "--reset-state: the checkpoints in {} ({e}) are not restored",
-            store.dir().display()
-        ),
+/// `--reset-state` with checkpoints on disk: the job starts without their
+/// state, but the windows open at the newest are rebuilt from their
+/// records when they can be (`crate::rebuild`), so that none is lost or
+/// written twice; else it says what is not restored.
+fn reset_rebuild(
+    plan: &JobPlan,
+    store: &FileStore,
+    now: Timestamp,
+) -> Option<(
+    Restored<JobSnapshot>,
+    BTreeMap<usize, crate::written::Written>,
+)> {
+    let mut r = match latest_with(store, None, JobSnapshot::decode) {
+        Ok(Some(r)) => r,
+        Ok(None) => return None,
+        Err(e) => {
+            tracing::warn!(
+                "--reset-state: the checkpoints in {} ({e}) are not restored",
+                store.dir().display()
+            );
+            return None;
+        }
+    };
+    let ago = lowwater_core::time::display_duration(now.saturating_sub(r.snapshot.taken_at));
+    let open = r.snapshot.open_windows();
+    let changes = crate::evolve::compare(&identity(plan), &r.snapshot.identity);
+    let source = changes.refused.iter().find(|c| c.starts_with("source "));
+    let rebuilt = match source {
+        Some(change) => Err(format!("a source changed: {change}")),
+        None => crate::rebuild::rebuild(plan, &r.snapshot, r.id),
+    }
+    .and_then(|rb| {
+        crate::rebuild::check_retention(plan, &rb.snapshot)?;
+        Ok(rb)
+    });
+    match rebuilt {
+        Ok(rb) => {
+            tracing::info!(
+                "--reset-state: checkpoint {} (taken {ago} ago) is not restored, but its {open} \
+                 open windows are rebuilt: each partition is read again from the first record \
+                 they need ({} records), and no window written before is written again (to start \
+                 where scan.startup.mode says instead, move {} away)",
+                r.id,
+                rb.reread,
+                store.dir().display()
+            );
+            r.snapshot = rb.snapshot;
+            Some((r, rb.written))
+        }
+        Err(why) => {
+            tracing::warn!(
+                "--reset-state: checkpoint {} (taken {ago} ago) is not restored: its {open} open \
+                 windows are dropped, and the sources start where scan.startup.mode says, not at \
+                 its positions (records before them that those windows held are not read \
+                 again; they cannot be rebuilt: {})",
+                r.id,
+                why.trim_start_matches("--rebuild-open-windows: ")
+            );
+            None
+        }
     }
 }
 

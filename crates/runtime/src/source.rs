@@ -145,6 +145,10 @@ pub(crate) struct SourceTask {
     pub windows_buf: Vec<lowwater_core::window::assigner::Window>,
     /// (One per input, by input index; empty until a Kafka record is read.)
     pub trackers: Vec<lowwater_core::checkpoint::commit::CommitTracker>,
+    /// A lower bound of the event time from which every record of this
+    /// subtask's splits is at or after its rebuild offset, carried from
+    /// the checkpoint restored (`crate::progress::rebuild_offsets`).
+    pub covers_floor: lowwater_core::Timestamp,
     /// Event times above this fit a window of every INSERT reading the
     /// source without a check (only times near MIN can fail).
     pub placeable_above: Timestamp,

@@ -154,12 +154,12 @@ impl Marker {
             (Some("crc"), Some(hex)) => Some(u32::from_str_radix(hex, 16).ok()?),
             _ => None,
         };
+        // An unreadable list only loses the fallback, not the marker.
         let fired = match (words.next(), words.next()) {
-            (Some("fired"), Some(list)) => Some(
-                list.split(',')
-                    .map(|w| w.parse().ok())
-                    .collect::<Option<Vec<Timestamp>>>()?,
-            ),
+            (Some("fired"), Some(list)) => list
+                .split(',')
+                .map(|w| w.parse().ok())
+                .collect::<Option<Vec<Timestamp>>>(),
             _ => None,
         };
         Some(Marker { id, crc, fired })

@@ -60,16 +60,18 @@ impl ChannelValve {
     /// A valve whose channels are upstream subtasks restored at another
     /// parallelism: each channel at its subtask's restored watermark and
     /// status, the output at `output` (the operator's restored watermark,
-    /// which never goes back). An active channel below the output takes
-    /// part in the minimum once it catches up, as one that comes back from
-    /// idleness does.
+    /// which never goes back). Every active channel takes part in the
+    /// minimum at once, also one below the output: a subtask behind (a
+    /// partition added late, still catching up) holds the output where it
+    /// is until it catches up, as it did before the restore, instead of
+    /// being left out while the others move the watermark past its records.
     pub fn restored(channels: &[(Timestamp, WatermarkStatus)], output: Timestamp) -> Self {
         let channels: Vec<ChannelState> = channels
             .iter()
             .map(|&(watermark, status)| ChannelState {
                 watermark,
                 status,
-                aligned: status == WatermarkStatus::Active && watermark >= output,
+                aligned: status == WatermarkStatus::Active,
             })
             .collect();
         let all_idle =

@@ -250,3 +250,45 @@ proptest! {
         prop_assert_eq!(before + after + rescaled.late_dropped() as i64, records);
     }
 }
+
+/// A partition added shortly before the checkpoint (still at MIN, its
+/// backlog not read yet) holds the job's watermark before a rescale; it
+/// must after it too, or the records of its backlog that were on time
+/// would be dropped as late once the other partitions moved it on.
+#[test]
+fn a_partition_behind_holds_the_watermark_across_a_rescale() {
+    let mut before = harness(4, 2, None);
+    for p in 0..4 {
+        before.process(Event::new(1i64, 10_000).partition(p));
+    }
+    before.advance_processing_time(1_000);
+    let held = before.watermark();
+    assert!(
+        held > lowwater_core::MIN_WATERMARK,
+        "the watermark moved: {held}"
+    );
+    let added = before.add_partition();
+    for p in 0..4 {
+        before.process(Event::new(1i64, 20_000).partition(p));
+    }
+    before.advance_processing_time(1_000);
+    assert_eq!(before.watermark(), held, "the added partition holds it");
+    let bytes = before.checkpoint();
+    let mut after = harness(5, 3, None);
+    after
+        .restore(&bytes)
+        .expect("restores at another parallelism");
+    for p in 0..4 {
+        after.process(Event::new(1i64, 30_000).partition(p));
+    }
+    after.advance_processing_time(1_000);
+    assert_eq!(after.watermark(), held, "still held by the added partition");
+    // Its backlog, older than what the others read since: on time.
+    after.process(Event::new(2i64, 12_000).partition(added));
+    after.advance_processing_time(1_000);
+    assert_eq!(after.late_dropped(), 0);
+    assert!(
+        after.watermark() > held,
+        "it moves once the partition caught up"
+    );
+}

@@ -397,6 +397,10 @@ pub struct Pipeline {
     /// [`JobPlan::intervals`]) whose rows this aggregation reads, as `join`
     /// for a temporal join; `source` is its left table.
     pub interval: Option<usize>,
+    /// The INSERT's clauses as written (normalized SQL), one per line:
+    /// `window ...`, `select ...`, `WHERE ...`, `GROUP BY ...`, `HAVING
+    /// ...`: what a checkpoint's refusal names when they change.
+    pub words: String,
 }
 
 /// A planned job.

@@ -287,6 +287,7 @@ fn stage(
             sink_mapping(ins.loc, ins.sink_columns.as_ref(), &tables[sink], &outputs)?;
         let sink_types = tables[sink].columns.iter().map(|c| c.ty).collect();
         return Ok(Pipeline {
+            words: words(ins),
             input,
             join,
             interval,
@@ -472,6 +473,7 @@ fn stage(
         ));
     }
     Ok(Pipeline {
+        words: words(ins),
         join,
         interval,
         input,
@@ -801,4 +803,48 @@ fn aggregate(
         _ => spec,
     };
     Ok((spec, ty))
+}
+
+/// An INSERT's clauses in SQL, one per line (see [`Pipeline::words`]).
+fn words(ins: &Insert) -> String {
+    let list = |v: Vec<String>| v.join(", ");
+    let kind = match ins.tvf.kind {
+        crate::ast::TvfKind::Tumble => "TUMBLE",
+        crate::ast::TvfKind::Hop => "HOP",
+        crate::ast::TvfKind::Cumulate => "CUMULATE",
+        crate::ast::TvfKind::Session => "SESSION",
+    };
+    let partition = match ins.tvf.partition_by.is_empty() {
+        true => String::new(),
+        false => format!(" PARTITION BY {}", ins.tvf.partition_by.join(", ")),
+    };
+    let args: Vec<String> = ins.tvf.args.iter().map(ToString::to_string).collect();
+    let mut out = vec![
+        format!(
+            "window {kind}(TABLE {}{partition}, DESCRIPTOR({}), {})",
+            ins.tvf.source,
+            ins.tvf.time_column,
+            list(args)
+        ),
+        format!(
+            "select {}",
+            list(ins.items.iter().map(ToString::to_string).collect())
+        ),
+    ];
+    if let Some(f) = &ins.filter {
+        out.push(format!("WHERE {f}"));
+    }
+    if !ins.group_by.is_empty() {
+        out.push(format!(
+            "GROUP BY {}",
+            list(ins.group_by.iter().map(ToString::to_string).collect())
+        ));
+    }
+    if let Some(h) = &ins.having {
+        out.push(format!("HAVING {h}"));
+    }
+    if let Some(q) = &ins.qualify {
+        out.push(format!("WHERE (after ranking) {q}"));
+    }
+    out.join("\n")
 }
