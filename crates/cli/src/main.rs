@@ -114,6 +114,13 @@ enum Command {
         /// Print again every interval (e.g. `2 s`) until interrupted.
         #[arg(long, value_name = "INTERVAL", num_args = 0..=1, default_missing_value = "2 s")]
         watch: Option<String>,
+        /// Print the flight recorder instead: what held each INSERT's watermark and when,
+        /// partitions going idle and active, stalls (the last day).
+        #[arg(long, conflicts_with_all = ["json", "watch"])]
+        history: bool,
+        /// With --history: from this time (`2025-09-14 02:00:00`, UTC) or this long ago (`2 h`).
+        #[arg(long, requires = "history", value_name = "TIME")]
+        since: Option<String>,
     },
     /// Stop a running job with its final checkpoint (through its --http address, from the same
     /// machine), optionally copied into a savepoint directory that `run --from-checkpoint` reads.
@@ -546,9 +553,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             timeout,
             json,
             watch,
+            history,
+            since,
         } => {
             let ms = args::duration("--timeout", &timeout)?.max(1);
             let timeout = std::time::Duration::from_millis(ms as u64);
+            if history {
+                status::history(&url, since.as_deref(), timeout)?;
+                return Ok(ExitCode::SUCCESS);
+            }
             let Some(every) = watch else {
                 let stalled = status::status(&url, timeout, json)?;
                 return Ok(ExitCode::from(u8::from(stalled)));

@@ -245,3 +245,70 @@ pub fn stop(
         }
     }
 }
+
+/// Prints the flight recorder of the job at `url`: its events since
+/// `since` (a time, UTC, or a duration ago; all kept by default), one a
+/// line, oldest first.
+pub fn history(url: &str, since: Option<&str>, timeout: std::time::Duration) -> Result<()> {
+    let from = match since {
+        None => None,
+        Some(text) => Some(since_ms(text)?),
+    };
+    let url = crate::args::url(url);
+    let api = format!(
+        "{}/api/v1/history{}",
+        url.trim_end_matches('/'),
+        from.map_or(String::new(), |t| format!("?since={t}"))
+    );
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .build()
+        .into();
+    let body = agent
+        .get(&api)
+        .call()
+        .map_err(|e| {
+            UserError(format!(
+                "cannot read {api} within {} ({e}); is a job running with --http at that address?",
+                display_duration(timeout.as_millis() as i64)
+            ))
+        })?
+        .body_mut()
+        .read_to_string()
+        .with_context(|| format!("reading the answer of {api}"))?;
+    type Events = std::collections::BTreeMap<String, Vec<lowwater_runtime::flight::FlightEvent>>;
+    let mut got: Events = sonic_rs::from_str(&body)
+        .map_err(|e| UserError(format!("{api} did not answer lowwater's JSON ({e})")))?;
+    let events = got.remove("events").unwrap_or_default();
+    let mut out = String::new();
+    if events.is_empty() {
+        let when = from.map_or("in the last day".to_string(), |t| {
+            format!("since {}", format_timestamp(t, ' '))
+        });
+        out.push_str(&format!(
+            "no watermark held, partition idle or active, or stall recorded {when}\n"
+        ));
+    }
+    for e in &events {
+        out.push_str(&format!("{}  {}\n", format_timestamp(e.t, ' '), e.words()));
+    }
+    std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes()).context("writing")?;
+    Ok(())
+}
+
+/// `--since`: a time (UTC) or how long ago.
+fn since_ms(text: &str) -> Result<i64> {
+    if let Some(t) = lowwater_core::time::parse_timestamp(text.trim()) {
+        return Ok(t);
+    }
+    let ago = crate::args::duration("--since", text).map_err(|_| {
+        UserError(format!(
+            "--since '{text}' is neither a time ('2025-09-14 02:00:00', UTC) nor a duration \
+             ago ('2 h', '30 min')"
+        ))
+    })?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    Ok(now - ago)
+}

@@ -374,6 +374,16 @@ fn the_web_page_shows_every_partition_and_highlights_the_holder_in_chromium() {
         1,
         "exactly one partition holds the watermark"
     );
+    // The flight recorder's history names the hold (the stall follows it
+    // within a second, after the page loaded).
+    let held = html
+        .split("<tr")
+        .find(|r| r.contains("data-kind=\"held\""))
+        .unwrap_or_default();
+    assert!(
+        held.contains("watermark held at MIN by partition 3 of clicks"),
+        "the history shows the hold: {html}"
+    );
     // The watermark is MIN (partition 3 never had a record): the chart
     // still shows the stall, as the time since the job started.
     let points: u64 = html
@@ -499,6 +509,82 @@ fn checkpoints_are_counted_in_metrics_the_api_and_status() {
     );
     let log = job.stop();
     assert!(log.contains("final checkpoint"), "{log}");
+}
+
+/// Issue 37 item 8, the flight recorder: partition 3 holds the watermark
+/// (it never produces) until its 3 s idle timeout makes it idle; the
+/// recorder keeps the hold, the idle flip and the release, serves them at
+/// `/api/v1/history`, `lowwater status --history` prints them, and after a
+/// restart (its file is beside the checkpoints) they are still there.
+#[test]
+fn the_flight_recorder_says_who_held_the_watermark_after_the_fact_and_across_a_restart() {
+    let d = dir("flight");
+    let plain = std::fs::read_to_string(job(
+        &d,
+        "plain",
+        ", 'scan.watermark.idle-timeout' = '3 s'",
+        "1 min",
+    ))
+    .expect("job");
+    let path = d.join("flight.sql");
+    let settings = format!(
+        "SET 'execution.checkpointing.interval' = '500 ms';\nSET 'execution.checkpointing.dir' = '{}';\n",
+        d.join("ck").display()
+    );
+    std::fs::write(&path, settings + &plain).expect("job");
+    let kinds = |job: &Running| -> Vec<(String, Option<i64>, i64)> {
+        let v: sonic_rs::Value = sonic_rs::from_str(&job.get("/api/v1/history")).expect("JSON");
+        v["events"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|e| {
+                        (
+                            e["kind"].as_str().unwrap_or_default().to_string(),
+                            e["partition"].as_i64(),
+                            e["t"].as_i64().unwrap_or_default(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let job = start(&path);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut seen = kinds(&job);
+    while !seen.iter().any(|(k, _, _)| k == "released") && std::time::Instant::now() < deadline {
+        // Paces the polling (the job's own time passes meanwhile).
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        seen = kinds(&job);
+    }
+    let order: Vec<(&str, Option<i64>)> = seen.iter().map(|(k, p, _)| (k.as_str(), *p)).collect();
+    assert_eq!(
+        order,
+        vec![("held", Some(3)), ("idle", Some(3)), ("released", Some(3))],
+        "{seen:?}"
+    );
+    let status = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args(["status", "--url", &job.url, "--history"])
+        .output()
+        .expect("status runs");
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        text.contains(
+            "INSERT INTO counts: watermark held at MIN by partition 3 of clicks (subtask "
+        ) && text.contains("partition 3 of clicks (subtask ")
+            && text.contains(") went idle"),
+        "{text}"
+    );
+    let log = job.stop();
+    assert!(log.contains("final checkpoint"), "{log}");
+    // The restarted job shows what the first run recorded.
+    let again = start(&path);
+    let after = kinds(&again);
+    assert!(
+        after.len() >= 3 && after[..3] == seen[..3],
+        "{after:?} after {seen:?}"
+    );
+    again.stop();
 }
 
 /// Raises this process's open-file limit (its children inherit it) so that

@@ -21,12 +21,41 @@ pub trait LiveView: Send + Sync + 'static {
     }
     /// Whether it is ready (`/ready`: 503 once it stops or fails).
     fn ready(&self) -> bool;
+    /// The flight recorder's events at or after `since` (`crate::flight`);
+    /// a view without one has none.
+    fn history(&self, since: lowwater_core::Timestamp) -> Vec<crate::flight::FlightEvent> {
+        let _ = since;
+        Vec::new()
+    }
     /// Takes a stop asked for with `POST /api/v1/stop` (`crate::control`);
     /// answered through the request. A view that cannot be stopped says so.
     fn stop(&self, req: crate::control::StopRequest) -> Result<(), String> {
         drop(req);
         Err("this view watches a job it does not run: stop it where it runs".into())
     }
+}
+
+/// `/api/v1/history[?since=MS]`: the flight recorder's events at or after
+/// `since` (epoch ms; all kept by default), oldest first.
+async fn history(
+    axum::extract::State(c): axum::extract::State<Ctx>,
+    uri: axum::http::Uri,
+) -> impl axum::response::IntoResponse {
+    let since = uri
+        .query()
+        .unwrap_or_default()
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("since=")?.parse::<i64>().ok())
+        .unwrap_or(i64::MIN);
+    let body = sonic_rs::to_string(&std::collections::BTreeMap::from([(
+        "events",
+        c.history(since),
+    )]))
+    .unwrap_or_else(|_| "{\"events\":[]}".to_string());
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        body,
+    )
 }
 
 /// The address a request came from (the control endpoint answers loopback
@@ -192,6 +221,7 @@ impl Server {
                 ),
             )
             .route("/api/v1/stop", axum::routing::post(stop))
+            .route("/api/v1/history", get(history))
             .route("/api", get(api_index))
             .route("/api/", get(api_index))
             .route("/api/v1", get(api_index))
@@ -334,6 +364,6 @@ const MAX_HTTP_CONNECTIONS: usize = 8_192;
 async fn api_index() -> impl axum::response::IntoResponse {
     (
         [(axum::http::header::CONTENT_TYPE, "application/json")],
-        r#"{"endpoints":{"/api/v1/watermarks":"the live state: partitions, inserts, joins, stalls, recurring holds, checkpoints (JSON)","/metrics":"Prometheus / OpenMetrics","/healthz":"200 ok, or 503 naming the stall","/ready":"200 while the job runs, 503 while it stops","POST /api/v1/stop":"stops the job with its final checkpoint; body {\"savepoint\":\"DIR\"} copies it into DIR (loopback only)","/":"the web page"}}"#,
+        r#"{"endpoints":{"/api/v1/watermarks":"the live state: partitions, inserts, joins, stalls, recurring holds, checkpoints (JSON)","/metrics":"Prometheus / OpenMetrics","/healthz":"200 ok, or 503 naming the stall","/ready":"200 while the job runs, 503 while it stops","/api/v1/history":"what held each INSERT's watermark and when, idle/active flips, stalls: the last day (?since=epoch ms)","POST /api/v1/stop":"stops the job with its final checkpoint; body {\"savepoint\":\"DIR\"} copies it into DIR (loopback only)","/":"the web page"}}"#,
     )
 }

@@ -389,6 +389,12 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         .stall_threshold
         .unwrap_or_else(|| plan.default_stall_threshold());
     let mut monitor = Monitor::new(plan.clone(), shared.clone(), threshold);
+    // The flight recorder keeps its events beside the checkpoints, so that
+    // a restart keeps them (`crate::flight`).
+    let history = state.store.as_ref().map(|s| s.dir().join("history.jsonl"));
+    if let Ok(mut live) = shared.live.lock() {
+        live.flight = crate::flight::FlightRecorder::open(history, plan.pipelines.len(), start);
+    }
     let coordinator =
         crate::coordinator::Coordinator::for_job(&plan, state.store, restored_id, start);
     if coordinator.is_none() {

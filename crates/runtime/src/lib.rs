@@ -31,6 +31,7 @@ mod discovery;
 mod emit;
 mod evolve;
 mod exchange;
+pub mod flight;
 mod fs_sink;
 pub mod http;
 mod inputs;

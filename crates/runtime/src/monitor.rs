@@ -39,6 +39,19 @@ pub(crate) struct Monitor {
     next_times: Timestamp,
 }
 
+/// A partition named: (table, topic, partition, subtask).
+type Named = (String, String, i32, usize);
+
+/// What [`Monitor::flight_look`] sees: per INSERT (sink, watermark,
+/// holder, hold length, stall reason), and per split its idleness.
+type FlightLook = (
+    Vec<(
+        usize,
+        (String, Timestamp, Option<Named>, Millis, Option<String>),
+    )>,
+    Vec<(usize, Named, bool)>,
+);
+
 #[derive(Default, Clone)]
 struct SloWatch {
     stale: bool,
@@ -387,7 +400,28 @@ impl Monitor {
         });
         let stale: Vec<bool> = self.slo.iter().map(|s| s.stale).collect();
         let recurring = self.recurring();
+        // The flight recorder looks once a second.
+        let flight = point.is_some().then(|| self.flight_look(now));
         if let Ok(mut live) = self.shared.live.lock() {
+            if let Some((inserts, flips)) = &flight {
+                // Flips first: a partition going idle is why a hold ends.
+                for (id, (t, tp, p, s), idle) in flips {
+                    live.flight.partition(*id, (t, tp, *p, *s), *idle, now);
+                }
+                for (pi, seen) in inserts {
+                    let s = crate::flight::InsertSeen {
+                        insert: &seen.0,
+                        watermark: seen.1,
+                        holder: seen
+                            .2
+                            .as_ref()
+                            .map(|(t, tp, p, s)| (t.as_str(), tp.as_str(), *p, *s)),
+                        hold_after: seen.3,
+                        stall: seen.4.as_deref(),
+                    };
+                    live.flight.insert(*pi, &s, now);
+                }
+            }
             live.current = current;
             live.past = self.stalls();
             live.recurring = recurring;
@@ -396,6 +430,58 @@ impl Monitor {
                 live.push_history(p);
             }
         }
+    }
+
+    /// What the flight recorder is shown of every INSERT (its sink, its
+    /// watermark, the partition holding it, a quarter window, its stall's
+    /// reason) and every partition's idleness.
+    fn flight_look(&self, now: Timestamp) -> FlightLook {
+        let splits = self
+            .shared
+            .splits
+            .read()
+            .map(|s| s.clone())
+            .unwrap_or_default();
+        let name = |id: lowwater_core::source::SplitId| {
+            let m = splits.get(id as usize)?;
+            Some((
+                self.plan.tables[m.table].name.clone(),
+                m.topic.clone(),
+                m.partition,
+                m.subtask,
+            ))
+        };
+        let mut inserts = Vec::new();
+        for (pi, pl) in self.plan.pipelines.iter().enumerate() {
+            if pl.reads_join() {
+                continue;
+            }
+            let holder = self
+                .holder(pi, now)
+                .and_then(|h| name(h.split?).map(|(t, tp, p, _)| (t, tp, p, h.subtask)));
+            let pace = lowwater_sql::explain::window_pace(&pl.window.assigner);
+            inserts.push((
+                pi,
+                (
+                    self.plan.tables[pl.sink].name.clone(),
+                    self.pipes[pi].watermark,
+                    holder,
+                    pace / 4,
+                    self.pipes[pi].open_reason.clone(),
+                ),
+            ));
+        }
+        let mut flips = Vec::new();
+        for views in crate::report::views(&self.shared) {
+            for v in views {
+                for s in &v.splits {
+                    if let Some(n) = name(s.id) {
+                        flips.push((s.id as usize, n, s.idle));
+                    }
+                }
+            }
+        }
+        (inserts, flips)
     }
 
     /// Closes open stalls (they end with the run).

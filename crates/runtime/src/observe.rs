@@ -66,6 +66,8 @@ pub(crate) struct LiveState {
     pub stale: Vec<bool>,
     /// The last ten minutes, a point a second.
     pub history: History,
+    /// Holds, flips and stalls of the last day (`crate::flight`).
+    pub flight: crate::flight::FlightRecorder,
 }
 
 /// The page's chart: the last ten minutes of points, the oldest dropped
@@ -547,6 +549,14 @@ impl crate::http::LiveView for JobView {
 
     fn ready(&self) -> bool {
         !(self.shared.stop.load(Ordering::Relaxed) || self.shared.failed())
+    }
+
+    fn history(&self, since: Timestamp) -> Vec<crate::flight::FlightEvent> {
+        self.shared
+            .live
+            .lock()
+            .map(|l| l.flight.since(since))
+            .unwrap_or_default()
     }
 
     fn stop(&self, req: crate::control::StopRequest) -> Result<(), String> {
