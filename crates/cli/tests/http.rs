@@ -70,6 +70,33 @@ fn metrics_api_and_status_name_the_partition_holding_the_watermark() {
             && of_partition(s, "lowwater_partition_records_total", 0).is_some_and(|v| v > 0.0)
             && of_sink(s, "lowwater_stall_active") == Some(1.0)
     });
+    // The metric reference cannot go stale: every family served is in
+    // docs/metrics.md.
+    let reference = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/metrics.md"),
+    )
+    .expect("docs/metrics.md");
+    let mut undocumented: Vec<String> = later
+        .samples
+        .iter()
+        .map(|x| {
+            let m = x.metric.as_str();
+            let m = ["_bucket", "_sum", "_count"]
+                .iter()
+                .find_map(|s| m.strip_suffix(s))
+                .unwrap_or(m);
+            m.to_string()
+        })
+        .filter(|m| {
+            let base = m.strip_suffix("_total").unwrap_or(m);
+            !reference.contains(m.as_str()) && !reference.contains(base)
+        })
+        .collect();
+    undocumented.dedup();
+    assert!(
+        undocumented.is_empty(),
+        "not in docs/metrics.md: {undocumented:?}"
+    );
     assert_eq!(
         of_partition(&later, "lowwater_partition_holding", 3),
         Some(1.0)

@@ -460,7 +460,7 @@ const SUPPORTED: &[&str] = &[
 
 #[test]
 fn the_readme_lists_what_the_suite_checks() {
-    let readme = std::fs::read_to_string(root().join("../README.md")).expect("README.md");
+    let readme = std::fs::read_to_string(root().join("../docs/sql.md")).expect("docs/sql.md");
     let start = readme
         .find("## The SQL that runs")
         .expect("the SQL section");

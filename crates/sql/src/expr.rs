@@ -186,7 +186,7 @@ pub fn compile(e: &AstExpr, scope: &dyn Scope, loc: Loc) -> Result<Typed> {
             format!(
                 "expression `{e}` is not supported; supported: columns, literals, comparisons, \
                  + - * / %, AND/OR/NOT, IS [NOT] NULL, CAST, CASE, LIKE, IN, BETWEEN, IS [NOT] \
-                 DISTINCT FROM and the functions the README lists"
+                 DISTINCT FROM and the functions docs/sql.md lists"
             ),
         ),
     }

@@ -722,6 +722,22 @@ fn json_format(raw: &BTreeMap<String, String>, at: &dyn Fn(&str) -> Loc) -> Resu
     })
 }
 
+/// Every option key lowwater reads, by kind (settings, each connector's,
+/// each format's): what docs/options.md must list (a test checks it).
+pub fn documented_keys() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = Vec::new();
+    v.extend(crate::plan::known_settings());
+    for list in [KAFKA, FILESYSTEM, PRINT, BLACKHOLE, DATAGEN, JSON] {
+        v.extend(list);
+    }
+    v.extend(crate::formats::CSV);
+    v.extend(crate::formats::AVRO);
+    v.extend(crate::formats::AVRO_CONFLUENT);
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,7 +32,7 @@
 //! as Flink does when it fires. (Flink may also split a slice's records into
 //! bundles, partial sums merged into the slice, when its watermark passes a
 //! slice's end while later records wait: that depends on processing time,
-//! and is not followed here; see the README's known differences.)
+//! and is not followed here; see docs/sql.md, known differences.)
 
 use std::collections::HashSet;
 use std::sync::Arc;

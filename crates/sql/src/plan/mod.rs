@@ -794,6 +794,7 @@ use late::check_late_sink;
 pub use late::{LateReason, LateRow, REASON_COLUMN};
 use pipeline::pipeline;
 pub use rank::{OrderTerm, Rank, RankFunc};
+pub use settings::known_settings;
 use settings::settings;
 pub use sink::sink_value;
 pub use table::interval;

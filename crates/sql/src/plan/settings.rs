@@ -28,6 +28,11 @@ const KNOWN_SETTINGS: &[&str] = &[
     "pipeline.name",
 ];
 
+/// The `SET` keys lowwater reads (docs/options.md lists them).
+pub fn known_settings() -> &'static [&'static str] {
+    KNOWN_SETTINGS
+}
+
 /// Flink settings lowwater has no use for: a key, or a key and everything
 /// under it (`table.optimizer` is also `table.optimizer.agg-phase-strategy`).
 /// Settings that change a result (`table.exec.emit.*`, time zones) are not
@@ -104,7 +109,7 @@ impl Settings {
             if phases {
                 " (lowwater aggregates a window in one phase, as Flink's ONE_PHASE does: \
                  floating-point sums and LISTAGG(DISTINCT)'s order may differ from a two-phase \
-                 Flink job's; see the README's known differences)"
+                 Flink job's; see docs/sql.md, known differences)"
             } else {
                 ""
             }
