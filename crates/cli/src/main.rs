@@ -338,6 +338,49 @@ fn write_report(path: &Option<PathBuf>, report: &lowwater_replay::Report) -> Res
     Ok(())
 }
 
+/// `explain`: the partition counts not given with `--partitions`, asked
+/// of each Kafka source table's brokers (within 3 s, without creating the
+/// topic); a table whose brokers do not answer is said on standard error,
+/// and explain goes on without its map.
+fn ask_partition_counts(
+    plan: &JobPlan,
+    mut counts: BTreeMap<String, i32>,
+) -> BTreeMap<String, i32> {
+    for &t in &plan.source_tables() {
+        let table = &plan.tables[t];
+        let lowwater_sql::options::Connector::Kafka {
+            properties, topics, ..
+        } = &table.connector
+        else {
+            continue;
+        };
+        let name = table.name.to_ascii_lowercase();
+        let [topic] = topics.as_slice() else {
+            continue;
+        };
+        if counts.contains_key(&name) {
+            continue;
+        }
+        match lowwater_kafka::partition_count(properties, topic, std::time::Duration::from_secs(3))
+        {
+            Ok(Some(n)) => {
+                counts.insert(name, n);
+            }
+            Ok(None) => eprintln!(
+                "explain: topic '{topic}' (table {}) does not exist on its brokers yet; pass \
+                 --partitions {}=N for the partitions it will have",
+                table.name, table.name
+            ),
+            Err(e) => eprintln!(
+                "explain: the partitions of topic '{topic}' (table {}) are not known ({e}); pass \
+                 --partitions {}=N",
+                table.name, table.name
+            ),
+        }
+    }
+    counts
+}
+
 /// The options of `lowwater run`.
 struct RunOpts {
     job: PathBuf,
@@ -650,6 +693,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     )));
                 }
             }
+            let counts = ask_partition_counts(&plan, counts);
             let mut text = lowwater_sql::explain::explain(&plan, &counts);
             match target.as_deref().map(str::to_ascii_lowercase).as_deref() {
                 None | Some("lowwater") => {}

@@ -38,22 +38,7 @@ fn text(v: &Value) -> String {
 pub fn status(url: &str, timeout: std::time::Duration, json: bool) -> Result<bool> {
     let url = crate::args::url(url);
     let api = format!("{}/api/v1/watermarks", url.trim_end_matches('/'));
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(timeout))
-        .build()
-        .into();
-    let body = agent
-        .get(&api)
-        .call()
-        .map_err(|e| {
-            UserError(format!(
-                "cannot read {api} within {} ({e}); is a job running with --http at that address?",
-                lowwater_core::time::display_duration(timeout.as_millis() as i64)
-            ))
-        })?
-        .body_mut()
-        .read_to_string()
-        .with_context(|| format!("reading the answer of {api}"))?;
+    let body = get(&api, timeout)?;
     let live: Value = sonic_rs::from_str(&body)
         .map_err(|e| UserError(format!("{api} did not answer lowwater's JSON ({e})")))?;
     let text = if json {
@@ -260,22 +245,7 @@ pub fn history(url: &str, since: Option<&str>, timeout: std::time::Duration) -> 
         url.trim_end_matches('/'),
         from.map_or(String::new(), |t| format!("?since={t}"))
     );
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(timeout))
-        .build()
-        .into();
-    let body = agent
-        .get(&api)
-        .call()
-        .map_err(|e| {
-            UserError(format!(
-                "cannot read {api} within {} ({e}); is a job running with --http at that address?",
-                display_duration(timeout.as_millis() as i64)
-            ))
-        })?
-        .body_mut()
-        .read_to_string()
-        .with_context(|| format!("reading the answer of {api}"))?;
+    let body = get(&api, timeout)?;
     type Events = std::collections::BTreeMap<String, Vec<lowwater_runtime::flight::FlightEvent>>;
     let mut got: Events = sonic_rs::from_str(&body)
         .map_err(|e| UserError(format!("{api} did not answer lowwater's JSON ({e})")))?;
@@ -311,4 +281,26 @@ fn since_ms(text: &str) -> Result<i64> {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64);
     Ok(now - ago)
+}
+
+/// The body of `GET api`, within `timeout` (a server that never answers is
+/// an error, not a hang).
+fn get(api: &str, timeout: std::time::Duration) -> Result<String> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .build()
+        .into();
+    let body = agent
+        .get(api)
+        .call()
+        .map_err(|e| {
+            UserError(format!(
+                "cannot read {api} within {} ({e}); is a job running with --http at that address?",
+                display_duration(timeout.as_millis() as i64)
+            ))
+        })?
+        .body_mut()
+        .read_to_string()
+        .with_context(|| format!("reading the answer of {api}"))?;
+    Ok(body)
 }

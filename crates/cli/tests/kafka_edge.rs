@@ -440,3 +440,51 @@ fn a_sink_topic_that_does_not_exist_is_an_error_unless_auto_creation_is_asked() 
         "the broker created the topic the job wrote to"
     );
 }
+
+/// Issue 37 item 7: `explain` asks the brokers for a Kafka table's
+/// partition count when `--partitions` does not give it (without creating
+/// the topic), so its partition map and warnings need no flag; a topic that
+/// does not exist is said on standard error and not created.
+#[test]
+fn explain_asks_the_brokers_for_the_partition_count() {
+    let (dir, id) = kafka_scratch("explain");
+    let topic = format!("explain-in-{id}");
+    create_topic(&topic, 3);
+    let job = |topic: &str| {
+        let sql = format!(
+            "CREATE TABLE clicks (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{BOOTSTRAP}', 'format' = 'json');
+CREATE TABLE out (window_start TIMESTAMP(3), n BIGINT) WITH ('connector' = 'print');
+INSERT INTO out SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+GROUP BY window_start, window_end;
+"
+        );
+        let path = dir.join(format!("{topic}.sql"));
+        std::fs::write(&path, sql).expect("job");
+        path
+    };
+    let o = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args(["explain", job(&topic).to_str().expect("utf-8")])
+        .output()
+        .expect("explain");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        text.contains(&format!("subtask 0: {topic}/0, {topic}/1, {topic}/2")),
+        "{text}"
+    );
+    assert!(text.contains("it has 3 partitions"), "{text}");
+    let missing = format!("explain-missing-{id}");
+    let o = Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args(["explain", job(&missing).to_str().expect("utf-8")])
+        .output()
+        .expect("explain");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("does not exist on its brokers yet"), "{err}");
+    let exists = lowwater_kafka::topic_exists(
+        &[("bootstrap.servers".to_string(), BOOTSTRAP.to_string())].into(),
+        &missing,
+    );
+    assert_eq!(exists, Ok(false), "explain created the topic");
+}

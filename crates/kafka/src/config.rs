@@ -138,12 +138,24 @@ pub fn partitions(properties: &BTreeMap<String, String>, topic: &str) -> Result<
 /// metadata of every topic (a request naming the topic would have a broker
 /// with `auto.create.topics.enable` create it).
 pub fn topic_exists(properties: &BTreeMap<String, String>, topic: &str) -> Result<bool, String> {
+    Ok(partition_count(properties, topic, REQUEST_TIMEOUT)?.is_some())
+}
+
+/// How many partitions `topic` has (`None`: it does not exist), asked
+/// within `timeout` without creating it: the metadata of every topic (a
+/// request naming the topic would have a broker with
+/// `auto.create.topics.enable` create it).
+pub fn partition_count(
+    properties: &BTreeMap<String, String>,
+    topic: &str,
+    timeout: Duration,
+) -> Result<Option<i32>, String> {
     let c: BaseConsumer<FirstError> = config(properties)
         .set("allow.auto.create.topics", "false")
         .set_log_level(rdkafka::config::RDKafkaLogLevel::Warning)
         .create_with_context(FirstError::default())
         .map_err(|e| crate::config::creation_error("client", &e))?;
-    let md = c.fetch_metadata(None, REQUEST_TIMEOUT).map_err(|e| {
+    let md = c.fetch_metadata(None, timeout).map_err(|e| {
         for _ in 0..3 {
             let _ = c.poll(Duration::from_millis(50));
         }
@@ -153,7 +165,8 @@ pub fn topic_exists(properties: &BTreeMap<String, String>, topic: &str) -> Resul
     Ok(md
         .topics()
         .iter()
-        .any(|t| t.name() == topic && t.error().is_none()))
+        .find(|t| t.name() == topic && t.error().is_none())
+        .map(|t| t.partitions().len() as i32))
 }
 
 /// The partitions of `topic` that hold no record now (their low and high

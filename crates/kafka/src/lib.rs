@@ -34,7 +34,7 @@ mod writer;
 
 pub use config::{
     add_topic_partitions, check_reachable, create_topic, delete_topics, empty_partitions,
-    partitions, topic_exists, REQUEST_TIMEOUT,
+    partition_count, partitions, topic_exists, REQUEST_TIMEOUT,
 };
 pub use dump::dump_topic;
 pub use marker::{ensure_state_topic, last_committed_marker};

@@ -281,6 +281,11 @@ impl Shared {
         }
     }
 
+    /// Every split as it is now (partition discovery adds to them).
+    pub fn splits_now(&self) -> Vec<SplitMeta> {
+        self.splits.read().map(|s| s.clone()).unwrap_or_default()
+    }
+
     /// The name of table `t`.
     pub fn table_name(&self, t: usize) -> String {
         self.table_names.get(t).cloned().unwrap_or_default()

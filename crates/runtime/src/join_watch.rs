@@ -78,7 +78,7 @@ impl JoinWatches {
         s: &Stall,
         now: Timestamp,
     ) -> StallReport {
-        let splits = shared.splits.read().map(|s| s.clone()).unwrap_or_default();
+        let splits = shared.splits_now();
         let w = &self.watches[j];
         let sides = w.which.sides(plan);
         join_stall_report(

@@ -132,12 +132,7 @@ impl Monitor {
 
     fn report(&self, pi: usize, s: &Stall, now: Timestamp) -> StallReport {
         let source = self.plan.pipelines[pi].source;
-        let splits = self
-            .shared
-            .splits
-            .read()
-            .map(|s| s.clone())
-            .unwrap_or_default();
+        let splits = self.shared.splits_now();
         let mut r = build_stall_report(
             &self.plan,
             pi,
@@ -229,12 +224,7 @@ impl Monitor {
     /// its records' arrival (a producer writing seconds): its watermark
     /// moves, in 1970, so no stall would ever name it.
     fn check_times(&mut self) {
-        let splits = self
-            .shared
-            .splits
-            .read()
-            .map(|s| s.clone())
-            .unwrap_or_default();
+        let splits = self.shared.splits_now();
         for (si, views) in crate::report::views(&self.shared).iter().enumerate() {
             let table = &self.plan.tables[self.shared.sources[si].table].name;
             for split in views.iter().flat_map(|v| v.splits.iter()) {
@@ -436,12 +426,7 @@ impl Monitor {
     /// watermark, the partition holding it, a quarter window, its stall's
     /// reason) and every partition's idleness.
     fn flight_look(&self, now: Timestamp) -> FlightLook {
-        let splits = self
-            .shared
-            .splits
-            .read()
-            .map(|s| s.clone())
-            .unwrap_or_default();
+        let splits = self.shared.splits_now();
         let name = |id: lowwater_core::source::SplitId| {
             let m = splits.get(id as usize)?;
             Some((
@@ -543,7 +528,7 @@ pub(crate) fn holder_of(
 /// Source `si`'s Kafka partitions that are behind, named, with how many
 /// records the brokers report they have not read.
 fn backlog_of(shared: &Shared, si: usize) -> Vec<(String, u64)> {
-    let splits = shared.splits.read().map(|s| s.clone()).unwrap_or_default();
+    let splits = shared.splits_now();
     let mut out = Vec::new();
     for v in &shared.sources[si].subtasks {
         let Ok(v) = v.lock() else {

@@ -319,7 +319,7 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
     // Splits and every source subtask's view, taken once: the holders and
     // the partitions' entries below describe the same moment, so that the
     // holder is never a partition shown as idle.
-    let splits = shared.splits.read().map(|s| s.clone()).unwrap_or_default();
+    let splits = shared.splits_now();
     let views = crate::report::views(shared);
     let holders: Vec<Option<Holder>> = (0..plan.pipelines.len())
         .map(|pi| {

@@ -109,12 +109,7 @@ impl Monitor {
         let cx = StallContext::of(&self.plan, pi);
         let slack = cx.window.unwrap_or(0) / 4;
         let sink = &self.plan.tables[self.plan.pipelines[pi].sink].name;
-        let splits = self
-            .shared
-            .splits
-            .read()
-            .map(|s| s.clone())
-            .unwrap_or_default();
+        let splits = self.shared.splits_now();
         recurring_report_in(&cx, sink, r, slack, |id| {
             let m = splits.get(id as usize)?;
             Some((m.topic.clone(), m.partition))

@@ -21,7 +21,7 @@ pub(crate) fn report(
     threshold: Millis,
     drained: bool,
 ) -> Report {
-    let splits = shared.splits.read().map(|s| s.clone()).unwrap_or_default();
+    let splits = shared.splits_now();
     report_from(
         plan,
         shared,
