@@ -9,9 +9,11 @@
 //!    probe rows waiting.
 //! 2. Killed with kill -9 during the stall, after a checkpoint, and
 //!    restarted from it with the fix the WARN names (the rates table's
-//!    `scan.watermark.idle-timeout`, which holds no state): every order is
-//!    joined with the rate valid at its time, exactly once in an
-//!    exactly-once Kafka sink read with read_committed.
+//!    `scan.watermark.idle-timeout`, which holds no state) and at
+//!    parallelism 3 instead of 2 (the join's waiting rows, versions and
+//!    view deduplication regrouped): every order is joined with the rate
+//!    valid at its time, exactly once in an exactly-once Kafka sink read
+//!    with read_committed.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -29,6 +31,8 @@ const HOUR: i64 = 3_600_000;
 const CURRENCIES: [&str; 4] = ["EUR", "GBP", "USD", "JPY"];
 /// Orders, one every 30 simulated seconds (4 simulated hours).
 const ORDERS: i64 = 480;
+/// Orders written after the restore (40 simulated minutes more).
+const AFTER: i64 = 80;
 
 /// The rate of `currency` (its index) from hour `h` on.
 fn rate(h: i64, c: usize) -> i64 {
@@ -48,9 +52,12 @@ fn job(dir: &Path, id: u32, idle: Option<&str>) -> std::path::PathBuf {
     let idle = idle.map_or(String::new(), |t| {
         format!(",\n  'scan.watermark.idle-timeout' = '{t}'")
     });
+    // The fixed job also runs at another parallelism: the join's waiting
+    // rows, versions and view deduplication move between subtasks.
+    let parallelism = if idle.is_empty() { 2 } else { 3 };
     let sql = format!(
         "SET 'pipeline.name' = 'convert-{id}';
-SET 'parallelism.default' = '2';
+SET 'parallelism.default' = '{parallelism}';
 SET 'execution.checkpointing.interval' = '500 ms';
 SET 'execution.checkpointing.dir' = '{ck}';
 CREATE TABLE orders (
@@ -247,6 +254,9 @@ fn a_quiet_versioned_table_stalls_the_join_and_its_fix_restores_every_order_exac
     // The fix: the rates table goes idle after 1 s; the state is restored.
     let fixed = job(&dir, id, Some("1 s"));
     let run = Running::start(&["run", &s(&fixed), "--stall-threshold", "1 s"]);
+    // More orders after the restore: each must meet its currency's
+    // versions, which moved to the subtask its key goes to now.
+    produce_orders(&orders, ORDERS..ORDERS + AFTER, Duration::ZERO);
     // Closing orders, one per partition, move every partition's watermark
     // past every order above.
     let closing = 1_000_000i64..1_000_008;
@@ -264,24 +274,34 @@ fn a_quiet_versioned_table_stalls_the_join_and_its_fix_restores_every_order_exac
     p.flush(Duration::from_secs(10)).expect("flush");
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut rows = consume_all(&out, 1);
-    while rows.len() < ORDERS as usize && Instant::now() < deadline {
+    while rows.len() < (ORDERS + AFTER) as usize && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(300));
         rows = consume_all(&out, 1);
     }
     let log = run.stop();
-    assert!(log.contains("restoring checkpoint"), "{log}");
+    assert!(
+        log.contains("restoring checkpoint")
+            && log.contains("parallelism.default was 2, now 3")
+            && log.contains("table rates: ")
+            && log.contains("idle-timeout was disabled, now 1s"),
+        "{log}"
+    );
     let rows = consume_all(&out, 1);
     let mut seen: BTreeMap<i64, i64> = BTreeMap::new();
     for r in &rows {
         let v: sonic_rs::Value = sonic_rs::from_str(r).expect("a JSON row");
         let order = v["order_id"].as_i64().expect("order_id");
         let got = v["rate"].as_i64().expect("rate");
-        assert!(order < ORDERS, "a closing order was joined: {r}");
+        assert!(order < ORDERS + AFTER, "a closing order was joined: {r}");
         let want = rate((order_time(order) - BASE) / HOUR, currency_of(order));
         assert_eq!(got, want, "order {order} joined the wrong version: {r}");
         *seen.entry(order).or_insert(0) += 1;
     }
-    assert_eq!(seen.len(), ORDERS as usize, "every order joined: {log}");
+    assert_eq!(
+        seen.len(),
+        (ORDERS + AFTER) as usize,
+        "every order joined: {log}"
+    );
     assert!(seen.values().all(|&n| n == 1), "exactly once");
     eprintln!(
         "{} orders joined exactly once after the restore",

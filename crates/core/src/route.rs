@@ -78,6 +78,13 @@ pub fn key_subtask(key: &[crate::Value], subtasks: usize) -> usize {
     (StableState.hash_one(key) % subtasks.max(1) as u64) as usize
 }
 
+/// The subtask (of `subtasks`) of a key given as references to its
+/// values: the same as [`key_subtask`] of those values (a vector of
+/// references hashes as the slice of the values would).
+pub fn key_subtask_of_refs(values: &[&crate::Value], subtasks: usize) -> usize {
+    (StableState.hash_one(values) % subtasks.max(1) as u64) as usize
+}
+
 /// The subtask (of `subtasks`) of a key routed by its values at
 /// `positions` only (a versioned view's key within the join key): they
 /// hash as a vector of references, which hashes as the slice of those

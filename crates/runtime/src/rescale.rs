@@ -22,8 +22,12 @@
 //! one by one: any parallelism restores, with no upper bound to choose in
 //! advance, and the checkpoint format stays as it is.
 //!
-//! Join state is not regrouped yet: a job with a join restores only at the
-//! parallelism its checkpoint was taken at, and says so.
+//! - **Joins.** Each join key's waiting probe rows, versions, cached rows
+//!   and timers go where the join routing now sends the key (a versioned
+//!   view's deduplication with its view key, which routes alike); each
+//!   port's valve starts over the regrouped source subtasks of its side.
+//!   A window after a join starts its channels (the join's subtasks) at
+//!   its restored watermark.
 
 use std::collections::BTreeMap;
 
@@ -32,25 +36,16 @@ use lowwater_core::source::{SourceSubtask, SplitId};
 use lowwater_core::window::operator::WindowOperator;
 use lowwater_sql::plan::JobPlan;
 
+use lowwater_core::watermark::valve::ChannelValve;
+
 use crate::checkpoint::{JobSnapshot, SourcePart, WindowPart};
 use crate::exchange::Route;
+use crate::join_task::JoinPart;
 
-/// Regroups `snapshot`, taken at parallelism `from`, into the job's
-/// parallelism. An error says why it cannot (a join), in words.
-pub(crate) fn rescale(
-    snapshot: &mut JobSnapshot,
-    plan: &JobPlan,
-    from: &str,
-) -> Result<(), String> {
+/// Regroups `snapshot`, taken at another parallelism, into the job's. An
+/// error says why it cannot, in words.
+pub(crate) fn rescale(snapshot: &mut JobSnapshot, plan: &JobPlan) -> Result<(), String> {
     let p = plan.settings.parallelism;
-    if !snapshot.joins.is_empty() || !crate::join_task::joins(plan).is_empty() {
-        return Err(format!(
-            "the checkpoint was taken at parallelism {from} and this job runs at {p}, but it \
-             has a join, whose state lowwater does not move between subtasks yet: SET \
-             'parallelism.default' = '{from}' to restore it, or start without state with \
-             --reset-state"
-        ));
-    }
     let mut owners = Vec::with_capacity(snapshot.splits.len());
     for s in &snapshot.splits {
         owners.push(split_owner(&s.topic, s.partition, p).map_err(|e| e.to_string())?);
@@ -62,21 +57,136 @@ pub(crate) fn rescale(
     }
     snapshot.sources = regrouped;
     let tables = plan.source_tables();
+    let subs_of = |snapshot: &JobSnapshot, t: usize| -> Result<Vec<SourceSubtask>, String> {
+        let si = tables.iter().position(|&x| x == t);
+        let parts = si.and_then(|si| snapshot.sources.get(si)).ok_or_else(|| {
+            format!(
+                "table {} is not a source of the checkpoint (a bug in lowwater)",
+                plan.tables[t].name
+            )
+        })?;
+        Ok(parts.iter().map(|s| s.sub.clone()).collect())
+    };
     for (pi, pl) in plan.pipelines.iter().enumerate() {
-        let Some(parts) = snapshot.windows.get_mut(pi) else {
+        let Some(parts) = snapshot.windows.get(pi) else {
             continue;
         };
-        let si = tables.iter().position(|&t| t == pl.first().source);
-        let Some(subtasks) = si.and_then(|si| snapshot.sources.get(si)) else {
-            return Err(format!(
-                "INSERT {} reads no source of the checkpoint (a bug in lowwater)",
-                pi + 1
-            ));
+        let parts = parts.clone();
+        let regrouped = if pl.reads_join() {
+            // Its channels are the join's subtasks, at the join's output.
+            let output = parts.iter().map(|w| w.valve.watermark()).min();
+            let output = output.unwrap_or(lowwater_core::MIN_WATERMARK);
+            let channels = vec![(output, lowwater_core::watermark::WatermarkStatus::Active); p];
+            let valve = ChannelValve::restored(&channels, output);
+            windows(parts, pl, p, &valve)?
+        } else {
+            let subs = subs_of(snapshot, pl.first().source)?;
+            let output = parts.iter().map(|w| w.valve.watermark()).min();
+            let valve =
+                SourceSubtask::valve_over(&subs, output.unwrap_or(lowwater_core::MIN_WATERMARK));
+            windows(parts, pl, p, &valve)?
         };
-        let subs: Vec<SourceSubtask> = subtasks.iter().map(|s| s.sub.clone()).collect();
-        *parts = windows(std::mem::take(parts), pl, p, &subs)?;
+        snapshot.windows[pi] = regrouped;
+    }
+    for (j, which) in crate::join_task::joins(plan).into_iter().enumerate() {
+        let Some(parts) = snapshot.joins.get_mut(j) else {
+            continue;
+        };
+        let parts = std::mem::take(parts);
+        let sides = which.sides(plan);
+        let subs = [
+            subs_of(snapshot, sides.first.0)?,
+            subs_of(snapshot, sides.second.0)?,
+        ];
+        snapshot.joins[j] = joins(plan, which, parts, p, &subs)?;
     }
     Ok(())
+}
+
+/// One join's parts regrouped into `p` subtasks: each key's state where
+/// the join routing now sends the key, each port's valve over the
+/// regrouped source subtasks of its side (`subs`).
+fn joins(
+    plan: &JobPlan,
+    which: crate::join_task::JoinRef,
+    parts: Vec<JoinPart>,
+    p: usize,
+    subs: &[Vec<SourceSubtask>; 2],
+) -> Result<Vec<JoinPart>, String> {
+    use crate::join_task::{JoinRef, JoinState};
+    use lowwater_core::join::interval_node::IntervalJoinState;
+    use lowwater_core::join::node::TemporalJoinState;
+    let valve = |port: usize, out: lowwater_core::Timestamp| {
+        SourceSubtask::valve_over(subs.get(port).map_or(&[][..], Vec::as_slice), out)
+    };
+    let (mut late, mut filtered, mut unmatched) = (BTreeMap::new(), 0, 0);
+    let (mut temporal, mut interval) = (Vec::new(), Vec::new());
+    for part in parts {
+        for (split, n) in part.late {
+            *late.entry(split).or_insert(0) += n;
+        }
+        filtered += part.filtered;
+        unmatched += part.unmatched;
+        match part.state {
+            JoinState::Temporal(s) => temporal.push(s),
+            JoinState::Interval(s) => interval.push(s),
+        }
+    }
+    let states: Vec<JoinState> = match which {
+        JoinRef::Temporal(t) => {
+            let jp = &plan.joins[t];
+            let positions = jp.route_positions();
+            let route = |key: &[lowwater_core::Value]| match &positions {
+                Some(ps) => lowwater_core::route::positions_subtask(key, ps, p),
+                None => lowwater_core::route::key_subtask(key, p),
+            };
+            let order = match jp.view.as_ref() {
+                Some(_) => Some(jp.dedup_route_order().ok_or_else(|| {
+                    format!(
+                        "the view {} deduplicates by columns that do not make its join key, so \
+                         its state cannot move between subtasks: SET 'parallelism.default' back \
+                         to the checkpoint's, or start without state with --reset-state",
+                        jp.view.as_deref().unwrap_or_default()
+                    )
+                })?),
+                None => None,
+            };
+            let dedup_route = |view_key: &[lowwater_core::Value]| {
+                let values: Vec<&lowwater_core::Value> = order
+                    .iter()
+                    .flatten()
+                    .filter_map(|&i| view_key.get(i))
+                    .collect();
+                lowwater_core::route::key_subtask_of_refs(&values, p)
+            };
+            TemporalJoinState::regroup(temporal, p, &route, &dedup_route, &valve)
+                .into_iter()
+                .map(JoinState::Temporal)
+                .collect()
+        }
+        JoinRef::Interval(_) => {
+            let route = |key: &[lowwater_core::Value]| lowwater_core::route::key_subtask(key, p);
+            IntervalJoinState::regroup(interval, p, &route, &valve)
+                .into_iter()
+                .map(JoinState::Interval)
+                .collect()
+        }
+    };
+    Ok(states
+        .into_iter()
+        .enumerate()
+        .map(|(s, state)| JoinPart {
+            state,
+            // The job's totals, counted once.
+            late: if s == 0 {
+                std::mem::take(&mut late)
+            } else {
+                BTreeMap::new()
+            },
+            filtered: if s == 0 { filtered } else { 0 },
+            unmatched: if s == 0 { unmatched } else { 0 },
+        })
+        .collect())
 }
 
 /// One source table's parts regrouped into `p` subtasks.
@@ -140,10 +250,8 @@ fn windows(
     parts: Vec<WindowPart>,
     pl: &lowwater_sql::plan::Pipeline,
     p: usize,
-    subs: &[SourceSubtask],
+    valve: &ChannelValve,
 ) -> Result<Vec<WindowPart>, String> {
-    let output = parts.iter().map(|w| w.valve.watermark()).min();
-    let output = output.unwrap_or(lowwater_core::MIN_WATERMARK);
     let stages = pl.stages();
     let mut ops = Vec::with_capacity(parts.len());
     let mut chains: Vec<Vec<WindowOperator>> = stages.iter().skip(1).map(|_| Vec::new()).collect();
@@ -164,7 +272,6 @@ fn windows(
     for (c, ops) in chains.into_iter().enumerate() {
         chained.push(regroup(ops, stages[c + 1])?.into_iter());
     }
-    let valve = SourceSubtask::valve_over(subs, output);
     let mut out = Vec::with_capacity(p);
     for _ in 0..p {
         let Some(op) = firsts.next() else {

@@ -170,17 +170,23 @@ pub(crate) fn open_state(
         None => None,
     };
     let exactly_once = crate::txn::ExactlyOnce::open(plan, &args.job_name)?;
+    // --reset-state with exactly-once output: its open windows are rebuilt
+    // from the checkpoint whose output was committed (a newer one's windows
+    // were never committed), named here before the marker is reset.
+    let mut reset_from = None;
     let committed = match &exactly_once {
         // --reset-state: a marker of no checkpoint first, so that a crash
         // before the next commit cannot bring the old state back.
         Some(eo) if args.reset_state => {
+            reset_from = Some(eo.committed()?.map(|m| m.id).filter(|id| *id > 0));
             eo.commit(0, 0, None).map_err(RunError::Io)?;
             Some(None)
         }
         Some(eo) => Some(eo.committed()?),
         None => None,
     };
-    let (restored, written_to, rebuilt) = load(plan, store.as_ref(), args, now, committed)?;
+    let (restored, written_to, rebuilt) =
+        load(plan, store.as_ref(), (args, reset_from), now, committed)?;
     Ok(JobState {
         store,
         exactly_once,
@@ -204,7 +210,7 @@ type Loaded = (
 fn load(
     plan: &JobPlan,
     store: Option<&FileStore>,
-    args: &RunArgs,
+    (args, reset_from): (&RunArgs, Option<Option<CheckpointId>>),
     now: Timestamp,
     marker: Option<Option<crate::txn::Marker>>,
 ) -> Result<Loaded, RunError> {
@@ -232,7 +238,7 @@ fn load(
     }
     let restored = match (from, store) {
         (Some(path), _) => Some(from_path(&path)?),
-        (None, Some(st)) if reset => match reset_rebuild(plan, st, now) {
+        (None, Some(st)) if reset => match reset_rebuild(plan, st, now, reset_from) {
             // Rebuilt: no window state, the sources at the rebuild offsets.
             Some((r, written)) => return Ok((Some(r), written_to, Some(written))),
             None => None,
@@ -302,7 +308,7 @@ fn load(
     }
     if let Some((was, now)) = &changes.rescale {
         let open = r.snapshot.open_windows();
-        crate::rescale::rescale(&mut r.snapshot, plan, was)
+        crate::rescale::rescale(&mut r.snapshot, plan)
             .map_err(|e| RunError::Usage(format!("checkpoint {}: {e}", r.id)))?;
         tracing::info!(
             "checkpoint {}: parallelism.default was {was}, now {now}: its {open} open windows \
@@ -401,16 +407,35 @@ fn warn_older(
 /// state, but the windows open at the newest are rebuilt from their
 /// records when they can be (`crate::rebuild`), so that none is lost or
 /// written twice; else it says what is not restored.
+/// With exactly-once output (`committed`: `Some`), only the checkpoint
+/// whose output was committed is rebuilt from.
 fn reset_rebuild(
     plan: &JobPlan,
     store: &FileStore,
     now: Timestamp,
+    committed: Option<Option<CheckpointId>>,
 ) -> Option<(
     Restored<JobSnapshot>,
     BTreeMap<usize, crate::written::Written>,
 )> {
-    let mut r = match latest_with(store, None, JobSnapshot::decode) {
-        Ok(Some(r)) => r,
+    let upto = match committed {
+        // Exactly-once without a committed checkpoint: nothing was written.
+        Some(None) => return None,
+        Some(Some(id)) => Some(id),
+        None => None,
+    };
+    let mut r = match latest_with(store, upto, JobSnapshot::decode) {
+        Ok(Some(r)) if upto.is_none_or(|u| r.id == u) => r,
+        Ok(Some(r)) => {
+            tracing::warn!(
+                "--reset-state: checkpoint {}, whose output was committed, cannot be read: the \
+                 windows open at it are not rebuilt (checkpoint {} is older), and the sources \
+                 start where scan.startup.mode says",
+                upto.unwrap_or(0),
+                r.id
+            );
+            return None;
+        }
         Ok(None) => return None,
         Err(e) => {
             tracing::warn!(

@@ -143,6 +143,23 @@ pub struct GateState {
     pub combiner: PortCombiner,
 }
 
+impl GateState {
+    /// The gate of an operator whose upstream subtasks were regrouped (a
+    /// restore at another parallelism): port `i`'s valve is `valve(i, its
+    /// output before)`, the ports' combination is as it was.
+    pub fn regrouped(&self, valve: &dyn Fn(usize, Timestamp) -> ChannelValve) -> GateState {
+        GateState {
+            ports: self
+                .ports
+                .iter()
+                .enumerate()
+                .map(|(i, v)| valve(i, v.watermark()))
+                .collect(),
+            combiner: self.combiner.clone(),
+        }
+    }
+}
+
 /// An operator's input gate. It serializes as its [`GateState`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(from = "GateState", into = "GateState")]

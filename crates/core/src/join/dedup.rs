@@ -26,6 +26,25 @@ impl KeepLast {
         KeepLast::default()
     }
 
+    /// The deduplications of every subtask regrouped into `n`, each view
+    /// key's last rowtime in the subtask `route` picks for it (a restore at
+    /// another parallelism); the dropped count goes to the first.
+    pub fn regroup(
+        parts: Vec<KeepLast>,
+        n: usize,
+        route: impl Fn(&[Value]) -> usize,
+    ) -> Vec<KeepLast> {
+        let mut out: Vec<KeepLast> = (0..n.max(1)).map(|_| KeepLast::new()).collect();
+        let last = out.len() - 1;
+        for part in parts {
+            out[0].dropped += part.dropped;
+            for (key, ts) in part.last {
+                out[route(&key).min(last)].last.insert(key, ts);
+            }
+        }
+        out
+    }
+
     /// Whether a row of `key` at `ts` passes (and becomes the kept one).
     pub fn admit(&mut self, key: &[Value], ts: Timestamp) -> bool {
         match self.last.get_mut(key) {

@@ -189,6 +189,52 @@ impl IntervalJoin {
         }
     }
 
+    /// The joins of every subtask regrouped into `n`, each key's cached
+    /// rows, cleanups and timers in the subtask `route` picks for it (a
+    /// restore at another parallelism). The watermark and the expirations
+    /// are the lowest of the parts' (a lower expiration only looks at the
+    /// cache once more); the counters, totals of the job, go to the first.
+    pub fn regroup(
+        parts: Vec<IntervalJoin>,
+        n: usize,
+        route: impl Fn(&[Value]) -> usize,
+    ) -> Vec<IntervalJoin> {
+        let Some(spec) = parts.first().map(|p| p.spec) else {
+            return Vec::new();
+        };
+        let low = |f: fn(&IntervalJoin) -> Timestamp| parts.iter().map(f).min().unwrap_or(0);
+        let (watermark, left, right) = (
+            low(|p| p.watermark),
+            low(|p| p.left_expiration),
+            low(|p| p.right_expiration),
+        );
+        let mut out: Vec<IntervalJoin> = (0..n.max(1))
+            .map(|_| IntervalJoin {
+                watermark,
+                left_expiration: left,
+                right_expiration: right,
+                ..IntervalJoin::new(spec)
+            })
+            .collect();
+        let last = out.len() - 1;
+        for part in parts {
+            let first = &mut out[0];
+            first.records_in += part.records_in;
+            first.late[0] += part.late[0];
+            first.late[1] += part.late[1];
+            first.cleared += part.cleared;
+            for (key, state) in part.keys {
+                let to = &mut out[route(&key).min(last)];
+                to.cached += (state.left.len() + state.right.len()) as u64;
+                to.keys.insert(key, state);
+            }
+            for (t, key) in part.timers {
+                out[route(&key).min(last)].timers.insert((t, key));
+            }
+        }
+        out
+    }
+
     /// How far the output watermark trails the input's.
     pub fn delay(&self) -> Millis {
         self.left_relative().max(self.right_relative())

@@ -70,6 +70,61 @@ impl PairOp {
     }
 }
 
+impl IntervalJoinState {
+    /// The states of every subtask of one join (as a checkpoint holds
+    /// them) regrouped into `n`, each key's rows in the subtask `route`
+    /// picks for it, each port's valve rebuilt by `valve` (port, its output
+    /// before): a restore at another parallelism.
+    pub fn regroup(
+        parts: Vec<IntervalJoinState>,
+        n: usize,
+        route: &dyn Fn(&[Value]) -> usize,
+        valve: &dyn Fn(usize, Timestamp) -> crate::watermark::valve::ChannelValve,
+    ) -> Vec<IntervalJoinState> {
+        let Some(first) = parts.first() else {
+            return Vec::new();
+        };
+        let (gate, guard) = (first.gate.regrouped(valve), first.guard.clone());
+        let ops = match &first.op {
+            PairOp::Interval(_) => IntervalJoin::regroup(
+                parts
+                    .into_iter()
+                    .filter_map(|p| match p.op {
+                        PairOp::Interval(j) => Some(j),
+                        PairOp::Window(_) => None,
+                    })
+                    .collect(),
+                n,
+                route,
+            )
+            .into_iter()
+            .map(PairOp::Interval)
+            .collect::<Vec<_>>(),
+            PairOp::Window(_) => WindowJoin::regroup(
+                parts
+                    .into_iter()
+                    .filter_map(|p| match p.op {
+                        PairOp::Window(j) => Some(j),
+                        PairOp::Interval(_) => None,
+                    })
+                    .collect(),
+                n,
+                route,
+            )
+            .into_iter()
+            .map(PairOp::Window)
+            .collect(),
+        };
+        ops.into_iter()
+            .map(|op| IntervalJoinState {
+                gate: gate.clone(),
+                op,
+                guard: guard.clone(),
+            })
+            .collect()
+    }
+}
+
 /// A node's state, as a checkpoint or a replay snapshot keeps it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct IntervalJoinState {

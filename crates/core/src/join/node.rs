@@ -54,6 +54,42 @@ pub struct TemporalJoinState {
     guard: OpenStateGuard,
 }
 
+impl TemporalJoinState {
+    /// The states of every subtask of one join (as a checkpoint holds
+    /// them) regrouped into `n`: each join key's probe rows and versions in
+    /// the subtask `route` picks for it, each view key's deduplication in
+    /// the one `dedup_route` picks (the same subtask as its join keys),
+    /// each port's valve rebuilt by `valve` (port, its output before): a
+    /// restore at another parallelism.
+    pub fn regroup(
+        parts: Vec<TemporalJoinState>,
+        n: usize,
+        route: &dyn Fn(&[Value]) -> usize,
+        dedup_route: &dyn Fn(&[Value]) -> usize,
+        valve: &dyn Fn(usize, Timestamp) -> crate::watermark::valve::ChannelValve,
+    ) -> Vec<TemporalJoinState> {
+        let Some(first) = parts.first() else {
+            return Vec::new();
+        };
+        let (gate, guard) = (first.gate.regrouped(valve), first.guard.clone());
+        let viewed = first.dedup.is_some();
+        let (ops, dedups): (Vec<TemporalJoin>, Vec<KeepLast>) = parts
+            .into_iter()
+            .map(|p| (p.op, p.dedup.unwrap_or_default()))
+            .unzip();
+        let ops = TemporalJoin::regroup(ops, n, route);
+        let mut dedups = KeepLast::regroup(dedups, n, dedup_route).into_iter();
+        ops.into_iter()
+            .map(|op| TemporalJoinState {
+                gate: gate.clone(),
+                op,
+                dedup: dedups.next().filter(|_| viewed),
+                guard: guard.clone(),
+            })
+            .collect()
+    }
+}
+
 impl TemporalJoinNode {
     /// A join over `probe` probe channels and `build` build channels; a
     /// versioned view (`deduplicate`) keeps the last row on rowtime per key

@@ -204,6 +204,46 @@ impl TemporalJoin {
         }
     }
 
+    /// The joins of every subtask (as a checkpoint holds them) regrouped
+    /// into `n`, each key's probe rows, versions and timer in the subtask
+    /// `route` picks for it: a restore at another parallelism. The
+    /// watermark is the lowest of the parts'; the counters, totals of the
+    /// job, go to the first.
+    pub fn regroup(
+        parts: Vec<TemporalJoin>,
+        n: usize,
+        route: impl Fn(&[Value]) -> usize,
+    ) -> Vec<TemporalJoin> {
+        let watermark = parts
+            .iter()
+            .map(|p| p.watermark)
+            .min()
+            .unwrap_or(MIN_WATERMARK);
+        let mut out: Vec<TemporalJoin> = (0..n.max(1))
+            .map(|_| TemporalJoin {
+                watermark,
+                ..TemporalJoin::new()
+            })
+            .collect();
+        let last = out.len() - 1;
+        for part in parts {
+            let first = &mut out[0];
+            first.records_in += part.records_in;
+            first.late_probes += part.late_probes;
+            first.late_versions += part.late_versions;
+            for (key, state) in part.keys {
+                let to = &mut out[route(&key).min(last)];
+                to.waiting += state.probes.len() as u64;
+                to.held += state.versions.len() as u64;
+                to.keys.insert(key, state);
+            }
+            for (t, key) in part.timers {
+                out[route(&key).min(last)].timers.insert((t, key));
+            }
+        }
+        out
+    }
+
     /// The combined watermark it last saw.
     pub fn watermark(&self) -> Timestamp {
         self.watermark

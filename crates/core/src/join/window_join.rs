@@ -71,6 +71,47 @@ impl WindowJoin {
         }
     }
 
+    /// The joins of every subtask regrouped into `n`, each key's rows of
+    /// each open window in the subtask `route` picks for it (a restore at
+    /// another parallelism). The watermark is the lowest of the parts'; the
+    /// counters, totals of the job, go to the first.
+    pub fn regroup(
+        parts: Vec<WindowJoin>,
+        n: usize,
+        route: impl Fn(&[Value]) -> usize,
+    ) -> Vec<WindowJoin> {
+        let Some(kind) = parts.first().map(|p| p.kind) else {
+            return Vec::new();
+        };
+        let watermark = parts
+            .iter()
+            .map(|p| p.watermark)
+            .min()
+            .unwrap_or(MIN_WATERMARK);
+        let mut out: Vec<WindowJoin> = (0..n.max(1))
+            .map(|_| WindowJoin {
+                watermark,
+                ..WindowJoin::new(kind)
+            })
+            .collect();
+        let last = out.len() - 1;
+        for part in parts {
+            out[0].records_in += part.records_in;
+            out[0].late[0] += part.late[0];
+            out[0].late[1] += part.late[1];
+            for (time, rows) in part.windows {
+                for (key, sides) in rows.keys {
+                    let to = &mut out[route(&key).min(last)];
+                    to.cached += (sides[0].len() + sides[1].len()) as u64;
+                    let w = to.windows.entry(time).or_default();
+                    w.index.insert(key.clone(), w.keys.len());
+                    w.keys.push((key, sides));
+                }
+            }
+        }
+        out
+    }
+
     /// A row of side `port` in the window whose time (`window_end - 1`) is
     /// `window_time`, with join key `key`. Returns whether it is late (the
     /// watermark reached its window's time): dropped and counted.

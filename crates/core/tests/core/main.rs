@@ -6,6 +6,7 @@ mod batch;
 mod harness_cases;
 mod incidents;
 mod javafmt;
+mod join_rescale;
 mod properties;
 mod rescale;
 mod restore;

@@ -166,6 +166,26 @@ impl JoinPlan {
         (covered && positions.len() < self.build_key.len()).then_some(positions)
     }
 
+    /// How a versioned view's deduplication key routes as the join does
+    /// (a restore at another parallelism moves each view key's last
+    /// rowtime where its build rows go): the positions, in the view key,
+    /// of the values the join's routing hashes, in its order (those of
+    /// [`JoinPlan::route_positions`], else the whole join key). `None`
+    /// when the join key is not made of the view key's columns.
+    pub fn dedup_route_order(&self) -> Option<Vec<usize>> {
+        let hashed: Vec<usize> = match self.route_positions() {
+            Some(ps) => ps,
+            None => (0..self.build_key.len()).collect(),
+        };
+        hashed
+            .iter()
+            .map(|&i| match self.build_key.get(i)? {
+                Expr::Column(c) => self.dedup_key.iter().position(|d| d == c),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The view's deduplication key of a build row.
     pub fn dedup_values(&self, build: &[lowwater_core::Value]) -> lowwater_core::Row {
         self.dedup_key
