@@ -658,3 +658,40 @@ fn metrics_answer_while_two_thousand_idle_clients_are_connected() {
     drop(idle);
     job.stop();
 }
+
+/// Issue 37 item 3, the past-side guard over HTTP: a producer writing
+/// seconds where the table reads milliseconds moves the watermark in
+/// 1970, so no stall opens; the partition is flagged in `/metrics` and
+/// `/healthz` answers 503 naming it and what to write.
+#[test]
+fn event_times_in_seconds_are_flagged_in_metrics_and_health() {
+    let d = dir("seconds");
+    let path = d.join("seconds.sql");
+    std::fs::write(
+        &path,
+        "CREATE TABLE events (epoch BIGINT, ts AS TO_TIMESTAMP_LTZ(epoch, 3),
+           WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+         ) WITH ('connector' = 'datagen', 'rows-per-second' = '20',
+           'fields.epoch.kind' = 'sequence', 'fields.epoch.start' = '1757851200',
+           'fields.epoch.end' = '1757861200');
+         CREATE TABLE counts (window_start TIMESTAMP(3), cnt BIGINT)
+           WITH ('connector' = 'blackhole');
+         INSERT INTO counts SELECT window_start, COUNT(*)
+           FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+           GROUP BY window_start, window_end;",
+    )
+    .expect("job");
+    let job = start(&path);
+    job.scrape_until("the partition flagged as writing seconds", |s| {
+        of_partition(s, "lowwater_partition_implausible_time", 0) == Some(1.0)
+    });
+    let (code, body) = job.get_status("/healthz");
+    assert_eq!(code, 503, "{body}");
+    assert!(
+        body.contains("implausible event times: ")
+            && body.contains("its producer writes seconds")
+            && body.contains("TO_TIMESTAMP_LTZ(ts, 0)"),
+        "{body}"
+    );
+    job.stop();
+}

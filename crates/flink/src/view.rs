@@ -73,6 +73,7 @@ pub fn live(w: &Watcher, origin: &Origin, now: Timestamp) -> Live {
             consumer_lag: None,
             holding,
             paused: false,
+            implausible_time: false,
         });
     }
     let sinks = parts
@@ -172,6 +173,7 @@ pub fn live(w: &Watcher, origin: &Origin, now: Timestamp) -> Live {
         subtasks,
         history: parts.history.points(),
         checkpoints: Default::default(),
+        implausible_times: Vec::new(),
         watched: Some(WatchedJob {
             engine: "flink".into(),
             url: origin.url.clone(),

@@ -193,6 +193,16 @@ impl Server {
                         let live = c.live();
                         let text = [(header::CONTENT_TYPE, "text/plain; charset=utf-8")];
                         match live.inserts.iter().find_map(|i| i.stall.as_ref()) {
+                            // The past-side guard: event times in 1970
+                            // move the watermark, but nothing is right.
+                            None if !live.implausible_times.is_empty() => (
+                                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                                text,
+                                format!(
+                                    "implausible event times: {}\n",
+                                    live.implausible_times.join("; ")
+                                ),
+                            ),
                             None => (axum::http::StatusCode::OK, text, "ok\n".to_string()),
                             Some(st) => (
                                 axum::http::StatusCode::SERVICE_UNAVAILABLE,
@@ -364,6 +374,6 @@ const MAX_HTTP_CONNECTIONS: usize = 8_192;
 async fn api_index() -> impl axum::response::IntoResponse {
     (
         [(axum::http::header::CONTENT_TYPE, "application/json")],
-        r#"{"endpoints":{"/api/v1/watermarks":"the live state: partitions, inserts, joins, stalls, recurring holds, checkpoints (JSON)","/metrics":"Prometheus / OpenMetrics","/healthz":"200 ok, or 503 naming the stall","/ready":"200 while the job runs, 503 while it stops","/api/v1/history":"what held each INSERT's watermark and when, idle/active flips, stalls: the last day (?since=epoch ms)","POST /api/v1/stop":"stops the job with its final checkpoint; body {\"savepoint\":\"DIR\"} copies it into DIR (loopback only)","/":"the web page"}}"#,
+        r#"{"endpoints":{"/api/v1/watermarks":"the live state: partitions, inserts, joins, stalls, recurring holds, checkpoints (JSON)","/metrics":"Prometheus / OpenMetrics","/healthz":"200 ok, or 503 naming the stall or a partition's implausible event times","/ready":"200 while the job runs, 503 while it stops","/api/v1/history":"what held each INSERT's watermark and when, idle/active flips, stalls: the last day (?since=epoch ms)","POST /api/v1/stop":"stops the job with its final checkpoint; body {\"savepoint\":\"DIR\"} copies it into DIR (loopback only)","/":"the web page"}}"#,
     )
 }

@@ -125,6 +125,12 @@ fn encode(live: &Live, lags: Option<&LagFamily>, filtered: Vec<(Labels, u64)>) -
     );
     gauge(
         &mut r,
+        "lowwater_partition_implausible_time",
+        "1 for a partition whose newest event time is decades behind its records' arrival (a producer writing seconds)",
+        each(&|p| Some(f64::from(u8::from(p.implausible_time)))),
+    );
+    gauge(
+        &mut r,
         "lowwater_partition_consumer_lag_records",
         "Kafka offsets of the partition not read yet (absent until known)",
         each(&|p| p.consumer_lag.map(|l| l as f64)),

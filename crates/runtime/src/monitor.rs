@@ -243,6 +243,10 @@ impl Monitor {
                 {
                     self.implausible.insert(split.id);
                     tracing::warn!("{line}");
+                    // Shown, and held as unhealthy, while the job runs.
+                    if let Ok(mut live) = self.shared.live.lock() {
+                        live.implausible.insert(split.id, line);
+                    }
                 }
             }
         }

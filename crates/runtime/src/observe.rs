@@ -68,6 +68,9 @@ pub(crate) struct LiveState {
     pub history: History,
     /// Holds, flips and stalls of the last day (`crate::flight`).
     pub flight: crate::flight::FlightRecorder,
+    /// Partitions whose newest event time is decades behind their records'
+    /// arrival (a producer writing seconds), with the WARN that named each.
+    pub implausible: std::collections::BTreeMap<lowwater_core::source::SplitId, String>,
 }
 
 /// The page's chart: the last ten minutes of points, the oldest dropped
@@ -133,6 +136,11 @@ pub struct LivePartition {
     /// Whether watermark alignment pauses it now (it runs ahead of its
     /// group's slowest partition).
     pub paused: bool,
+    /// Whether its newest event time is decades behind its records'
+    /// arrival (a producer writing seconds: the past-side guard); absent
+    /// when not.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub implausible_time: bool,
 }
 
 /// A sink, live.
@@ -257,6 +265,11 @@ pub struct Live {
     /// watch --flink`); absent for a lowwater job.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub watched: Option<WatchedJob>,
+    /// The past-side guard's findings, in words (absent when none): a
+    /// partition whose event times look like seconds read as milliseconds.
+    /// `/healthz` answers 503 while there is one.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub implausible_times: Vec<String>,
 }
 
 impl Live {
@@ -306,13 +319,14 @@ pub(crate) fn finite(w: Option<Timestamp>) -> Option<Timestamp> {
 /// The live state of a running job.
 pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Live {
     let now = shared.clock.now();
-    let (current, past, stale, history, recurring) = match shared.live.lock() {
+    let (current, past, stale, history, recurring, implausible) = match shared.live.lock() {
         Ok(l) => (
             l.current.clone(),
             l.past.clone(),
             l.stale.clone(),
             l.history.points(),
             l.recurring.clone(),
+            l.implausible.clone(),
         ),
         Err(_) => Default::default(),
     };
@@ -381,6 +395,7 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
             }),
             holding,
             paused,
+            implausible_time: implausible.contains_key(&id),
             report: p,
         });
     }
@@ -526,6 +541,7 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
             .map(|c| c.clone())
             .unwrap_or_default(),
         watched: None,
+        implausible_times: implausible.into_values().collect(),
     }
 }
 
