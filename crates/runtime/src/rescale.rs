@@ -14,6 +14,12 @@
 //!   meet its state. The watermark stays the checkpoint's; each window
 //!   subtask's valve starts over the new source subtasks at their
 //!   regrouped watermarks.
+//! - **Joins.** Each join key's waiting probe rows, versions, cached rows
+//!   and timers go where the join routing now sends the key (a versioned
+//!   view's deduplication with its view key, which routes alike); each
+//!   port's valve starts over the regrouped source subtasks of its side.
+//!   A window after a join starts its channels (the join's subtasks) at
+//!   its restored watermark.
 //!
 //! Flink needs key groups (a fixed `max-parallelism` of hash ranges) for
 //! this because its state backends keep a subtask's state in files split
@@ -21,22 +27,14 @@
 //! checkpoint is one file holding every key, so the keys are routed again
 //! one by one: any parallelism restores, with no upper bound to choose in
 //! advance, and the checkpoint format stays as it is.
-//!
-//! - **Joins.** Each join key's waiting probe rows, versions, cached rows
-//!   and timers go where the join routing now sends the key (a versioned
-//!   view's deduplication with its view key, which routes alike); each
-//!   port's valve starts over the regrouped source subtasks of its side.
-//!   A window after a join starts its channels (the join's subtasks) at
-//!   its restored watermark.
 
 use std::collections::BTreeMap;
 
 use lowwater_core::assignment::split_owner;
 use lowwater_core::source::{SourceSubtask, SplitId};
+use lowwater_core::watermark::valve::ChannelValve;
 use lowwater_core::window::operator::WindowOperator;
 use lowwater_sql::plan::JobPlan;
-
-use lowwater_core::watermark::valve::ChannelValve;
 
 use crate::checkpoint::{JobSnapshot, SourcePart, WindowPart};
 use crate::exchange::Route;
