@@ -189,9 +189,15 @@ impl Coordinator {
         // What this checkpoint's output holds, for its commit marker: per
         // INSERT, the watermark up to which its windows were written (not
         // with a join, whose rows no watermark bounds).
-        let fired = self
-            .fired_bounds_output
-            .then(|| crate::checkpoint::fired_to(&c.windows));
+        // After a restore from an older checkpoint the output holds what
+        // the committed one had written, whatever the operators fired since.
+        let fired = self.fired_bounds_output.then(|| {
+            let mut f = crate::checkpoint::fired_to(&c.windows);
+            for (f, w) in f.iter_mut().zip(shared.written_to.iter().flatten()) {
+                *f = (*f).max(*w);
+            }
+            f
+        });
         match self.write(id, started, (c.sources, c.windows, c.joins), shared) {
             Ok((size, crc)) => {
                 Failpoint::hit(&self.failpoint, "after-checkpoint-write", id);

@@ -41,19 +41,16 @@ impl Rows {
     pub fn new(plan: Arc<JobPlan>, shared: Arc<Shared>, pipeline: usize, subtask: usize) -> Self {
         Rows {
             plan,
-            shared,
             pipeline,
             subtask,
             row: Vec::new(),
             stopped: false,
-            written_to: None,
+            written_to: shared
+                .written_to
+                .as_ref()
+                .and_then(|w| w.get(pipeline).copied()),
+            shared,
         }
-    }
-
-    /// See [`Rows::written_to`]'s field: windows ending at or below `wm`
-    /// are in the committed output already.
-    pub fn written_to(&mut self, wm: Timestamp) {
-        self.written_to = Some(wm);
     }
 
     /// This subtask's number among the window subtasks of every INSERT:

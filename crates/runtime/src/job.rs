@@ -186,6 +186,12 @@ pub(crate) struct Shared {
     /// than the committed one, and not written (the committed output holds
     /// them: `crate::restore`).
     pub recomputed: AtomicU64,
+    /// Exactly-once, restored from a checkpoint older than the committed
+    /// one: per INSERT, the watermark up to which the committed output
+    /// holds its windows (`crate::restore`). Its window subtasks write none
+    /// at or below it, and every commit marker says at least it (the
+    /// output holds those windows whatever the restored operators fired).
+    pub written_to: Option<Vec<Timestamp>>,
 }
 
 impl Shared {
@@ -199,7 +205,10 @@ impl Shared {
         sinks: BTreeMap<usize, Mutex<SinkWriter>>,
         splits: Vec<SplitMeta>,
         lag_histograms: crate::observe::LagFamily,
-        restored: Option<lowwater_core::checkpoint::CheckpointId>,
+        (restored, written_to): (
+            Option<lowwater_core::checkpoint::CheckpointId>,
+            Option<Vec<Timestamp>>,
+        ),
         exactly_once: Option<crate::txn::ExactlyOnce>,
     ) -> Self {
         let p = plan.settings.parallelism;
@@ -278,6 +287,7 @@ impl Shared {
                 .map(|_| crate::join_task::JoinShared::new(p))
                 .collect(),
             recomputed: AtomicU64::new(0),
+            written_to,
         }
     }
 
@@ -360,20 +370,13 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         sinks,
         splits,
         lag_histograms,
-        restored_id,
+        (restored_id, state.written_to.clone()),
         state.exactly_once,
     ));
     if let Some(snap) = snapshot {
         restore_counters(&shared, snap);
     }
-    let (mut window_tasks, senders) = window_tasks(&plan, &shared, snapshot, args, &written)?;
-    if let Some(fired) = &state.written_to {
-        for t in &mut window_tasks {
-            if let Some(&wm) = fired.get(t.pipeline()) {
-                t.written_to(wm);
-            }
-        }
-    }
+    let (window_tasks, senders) = window_tasks(&plan, &shared, snapshot, args, &written)?;
     let (join_tasks, join_senders) =
         crate::join_route::join_tasks(&plan, &shared, snapshot, args, &senders);
     let build = crate::inputs::SourceBuild {

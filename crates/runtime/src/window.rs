@@ -101,13 +101,6 @@ impl WindowTask {
         self.node.op_mut().start_at(wm);
     }
 
-    /// Exactly-once, restored from a checkpoint older than the committed
-    /// one: windows ending at or below `wm` are in the committed output,
-    /// and are not written again (`crate::restore`).
-    pub fn written_to(&mut self, wm: Timestamp) {
-        self.rows.written_to(wm);
-    }
-
     /// Continues from a checkpoint's state of this subtask.
     pub fn restore(&mut self, part: WindowPart) {
         // A restore counts as a move of the watermark: the restored windows
