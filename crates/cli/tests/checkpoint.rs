@@ -37,16 +37,7 @@ fn a_crash_restores_the_newest_whole_checkpoint_and_every_window_is_exact() {
     let (n, parts) = (60_000, 2);
     let input = write_input(&dir, n, parts);
     let ck = dir.join("ck");
-    let settings = format!(
-        "SET 'execution.checkpointing.interval' = '50 ms';\n\
-         SET 'execution.checkpointing.dir' = 'file://{}';\n\
-         SET 'pipeline.auto-watermark-interval' = '20 ms';",
-        s(&ck)
-    );
-    let source = format!(
-        "'connector' = 'filesystem', 'path' = '{}', 'format' = 'json'",
-        s(&input)
-    );
+    let (settings, source) = file_job(&ck, &input);
     let sink = "'connector' = 'blackhole'";
     let job = dir.join("job.sql");
     std::fs::write(&job, job_sql(&source, sink, &settings, "1")).expect("job");
@@ -362,14 +353,7 @@ fn exactly_once_survives_a_damaged_committed_checkpoint_without_a_person() {
     let logs: Vec<_> = (0..=rounds)
         .map(|r| dir.join(format!("run{r}.log")))
         .collect();
-    let start = |log: &Path| {
-        Command::new(env!("CARGO_BIN_EXE_lowwater"))
-            .args(["run", s(&job)])
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(log).expect("log"))
-            .spawn()
-            .expect("spawn lowwater")
-    };
+    let start = |log: &Path| spawn_logged(&job, log);
     let per_partition = 500 * (rounds as i64 + 2);
     std::thread::scope(|scope| {
         let producer = scope.spawn(|| produce(&input, 4, per_partition, 2_000));

@@ -12,12 +12,11 @@
 //! Tests wait on the process or on files and topics, bounded by deadlines.
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 mod common;
 use common::chaos::*;
-use common::BOOTSTRAP;
 
 /// The job of the chaos tests at parallelism `p`, in `dir`/job.sql (one
 /// name for every parallelism: the checkpoints are found again).
@@ -33,16 +32,7 @@ fn a_crashed_file_job_restores_at_2_then_1_and_every_window_is_exact() {
     let (n, parts) = (80_000, 4);
     let input = write_input(&dir, n, parts);
     let ck = dir.join("ck");
-    let settings = format!(
-        "SET 'execution.checkpointing.interval' = '50 ms';\n\
-         SET 'execution.checkpointing.dir' = 'file://{}';\n\
-         SET 'pipeline.auto-watermark-interval' = '20 ms';",
-        s(&ck)
-    );
-    let source = format!(
-        "'connector' = 'filesystem', 'path' = '{}', 'format' = 'json'",
-        s(&input)
-    );
+    let (settings, source) = file_job(&ck, &input);
     let job = dir.join("job.sql");
     let run = |p: usize, out: &Path, failpoint: Option<&str>| {
         write_job(
@@ -103,30 +93,13 @@ fn a_crashed_file_job_restores_at_2_then_1_and_every_window_is_exact() {
 #[test]
 fn kafka_exactly_once_from_parallelism_8_to_4_to_16_to_1_under_kill_9() {
     let (dir, id, input, output) = kafka_scratch("rescale", 16);
-    let settings = format!(
-        "SET 'execution.checkpointing.interval' = '300 ms';\n\
-         SET 'execution.checkpointing.dir' = '{}';",
-        s(&dir.join("ck"))
+    let eo = format!(
+        ", 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'rescale-{id}'"
     );
-    let source = format!(
-        "'connector' = 'kafka', 'topic' = '{input}', 'properties.bootstrap.servers' = '{BOOTSTRAP}', \
-         'properties.group.id' = 'rescale-{id}', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json'"
-    );
-    let sink = format!(
-        "'connector' = 'kafka', 'topic' = '{output}', 'properties.bootstrap.servers' = '{BOOTSTRAP}', \
-         'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once', \
-         'sink.transactional-id-prefix' = 'rescale-{id}'"
-    );
-    let job = dir.join("job.sql");
     let start = |p: usize, log: &Path| -> Child {
-        write_job(&dir, p, &settings, &source, &sink, "2");
-        let log = std::fs::File::create(log).expect("log");
-        Command::new(env!("CARGO_BIN_EXE_lowwater"))
-            .args(["run", s(&job)])
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("spawn lowwater")
+        let parallelism = format!("SET 'parallelism.default' = '{p}';\n");
+        let job = chaos_job_with(&dir, id, (&input, &output), &eo, &parallelism);
+        spawn_logged(&job, log)
     };
     let ck = dir.join("ck").join("job");
     let steps = [8, 4, 16];

@@ -188,22 +188,7 @@ fn a_partition_without_records_is_named_in_a_warning_while_it_stalls() {
 /// share, and no stall is reported.
 #[test]
 fn a_heartbeat_shorter_than_the_stall_threshold_is_a_recurring_hold() {
-    let d = dir("recurring");
-    let job = d.join("job.sql");
-    let sql = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/live/heartbeat.sql"),
-    )
-    .expect("the Quick start's job")
-    .replace(
-        "'lowwater.partition.3.every' = '8 s'",
-        "'lowwater.partition.3.every' = '4 s'",
-    );
-    assert!(sql.contains("'4 s'"));
-    std::fs::write(&job, sql).expect("write job");
-    let report = d.join("report.json");
-    let o = lowwater(&["run", s(&job), "--duration", "16 s", "--report", s(&report)]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let err = String::from_utf8_lossy(&o.stderr);
+    let (err, r) = heartbeat_run("recurring", "4 s", None, "16 s");
     let warn = err
         .lines()
         .find(|l| l.contains("watermark held again and again"))
@@ -220,8 +205,6 @@ fn a_heartbeat_shorter_than_the_stall_threshold_is_a_recurring_hold() {
         !err.contains("watermark stalled"),
         "no hold lasts 6 s: {err}"
     );
-    let r: sonic_rs::Value =
-        sonic_rs::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
     let holds = r["recurring_holds"].as_array().expect("recurring holds");
     assert_eq!(holds.len(), 1, "{r:?}");
     assert_eq!(holds[0]["held_by"]["partition"].as_i64(), Some(3));
@@ -241,30 +224,12 @@ fn a_heartbeat_shorter_than_the_stall_threshold_is_a_recurring_hold() {
 /// 60 s between heartbeats. Takes 4 minutes of real time.
 #[test]
 fn seed000_at_its_own_scale_is_a_recurring_hold_within_three_windows() {
-    let d = dir("recurring-minute");
-    let job = d.join("job.sql");
-    let sql = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/live/heartbeat.sql"),
-    )
-    .expect("the Quick start's job")
-    .replace(
-        "'lowwater.partition.3.every' = '8 s'",
-        "'lowwater.partition.3.every' = '60 s'",
-    )
-    .replace("INTERVAL '2' SECOND))", "INTERVAL '1' MINUTE))");
-    assert!(sql.contains("'60 s'") && sql.contains("INTERVAL '1' MINUTE))"));
-    std::fs::write(&job, sql).expect("write job");
-    let report = d.join("report.json");
-    let o = lowwater(&[
-        "run",
-        s(&job),
-        "--duration",
+    let (err, r) = heartbeat_run(
+        "recurring-minute",
+        "60 s",
+        Some("INTERVAL '1' MINUTE))"),
         "4 min",
-        "--report",
-        s(&report),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let err = String::from_utf8_lossy(&o.stderr);
+    );
     let warn = err
         .lines()
         .find(|l| l.contains("watermark held again and again"))
@@ -283,8 +248,6 @@ fn seed000_at_its_own_scale_is_a_recurring_hold_within_three_windows() {
         !err.contains("watermark stalled"),
         "no hold lasts 3 min: {err}"
     );
-    let r: sonic_rs::Value =
-        sonic_rs::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
     let holds = r["recurring_holds"].as_array().expect("recurring holds");
     assert_eq!(holds.len(), 1, "{r:?}");
     let start = r["replay"]["start_ts"].as_i64().unwrap_or_default();
@@ -584,4 +547,45 @@ fn a_join_writes_part_files_under_checkpoints() {
         rows, 1440,
         "every order joined once, in finished part files"
     );
+}
+
+/// The Quick start's job (`examples/live/heartbeat.sql`) with partition
+/// 3's heartbeat every `every`, its windows `window` when given (the
+/// TUMBLE's interval and closing parentheses), run for `duration`: its
+/// standard error and report.
+fn heartbeat_run(
+    name: &str,
+    every: &str,
+    window: Option<&str>,
+    duration: &str,
+) -> (String, sonic_rs::Value) {
+    let d = dir(name);
+    let job = d.join("job.sql");
+    let mut sql = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/live/heartbeat.sql"),
+    )
+    .expect("the Quick start's job")
+    .replace(
+        "'lowwater.partition.3.every' = '8 s'",
+        &format!("'lowwater.partition.3.every' = '{every}'"),
+    );
+    if let Some(w) = window {
+        sql = sql.replace("INTERVAL '2' SECOND))", w);
+        assert!(sql.contains(w));
+    }
+    assert!(sql.contains(&format!("'{every}'")));
+    std::fs::write(&job, sql).expect("write job");
+    let report = d.join("report.json");
+    let o = lowwater(&[
+        "run",
+        s(&job),
+        "--duration",
+        duration,
+        "--report",
+        s(&report),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{err}");
+    let r = sonic_rs::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    (err, r)
 }

@@ -118,16 +118,26 @@ impl FlightEvent {
     }
 }
 
-/// What the monitor sees of one INSERT at a tick.
-pub(crate) struct InsertSeen<'a> {
-    pub insert: &'a str,
+/// A partition as the recorder names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Place {
+    pub table: String,
+    pub topic: String,
+    pub partition: i32,
+    /// The source subtask reading it.
+    pub subtask: usize,
+}
+
+/// What the monitor sees of one INSERT at a look.
+pub(crate) struct InsertSeen {
+    pub insert: String,
     pub watermark: Timestamp,
-    /// The partition holding it: (table, topic, partition, subtask).
-    pub holder: Option<(&'a str, &'a str, i32, usize)>,
+    /// The partition holding it.
+    pub holder: Option<Place>,
     /// How long a standstill must last to be a hold (a quarter window).
     pub hold_after: Millis,
     /// The stall going on (its reason), if any.
-    pub stall: Option<&'a str>,
+    pub stall: Option<String>,
 }
 
 /// One INSERT's state in the recorder.
@@ -200,7 +210,7 @@ impl FlightRecorder {
 
     /// One INSERT at `now`: records a hold that began (or changed hands),
     /// a hold released, a stall that began or ended.
-    pub fn insert(&mut self, pi: usize, seen: &InsertSeen<'_>, now: Timestamp) {
+    pub fn insert(&mut self, pi: usize, seen: &InsertSeen, now: Timestamp) {
         let Some(st) = self.inserts.get_mut(pi) else {
             return;
         };
@@ -212,8 +222,9 @@ impl FlightRecorder {
         let still = now - st.still_since >= seen.hold_after.max(1_000);
         let holder = seen
             .holder
+            .as_ref()
             .filter(|_| still)
-            .map(|(t, topic, p, _)| (t.to_string(), topic.to_string(), p));
+            .map(|h| (h.table.clone(), h.topic.clone(), h.partition));
         let mut out = Vec::new();
         if st.held.is_some() && st.held != holder {
             let (table, topic, p) = st.held.take().unwrap_or_default();
@@ -222,11 +233,11 @@ impl FlightRecorder {
             (e.table, e.topic, e.partition, e.watermark) = (Some(table), Some(topic), Some(p), wm);
             out.push(e);
         }
-        if let (Some(h), None, Some((_, _, _, subtask))) = (&holder, &st.held, seen.holder) {
+        if let (Some(h), None, Some(place)) = (&holder, &st.held, &seen.holder) {
             let mut e = FlightEvent::new(st.still_since, "held");
             e.insert = Some(seen.insert.to_string());
             (e.table, e.topic, e.partition) = (Some(h.0.clone()), Some(h.1.clone()), Some(h.2));
-            (e.subtask, e.watermark) = (Some(subtask), wm);
+            (e.subtask, e.watermark) = (Some(place.subtask), wm);
             out.push(e);
             st.held = holder;
         }
@@ -235,7 +246,7 @@ impl FlightRecorder {
             let mut e = FlightEvent::new(now, if st.stalled { "stalled" } else { "moving" });
             e.insert = Some(seen.insert.to_string());
             e.watermark = wm;
-            e.reason = seen.stall.map(str::to_string);
+            e.reason = seen.stall.clone();
             out.push(e);
         }
         for e in out {
@@ -244,13 +255,7 @@ impl FlightRecorder {
     }
 
     /// A partition's idleness at `now` (split `id`): records a flip.
-    pub fn partition(
-        &mut self,
-        id: usize,
-        (table, topic, partition, subtask): (&str, &str, i32, usize),
-        idle: bool,
-        now: Timestamp,
-    ) {
+    pub fn partition(&mut self, id: usize, place: &Place, idle: bool, now: Timestamp) {
         if self.idle.len() <= id {
             self.idle.resize(id + 1, None);
         }
@@ -258,8 +263,8 @@ impl FlightRecorder {
         // The first look is the state at the start, not a flip.
         if was.is_some_and(|w| w != idle) {
             let mut e = FlightEvent::new(now, if idle { "idle" } else { "active" });
-            (e.table, e.topic) = (Some(table.to_string()), Some(topic.to_string()));
-            (e.partition, e.subtask) = (Some(partition), Some(subtask));
+            (e.table, e.topic) = (Some(place.table.clone()), Some(place.topic.clone()));
+            (e.partition, e.subtask) = (Some(place.partition), Some(place.subtask));
             self.push(e);
         }
     }
@@ -323,13 +328,22 @@ impl FlightRecorder {
 mod tests {
     use super::*;
 
-    fn seen<'a>(wm: Timestamp, holder: Option<i32>, stall: Option<&'a str>) -> InsertSeen<'a> {
+    fn place(partition: i32) -> Place {
+        Place {
+            table: "clickstream".into(),
+            topic: "clickstream".into(),
+            partition,
+            subtask: 3,
+        }
+    }
+
+    fn seen(wm: Timestamp, holder: Option<i32>, stall: Option<&str>) -> InsertSeen {
         InsertSeen {
-            insert: "dashboard",
+            insert: "dashboard".into(),
             watermark: wm,
-            holder: holder.map(|p| ("clickstream", "clickstream", p, 3)),
+            holder: holder.map(place),
             hold_after: 15_000,
-            stall,
+            stall: stall.map(str::to_string),
         }
     }
 
@@ -357,8 +371,8 @@ mod tests {
             &seen(still, Some(11), Some("partition 11 ...")),
             t0 + 31_000,
         );
-        r.partition(7, ("clickstream", "clickstream", 11, 3), false, t0 + 31_000);
-        r.partition(7, ("clickstream", "clickstream", 11, 3), true, t0 + 32_000);
+        r.partition(7, &place(11), false, t0 + 31_000);
+        r.partition(7, &place(11), true, t0 + 32_000);
         r.insert(0, &seen(still + 30_000, Some(2), None), t0 + 33_000);
         let kinds: Vec<(String, Timestamp)> =
             r.since(0).iter().map(|e| (e.kind.clone(), e.t)).collect();
@@ -390,5 +404,20 @@ mod tests {
         let later = FlightRecorder::open(Some(file), 1, t0 + RETENTION + 40_000);
         assert!(later.since(0).is_empty());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Bounded whatever happens: a partition flipping every second keeps
+    /// at most `MAX_EVENTS`, the newest.
+    #[test]
+    fn the_recorder_keeps_at_most_its_bound() {
+        let t0 = 1_757_808_000_000;
+        let mut r = FlightRecorder::open(None, 0, t0);
+        let flips = MAX_EVENTS as i64 + 10;
+        for i in 0..=flips {
+            r.partition(0, &place(1), i % 2 == 0, t0 + i);
+        }
+        let kept = r.since(0);
+        assert_eq!(kept.len(), MAX_EVENTS);
+        assert_eq!(kept.last().map(|e| e.t), Some(t0 + flips));
     }
 }

@@ -39,17 +39,11 @@ pub(crate) struct Monitor {
     next_times: Timestamp,
 }
 
-/// A partition named: (table, topic, partition, subtask).
-type Named = (String, String, i32, usize);
-
-/// What [`Monitor::flight_look`] sees: per INSERT (sink, watermark,
-/// holder, hold length, stall reason), and per split its idleness.
+/// What [`Monitor::flight_look`] sees: per INSERT what the recorder is
+/// shown of it, and per split its place and idleness.
 type FlightLook = (
-    Vec<(
-        usize,
-        (String, Timestamp, Option<Named>, Millis, Option<String>),
-    )>,
-    Vec<(usize, Named, bool)>,
+    Vec<(usize, crate::flight::InsertSeen)>,
+    Vec<(usize, crate::flight::Place, bool)>,
 );
 
 #[derive(Default, Clone)]
@@ -399,21 +393,11 @@ impl Monitor {
         if let Ok(mut live) = self.shared.live.lock() {
             if let Some((inserts, flips)) = &flight {
                 // Flips first: a partition going idle is why a hold ends.
-                for (id, (t, tp, p, s), idle) in flips {
-                    live.flight.partition(*id, (t, tp, *p, *s), *idle, now);
+                for (id, place, idle) in flips {
+                    live.flight.partition(*id, place, *idle, now);
                 }
                 for (pi, seen) in inserts {
-                    let s = crate::flight::InsertSeen {
-                        insert: &seen.0,
-                        watermark: seen.1,
-                        holder: seen
-                            .2
-                            .as_ref()
-                            .map(|(t, tp, p, s)| (t.as_str(), tp.as_str(), *p, *s)),
-                        hold_after: seen.3,
-                        stall: seen.4.as_deref(),
-                    };
-                    live.flight.insert(*pi, &s, now);
+                    live.flight.insert(*pi, seen, now);
                 }
             }
             live.current = current;
@@ -430,44 +414,41 @@ impl Monitor {
     /// watermark, the partition holding it, a quarter window, its stall's
     /// reason) and every partition's idleness.
     fn flight_look(&self, now: Timestamp) -> FlightLook {
+        use crate::flight::{InsertSeen, Place};
+        // One copy of the split table and of every subtask's view, for the
+        // holders and the flips alike.
         let splits = self.shared.splits_now();
-        let name = |id: lowwater_core::source::SplitId| {
+        let views = crate::report::views(&self.shared);
+        let place = |id: lowwater_core::source::SplitId, subtask: usize| {
             let m = splits.get(id as usize)?;
-            Some((
-                self.plan.tables[m.table].name.clone(),
-                m.topic.clone(),
-                m.partition,
-                m.subtask,
-            ))
+            Some(Place {
+                table: self.plan.tables[m.table].name.clone(),
+                topic: m.topic.clone(),
+                partition: m.partition,
+                subtask,
+            })
         };
         let mut inserts = Vec::new();
         for (pi, pl) in self.plan.pipelines.iter().enumerate() {
             if pl.reads_join() {
                 continue;
             }
-            let holder = self
-                .holder(pi, now)
-                .and_then(|h| name(h.split?).map(|(t, tp, p, _)| (t, tp, p, h.subtask)));
-            let pace = lowwater_sql::explain::window_pace(&pl.window.assigner);
-            inserts.push((
-                pi,
-                (
-                    self.plan.tables[pl.sink].name.clone(),
-                    self.pipes[pi].watermark,
-                    holder,
-                    pace / 4,
-                    self.pipes[pi].open_reason.clone(),
-                ),
-            ));
+            let holder = holder_of(&views[self.source_index(pi)], self.shared.start, now)
+                .and_then(|(h, _)| place(h.split?, h.subtask));
+            let seen = InsertSeen {
+                insert: self.plan.tables[pl.sink].name.clone(),
+                watermark: self.pipes[pi].watermark,
+                holder,
+                hold_after: lowwater_sql::explain::window_pace(&pl.window.assigner) / 4,
+                stall: self.pipes[pi].open_reason.clone(),
+            };
+            inserts.push((pi, seen));
         }
         let mut flips = Vec::new();
-        for views in crate::report::views(&self.shared) {
-            for v in views {
-                for s in &v.splits {
-                    if let Some(n) = name(s.id) {
-                        flips.push((s.id as usize, n, s.idle));
-                    }
-                }
+        for s in views.iter().flatten().flat_map(|v| v.splits.iter()) {
+            let subtask = splits.get(s.id as usize).map_or(0, |m| m.subtask);
+            if let Some(p) = place(s.id, subtask) {
+                flips.push((s.id as usize, p, s.idle));
             }
         }
         (inserts, flips)

@@ -69,22 +69,18 @@ pub(crate) fn rescale(snapshot: &mut JobSnapshot, plan: &JobPlan) -> Result<(), 
         let Some(parts) = snapshot.windows.get(pi) else {
             continue;
         };
-        let parts = parts.clone();
-        let regrouped = if pl.reads_join() {
+        let output = parts.iter().map(|w| w.valve.watermark()).min();
+        let output = output.unwrap_or(lowwater_core::MIN_WATERMARK);
+        let valve = if pl.reads_join() {
             // Its channels are the join's subtasks, at the join's output.
-            let output = parts.iter().map(|w| w.valve.watermark()).min();
-            let output = output.unwrap_or(lowwater_core::MIN_WATERMARK);
-            let channels = vec![(output, lowwater_core::watermark::WatermarkStatus::Active); p];
-            let valve = ChannelValve::restored(&channels, output);
-            windows(parts, pl, p, &valve)?
+            let active = lowwater_core::watermark::WatermarkStatus::Active;
+            ChannelValve::restored(&vec![(output, active); p], output)
         } else {
-            let subs = subs_of(snapshot, pl.first().source)?;
-            let output = parts.iter().map(|w| w.valve.watermark()).min();
-            let valve =
-                SourceSubtask::valve_over(&subs, output.unwrap_or(lowwater_core::MIN_WATERMARK));
-            windows(parts, pl, p, &valve)?
+            SourceSubtask::valve_over(&subs_of(snapshot, pl.first().source)?, output)
         };
-        snapshot.windows[pi] = regrouped;
+        // Moved, not copied: an INSERT's state may be millions of keys.
+        let parts = std::mem::take(&mut snapshot.windows[pi]);
+        snapshot.windows[pi] = windows(parts, pl, p, &valve)?;
     }
     for (j, which) in crate::join_task::joins(plan).into_iter().enumerate() {
         let Some(parts) = snapshot.joins.get_mut(j) else {

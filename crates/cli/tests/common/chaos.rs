@@ -280,8 +280,20 @@ pub fn sigterm(child: &mut std::process::Child) -> std::process::ExitStatus {
 
 /// The Kafka -> Kafka job of the chaos tests, with `sink_extra` options.
 pub fn chaos_job(dir: &Path, id: u32, input: &str, output: &str, sink_extra: &str) -> PathBuf {
+    chaos_job_with(dir, id, (input, output), sink_extra, "")
+}
+
+/// [`chaos_job`] with `settings` (`SET` lines) before its own, in the same
+/// file (`dir`/job.sql: one name, so its checkpoints are found again).
+pub fn chaos_job_with(
+    dir: &Path,
+    id: u32,
+    (input, output): (&str, &str),
+    sink_extra: &str,
+    settings: &str,
+) -> PathBuf {
     let settings = format!(
-        "SET 'execution.checkpointing.interval' = '300 ms';\n\
+        "{settings}SET 'execution.checkpointing.interval' = '300 ms';\n\
          SET 'execution.checkpointing.dir' = '{}';",
         s(&dir.join("ck"))
     );
@@ -303,4 +315,30 @@ pub fn newest_id(dir: &Path) -> u64 {
         .last()
         .and_then(|p| p.file_stem()?.to_str()?.strip_prefix("chk-")?.parse().ok())
         .unwrap_or(0)
+}
+
+/// `lowwater run JOB`, its standard error written to `log`.
+pub fn spawn_logged(job: &Path, log: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args(["run", s(job)])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(log).expect("log"))
+        .spawn()
+        .expect("spawn lowwater")
+}
+
+/// The settings and source options of the file jobs of the crash tests:
+/// checkpoints every 50 ms into `ck`, the JSON files in `input`.
+pub fn file_job(ck: &Path, input: &Path) -> (String, String) {
+    let settings = format!(
+        "SET 'execution.checkpointing.interval' = '50 ms';\n\
+         SET 'execution.checkpointing.dir' = 'file://{}';\n\
+         SET 'pipeline.auto-watermark-interval' = '20 ms';",
+        s(ck)
+    );
+    let source = format!(
+        "'connector' = 'filesystem', 'path' = '{}', 'format' = 'json'",
+        s(input)
+    );
+    (settings, source)
 }
