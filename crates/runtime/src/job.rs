@@ -644,7 +644,7 @@ mod tests {
             sinks,
             Vec::new(),
             lags,
-            None,
+            (None, None),
             None,
         );
         let t = plan.table("out_counts").expect("sink table");
