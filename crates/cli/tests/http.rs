@@ -584,12 +584,22 @@ fn the_flight_recorder_says_who_held_the_watermark_after_the_fact_and_across_a_r
         std::thread::sleep(std::time::Duration::from_millis(250));
         seen = kinds(&job);
     }
-    let order: Vec<(&str, Option<i64>)> = seen.iter().map(|(k, p, _)| (k.as_str(), *p)).collect();
+    // The job's stall threshold is the idle timeout (3 s): whether the
+    // recorder, looking once a second, sees the short stall before the idle
+    // flip ends it depends on where its looks fall; a stall it saw ends.
+    let order: Vec<(&str, Option<i64>)> = seen
+        .iter()
+        .map(|(k, p, _)| (k.as_str(), *p))
+        .filter(|(k, _)| !matches!(*k, "stalled" | "moving"))
+        .collect();
     assert_eq!(
         order,
         vec![("held", Some(3)), ("idle", Some(3)), ("released", Some(3))],
         "{seen:?}"
     );
+    let stalls = seen.iter().filter(|(k, _, _)| k == "stalled").count();
+    let ends = seen.iter().filter(|(k, _, _)| k == "moving").count();
+    assert_eq!(stalls, ends, "{seen:?}");
     let status = Command::new(env!("CARGO_BIN_EXE_lowwater"))
         .args(["status", "--url", &job.url, "--history"])
         .output()

@@ -1,9 +1,9 @@
 //! Checkpoints of a live job: what the threads hand in, how the parts become
 //! one file, and where the files live.
 //!
-//! The protocol is Flink's aligned checkpoint. The coordinator (on the main
-//! thread) asks for checkpoint `n` by raising [`Checkpoints::requested`].
-//! Each source subtask, between two records, flushes its batches, hands in
+//! The protocol is Flink's aligned checkpoint. The coordinator (on its own
+//! thread) asks for checkpoint `n` with a message to every source subtask's
+//! mailbox (`crate::mailbox`). Each source subtask, between two records, flushes its batches, hands in
 //! its part (its splits' generators and idleness, the position of each split:
 //! the next Kafka offset, file line or dump record) and sends barrier `n` on
 //! every channel, after everything that came before. Each window subtask
@@ -19,7 +19,6 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use lowwater_core::checkpoint::store::CheckpointStore;
@@ -34,12 +33,6 @@ use crate::join_task::JoinPart;
 
 #[path = "checkpoint_compat.rs"]
 mod compat;
-
-/// The subtasks of one operator whose last state stands for them.
-fn ended_of<T>(parts: &[Option<T>]) -> Vec<usize> {
-    let ended = parts.iter().enumerate().filter(|(_, p)| p.is_some());
-    ended.map(|(s, _)| s).collect()
-}
 
 /// A source subtask's part of a checkpoint.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -156,25 +149,6 @@ impl JobSnapshot {
     }
 }
 
-struct Pending {
-    id: CheckpointId,
-    started: Timestamp,
-    sources: Vec<Vec<Option<SourcePart>>>,
-    windows: Vec<Vec<Option<WindowPart>>>,
-    joins: Vec<Vec<Option<JoinPart>>>,
-    /// Window (and join) subtasks whose part is their last state (they had
-    /// ended): their open part files go with this checkpoint.
-    ended: Vec<(usize, usize)>,
-}
-
-impl Pending {
-    fn complete(&self) -> bool {
-        self.sources.iter().flatten().all(Option::is_some)
-            && self.windows.iter().flatten().all(Option::is_some)
-            && self.joins.iter().flatten().all(Option::is_some)
-    }
-}
-
 /// What `/metrics`, the API and the end report say about checkpoints.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct CheckpointStats {
@@ -191,60 +165,17 @@ pub struct CheckpointStats {
     pub restored_id: Option<CheckpointId>,
 }
 
-/// A checkpoint whose parts are all in.
-pub(crate) struct Completed {
-    pub id: CheckpointId,
-    /// When it was triggered.
-    pub started: Timestamp,
-    pub sources: Vec<Vec<SourcePart>>,
-    pub windows: Vec<Vec<WindowPart>>,
-    pub joins: Vec<Vec<JoinPart>>,
-    /// (pipeline, subtask) of window subtasks that had ended (a join's:
-    /// (pipelines + join, subtask)): their open part files belong to this
-    /// checkpoint.
-    pub ended: Vec<(usize, usize)>,
-}
-
-/// The checkpoint state every thread of a job shares.
+/// What the job's threads share about checkpoints: its statistics, read
+/// by `/metrics`, the API and the end report. The protocol itself travels
+/// as messages (`crate::mailbox`) and is collected by the coordinator
+/// (`crate::collect`).
 pub(crate) struct Checkpoints {
-    /// The newest checkpoint the sources must take part in (0: none).
-    pub requested: AtomicU64,
-    /// The newest checkpoint written whole (its offsets may be committed).
-    pub completed: AtomicU64,
-    /// The newest checkpoint that failed.
-    pub aborted: AtomicU64,
-    pending: Mutex<Option<Pending>>,
-    /// The last state of subtasks that ended: it stands for them in every
-    /// later checkpoint.
-    finals: Mutex<Finals>,
     pub stats: Mutex<CheckpointStats>,
 }
 
-#[derive(Default)]
-struct Finals {
-    sources: Vec<Vec<Option<SourcePart>>>,
-    windows: Vec<Vec<Option<WindowPart>>>,
-    joins: Vec<Vec<Option<JoinPart>>>,
-}
-
 impl Checkpoints {
-    pub fn new(
-        enabled: bool,
-        restored: Option<CheckpointId>,
-        sources: &[usize],
-        windows: &[usize],
-        joins: &[usize],
-    ) -> Self {
+    pub fn new(enabled: bool, restored: Option<CheckpointId>) -> Self {
         Checkpoints {
-            requested: AtomicU64::new(0),
-            completed: AtomicU64::new(restored.unwrap_or(0)),
-            aborted: AtomicU64::new(0),
-            pending: Mutex::new(None),
-            finals: Mutex::new(Finals {
-                sources: sources.iter().map(|&n| vec![None; n]).collect(),
-                windows: windows.iter().map(|&n| vec![None; n]).collect(),
-                joins: joins.iter().map(|&n| vec![None; n]).collect(),
-            }),
             stats: Mutex::new(CheckpointStats {
                 enabled,
                 restored_id: restored,
@@ -256,168 +187,6 @@ impl Checkpoints {
     /// Whether the job takes checkpoints.
     pub fn enabled(&self) -> bool {
         self.stats.lock().is_ok_and(|s| s.enabled)
-    }
-
-    /// Starts collecting checkpoint `id` and asks the sources for it;
-    /// subtasks that ended are in it already with their last state.
-    pub fn begin(&self, id: CheckpointId, now: Timestamp) {
-        // Locks in one order (finals, then pending) here and in
-        // `hand_in_final`: a subtask ending meanwhile lands in both.
-        let Ok(f) = self.finals.lock() else {
-            return;
-        };
-        let windows = f.windows.iter().map(|w| ended_of(w));
-        let joins = f.joins.iter().map(|w| ended_of(w));
-        let ended = windows
-            .chain(joins)
-            .enumerate()
-            .flat_map(|(n, subtasks)| subtasks.into_iter().map(move |s| (n, s)))
-            .collect();
-        if let Ok(mut p) = self.pending.lock() {
-            *p = Some(Pending {
-                id,
-                started: now,
-                sources: f.sources.clone(),
-                windows: f.windows.clone(),
-                joins: f.joins.clone(),
-                ended,
-            });
-        }
-        drop(f);
-        self.requested.store(id, Ordering::SeqCst);
-    }
-
-    /// Source subtask `subtask` of `source` ended with this last state.
-    pub fn source_final(&self, source: usize, subtask: usize, part: SourcePart) {
-        self.hand_in_final(
-            part,
-            |p| p.sources.get_mut(source)?.get_mut(subtask),
-            |f| f.sources.get_mut(source)?.get_mut(subtask),
-            None,
-        );
-    }
-
-    /// Window subtask `subtask` of `pipeline` ended with this last state.
-    pub fn window_final(&self, pipeline: usize, subtask: usize, part: WindowPart) {
-        self.hand_in_final(
-            part,
-            |p| p.windows.get_mut(pipeline)?.get_mut(subtask),
-            |f| f.windows.get_mut(pipeline)?.get_mut(subtask),
-            Some((pipeline, subtask)),
-        );
-    }
-
-    /// Join subtask `subtask` of join `join` ended with this last state.
-    pub fn join_final(&self, join: usize, subtask: usize, part: JoinPart) {
-        let pipelines = self.finals.lock().map_or(0, |f| f.windows.len());
-        self.hand_in_final(
-            part,
-            |p| p.joins.get_mut(join)?.get_mut(subtask),
-            |f| f.joins.get_mut(join)?.get_mut(subtask),
-            Some((pipelines + join, subtask)),
-        );
-    }
-
-    /// Puts an ended subtask's last state in the pending checkpoint (if it
-    /// has not taken part yet) and keeps it for every later one.
-    fn hand_in_final<T: Clone>(
-        &self,
-        part: T,
-        pending: impl FnOnce(&mut Pending) -> Option<&mut Option<T>>,
-        finals: impl FnOnce(&mut Finals) -> Option<&mut Option<T>>,
-        window: Option<(usize, usize)>,
-    ) {
-        let Ok(mut f) = self.finals.lock() else {
-            return;
-        };
-        if let Ok(mut guard) = self.pending.lock() {
-            if let Some(p) = guard.as_mut() {
-                let mut filled = false;
-                if let Some(slot) = pending(p) {
-                    filled = slot.is_none();
-                    slot.get_or_insert_with(|| part.clone());
-                }
-                if let (true, Some(w)) = (filled, window) {
-                    p.ended.push(w);
-                }
-            }
-        }
-        if let Some(slot) = finals(&mut f) {
-            *slot = Some(part);
-        }
-    }
-
-    /// A source subtask's part of checkpoint `id`.
-    pub fn source_part(&self, id: CheckpointId, source: usize, subtask: usize, part: SourcePart) {
-        if let Ok(mut guard) = self.pending.lock() {
-            if let Some(p) = guard.as_mut().filter(|p| p.id == id) {
-                if let Some(slot) = p.sources.get_mut(source).and_then(|s| s.get_mut(subtask)) {
-                    *slot = Some(part);
-                }
-            }
-        }
-    }
-
-    /// A window subtask's part of checkpoint `id`.
-    pub fn window_part(&self, id: CheckpointId, pipeline: usize, subtask: usize, part: WindowPart) {
-        if let Ok(mut guard) = self.pending.lock() {
-            if let Some(p) = guard.as_mut().filter(|p| p.id == id) {
-                if let Some(slot) = p.windows.get_mut(pipeline).and_then(|s| s.get_mut(subtask)) {
-                    *slot = Some(part);
-                }
-            }
-        }
-    }
-
-    /// A join subtask's part of checkpoint `id`.
-    pub fn join_part(&self, id: CheckpointId, join: usize, subtask: usize, part: JoinPart) {
-        if let Ok(mut guard) = self.pending.lock() {
-            if let Some(p) = guard.as_mut().filter(|p| p.id == id) {
-                if let Some(slot) = p.joins.get_mut(join).and_then(|s| s.get_mut(subtask)) {
-                    *slot = Some(part);
-                }
-            }
-        }
-    }
-
-    /// The pending checkpoint's parts once every one is in (taken), with
-    /// its id and start time.
-    pub fn take_complete(&self) -> Option<Completed> {
-        let mut guard = self.pending.lock().ok()?;
-        if !guard.as_ref().is_some_and(Pending::complete) {
-            return None;
-        }
-        let p = guard.take()?;
-        let sources = p
-            .sources
-            .into_iter()
-            .map(|s| s.into_iter().flatten().collect())
-            .collect();
-        let windows = p
-            .windows
-            .into_iter()
-            .map(|s| s.into_iter().flatten().collect())
-            .collect();
-        let joins = p
-            .joins
-            .into_iter()
-            .map(|s| s.into_iter().flatten().collect())
-            .collect();
-        Some(Completed {
-            id: p.id,
-            started: p.started,
-            sources,
-            windows,
-            joins,
-            ended: p.ended,
-        })
-    }
-
-    /// Drops the pending checkpoint (failed or timed out).
-    pub fn abandon(&self) {
-        if let Ok(mut p) = self.pending.lock() {
-            *p = None;
-        }
     }
 }
 

@@ -55,3 +55,34 @@ pub(crate) fn save(store: &FileStore, id: CheckpointId, dir: &Path) -> Result<Pa
     into.write(id, &bytes)?;
     Ok(into.path(id))
 }
+
+/// The answer to a stop: the final checkpoint `id` if it was written, and
+/// the savepoint made of it in `dir` if one was asked for.
+pub(crate) fn saved(
+    c: &crate::coordinator::Coordinator,
+    id: Option<CheckpointId>,
+    dir: Option<&Path>,
+) -> StopReply {
+    let Some(id) = id else {
+        return Err(
+            "the final checkpoint was not written (the job's log says why): the job stops \
+             without a savepoint; its newest checkpoint is still restored by the same command"
+                .into(),
+        );
+    };
+    let Some(dir) = dir else {
+        return Ok(format!(
+            "stopped; final checkpoint {id} written: the same command continues from it"
+        ));
+    };
+    let path = c.save_to(id, dir).map_err(|e| {
+        format!("stopped with final checkpoint {id}, but the savepoint was not written: {e}")
+    })?;
+    tracing::info!("savepoint {} written (checkpoint {id})", path.display());
+    Ok(format!(
+        "stopped; savepoint {} (checkpoint {id}); continue with: lowwater run JOB.sql \
+         --from-checkpoint {}",
+        path.display(),
+        path.display()
+    ))
+}

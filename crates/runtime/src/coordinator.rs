@@ -1,10 +1,13 @@
 //! The checkpoint coordinator, on its own thread: triggers checkpoints on
-//! the interval, collects the parts the subtasks hand in, writes the file,
-//! retires old ones, and tells the sources which checkpoint is complete so
-//! that they commit its offsets. Every decision (when, which id, timeouts)
-//! is the core's `CheckpointTrigger`; this module moves bytes.
+//! the interval, collects the parts the subtasks report to its inbox
+//! (`crate::mailbox`), writes the file, retires old ones, and tells every
+//! task which checkpoint completed (sources commit its offsets, exactly-once
+//! writers go on) or failed. It sleeps on its inbox until a report comes or
+//! the next checkpoint is due. Every decision (when, which id, timeouts) is
+//! the core's `CheckpointTrigger`; this module moves bytes.
 
-use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::Duration;
 
 use lowwater_core::checkpoint::store::{retire, CheckpointStore};
 use lowwater_core::checkpoint::trigger::CheckpointTrigger;
@@ -14,7 +17,9 @@ use lowwater_core::Timestamp;
 use lowwater_sql::plan::JobPlan;
 
 use crate::checkpoint::{Failpoint, FileStore, JobSnapshot, SourcePart, SplitKey, WindowPart};
+use crate::collect::Collector;
 use crate::job::Shared;
+use crate::mailbox::{Control, Inbox};
 
 /// A complete checkpoint's parts: per source, per INSERT, per join.
 type Parts = (
@@ -38,6 +43,19 @@ pub(crate) struct Coordinator {
     /// checkpoint are finished after its commit, so an older restore could
     /// drop what the marker says is written).
     fired_bounds_output: bool,
+    /// The tasks' reports.
+    inbox: Receiver<Inbox>,
+    /// How long a stop waits for its final checkpoint.
+    final_wait: i64,
+    /// The parts of the checkpoint in flight, and of the tasks that ended.
+    collector: Collector,
+    /// The newest checkpoint written whole.
+    completed: CheckpointId,
+    /// The job stops (after its final checkpoint) or failed: no new
+    /// checkpoint starts on the interval.
+    stopping: bool,
+    /// Every task has ended.
+    ended: bool,
 }
 
 impl Coordinator {
@@ -48,11 +66,18 @@ impl Coordinator {
     /// another timeline holds, so retention removes old files, not new ones.
     pub fn for_job(
         plan: &JobPlan,
-        store: Option<FileStore>,
+        (store, inbox): (Option<FileStore>, Option<Receiver<Inbox>>),
         restored: Option<CheckpointId>,
         now: Timestamp,
     ) -> Option<Self> {
-        let (interval, store) = (plan.settings.checkpoints.interval?, store?);
+        let interval = plan.settings.checkpoints.interval?;
+        let (store, inbox) = (store?, inbox?);
+        let p = plan.settings.parallelism;
+        let collector = Collector::new(
+            &vec![p; plan.source_tables().len()],
+            &vec![p; plan.pipelines.len()],
+            &vec![p; crate::join_task::joins(plan).len()],
+        );
         let on_disk = store.list().unwrap_or_default().into_iter().max();
         let last = restored.max(on_disk).unwrap_or(0);
         let settings = &plan.settings.checkpoints;
@@ -70,23 +95,101 @@ impl Coordinator {
                         lowwater_sql::options::Connector::Filesystem { .. }
                     )
                 }),
+            inbox,
+            final_wait: settings.timeout.min(60_000),
+            collector,
+            completed: restored.unwrap_or(0),
+            stopping: false,
+            ended: false,
         })
+    }
+
+    /// The coordinator's thread: checkpoints on the interval and the final
+    /// one when a stop is asked for, until every task has ended. Gives the
+    /// coordinator back for the end-of-input checkpoint.
+    pub fn run(mut self, shared: &Shared) -> Self {
+        use lowwater_core::clock::Clock;
+        while !self.ended {
+            let wait = self.wait(shared.clock.now());
+            match self.inbox.recv_timeout(wait) {
+                Ok(Inbox::Stop { request, done }) => {
+                    let written = self.final_checkpoint(shared, self.final_wait);
+                    if let Some(id) = written {
+                        tracing::info!(
+                            "stopping: final checkpoint {id} written; the same command continues \
+                             from it"
+                        );
+                    }
+                    self.stopping = true;
+                    if let Some(req) = request {
+                        let reply = crate::control::saved(&self, written, req.savepoint.as_deref());
+                        req.answer(reply);
+                    }
+                    let _ = done.send(written);
+                }
+                Ok(m) => self.take(m, shared.clock.now(), shared),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => self.ended = true,
+            }
+            self.tick(shared.clock.now(), shared);
+        }
+        self
+    }
+
+    /// How long the thread may sleep on its inbox: until the next
+    /// checkpoint is due or the one in flight times out (at most a second,
+    /// at least a millisecond).
+    fn wait(&self, now: Timestamp) -> Duration {
+        let due = self.trigger.next_event().saturating_sub(now);
+        Duration::from_millis(due.clamp(1, 1_000) as u64)
+    }
+
+    /// One report from a task.
+    fn take(&mut self, m: Inbox, now: Timestamp, shared: &Shared) {
+        match m {
+            Inbox::Part(id, part) => self.collector.part(id, part),
+            Inbox::Final(part) => self.collector.last(part),
+            Inbox::Declined(id) => {
+                if self
+                    .trigger
+                    .in_flight()
+                    .is_some_and(|(running, _)| running == id)
+                {
+                    self.fail(
+                        id,
+                        now,
+                        shared,
+                        "a window subtask gave up aligning its barriers",
+                    );
+                }
+            }
+            Inbox::Failed => {
+                self.stopping = true;
+                if let Some((id, _)) = self.trigger.in_flight() {
+                    self.fail(id, now, shared, "the job failed while it was taken");
+                }
+            }
+            Inbox::End => self.ended = true,
+            Inbox::Stop { request, done } => {
+                if let Some(req) = request {
+                    req.answer(Err("the job is stopping already".into()));
+                }
+                let _ = done.send(None);
+            }
+        }
+        self.collect(now, shared);
+    }
+
+    /// The newest checkpoint written whole (or restored).
+    #[cfg(test)]
+    pub fn completed(&self) -> CheckpointId {
+        self.completed
     }
 
     /// One step: completes a checkpoint whose parts are all in, fails one
     /// that ran too long, starts the next one when due.
-    pub fn tick(&mut self, now: Timestamp, shared: &Shared) {
+    fn tick(&mut self, now: Timestamp, shared: &Shared) {
         self.collect(now, shared);
-        if let Some((id, _)) = self.trigger.in_flight() {
-            if shared.checkpoints.aborted.load(Ordering::SeqCst) >= id {
-                self.fail(
-                    id,
-                    now,
-                    shared,
-                    "a window subtask gave up aligning its barriers",
-                );
-            }
-        }
         if let Some(id) = self.trigger.timed_out(now) {
             self.fail(
                 id,
@@ -97,7 +200,7 @@ impl Coordinator {
         }
         // A job that stops (after its final checkpoint) or failed starts
         // no new checkpoint.
-        if shared.stop.load(Ordering::SeqCst) {
+        if self.stopping || self.ended {
             return;
         }
         if let Some(id) = self.trigger.poll(now) {
@@ -114,17 +217,15 @@ impl Coordinator {
         crate::control::save(&self.store, id, dir)
     }
 
-    /// Takes a checkpoint now and waits for it (a graceful stop): `true`
-    /// when it was written.
-    pub fn final_checkpoint(&mut self, shared: &Shared, wait_ms: i64) -> bool {
+    /// Takes a checkpoint now and waits for it (a graceful stop, the end
+    /// of the input): its id when it was written.
+    pub fn final_checkpoint(&mut self, shared: &Shared, wait_ms: i64) -> Option<CheckpointId> {
         use lowwater_core::clock::Clock;
         self.settle(shared, wait_ms);
         let start = shared.clock.now();
-        let Some(id) = self.trigger.force(start) else {
-            return false;
-        };
+        let id = self.trigger.force(start)?;
         self.begin(id, start, shared);
-        self.wait_for(id, shared, start + wait_ms)
+        self.wait_for(id, shared, start + wait_ms).then_some(id)
     }
 
     /// Lets the checkpoint in flight, if any, complete or fail (within
@@ -137,13 +238,13 @@ impl Coordinator {
     }
 
     /// Waits until checkpoint `id` completes (`true`), fails, or the
-    /// deadline passes (then it fails).
+    /// deadline passes (then it fails), taking the tasks' reports.
     fn wait_for(&mut self, id: CheckpointId, shared: &Shared, deadline: Timestamp) -> bool {
         use lowwater_core::clock::Clock;
         loop {
             let now = shared.clock.now();
             self.collect(now, shared);
-            if shared.checkpoints.completed.load(Ordering::SeqCst) >= id {
+            if self.completed >= id {
                 return true;
             }
             if self
@@ -162,16 +263,30 @@ impl Coordinator {
                 );
                 return false;
             }
-            std::thread::sleep(std::time::Duration::from_millis(5));
+            let left = Duration::from_millis(deadline.saturating_sub(now).clamp(1, 1_000) as u64);
+            match self.inbox.recv_timeout(left) {
+                Ok(m) => self.take(m, shared.clock.now(), shared),
+                Err(RecvTimeoutError::Timeout) => {}
+                // Every task ended and nothing more can come: whatever
+                // the collector holds is all there is.
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.collect(shared.clock.now(), shared);
+                    return self.completed >= id;
+                }
+            }
         }
     }
 
+    /// Starts checkpoint `id`: the sources are asked for it.
     fn begin(&mut self, id: CheckpointId, now: Timestamp, shared: &Shared) {
-        shared.checkpoints.begin(id, now);
+        self.collector.begin(id, now);
+        if let Some(post) = shared.post() {
+            post.to_sources(Control::Trigger(id));
+        }
     }
 
     fn collect(&mut self, now: Timestamp, shared: &Shared) {
-        let Some(c) = shared.checkpoints.take_complete() else {
+        let Some(c) = self.collector.take_complete() else {
             return;
         };
         let (id, started) = (c.id, c.started);
@@ -220,7 +335,10 @@ impl Coordinator {
                     }
                 }
                 let took = self.trigger.completed(id, now).unwrap_or(0);
-                shared.checkpoints.completed.store(id, Ordering::SeqCst);
+                self.completed = id;
+                if let Some(post) = shared.post() {
+                    post.to_all(Control::Completed(id));
+                }
                 if let Ok(mut s) = shared.checkpoints.stats.lock() {
                     s.completed += 1;
                     s.last_id = Some(id);
@@ -297,8 +415,10 @@ impl Coordinator {
         if self.trigger.failed(id, now).is_none() {
             return;
         }
-        shared.checkpoints.abandon();
-        shared.checkpoints.aborted.fetch_max(id, Ordering::SeqCst);
+        self.collector.abandon();
+        if let Some(post) = shared.post() {
+            post.to_all(Control::Aborted(id));
+        }
         if let Ok(mut s) = shared.checkpoints.stats.lock() {
             s.failed += 1;
             s.last_failure = Some(format!("checkpoint {id}: {why}"));
@@ -350,5 +470,123 @@ fn timeout(plan: &JobPlan, interval: i64) -> i64 {
     match txn {
         Some(t) => configured.min((t - interval).max(1)),
         None => configured,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::mpsc::channel;
+
+    use lowwater_core::clock::Clock;
+    use lowwater_core::source::SourceSubtask;
+    use lowwater_core::watermark::generator::WatermarkStrategy;
+    use lowwater_core::watermark::valve::ChannelValve;
+    use lowwater_core::window::assigner::WindowAssigner;
+    use lowwater_core::window::operator::{WindowOperator, WindowSpec};
+
+    use super::*;
+    use crate::mailbox::{Link, Part, Post};
+
+    fn source_part() -> Part {
+        Part::Source {
+            source: 0,
+            subtask: 0,
+            part: SourcePart {
+                sub: SourceSubtask::new(WatermarkStrategy::sql(0)).expect("a strategy"),
+                positions: Vec::new(),
+                records: 0,
+                filtered: 0,
+                skipped: BTreeMap::new(),
+                nulled: BTreeMap::new(),
+                rebuild_from: Vec::new(),
+                covers: None,
+            },
+        }
+    }
+
+    fn window_part() -> Part {
+        let spec = WindowSpec::count(WindowAssigner::tumbling(60_000));
+        Part::Window {
+            pipeline: 0,
+            subtask: 0,
+            part: WindowPart {
+                valve: ChannelValve::new(1),
+                op: WindowOperator::new(spec).expect("a window"),
+                chain: Vec::new(),
+            },
+        }
+    }
+
+    /// The next checkpoint the coordinator asks `source` for.
+    fn asked(source: &mut Link) -> Option<CheckpointId> {
+        for _ in 0..100 {
+            source.wait(Duration::from_millis(100));
+            if let Some(id) = source.trigger() {
+                return Some(id);
+            }
+        }
+        None
+    }
+
+    /// The coordinator works from the tasks' reports alone: it asks the
+    /// sources, writes a checkpoint once every part is in and says so to
+    /// every task, fails one a task gave up, and takes the final
+    /// checkpoint of a stop from the last states of tasks that ended.
+    #[test]
+    fn the_coordinator_completes_checkpoints_from_the_tasks_reports() {
+        let dir = std::env::temp_dir().join(format!("lowwater-coordinator-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let plan = JobPlan::from_sql(&format!(
+            "SET 'execution.checkpointing.interval' = '20 ms';
+             SET 'execution.checkpointing.dir' = '{}';
+             CREATE TABLE src (k INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+               WITH ('connector' = 'datagen', 'number-of-rows' = '10');
+             CREATE TABLE out_counts (n BIGINT) WITH ('connector' = 'blackhole');
+             INSERT INTO out_counts SELECT COUNT(*)
+               FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+               GROUP BY window_start, window_end;",
+            dir.display()
+        ))
+        .expect("plans");
+        let shared = crate::job::test_shared(&plan);
+        let (mut post, inbox) = Post::new(true);
+        let (mut source, mut window) = (post.source_link(), post.task_link());
+        shared.install_post(post);
+        let store = FileStore::open(&dir).expect("a checkpoint directory");
+        let now = shared.clock.now();
+        let c = Coordinator::for_job(&plan, (Some(store), inbox), None, now).expect("checkpoints");
+        let file = |id: CheckpointId| dir.join(format!("chk-{id:08}.lwck"));
+        std::thread::scope(|s| {
+            let running = s.spawn(|| c.run(&shared));
+            assert_eq!(asked(&mut source), Some(1));
+            source.report(Inbox::Part(1, source_part()));
+            // A part of another checkpoint does not count.
+            window.report(Inbox::Part(7, window_part()));
+            window.report(Inbox::Part(1, window_part()));
+            assert!(window.settle(1), "checkpoint 1 completes");
+            assert!(file(1).exists());
+            assert_eq!(asked(&mut source), Some(2));
+            window.report(Inbox::Declined(2));
+            assert!(!window.settle(2), "checkpoint 2 fails");
+            assert!(!file(2).exists());
+            // Both tasks end; a stop's final checkpoint is made of their
+            // last states.
+            source.report(Inbox::Final(source_part()));
+            window.report(Inbox::Final(window_part()));
+            let (done, answer) = channel();
+            let post = shared.post().expect("installed");
+            assert!(post.to_coordinator(Inbox::Stop {
+                request: None,
+                done
+            }));
+            let last = answer.recv_timeout(Duration::from_secs(30));
+            let last = last.ok().flatten().expect("a final checkpoint");
+            assert!(last >= 3 && file(last).exists(), "{last}");
+            assert!(post.to_coordinator(Inbox::End));
+            let c = running.join().expect("the coordinator ends");
+            assert_eq!(c.completed(), last);
+        });
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

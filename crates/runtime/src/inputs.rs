@@ -196,6 +196,7 @@ impl SourceBuild<'_> {
             waits_for_siblings: dumped,
             checkpointing: plan.settings.checkpoints.interval.is_some(),
             checkpoint_seen: self.restored_id.unwrap_or(0),
+            link: crate::mailbox::Link::detached(),
             commits: VecDeque::new(),
             records_read: part.map_or(0, |p| p.records),
             filtered_count: part.map_or(0, |p| p.filtered),

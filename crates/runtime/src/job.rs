@@ -171,8 +171,11 @@ pub(crate) struct Shared {
     pub kafka_outage: Mutex<Option<(Vec<String>, lowwater_core::Timestamp)>>,
     /// The emission lag histograms of the sinks, by sink table name.
     pub lag_histograms: crate::observe::LagFamily,
-    /// Checkpoints: requested, in progress, completed, statistics.
+    /// Checkpoints' statistics (the protocol travels by `post`).
     pub checkpoints: crate::checkpoint::Checkpoints,
+    /// Every task's mailbox and the coordinator's inbox, once the tasks
+    /// are built.
+    pub post: crate::mailbox::PostSlot,
     /// Table names by index (for checkpoint files).
     pub table_names: Vec<String>,
     /// The transactional producer of exactly-once Kafka sinks.
@@ -275,10 +278,8 @@ impl Shared {
             checkpoints: crate::checkpoint::Checkpoints::new(
                 plan.settings.checkpoints.interval.is_some(),
                 restored,
-                &vec![p; source_tables.len()],
-                &vec![p; plan.pipelines.len()],
-                &vec![p; crate::join_task::joins(plan).len()],
             ),
+            post: crate::mailbox::PostSlot::new(),
             table_names: plan.tables.iter().map(|t| t.name.clone()).collect(),
             exactly_once,
             batch_pools: plan.pipelines.iter().map(|_| Default::default()).collect(),
@@ -323,14 +324,46 @@ impl Shared {
         self.error.lock().map_or(true, |e| e.is_some())
     }
 
-    /// Records the first error and stops the job.
-    pub fn fail(&self, e: RunError) {
-        if let Ok(mut slot) = self.error.lock() {
-            if slot.is_none() {
-                *slot = Some(e);
-            }
+    /// The job's post, once its tasks are built.
+    pub fn post(&self) -> Option<&crate::mailbox::Post> {
+        self.post.get()
+    }
+
+    /// Installs the post of the tasks built (before their threads start).
+    pub fn install_post(&self, post: crate::mailbox::Post) {
+        let _ = self.post.set(post);
+        if self.failed() {
+            self.tell_failed();
         }
+    }
+
+    /// The job stops: the sources are told (and `stop` says it to those
+    /// who look: the API, partition discovery).
+    pub fn request_stop(&self) {
         self.stop.store(true, Ordering::SeqCst);
+        if let Some(post) = self.post() {
+            post.to_sources(crate::mailbox::Control::Stop);
+        }
+    }
+
+    /// Records the first error and stops the job: every task and the
+    /// coordinator are told.
+    pub fn fail(&self, e: RunError) {
+        let first = match self.error.lock() {
+            Ok(mut slot) => slot.is_none() && slot.replace(e).is_none(),
+            Err(_) => false,
+        };
+        self.stop.store(true, Ordering::SeqCst);
+        if first {
+            self.tell_failed();
+        }
+    }
+
+    fn tell_failed(&self) {
+        if let Some(post) = self.post() {
+            post.to_all(crate::mailbox::Control::Failed);
+            post.to_coordinator(crate::mailbox::Inbox::Failed);
+        }
     }
 }
 
@@ -376,8 +409,8 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     if let Some(snap) = snapshot {
         restore_counters(&shared, snap);
     }
-    let (window_tasks, senders) = window_tasks(&plan, &shared, snapshot, args, &written)?;
-    let (join_tasks, join_senders) =
+    let (mut window_tasks, senders) = window_tasks(&plan, &shared, snapshot, args, &written)?;
+    let (mut join_tasks, join_senders) =
         crate::join_route::join_tasks(&plan, &shared, snapshot, args, &senders);
     let build = crate::inputs::SourceBuild {
         plan: &plan,
@@ -390,9 +423,22 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         args,
         written: &written,
     };
-    let source_tasks = build.tasks(&sources, inputs)?;
+    let mut source_tasks = build.tasks(&sources, inputs)?;
     drop(senders);
     drop(join_senders);
+    // Control travels by messages: every task gets a mailbox, and with
+    // checkpoints the coordinator an inbox for the tasks' reports.
+    let (mut post, inbox) = crate::mailbox::Post::new(plan.settings.checkpoints.interval.is_some());
+    for t in &mut source_tasks {
+        t.link = post.source_link().restored(restored_id);
+    }
+    for t in &mut window_tasks {
+        t.link = post.task_link().restored(restored_id);
+    }
+    for t in &mut join_tasks {
+        t.link = post.task_link().restored(restored_id);
+    }
+    shared.install_post(post);
     let threshold = args
         .stall_threshold
         .unwrap_or_else(|| plan.default_stall_threshold());
@@ -404,7 +450,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         live.flight = crate::flight::FlightRecorder::open(history, plan.pipelines.len(), start);
     }
     let coordinator =
-        crate::coordinator::Coordinator::for_job(&plan, state.store, restored_id, start);
+        crate::coordinator::Coordinator::for_job(&plan, (state.store, inbox), restored_id, start);
     if coordinator.is_none() {
         warn_offsets_without_checkpoints(&plan, &dumps);
     }
@@ -413,6 +459,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         t.publish();
     }
     let (control, control_rx) = std::sync::mpsc::channel();
+    let control_open = control.clone();
     let server = match listener {
         Some(l) => Some(
             crate::http::Server::start(
@@ -436,6 +483,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         deadline: args.duration.map(|d| start + d.as_millis() as i64),
         watched,
         control: std::sync::Mutex::new(control_rx),
+        _control_open: control_open,
     };
     let mut coordinator = coordinator;
     let tasks = (window_tasks, join_tasks, source_tasks);
@@ -615,6 +663,27 @@ fn window_tasks(
     Ok((tasks, senders))
 }
 
+/// The shared state of `plan` about to start, with its sinks and no
+/// splits (unit tests of the runtime's pieces).
+#[cfg(test)]
+pub(crate) fn test_shared(plan: &JobPlan) -> Shared {
+    let lags = crate::observe::lag_family();
+    let sinks = sink_writers(plan, &[], &lags, (None, None), 0).expect("sinks");
+    let clock = SystemClock::new();
+    let start = clock.now();
+    Shared::new(
+        plan,
+        &source_tables(plan),
+        clock,
+        start,
+        sinks,
+        Vec::new(),
+        lags,
+        (None, None),
+        None,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -632,21 +701,7 @@ mod tests {
                GROUP BY window_start, window_end;",
         )
         .expect("plans");
-        let lags = crate::observe::lag_family();
-        let sinks = sink_writers(&plan, &[], &lags, (None, None), 0).expect("sinks");
-        let clock = SystemClock::new();
-        let start = clock.now();
-        let shared = Shared::new(
-            &plan,
-            &source_tables(&plan),
-            clock,
-            start,
-            sinks,
-            Vec::new(),
-            lags,
-            (None, None),
-            None,
-        );
+        let shared = test_shared(&plan);
         let t = plan.table("out_counts").expect("sink table");
         assert!(shared.sink(t).is_some() && !shared.failed());
         std::thread::scope(|s| {

@@ -221,6 +221,8 @@ pub(crate) struct JoinTask {
     /// The output watermark to send on to the window, once the rows the
     /// join released are in it.
     forward: Option<Timestamp>,
+    /// Its mailbox and the coordinator's inbox.
+    pub link: crate::mailbox::Link,
 }
 
 impl JoinTask {
@@ -254,6 +256,7 @@ impl JoinTask {
             node,
             shared,
             held: VecDeque::new(),
+            link: crate::mailbox::Link::detached(),
             joined: Vec::new(),
             paired: Vec::new(),
             late: BTreeMap::new(),
@@ -331,7 +334,7 @@ impl JoinTask {
             {
                 return self.held.remove(i);
             }
-            let env = self.rx.recv().ok()?;
+            let env = self.link.recv(&self.rx)?;
             let (port, ch) = self.channel(env.from);
             if !self.gate().is_held(port, ch) {
                 return Some(env);
@@ -346,10 +349,7 @@ impl JoinTask {
                         self.plan.tables[self.sink()].name,
                         self.subtask
                     );
-                    self.shared
-                        .checkpoints
-                        .aborted
-                        .fetch_max(id, Ordering::SeqCst);
+                    self.link.report(crate::mailbox::Inbox::Declined(id));
                 }
             }
         }
@@ -403,9 +403,8 @@ impl JoinTask {
             self.publish();
         }
         if self.shared.checkpoints.enabled() && !self.stopped {
-            let part = self.part();
-            let cp = &self.shared.checkpoints;
-            cp.join_final(self.index, self.subtask, part);
+            let part = self.reported();
+            self.link.report(crate::mailbox::Inbox::Final(part));
         }
         if let Some(w) = &mut self.window {
             w.send_all(|| Msg::End, &self.shared);
@@ -640,10 +639,8 @@ impl JoinTask {
             // The window after the join writes the sink; it takes part in
             // the checkpoint once this barrier, after every row before it,
             // reaches it.
-            let part = self.part();
-            self.shared
-                .checkpoints
-                .join_part(id, self.index, self.subtask, part);
+            let part = self.reported();
+            self.link.report(crate::mailbox::Inbox::Part(id, part));
             let Some(w) = &mut self.window else {
                 return;
             };
@@ -669,17 +666,21 @@ impl JoinTask {
             ));
             return;
         }
-        let part = self.part();
-        let cp = &self.shared.checkpoints;
-        cp.join_part(id, self.index, self.subtask, part);
+        let part = self.reported();
+        self.link.report(crate::mailbox::Inbox::Part(id, part));
         if self.shared.exactly_once.is_some() {
-            // No row of the next checkpoint may enter this one's transaction.
-            while cp.completed.load(Ordering::SeqCst) < id
-                && cp.aborted.load(Ordering::SeqCst) < id
-                && !self.shared.failed()
-            {
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
+            // No row of the next checkpoint may enter this one's
+            // transaction: wait for the coordinator's word.
+            self.link.settle(id);
+        }
+    }
+
+    /// This subtask's state, as its report to the coordinator.
+    fn reported(&self) -> crate::mailbox::Part {
+        crate::mailbox::Part::Join {
+            join: self.index,
+            subtask: self.subtask,
+            part: self.part(),
         }
     }
 

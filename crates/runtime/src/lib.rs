@@ -24,6 +24,7 @@
 mod align;
 mod checkpoint;
 pub mod clock;
+mod collect;
 pub mod control;
 mod coordinator;
 mod deliver;
@@ -40,6 +41,7 @@ mod join_route;
 mod join_task;
 mod join_watch;
 mod join_window;
+mod mailbox;
 mod metrics;
 mod monitor;
 pub mod observe;

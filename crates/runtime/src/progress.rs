@@ -11,6 +11,7 @@ use lowwater_core::{Millis, Timestamp, MIN_WATERMARK};
 use lowwater_sql::plan::JobPlan;
 
 use crate::checkpoint::SourcePart;
+use crate::mailbox::{Inbox, Part};
 use crate::source::{Envelope, Input, Msg, Offsets, SourceTask};
 
 /// How far after a record's event time all its windows have fired, over
@@ -34,7 +35,9 @@ impl SourceTask {
     /// batches (they belong before the barrier), hands in the subtask's
     /// state and positions, and sends the barrier on every channel.
     pub(crate) fn take_checkpoint(&mut self) {
-        let id = self.shared.checkpoints.requested.load(Ordering::SeqCst);
+        let Some(id) = self.link.trigger() else {
+            return;
+        };
         if id <= self.checkpoint_seen {
             return;
         }
@@ -44,10 +47,18 @@ impl SourceTask {
         if self.kafka.is_some() {
             self.commits.push_back((id, self.offsets(&part)));
         }
-        self.shared
-            .checkpoints
-            .source_part(id, self.source, self.subtask, part);
+        let part = self.reported(part);
+        self.link.report(Inbox::Part(id, part));
         self.send_all(|| Msg::Barrier(id));
+    }
+
+    /// A part as this subtask's report to the coordinator.
+    fn reported(&self, part: SourcePart) -> Part {
+        Part::Source {
+            source: self.source,
+            subtask: self.subtask,
+            part,
+        }
     }
 
     /// This subtask's state and positions, as a checkpoint holds them.
@@ -138,9 +149,8 @@ impl SourceTask {
     pub(crate) fn hand_in_final(&mut self) {
         if self.checkpointing {
             let part = self.part();
-            self.shared
-                .checkpoints
-                .source_final(self.source, self.subtask, part);
+            let part = self.reported(part);
+            self.link.report(Inbox::Final(part));
         }
     }
 
@@ -165,7 +175,7 @@ impl SourceTask {
             self.send_mark();
             return;
         }
-        let done = self.shared.checkpoints.completed.load(Ordering::SeqCst);
+        let done = self.link.completed();
         let mut newest = None;
         while self.commits.front().is_some_and(|(id, _)| *id <= done) {
             newest = self.commits.pop_front();

@@ -3,7 +3,6 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use lowwater_connectors::dump::format_record;
@@ -383,8 +382,7 @@ pub(crate) fn finish_outputs(
     };
     // Every window subtask has ended, so the checkpoint rolls all their
     // open part files (see `Coordinator::roll_ended`).
-    if c.final_checkpoint(shared, 60_000) {
-        let id = shared.checkpoints.completed.load(Ordering::SeqCst);
+    if let Some(id) = c.final_checkpoint(shared, 60_000) {
         tracing::info!("inputs ended: end-of-input checkpoint {id} written");
         Ok(())
     } else {

@@ -120,6 +120,9 @@ pub(crate) struct SourceTask {
     pub checkpointing: bool,
     /// The newest checkpoint this subtask took part in.
     pub checkpoint_seen: CheckpointId,
+    /// Its mailbox (checkpoints asked for and completed, the stop) and the
+    /// coordinator's inbox.
+    pub link: crate::mailbox::Link,
     /// Kafka offsets of the checkpoints taken part in, until complete.
     pub commits: VecDeque<(CheckpointId, Offsets)>,
     /// Records read and filtered by this subtask (for checkpoints).
@@ -215,7 +218,10 @@ impl SourceTask {
         let mut row: Row = Vec::new();
         let mut exhausted = vec![false; self.inputs.len()];
         let drained = loop {
-            if self.shared.stop.load(Ordering::Relaxed) {
+            // Mail before data: a stop or a checkpoint asked for is taken
+            // before the next records.
+            self.link.take();
+            if self.link.stopped() {
                 break false;
             }
             if self.checkpointing {
@@ -325,7 +331,8 @@ impl SourceTask {
                 self.flush_all();
                 let wake = self.next_due().min(next_emit);
                 let wait = (wake - self.shared.clock.now()).clamp(1, 50);
-                std::thread::sleep(Duration::from_millis(wait as u64));
+                // Idle: a message (a checkpoint, a stop) wakes it at once.
+                self.link.wait(Duration::from_millis(wait as u64));
             }
         };
         self.flush_all();

@@ -1,9 +1,14 @@
 //! The job's threads while they run: every subtask on its own thread,
 //! partition discovery, the checkpoint coordinator's thread, and the
 //! supervising loop on the calling thread (the stall monitor, the stop,
-//! the final checkpoint).
+//! the final checkpoint). The supervisor talks to the coordinator and the
+//! sources by messages (`crate::mailbox`): it waits on the stops asked for
+//! over HTTP between two looks of the monitor, asks the coordinator for the
+//! final checkpoint and waits for its answer, then tells the sources to
+//! stop.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -11,8 +16,9 @@ use lowwater_core::clock::Clock;
 use lowwater_core::Timestamp;
 use lowwater_sql::plan::JobPlan;
 
-use crate::control::{StopReply, StopRequest};
+use crate::control::StopRequest;
 use crate::job::{RunArgs, RunError, Shared};
+use crate::mailbox::Inbox;
 use crate::monitor::Monitor;
 use crate::source::SourceTask;
 use crate::window::WindowTask;
@@ -31,8 +37,11 @@ pub(crate) struct Threads<'a> {
     pub args: &'a RunArgs,
     pub deadline: Option<Timestamp>,
     pub watched: Vec<crate::discovery::Watched>,
-    /// Stops asked for over HTTP (`crate::control`).
+    /// Stops asked for over HTTP (`crate::control`), and a sender that
+    /// keeps the channel open when no server holds one (the supervisor
+    /// waits on it between two looks of the monitor).
     pub control: Mutex<std::sync::mpsc::Receiver<StopRequest>>,
+    pub _control_open: std::sync::mpsc::Sender<StopRequest>,
 }
 
 impl Threads<'_> {
@@ -47,10 +56,8 @@ impl Threads<'_> {
     ) -> bool {
         let shared = self.shared;
         let discovery_done = AtomicBool::new(false);
-        let (final_asked, coordinator_done) = (AtomicBool::new(false), AtomicBool::new(false));
-        let coordinator_gone = AtomicBool::new(false);
         // A stop asked for over HTTP, answered after the final checkpoint.
-        let stopping: Mutex<Option<StopRequest>> = Mutex::new(None);
+        let mut stopping: Option<StopRequest> = None;
         std::thread::scope(|scope| {
             if !self.watched.is_empty() {
                 let (plan, watched, done) = (self.plan, &self.watched, &discovery_done);
@@ -102,23 +109,35 @@ impl Threads<'_> {
             // committing its Kafka transaction never pause the monitor.
             let checkpointing = coordinator.is_some();
             let coordinating = coordinator.take().map(|c| {
-                let (asked, done, gone) = (&final_asked, &coordinator_done, &coordinator_gone);
-                let stopping = &stopping;
-                scope.spawn(move || {
-                    // Set however the thread ends (a panic included), so
-                    // that a stop never waits for it forever.
-                    let _gone = Gone(gone);
-                    self.coordinate(c, asked, done, stopping)
-                })
+                std::thread::Builder::new()
+                    .name("coordinator".into())
+                    .spawn_scoped(scope, move || c.run(shared))
             });
-            while alive() {
-                let next = || self.control.lock().ok()?.try_recv().ok();
-                while let Some(req) = next() {
-                    self.take_stop(req, checkpointing, &stopping);
+            let coordinating = match coordinating.transpose() {
+                Ok(c) => c,
+                Err(e) => {
+                    shared.fail(RunError::Io(format!(
+                        "could not start the checkpoint coordinator's thread: {e}"
+                    )));
+                    None
                 }
-                self.step(checkpointing, &final_asked, &coordinator_gone, monitor);
+            };
+            while alive() {
+                // The monitor looks every 50 ms; a stop asked for over
+                // HTTP is taken as it comes.
+                let asked = self
+                    .control
+                    .lock()
+                    .ok()
+                    .and_then(|rx| rx.recv_timeout(Duration::from_millis(50)).ok());
+                if let Some(req) = asked {
+                    self.take_stop(req, checkpointing, &mut stopping);
+                }
+                self.step(checkpointing, &mut stopping, monitor);
             }
-            coordinator_done.store(true, Ordering::SeqCst);
+            if let Some(post) = shared.post() {
+                post.to_coordinator(Inbox::End);
+            }
             match coordinating.map(|h| h.join()) {
                 Some(Ok(c)) => *coordinator = Some(c),
                 Some(Err(_)) => shared.fail(RunError::Usage(
@@ -160,55 +179,11 @@ impl Threads<'_> {
         })
     }
 
-    /// The checkpoint coordinator's thread: checkpoints on the interval,
-    /// the final one when a stop is asked for (then `asked` goes back to
-    /// false), until the job's threads have ended. Gives the coordinator
-    /// back for the end-of-input checkpoint.
-    fn coordinate(
-        &self,
-        mut c: crate::coordinator::Coordinator,
-        asked: &AtomicBool,
-        done: &AtomicBool,
-        stopping: &Mutex<Option<StopRequest>>,
-    ) -> crate::coordinator::Coordinator {
-        let shared = self.shared;
-        while !done.load(Ordering::SeqCst) {
-            if asked.load(Ordering::SeqCst) {
-                let wait = self.plan.settings.checkpoints.timeout.min(60_000);
-                let written = c.final_checkpoint(shared, wait);
-                let id = shared.checkpoints.completed.load(Ordering::SeqCst);
-                if written {
-                    tracing::info!(
-                        "stopping: final checkpoint {id} written; the same command continues from it"
-                    );
-                }
-                if let Some(req) = stopping.lock().ok().and_then(|mut r| r.take()) {
-                    let reply = saved(&c, written.then_some(id), req.savepoint.as_deref());
-                    req.answer(reply);
-                }
-                asked.store(false, Ordering::SeqCst);
-            }
-            c.tick(shared.clock.now(), shared);
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        c
-    }
-
     /// A stop asked for over HTTP: refused when the job is stopping
     /// already, or asks for a savepoint without checkpoints (the job goes
     /// on); else the job stops as on SIGTERM, answered once its final
     /// checkpoint is written (at once without checkpoints).
-    fn take_stop(
-        &self,
-        req: StopRequest,
-        checkpointing: bool,
-        stopping: &Mutex<Option<StopRequest>>,
-    ) {
-        let Ok(mut slot) = stopping.lock() else {
-            return req.answer(Err(
-                "the job's stop state is poisoned (a bug in lowwater)".into()
-            ));
-        };
+    fn take_stop(&self, req: StopRequest, checkpointing: bool, slot: &mut Option<StopRequest>) {
         if slot.is_some() || self.shared.stop.load(Ordering::SeqCst) {
             return req.answer(Err("the job is stopping already".into()));
         }
@@ -234,73 +209,29 @@ impl Threads<'_> {
 
     /// One turn of the supervising loop: a stop asked for (after the
     /// coordinator's final checkpoint), the stall monitor.
-    fn step(
-        &self,
-        checkpointing: bool,
-        final_asked: &AtomicBool,
-        coordinator_gone: &AtomicBool,
-        monitor: &mut Monitor,
-    ) {
+    fn step(&self, checkpointing: bool, stopping: &mut Option<StopRequest>, monitor: &mut Monitor) {
         let shared = self.shared;
         let now = shared.clock.now();
         let asked =
             self.args.stop.load(Ordering::SeqCst) || self.deadline.is_some_and(|d| now >= d);
         if asked && !shared.stop.load(Ordering::SeqCst) {
+            let request = stopping.take();
             if checkpointing {
-                final_asked.store(true, Ordering::SeqCst);
                 // The coordinator takes the final checkpoint while every
-                // thread still runs; the monitor goes on meanwhile.
-                while final_asked.load(Ordering::SeqCst)
-                    && !shared.failed()
-                    && !coordinator_gone.load(Ordering::SeqCst)
-                {
-                    monitor.tick(shared.clock.now());
-                    std::thread::sleep(Duration::from_millis(10));
+                // thread still runs; the monitor goes on meanwhile. Its
+                // answer (or its end: a panic included) ends the wait.
+                let (done, answer) = std::sync::mpsc::channel();
+                let post = shared.post();
+                if post.is_some_and(|p| p.to_coordinator(Inbox::Stop { request, done })) {
+                    while let Err(RecvTimeoutError::Timeout) =
+                        answer.recv_timeout(Duration::from_millis(10))
+                    {
+                        monitor.tick(shared.clock.now());
+                    }
                 }
             }
-            shared.stop.store(true, Ordering::SeqCst);
+            shared.request_stop();
         }
         monitor.tick(now);
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// The answer to a stop: the final checkpoint `id` if it was written, and
-/// the savepoint made of it in `dir` if one was asked for.
-fn saved(
-    c: &crate::coordinator::Coordinator,
-    id: Option<lowwater_core::checkpoint::CheckpointId>,
-    dir: Option<&std::path::Path>,
-) -> StopReply {
-    let Some(id) = id else {
-        return Err(
-            "the final checkpoint was not written (the job's log says why): the job stops \
-             without a savepoint; its newest checkpoint is still restored by the same command"
-                .into(),
-        );
-    };
-    let Some(dir) = dir else {
-        return Ok(format!(
-            "stopped; final checkpoint {id} written: the same command continues from it"
-        ));
-    };
-    let path = c.save_to(id, dir).map_err(|e| {
-        format!("stopped with final checkpoint {id}, but the savepoint was not written: {e}")
-    })?;
-    tracing::info!("savepoint {} written (checkpoint {id})", path.display());
-    Ok(format!(
-        "stopped; savepoint {} (checkpoint {id}); continue with: lowwater run JOB.sql \
-         --from-checkpoint {}",
-        path.display(),
-        path.display()
-    ))
-}
-
-/// Sets its flag when dropped: a thread's end, however it ends.
-struct Gone<'a>(&'a AtomicBool);
-
-impl Drop for Gone<'_> {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
     }
 }

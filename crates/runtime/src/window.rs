@@ -19,6 +19,7 @@ use lowwater_sql::plan::{JobPlan, OnOpenLimit};
 use crate::checkpoint::WindowPart;
 use crate::emit::Rows;
 use crate::job::{RunError, Shared};
+use crate::mailbox::{Inbox, Part};
 use crate::source::{Envelope, Msg};
 
 /// Fired results held before they are written, while a watermark fires
@@ -51,6 +52,8 @@ pub(crate) struct WindowTask {
     unpublished: (Option<Timestamp>, Vec<Option<u64>>),
     /// Since when something waits to be published (`None`: nothing).
     waiting_since: Option<Timestamp>,
+    /// Its mailbox and the coordinator's inbox.
+    pub link: crate::mailbox::Link,
 }
 
 impl WindowTask {
@@ -78,6 +81,7 @@ impl WindowTask {
             node,
             unpublished: (None, vec![None; senders]),
             waiting_since: None,
+            link: crate::mailbox::Link::detached(),
             pipeline,
             subtask,
             senders,
@@ -130,11 +134,12 @@ impl WindowTask {
                 return self.held.remove(i);
             }
             let env = if self.waiting_since.is_none() {
-                self.rx.recv().ok()?
+                self.link.recv(&self.rx)?
             } else {
                 // Rows waiting for Kafka's acknowledgements: publish as
                 // soon as they are in, also while no input comes.
-                match self.rx.recv_timeout(std::time::Duration::from_millis(10)) {
+                let wait = std::time::Duration::from_millis(10);
+                match self.link.recv_timeout(&self.rx, wait) {
                     Ok(env) => env,
                     Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                         self.publish_progress();
@@ -165,10 +170,7 @@ impl WindowTask {
                 self.plan.tables[self.plan.pipelines[self.pipeline].sink].name,
                 self.subtask
             );
-            self.shared
-                .checkpoints
-                .aborted
-                .fetch_max(id, Ordering::SeqCst);
+            self.link.report(Inbox::Declined(id));
         }
     }
 
@@ -192,24 +194,26 @@ impl WindowTask {
                 }
             }
         }
+        let part = Inbox::Part(id, self.part());
+        self.link.report(part);
+        if self.shared.exactly_once.is_some() {
+            // No row of the next checkpoint may enter this one's
+            // transaction: wait for the coordinator's word. Not ended by a
+            // plain stop: the checkpoint still completes, and rows written
+            // before it did would enter its transaction. A failed job
+            // commits nothing.
+            self.link.settle(id);
+        }
+    }
+
+    /// This subtask's state, as a checkpoint holds it.
+    fn part(&self) -> Part {
         let (valve, op) = self.node.parts();
         let chain = self.node.chain().to_vec();
-        let part = WindowPart { valve, op, chain };
-        self.shared
-            .checkpoints
-            .window_part(id, self.pipeline, self.subtask, part);
-        if self.shared.exactly_once.is_some() {
-            // No row of the next checkpoint may enter this one's transaction.
-            let cp = &self.shared.checkpoints;
-            // Not on a plain stop: the checkpoint still completes (the
-            // coordinator goes on collecting), and rows written before it
-            // did would enter its transaction. A failed job commits nothing.
-            while cp.completed.load(Ordering::SeqCst) < id
-                && cp.aborted.load(Ordering::SeqCst) < id
-                && !self.shared.failed()
-            {
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
+        Part::Window {
+            pipeline: self.pipeline,
+            subtask: self.subtask,
+            part: WindowPart { valve, op, chain },
         }
     }
 
@@ -366,12 +370,7 @@ impl WindowTask {
         }
         self.publish_late();
         if self.shared.checkpoints.enabled() {
-            let (valve, op) = self.node.parts();
-            let chain = self.node.chain().to_vec();
-            let part = WindowPart { valve, op, chain };
-            self.shared
-                .checkpoints
-                .window_final(self.pipeline, self.subtask, part);
+            self.link.report(Inbox::Final(self.part()));
         }
     }
 

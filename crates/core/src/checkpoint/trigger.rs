@@ -70,6 +70,15 @@ impl CheckpointTrigger {
         self.end(id, now)
     }
 
+    /// When the trigger next has something to say: the next checkpoint
+    /// when none is running, else the running one's timeout.
+    pub fn next_event(&self) -> Timestamp {
+        match self.in_flight {
+            Some((_, started)) => started.saturating_add(self.timeout).saturating_add(1),
+            None => self.next_due,
+        }
+    }
+
     /// The running checkpoint if it has run longer than the timeout at `now`.
     pub fn timed_out(&self, now: Timestamp) -> Option<CheckpointId> {
         self.in_flight
@@ -116,7 +125,9 @@ mod tests {
     #[test]
     fn numbering_continues_after_a_restore_and_timeouts_are_reported() {
         let mut t = CheckpointTrigger::new(100, 500, 0, 41);
+        assert_eq!(t.next_event(), 100, "the first checkpoint is due");
         assert_eq!(t.poll(100), Some(42));
+        assert_eq!(t.next_event(), 601, "the running one times out then");
         assert_eq!(t.timed_out(600), None);
         assert_eq!(t.timed_out(601), Some(42));
         assert_eq!(t.failed(42, 601), Some(501));
