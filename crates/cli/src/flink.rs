@@ -137,7 +137,7 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
                          a free one"
                 ))
             })?;
-            Some(lowwater_runtime::http::Server::start(l, shared.clone()).map_err(UserError)?)
+            Some(lowwater_observe::http::Server::start(l, shared.clone()).map_err(UserError)?)
         }
         None => None,
     };
@@ -212,7 +212,7 @@ pub fn watch(o: WatchOpts, stop: Arc<AtomicBool>) -> Result<bool> {
         }
     };
     shared.stopped.store(true, Ordering::Relaxed);
-    let live = lowwater_runtime::http::LiveView::live(shared.as_ref());
+    let live = lowwater_observe::http::LiveView::live(shared.as_ref());
     if let Some(s) = server {
         s.stop();
     }

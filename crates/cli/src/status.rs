@@ -246,7 +246,7 @@ pub fn history(url: &str, since: Option<&str>, timeout: std::time::Duration) -> 
         from.map_or(String::new(), |t| format!("?since={t}"))
     );
     let body = get(&api, timeout)?;
-    type Events = std::collections::BTreeMap<String, Vec<lowwater_runtime::flight::FlightEvent>>;
+    type Events = std::collections::BTreeMap<String, Vec<lowwater_observe::flight::FlightEvent>>;
     let mut got: Events = sonic_rs::from_str(&body)
         .map_err(|e| UserError(format!("{api} did not answer lowwater's JSON ({e})")))?;
     let events = got.remove("events").unwrap_or_default();

@@ -16,10 +16,8 @@
 use std::sync::{Arc, Mutex};
 
 use lowwater_core::{Millis, Timestamp};
+use lowwater_observe::live::{Live, LiveInsert, LivePartition, LiveSink, LiveSubtask, WatchedJob};
 use lowwater_report::{wm, PartitionReport, ReplayInfo, SinkReport, Totals};
-use lowwater_runtime::observe::{
-    Live, LiveInsert, LivePartition, LiveSink, LiveSubtask, WatchedJob,
-};
 
 use crate::watch::Watcher;
 
@@ -207,7 +205,7 @@ pub struct Shared {
     pub stale: std::sync::atomic::AtomicBool,
 }
 
-impl lowwater_runtime::http::LiveView for Shared {
+impl lowwater_observe::http::LiveView for Shared {
     fn live(&self) -> Live {
         let now = self.clock.now();
         let origin = match self.origin.lock() {

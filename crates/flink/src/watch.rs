@@ -24,8 +24,8 @@ use lowwater_core::diagnose::{Holder, StallDetector};
 use lowwater_core::source::SplitId;
 use lowwater_core::time::format_timestamp;
 use lowwater_core::{Millis, Timestamp, MIN_WATERMARK};
+use lowwater_observe::live::{History, HistoryPoint};
 use lowwater_report::{stall_report_in, wm, StallReport};
-use lowwater_runtime::observe::{History, HistoryPoint};
 use lowwater_sql::explain::StallContext;
 
 use crate::model::Job;

@@ -283,7 +283,7 @@ fn the_live_view_is_lowwaters_shape_with_the_flink_job_named() {
     // Subtasks: 8 source subtasks, then the window vertex.
     assert_eq!(v.subtasks.len(), 9);
     assert_eq!(v.subtasks[8].operator, "window:dashboard");
-    let metrics = lowwater_runtime::live_metrics(&v);
+    let metrics = lowwater_observe::metrics::live_metrics(&v);
     assert!(metrics.contains("lowwater_partition_holding{table=\"clickstream\",topic=\"clickstream\",partition=\"11\",subtask=\"3\"} 1"), "{metrics}");
 }
 

@@ -26,10 +26,11 @@ use lowwater_core::checkpoint::{format, CheckpointError, CheckpointId, JobIdenti
 use lowwater_core::source::{SourceSubtask, SplitId};
 use lowwater_core::watermark::valve::ChannelValve;
 use lowwater_core::window::operator::WindowOperator;
-use lowwater_core::{Millis, Timestamp};
+use lowwater_core::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::join_task::JoinPart;
+pub use lowwater_observe::live::CheckpointStats;
 
 #[path = "checkpoint_compat.rs"]
 mod compat;
@@ -147,22 +148,6 @@ impl JobSnapshot {
             .filter_map(|(id, key)| Some((key, *by_id.get(&(id as SplitId))?)))
             .collect()
     }
-}
-
-/// What `/metrics`, the API and the end report say about checkpoints.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct CheckpointStats {
-    pub enabled: bool,
-    pub completed: u64,
-    pub failed: u64,
-    pub last_id: Option<CheckpointId>,
-    /// Processing time when the last completed checkpoint was triggered.
-    pub last_at: Option<Timestamp>,
-    pub last_duration_ms: Option<Millis>,
-    pub last_size_bytes: Option<u64>,
-    pub last_failure: Option<String>,
-    /// The checkpoint this run restored, if any.
-    pub restored_id: Option<CheckpointId>,
 }
 
 /// What the job's threads share about checkpoints: its statistics, read

@@ -16,25 +16,7 @@ use lowwater_core::checkpoint::CheckpointId;
 
 use crate::checkpoint::FileStore;
 
-/// What the stop ended with, in words (`Ok`: stopped as asked).
-pub type StopReply = Result<String, String>;
-
-/// A request to stop the job, with where to put its savepoint.
-#[derive(Debug)]
-pub struct StopRequest {
-    /// The savepoint's directory (`None`: stop with the final checkpoint
-    /// in the job's own directory, as SIGTERM does).
-    pub savepoint: Option<PathBuf>,
-    /// Where the answer goes.
-    pub reply: tokio::sync::oneshot::Sender<StopReply>,
-}
-
-impl StopRequest {
-    /// Answers the request (a requester that gave up is not an error).
-    pub(crate) fn answer(self, reply: StopReply) {
-        let _ = self.reply.send(reply);
-    }
-}
+pub use lowwater_observe::http::{StopReply, StopRequest};
 
 /// Copies checkpoint `id` of `store` into `dir` (created if needed,
 /// written atomically): the savepoint's path.

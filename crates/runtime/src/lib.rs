@@ -32,9 +32,7 @@ mod discovery;
 mod emit;
 mod evolve;
 mod exchange;
-pub mod flight;
 mod fs_sink;
-pub mod http;
 mod inputs;
 pub mod job;
 mod join_route;
@@ -42,7 +40,6 @@ mod join_task;
 mod join_watch;
 mod join_window;
 mod mailbox;
-mod metrics;
 mod monitor;
 pub mod observe;
 mod progress;
@@ -59,4 +56,5 @@ mod window;
 mod written;
 
 pub use job::{run, RunArgs, RunError, RunOutcome};
-pub use metrics::live_metrics;
+// The flight recorder and the HTTP server are the observation layer's.
+pub(crate) use lowwater_observe::{flight, http};

@@ -5,9 +5,30 @@
 //! server only reads the view when a client asks; it is never on the record
 //! path.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::observe::Live;
+use crate::live::Live;
+
+/// What the stop ended with, in words (`Ok`: stopped as asked).
+pub type StopReply = Result<String, String>;
+
+/// A request to stop the job, with where to put its savepoint.
+#[derive(Debug)]
+pub struct StopRequest {
+    /// The savepoint's directory (`None`: stop with the final checkpoint
+    /// in the job's own directory, as SIGTERM does).
+    pub savepoint: Option<PathBuf>,
+    /// Where the answer goes.
+    pub reply: tokio::sync::oneshot::Sender<StopReply>,
+}
+
+impl StopRequest {
+    /// Answers the request (a requester that gave up is not an error).
+    pub fn answer(self, reply: StopReply) {
+        let _ = self.reply.send(reply);
+    }
+}
 
 /// What the server serves.
 pub trait LiveView: Send + Sync + 'static {
@@ -29,7 +50,7 @@ pub trait LiveView: Send + Sync + 'static {
     }
     /// Takes a stop asked for with `POST /api/v1/stop` (`crate::control`);
     /// answered through the request. A view that cannot be stopped says so.
-    fn stop(&self, req: crate::control::StopRequest) -> Result<(), String> {
+    fn stop(&self, req: StopRequest) -> Result<(), String> {
         drop(req);
         Err("this view watches a job it does not run: stop it where it runs".into())
     }
@@ -123,7 +144,7 @@ async fn stop(
         },
     };
     let (reply, answered) = tokio::sync::oneshot::channel();
-    if let Err(e) = c.stop(crate::control::StopRequest { savepoint, reply }) {
+    if let Err(e) = c.stop(StopRequest { savepoint, reply }) {
         return answer(StatusCode::CONFLICT, false, &e);
     }
     match tokio::time::timeout(STOP_WAIT, answered).await {

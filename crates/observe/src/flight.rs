@@ -120,17 +120,22 @@ impl FlightEvent {
 
 /// A partition as the recorder names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Place {
+pub struct Place {
+    /// The source table.
     pub table: String,
+    /// Its topic (a file's name for files).
     pub topic: String,
+    /// The partition.
     pub partition: i32,
     /// The source subtask reading it.
     pub subtask: usize,
 }
 
 /// What the monitor sees of one INSERT at a look.
-pub(crate) struct InsertSeen {
+pub struct InsertSeen {
+    /// The INSERT's sink table.
     pub insert: String,
+    /// Its watermark.
     pub watermark: Timestamp,
     /// The partition holding it.
     pub holder: Option<Place>,
@@ -153,7 +158,7 @@ struct InsertState {
 
 /// The recorder.
 #[derive(Debug, Default)]
-pub(crate) struct FlightRecorder {
+pub struct FlightRecorder {
     events: VecDeque<FlightEvent>,
     file: Option<PathBuf>,
     /// Lines in the file (compacted past twice `MAX_EVENTS`).

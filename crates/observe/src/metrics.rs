@@ -1,13 +1,11 @@
 //! `/metrics`: the live state as OpenMetrics text, under the naming scheme
 //! of docs/metrics.md (`lowwater_<entity>_<quantity>_<unit>`). Every value
-//! is read from the job's shared state when scraped; nothing is counted
+//! is read from the live model when scraped; nothing is counted
 //! twice, and every way a record can be dropped has a counter.
 
 use std::borrow::Cow;
-use std::sync::atomic::Ordering;
 
 use lowwater_core::Millis;
-use lowwater_sql::plan::JobPlan;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::counter::ConstCounter;
@@ -15,25 +13,9 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Registry;
 
-use crate::job::Shared;
-use crate::observe::{
+use crate::live::{
     finite, Labels, LagFamily, Live, LiveInsert, LivePartition, LiveSink, LiveSubtask,
 };
-
-/// Encodes `live` (and the sinks' histograms) as OpenMetrics text.
-pub(crate) fn metrics(live: &Live, plan: &JobPlan, shared: &Shared) -> String {
-    let filtered = shared
-        .sources
-        .iter()
-        .map(|s| {
-            (
-                vec![("table".into(), plan.tables[s.table].name.clone())],
-                s.filtered.load(Ordering::Relaxed),
-            )
-        })
-        .collect();
-    encode(live, Some(&shared.lag_histograms), filtered)
-}
 
 /// Encodes a live view that is not a lowwater job of this process (a Flink
 /// job watched through its REST API): the same families, without the
@@ -43,7 +25,10 @@ pub fn live_metrics(live: &Live) -> String {
     encode(live, None, Vec::new())
 }
 
-fn encode(live: &Live, lags: Option<&LagFamily>, filtered: Vec<(Labels, u64)>) -> String {
+/// Encodes `live` as OpenMetrics text, with the sinks' emission-lag
+/// histograms and each source table's rows dropped by WHERE when the
+/// executor has them.
+pub fn encode(live: &Live, lags: Option<&LagFamily>, filtered: Vec<(Labels, u64)>) -> String {
     let mut r = Families::default();
     let secs = |ms: Millis| ms as f64 / 1000.0;
     let gauge = |r: &mut Families, name: &str, help: &str, samples: Vec<(Labels, f64)>| {
@@ -239,7 +224,7 @@ fn encode(live: &Live, lags: Option<&LagFamily>, filtered: Vec<(Labels, u64)>) -
             .filter_map(|i| finite(i.watermark).map(|w| (ins(i), secs(live.now - w))))
             .collect(),
     );
-    let side = |j: &crate::observe::LiveJoin, s: &crate::observe::LiveJoinSide| -> Labels {
+    let side = |j: &crate::live::LiveJoin, s: &crate::live::LiveJoinSide| -> Labels {
         vec![
             ("sink".into(), j.sink.clone()),
             ("side".into(), s.side.clone()),
