@@ -551,7 +551,7 @@ mod tests {
         .expect("plans");
         let shared = crate::job::test_shared(&plan);
         let (mut post, inbox) = Post::new(true);
-        let (mut source, mut window) = (post.source_link(), post.task_link());
+        let (mut source, mut window) = (post.source_link(0, 0), post.task_link());
         shared.install_post(post);
         let store = FileStore::open(&dir).expect("a checkpoint directory");
         let now = shared.clock.now();

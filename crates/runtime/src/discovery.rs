@@ -1,11 +1,11 @@
 //! Partition discovery (`scan.topic-partition-discovery.interval`): a
 //! thread that looks for partitions added to a Kafka source's topics and
 //! hands each new one to the source subtask Flink's formula assigns it to.
-//! The subtask starts reading it from its earliest offset at its next
-//! periodic emit; until the partition has records (or goes idle) its
-//! watermark holds the subtask, as in Flink.
+//! The partition travels as a message to the subtask's mailbox
+//! (`crate::mailbox`); the subtask starts reading it from its earliest
+//! offset at its next periodic emit; until the partition has records (or
+//! goes idle) its watermark holds the subtask, as in Flink.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use lowwater_core::assignment::split_owner;
@@ -16,6 +16,7 @@ use lowwater_sql::options::Connector;
 use lowwater_sql::plan::JobPlan;
 
 use crate::job::{RunError, Shared, SplitMeta};
+use crate::mailbox::{Control, Link, NewSplit};
 
 /// One source table whose partitions are looked for.
 pub(crate) struct Watched {
@@ -27,10 +28,11 @@ pub(crate) struct Watched {
     pub every: i64,
 }
 
-/// Runs until `done` is set or the job stops.
-pub(crate) fn run(plan: &JobPlan, shared: &Shared, watched: &[Watched], done: &AtomicBool) {
+/// Runs until its mailbox says the job stops (or failed), sleeping on it
+/// until the next lookup is due.
+pub(crate) fn run(plan: &JobPlan, shared: &Shared, watched: &[Watched], mut link: Link) {
     let mut next: Vec<Timestamp> = watched.iter().map(|w| shared.start + w.every).collect();
-    while !done.load(Ordering::SeqCst) && !shared.stop.load(Ordering::SeqCst) {
+    loop {
         let now = shared.clock.now();
         for (w, due) in watched.iter().zip(next.iter_mut()) {
             if now < *due {
@@ -39,7 +41,12 @@ pub(crate) fn run(plan: &JobPlan, shared: &Shared, watched: &[Watched], done: &A
             *due = now + w.every;
             look(plan, shared, w);
         }
-        std::thread::sleep(Duration::from_millis(100));
+        let wake = next.iter().min().copied().unwrap_or(now + 1_000);
+        let wait = wake.saturating_sub(shared.clock.now()).clamp(1, 1_000);
+        link.wait(Duration::from_millis(wait as u64));
+        if link.stopped() {
+            return;
+        }
     }
 }
 
@@ -88,8 +95,13 @@ fn look(plan: &JobPlan, shared: &Shared, w: &Watched) {
                 partition: p,
                 subtask,
             });
-            if let Ok(mut q) = shared.sources[w.source].discovered[subtask].lock() {
-                q.push((id, topic.clone(), p));
+            let found = NewSplit {
+                id,
+                topic: topic.clone(),
+                partition: p,
+            };
+            if let Some(post) = shared.post() {
+                post.to_source(w.source, subtask, Control::Split(found));
             }
         }
     }

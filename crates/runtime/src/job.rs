@@ -134,9 +134,6 @@ pub(crate) struct SourceShared {
     /// the watermark as they do in replay.
     pub reading: std::sync::atomic::AtomicUsize,
     pub subtasks: Vec<Mutex<SubtaskView>>,
-    /// Partitions found by partition discovery, per subtask, waiting to be
-    /// picked up on the subtask's next periodic emit.
-    pub discovered: Vec<Mutex<Vec<(SplitId, String, i32)>>>,
 }
 
 /// State shared by every thread of a job.
@@ -230,7 +227,6 @@ impl Shared {
                     filtered: AtomicU64::new(0),
                     reading: std::sync::atomic::AtomicUsize::new(0),
                     subtasks: (0..p).map(|_| Mutex::new(SubtaskView::default())).collect(),
-                    discovered: (0..p).map(|_| Mutex::new(Vec::new())).collect(),
                 })
                 .collect(),
             windows: plan
@@ -430,8 +426,10 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     // checkpoints the coordinator an inbox for the tasks' reports.
     let (mut post, inbox) = crate::mailbox::Post::new(plan.settings.checkpoints.interval.is_some());
     for t in &mut source_tasks {
-        t.link = post.source_link().restored(restored_id);
+        t.link = post.source_link(t.source, t.subtask).restored(restored_id);
     }
+    let watched = crate::discovery::watched(&plan, &sources, &dumps);
+    let discovery = (!watched.is_empty()).then(|| post.watcher_link());
     for t in &mut window_tasks {
         t.link = post.task_link().restored(restored_id);
     }
@@ -475,13 +473,12 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
         ),
         None => None,
     };
-    let watched = crate::discovery::watched(&plan, &sources, &dumps);
     let threads = crate::threads::Threads {
         plan: &plan,
         shared: &shared,
         args,
         deadline: args.duration.map(|d| start + d.as_millis() as i64),
-        watched,
+        watched: (watched, std::sync::Mutex::new(discovery)),
         control: std::sync::Mutex::new(control_rx),
         _control_open: control_open,
     };

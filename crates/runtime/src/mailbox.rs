@@ -13,13 +13,14 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use lowwater_core::checkpoint::CheckpointId;
+use lowwater_core::source::SplitId;
 
 use crate::checkpoint::{SourcePart, WindowPart};
 use crate::control::StopRequest;
 use crate::join_task::JoinPart;
 
 /// A message to a task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Control {
     /// Take part in checkpoint `id` (to source subtasks: flush, hand in the
     /// state and send the barrier).
@@ -35,6 +36,17 @@ pub(crate) enum Control {
     /// The job failed: no checkpoint completes any more, nothing more is
     /// committed.
     Failed,
+    /// Partition discovery found a partition for this source subtask: it
+    /// starts reading it at its next periodic emit.
+    Split(NewSplit),
+}
+
+/// A partition found while the job runs: its split id, topic and number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NewSplit {
+    pub id: SplitId,
+    pub topic: String,
+    pub partition: i32,
 }
 
 /// A task's part of a checkpoint, or its last state when it ended.
@@ -85,8 +97,13 @@ pub(crate) enum Inbox {
 /// threads start.
 #[derive(Default)]
 pub(crate) struct Post {
-    sources: Vec<Sender<Control>>,
+    /// Each source subtask's mailbox, with its (source, subtask).
+    sources: Vec<((usize, usize), Sender<Control>)>,
+    /// Each window and join subtask's.
     tasks: Vec<Sender<Control>>,
+    /// Threads beside the tasks that end with the sources (partition
+    /// discovery).
+    watchers: Vec<Sender<Control>>,
     coordinator: Option<Sender<Inbox>>,
 }
 
@@ -101,11 +118,18 @@ impl Post {
         (post, checkpointing.then_some(rx))
     }
 
-    /// A new source subtask's link.
-    pub fn source_link(&mut self) -> Link {
+    /// Subtask `subtask` of source `source`'s link.
+    pub fn source_link(&mut self, source: usize, subtask: usize) -> Link {
         let (tx, rx) = channel();
-        self.sources.push(tx);
+        self.sources.push(((source, subtask), tx));
         Link::new(rx, self.coordinator.clone())
+    }
+
+    /// A watcher's link (it reports nothing).
+    pub fn watcher_link(&mut self) -> Link {
+        let (tx, rx) = channel();
+        self.watchers.push(tx);
+        Link::new(rx, None)
     }
 
     /// A new window or join subtask's link.
@@ -115,17 +139,29 @@ impl Post {
         Link::new(rx, self.coordinator.clone())
     }
 
-    /// To every source subtask (one that ended is skipped).
+    /// To every source subtask and watcher (one that ended is skipped).
     pub fn to_sources(&self, c: Control) {
-        for tx in &self.sources {
-            let _ = tx.send(c);
+        let sources = self.sources.iter().map(|(_, tx)| tx);
+        for tx in sources.chain(&self.watchers) {
+            let _ = tx.send(c.clone());
         }
     }
 
-    /// To every task.
+    /// To subtask `subtask` of source `source` (`false`: no such subtask,
+    /// or it ended).
+    pub fn to_source(&self, source: usize, subtask: usize, c: Control) -> bool {
+        let mut to = self
+            .sources
+            .iter()
+            .filter(|(at, _)| *at == (source, subtask));
+        to.next().is_some_and(|(_, tx)| tx.send(c).is_ok())
+    }
+
+    /// To every task and watcher.
     pub fn to_all(&self, c: Control) {
-        for tx in self.sources.iter().chain(&self.tasks) {
-            let _ = tx.send(c);
+        let sources = self.sources.iter().map(|(_, tx)| tx);
+        for tx in sources.chain(&self.tasks).chain(&self.watchers) {
+            let _ = tx.send(c.clone());
         }
     }
 
@@ -152,6 +188,8 @@ pub(crate) struct Link {
     aborted: CheckpointId,
     stopped: bool,
     failed: bool,
+    /// Partitions found for it, not taken yet.
+    splits: Vec<NewSplit>,
 }
 
 impl Link {
@@ -164,6 +202,7 @@ impl Link {
             aborted: 0,
             stopped: false,
             failed: false,
+            splits: Vec::new(),
         }
     }
 
@@ -186,7 +225,14 @@ impl Link {
             Control::Aborted(id) => self.aborted = self.aborted.max(id),
             Control::Stop => self.stopped = true,
             Control::Failed => self.failed = true,
+            Control::Split(s) => self.splits.push(s),
         }
+    }
+
+    /// The partitions found for it since the last call.
+    pub fn take_splits(&mut self) -> Vec<NewSplit> {
+        self.take();
+        std::mem::take(&mut self.splits)
     }
 
     /// Takes every message waiting, without blocking.
@@ -299,10 +345,19 @@ mod tests {
     #[test]
     fn a_source_takes_the_newest_trigger_and_stops_on_stop_or_failure() {
         let (mut post, _inbox) = Post::new(true);
-        let mut source = post.source_link();
+        let mut source = post.source_link(0, 1);
         let mut task = post.task_link();
         post.to_sources(Control::Trigger(5));
         post.to_sources(Control::Trigger(6));
+        let split = NewSplit {
+            id: 4,
+            topic: "clicks".into(),
+            partition: 3,
+        };
+        assert!(post.to_source(0, 1, Control::Split(split.clone())));
+        assert!(!post.to_source(1, 0, Control::Split(split.clone())));
+        assert_eq!(source.take_splits(), vec![split]);
+        assert!(source.take_splits().is_empty());
         source.take();
         task.take();
         assert_eq!(source.trigger(), Some(6));

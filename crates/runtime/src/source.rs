@@ -365,12 +365,12 @@ impl SourceTask {
     /// Starts reading the partitions partition discovery assigned to this
     /// subtask since the last periodic emit (from their earliest offset).
     fn take_discovered(&mut self, exhausted: &mut Vec<bool>) {
-        let new: Vec<(SplitId, String, i32)> =
-            match self.shared.sources[self.source].discovered[self.subtask].lock() {
-                Ok(mut v) if !v.is_empty() => std::mem::take(&mut *v),
-                _ => return,
-            };
-        let parts: Vec<(String, i32)> = new.iter().map(|(_, t, p)| (t.clone(), *p)).collect();
+        let new = self.link.take_splits();
+        if new.is_empty() {
+            return;
+        }
+        let parts: Vec<(String, i32)> =
+            new.iter().map(|s| (s.topic.clone(), s.partition)).collect();
         let table = &self.plan.tables[self.rows.table_index()];
         let added = match (&mut self.kafka, &table.connector) {
             (Some(k), _) => k.add_partitions(&parts),
@@ -396,7 +396,12 @@ impl SourceTask {
                 .reading
                 .fetch_add(1, Ordering::SeqCst);
         }
-        for (id, topic, partition) in new {
+        for crate::mailbox::NewSplit {
+            id,
+            topic,
+            partition,
+        } in new
+        {
             match self.sub.add_split(id) {
                 Ok(p) => self.broadcast(p),
                 Err(e) => {

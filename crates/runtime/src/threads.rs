@@ -7,7 +7,7 @@
 //! final checkpoint and waits for its answer, then tells the sources to
 //! stop.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -36,7 +36,11 @@ pub(crate) struct Threads<'a> {
     pub shared: &'a Arc<Shared>,
     pub args: &'a RunArgs,
     pub deadline: Option<Timestamp>,
-    pub watched: Vec<crate::discovery::Watched>,
+    /// The tables partition discovery watches, and its link.
+    pub watched: (
+        Vec<crate::discovery::Watched>,
+        Mutex<Option<crate::mailbox::Link>>,
+    ),
     /// Stops asked for over HTTP (`crate::control`), and a sender that
     /// keeps the channel open when no server holds one (the supervisor
     /// waits on it between two looks of the monitor).
@@ -55,16 +59,16 @@ impl Threads<'_> {
         monitor: &mut Monitor,
     ) -> bool {
         let shared = self.shared;
-        let discovery_done = AtomicBool::new(false);
         // A stop asked for over HTTP, answered after the final checkpoint.
         let mut stopping: Option<StopRequest> = None;
         std::thread::scope(|scope| {
-            if !self.watched.is_empty() {
-                let (plan, watched, done) = (self.plan, &self.watched, &discovery_done);
+            let discovery = self.watched.1.lock().ok().and_then(|mut l| l.take());
+            if let Some(link) = discovery {
+                let (plan, watched) = (self.plan, &self.watched.0);
                 let spawned = std::thread::Builder::new()
                     .name("discovery".into())
                     .spawn_scoped(scope, move || {
-                        crate::discovery::run(plan, shared, watched, done)
+                        crate::discovery::run(plan, shared, watched, link)
                     });
                 if let Err(e) = spawned {
                     shared.fail(RunError::Io(format!(
@@ -145,7 +149,10 @@ impl Threads<'_> {
                 )),
                 None => {}
             }
-            discovery_done.store(true, Ordering::SeqCst);
+            // Every task has ended: partition discovery ends too.
+            if let Some(post) = shared.post() {
+                post.to_sources(crate::mailbox::Control::Stop);
+            }
             let mut completed = true;
             for h in sources {
                 match h.map(|h| h.join()) {
