@@ -29,7 +29,8 @@ use lowwater_core::window::operator::WindowOperator;
 use lowwater_core::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::join_task::JoinPart;
+use lowwater_core::join::interval_node::IntervalJoinState;
+use lowwater_core::join::node::TemporalJoinState;
 pub use lowwater_observe::live::CheckpointStats;
 
 #[path = "checkpoint_compat.rs"]
@@ -68,6 +69,22 @@ pub(crate) struct WindowPart {
     /// Cascading windows: the aggregations chained after the first, in
     /// order (empty for any other INSERT).
     pub chain: Vec<WindowOperator>,
+}
+
+/// A join subtask's part of a checkpoint: its node's state and counters.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct JoinPart {
+    pub state: JoinState,
+    pub late: BTreeMap<SplitId, u64>,
+    pub filtered: u64,
+    pub unmatched: u64,
+}
+
+/// A join node's state.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) enum JoinState {
+    Temporal(TemporalJoinState),
+    Interval(IntervalJoinState),
 }
 
 /// Per INSERT, the watermark up to which its output windows fired in

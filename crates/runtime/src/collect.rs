@@ -7,8 +7,8 @@
 use lowwater_core::checkpoint::CheckpointId;
 use lowwater_core::Timestamp;
 
+use crate::checkpoint::JoinPart;
 use crate::checkpoint::{SourcePart, WindowPart};
-use crate::join_task::JoinPart;
 use crate::mailbox::Part;
 
 /// One kind of operator's parts: per operator, per subtask.

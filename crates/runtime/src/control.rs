@@ -39,11 +39,11 @@ pub(crate) fn save(store: &FileStore, id: CheckpointId, dir: &Path) -> Result<Pa
 }
 
 /// The answer to a stop: the final checkpoint `id` if it was written, and
-/// the savepoint made of it in `dir` if one was asked for.
+/// the savepoint made of it in `dir` by `save_to` if one was asked for.
 pub(crate) fn saved(
-    c: &crate::coordinator::Coordinator,
     id: Option<CheckpointId>,
     dir: Option<&Path>,
+    save_to: impl FnOnce(CheckpointId, &Path) -> Result<PathBuf, String>,
 ) -> StopReply {
     let Some(id) = id else {
         return Err(
@@ -57,7 +57,7 @@ pub(crate) fn saved(
             "stopped; final checkpoint {id} written: the same command continues from it"
         ));
     };
-    let path = c.save_to(id, dir).map_err(|e| {
+    let path = save_to(id, dir).map_err(|e| {
         format!("stopped with final checkpoint {id}, but the savepoint was not written: {e}")
     })?;
     tracing::info!("savepoint {} written (checkpoint {id})", path.display());

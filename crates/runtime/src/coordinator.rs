@@ -18,14 +18,14 @@ use lowwater_sql::plan::JobPlan;
 
 use crate::checkpoint::{Failpoint, FileStore, JobSnapshot, SourcePart, SplitKey, WindowPart};
 use crate::collect::Collector;
-use crate::job::Shared;
 use crate::mailbox::{Control, Inbox};
+use crate::shared::Shared;
 
 /// A complete checkpoint's parts: per source, per INSERT, per join.
 type Parts = (
     Vec<Vec<SourcePart>>,
     Vec<Vec<WindowPart>>,
-    Vec<Vec<crate::join_task::JoinPart>>,
+    Vec<Vec<crate::checkpoint::JoinPart>>,
 );
 
 /// Triggers and completes the checkpoints of one job.
@@ -76,7 +76,7 @@ impl Coordinator {
         let collector = Collector::new(
             &vec![p; plan.source_tables().len()],
             &vec![p; plan.pipelines.len()],
-            &vec![p; crate::join_task::joins(plan).len()],
+            &vec![p; crate::joins::joins(plan).len()],
         );
         let on_disk = store.list().unwrap_or_default().into_iter().max();
         let last = restored.max(on_disk).unwrap_or(0);
@@ -84,11 +84,11 @@ impl Coordinator {
         Some(Coordinator {
             trigger: CheckpointTrigger::new(interval, timeout(plan, interval), now, last),
             store,
-            identity: crate::restore::identity(plan),
+            identity: crate::identity::identity(plan),
             retained: settings.retained,
             failpoint: Failpoint::from_env(),
             parallelism: plan.settings.parallelism,
-            fired_bounds_output: crate::join_task::joins(plan).is_empty()
+            fired_bounds_output: crate::joins::joins(plan).is_empty()
                 && !plan.pipelines.iter().any(|pl| {
                     matches!(
                         plan.tables[pl.sink].connector,
@@ -122,7 +122,10 @@ impl Coordinator {
                     }
                     self.stopping = true;
                     if let Some(req) = request {
-                        let reply = crate::control::saved(&self, written, req.savepoint.as_deref());
+                        let reply =
+                            crate::control::saved(written, req.savepoint.as_deref(), |id, dir| {
+                                self.save_to(id, dir)
+                            });
                         req.answer(reply);
                     }
                     let _ = done.send(written);
@@ -319,7 +322,7 @@ impl Coordinator {
                 if let Some(eo) = &shared.exactly_once {
                     // The commit point: rows and marker become visible together.
                     if let Err(e) = eo.commit(id, crc, fired) {
-                        shared.fail(crate::job::RunError::Io(format!("checkpoint {id}: {e}")));
+                        shared.fail(crate::error::RunError::Io(format!("checkpoint {id}: {e}")));
                         self.fail(id, now, shared, "its Kafka transaction did not commit");
                         return;
                     }
@@ -549,7 +552,7 @@ mod tests {
             dir.display()
         ))
         .expect("plans");
-        let shared = crate::job::test_shared(&plan);
+        let shared = crate::shared::test_shared(&plan);
         let (mut post, inbox) = Post::new(true);
         let (mut source, mut window) = (post.source_link(0, 0), post.task_link());
         shared.install_post(post);

@@ -15,8 +15,9 @@ use lowwater_core::Timestamp;
 use lowwater_sql::options::Connector;
 use lowwater_sql::plan::JobPlan;
 
-use crate::job::{RunError, Shared, SplitMeta};
+use crate::error::RunError;
 use crate::mailbox::{Control, Link, NewSplit};
+use crate::shared::{Shared, SplitMeta};
 
 /// One source table whose partitions are looked for.
 pub(crate) struct Watched {

@@ -16,7 +16,8 @@ use lowwater_core::window::operator::WindowOutput;
 use lowwater_core::{Millis, Timestamp, Value};
 use lowwater_sql::plan::{JobPlan, LateReason};
 
-use crate::job::{RunError, Shared};
+use crate::error::RunError;
+use crate::shared::Shared;
 use crate::sink::SinkWriter;
 
 /// A window subtask's writer of rows.

@@ -1,7 +1,7 @@
 //! What may change between the job that took a checkpoint and the job that
 //! restores it.
 //!
-//! A checkpoint stores the job's identity (`crate::restore::identity`): a
+//! A checkpoint stores the job's identity (`crate::identity::identity`): a
 //! line per part of the job its state depends on. Some of what a source
 //! table's line says holds no state, though: the watermark delay (the state
 //! is keyed by window, not by delay), the idle timeout, the periodic
@@ -18,13 +18,9 @@
 //! Some(WatermarkStrategy { expr: SqlDelay { delay: 5000 }, idle_timeout:
 //! None, emit_interval: 200[, emit: OnEvent { gap: 1 }] })[, files [..]]`.
 
+use crate::identity::IN_SQL;
 use lowwater_core::checkpoint::{Difference, JobIdentity};
 use lowwater_core::time::display_duration;
-
-/// The suffix of an INSERT's identity part that holds its clauses in SQL
-/// (`Pipeline::words`): not compared (the state does not depend on how a
-/// clause is written), read to name a refused change in the user's words.
-pub(crate) const IN_SQL: &str = " (in SQL)";
 
 /// The comparison of a checkpoint's identity with the job's.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -394,7 +390,10 @@ GROUP BY window_start, window_end{group};
     fn refused(then: &str, now: &str) -> Vec<String> {
         let plan = |sql: &str| lowwater_sql::plan::JobPlan::from_sql(sql).expect("plans");
         let (a, b) = (plan(then), plan(now));
-        let c = compare(&crate::restore::identity(&b), &crate::restore::identity(&a));
+        let c = compare(
+            &crate::identity::identity(&b),
+            &crate::identity::identity(&a),
+        );
         c.refused
     }
 
@@ -461,14 +460,14 @@ GROUP BY window_start, window_end{group};
         );
         let plan = |sql: &str| lowwater_sql::plan::JobPlan::from_sql(sql).expect("plans");
         let rescaled = compare(
-            &crate::restore::identity(&plan(&job(
+            &crate::identity::identity(&plan(&job(
                 4,
                 "user_id, COUNT(*) AS clicks",
                 "",
                 ", user_id",
                 "1",
             ))),
-            &crate::restore::identity(&plan(&base)),
+            &crate::identity::identity(&plan(&base)),
         );
         assert!(rescaled.refused.is_empty(), "{:?}", rescaled.refused);
         assert_eq!(rescaled.rescale, Some(("8".to_string(), "4".to_string())));

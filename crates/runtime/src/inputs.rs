@@ -17,9 +17,11 @@ use lowwater_sql::options::Connector;
 use lowwater_sql::plan::JobPlan;
 
 use crate::checkpoint::{JobSnapshot, SplitKey};
-use crate::exchange::PipeOut;
-use crate::job::{RunArgs, RunError, Shared, SplitMeta};
-use crate::source::{Envelope, Input, SourceTask};
+use crate::envelope::Envelope;
+use crate::error::{RunArgs, RunError};
+use crate::shared::{Shared, SplitMeta};
+use crate::source::exchange::PipeOut;
+use crate::source::{Input, SourceTask};
 
 /// Each source's inputs, per source subtask: (split id, reader).
 pub(crate) type Inputs = Vec<Vec<Vec<(SplitId, Input)>>>;
@@ -170,9 +172,14 @@ impl SourceBuild<'_> {
             .filter(|(_, pl)| pl.reads_table(t))
             .map(|(pi, _)| PipeOut::new(plan, pi, self.senders[pi].clone()))
             .collect();
-        let join_outs = crate::join_route::join_outs(plan, t, s, self.join_senders);
-        let align =
-            crate::align::SourceAlign::new(plan, &shared.alignment, t, inputs.len(), shared.start);
+        let join_outs = crate::source::join_out::join_outs(plan, t, s, self.join_senders);
+        let align = crate::source::align::SourceAlign::new(
+            plan,
+            &shared.alignment,
+            t,
+            inputs.len(),
+            shared.start,
+        );
         let mut task = SourceTask {
             source: si,
             subtask: s,
@@ -201,7 +208,7 @@ impl SourceBuild<'_> {
             records_read: part.map_or(0, |p| p.records),
             filtered_count: part.map_or(0, |p| p.filtered),
             unpublished: (0, 0),
-            release_after: crate::progress::release_after(plan, t),
+            release_after: crate::written::release_after(plan, t),
             written: self.written.get(&t).cloned(),
             rewritten: 0,
             fingerprint: crate::written::fingerprint(plan, t),
@@ -355,7 +362,7 @@ pub(crate) fn warn_offsets_without_checkpoints(plan: &JobPlan, dumps: &BTreeMap<
             continue;
         }
         told.push(pl.source);
-        match crate::progress::release_after(plan, pl.source) {
+        match crate::written::release_after(plan, pl.source) {
             Some(_) => tracing::warn!(
                 "source '{}': no checkpoints, so offsets are committed to group '{group}' only \
                  behind records whose windows were written (and acknowledged by the sinks' \

@@ -3,365 +3,20 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{sync_channel, SyncSender};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
 use lowwater_core::clock::Clock;
-use lowwater_core::source::{SplitId, SplitView};
-use lowwater_core::window::operator::LateCounters;
-use lowwater_core::{Millis, Timestamp, MIN_WATERMARK};
-use lowwater_report::Report;
 use lowwater_sql::plan::JobPlan;
 
 use crate::clock::SystemClock;
+use crate::error::{RunArgs, RunError, RunOutcome};
 use crate::inputs::{number_splits, restore_counters, warn_offsets_without_checkpoints};
 use crate::monitor::Monitor;
 use crate::report::report;
-use crate::sink::{sink_writer, SinkCounters, SinkWriter};
+use crate::shared::Shared;
 use crate::window::WindowTask;
-
-/// How to run a job.
-#[derive(Debug, Clone)]
-pub struct RunArgs {
-    /// `TABLE=DUMP`: read a source table from a topic dump (kcat -J lines)
-    /// instead of its connector, as fast as possible.
-    pub inputs: Vec<(String, PathBuf)>,
-    /// `TABLE=FILE`: write a sink table's rows to a dump file instead of its connector.
-    pub outputs: Vec<(String, PathBuf)>,
-    /// Stop (gracefully) after this long.
-    pub duration: Option<Duration>,
-    /// Report stalls longer than this; default 3 x max(window, emit interval).
-    pub stall_threshold: Option<Millis>,
-    /// Set to stop the job gracefully (Ctrl-C, SIGTERM).
-    pub stop: Arc<AtomicBool>,
-    /// Records per batch between threads.
-    pub batch: usize,
-    /// Capacity of each channel, in batches.
-    pub channel_capacity: usize,
-    /// `--http ADDR`: serve `/metrics`, `/api/v1/watermarks` and the web
-    /// page on this address while the job runs (port 0: any free port; the
-    /// address is logged).
-    pub http: Option<String>,
-    /// The job's name: its checkpoints live in `<checkpoint dir>/<name>`.
-    pub job_name: String,
-    /// `--from-checkpoint PATH`: restore this checkpoint file (or the
-    /// newest in this directory) instead of the job's own newest.
-    pub from_checkpoint: Option<PathBuf>,
-    /// `--reset-state`: start without the job's checkpoints (they stay on
-    /// disk until newer ones retire them).
-    pub reset_state: bool,
-    /// `--rebuild-open-windows`: a checkpoint whose window state does not
-    /// fit the changed job is not refused; its open windows are rebuilt by
-    /// reading their records again (`crate::rebuild`).
-    pub rebuild_open_windows: bool,
-}
-
-impl Default for RunArgs {
-    fn default() -> Self {
-        RunArgs {
-            inputs: Vec::new(),
-            outputs: Vec::new(),
-            duration: None,
-            stall_threshold: None,
-            stop: Arc::new(AtomicBool::new(false)),
-            batch: 8192,
-            channel_capacity: 8,
-            http: None,
-            job_name: "job".to_string(),
-            from_checkpoint: None,
-            reset_state: false,
-            rebuild_open_windows: false,
-        }
-    }
-}
-
-/// Why a job could not run or stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// The job or the command line asks for something this runtime cannot do.
-    #[error("{0}")]
-    Usage(String),
-    /// A record that cannot be processed, with its place.
-    #[error("{0}")]
-    Record(String),
-    /// A file could not be read or written.
-    #[error("{0}")]
-    Io(String),
-}
-
-/// What a finished run produced.
-#[derive(Debug, Clone)]
-pub struct RunOutcome {
-    /// The report (the replay report's shape, from live values).
-    pub report: Report,
-    /// Whether the job ended because its bounded inputs ended (else stopped).
-    pub completed: bool,
-    /// Per INSERT (by sink table name), the most (window, key) states its
-    /// window subtasks held at once (each subtask's most, summed), as
-    /// counted every second or few thousand records.
-    pub peak_open_windows: BTreeMap<String, u64>,
-}
-
-pub(crate) use lowwater_core::source::SplitMeta;
-
-/// What a source subtask publishes for the monitor and the report.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct SubtaskView {
-    pub watermark: Timestamp,
-    pub idle: bool,
-    pub splits: Vec<SplitView>,
-    pub skipped: BTreeMap<SplitId, u64>,
-    pub nulled: BTreeMap<SplitId, u64>,
-    /// Records kept out by `lowwater.watermark.max-future` (not in
-    /// checkpoints: counted again from a restore).
-    pub future: BTreeMap<SplitId, u64>,
-    /// How far each Kafka partition's reader is from the partition's end.
-    pub backlog: BTreeMap<SplitId, lowwater_kafka::Backlog>,
-    /// Watermark alignment: per partition whether it is paused now and the
-    /// time it spent paused.
-    pub paused: BTreeMap<SplitId, (bool, lowwater_core::Millis)>,
-}
-
-/// One source table's shared counters.
-pub(crate) struct SourceShared {
-    pub table: usize,
-    pub records: AtomicU64,
-    pub filtered: AtomicU64,
-    /// Subtasks with splits still reading: subtasks without splits of a
-    /// dump-fed (Kafka) table wait for them before ending, so that they hold
-    /// the watermark as they do in replay.
-    pub reading: std::sync::atomic::AtomicUsize,
-    pub subtasks: Vec<Mutex<SubtaskView>>,
-}
-
-/// State shared by every thread of a job.
-pub(crate) struct Shared {
-    pub stop: Arc<AtomicBool>,
-    pub error: Mutex<Option<RunError>>,
-    pub clock: SystemClock,
-    pub start: Timestamp,
-    pub sources: Vec<SourceShared>,
-    pub windows: Vec<Vec<AtomicI64>>,
-    pub sinks: BTreeMap<usize, Mutex<SinkWriter>>,
-    /// Each sink's counters (the same as its writer's), by sink table.
-    pub sink_counters: BTreeMap<usize, Arc<Mutex<SinkCounters>>>,
-    /// Every split by id; grows when partition discovery finds partitions.
-    pub splits: std::sync::RwLock<Vec<SplitMeta>>,
-    /// Without checkpoints: per pipeline, window subtask and channel, the
-    /// last in-band mark processed (published after the rows before it).
-    pub marks: Vec<Vec<Vec<AtomicU64>>>,
-    /// Late counters per pipeline and window subtask, published live.
-    pub late: Vec<Vec<Mutex<LateCounters>>>,
-    /// Open (window, key) states, their estimated bytes and the most
-    /// states open at once, per pipeline and window subtask, published
-    /// every second or few thousand records and after windows fire.
-    pub open: Vec<Vec<[AtomicU64; 3]>>,
-    /// Watermark alignment groups.
-    pub alignment: crate::align::Groups,
-    /// What the monitor knows (stalls, history), for the HTTP endpoints.
-    pub live: Mutex<crate::observe::LiveState>,
-    /// A Kafka outage already logged (its distinct errors, the first
-    /// first, and its start), so that the job's source subtasks log it
-    /// once, and once that it is over.
-    pub kafka_outage: Mutex<Option<(Vec<String>, lowwater_core::Timestamp)>>,
-    /// The emission lag histograms of the sinks, by sink table name.
-    pub lag_histograms: crate::observe::LagFamily,
-    /// Checkpoints' statistics (the protocol travels by `post`).
-    pub checkpoints: crate::checkpoint::Checkpoints,
-    /// Every task's mailbox and the coordinator's inbox, once the tasks
-    /// are built.
-    pub post: crate::mailbox::PostSlot,
-    /// Table names by index (for checkpoint files).
-    pub table_names: Vec<String>,
-    /// The transactional producer of exactly-once Kafka sinks.
-    pub exactly_once: Option<crate::txn::ExactlyOnce>,
-    /// Per pipeline, the batches its window subtasks have emptied, for its
-    /// source subtasks to fill again.
-    pub batch_pools: Vec<crate::exchange::BatchPool>,
-    /// Per join (`crate::join_task::joins`), what its subtasks publish.
-    pub joins: Vec<crate::join_task::JoinShared>,
-    /// Window rows computed again after a restore from a checkpoint older
-    /// than the committed one, and not written (the committed output holds
-    /// them: `crate::restore`).
-    pub recomputed: AtomicU64,
-    /// Exactly-once, restored from a checkpoint older than the committed
-    /// one: per INSERT, the watermark up to which the committed output
-    /// holds its windows (`crate::restore`). Its window subtasks write none
-    /// at or below it, and every commit marker says at least it (the
-    /// output holds those windows whatever the restored operators fired).
-    pub written_to: Option<Vec<Timestamp>>,
-}
-
-impl Shared {
-    /// The state of a job about to start.
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        plan: &JobPlan,
-        source_tables: &[usize],
-        clock: SystemClock,
-        start: Timestamp,
-        sinks: BTreeMap<usize, Mutex<SinkWriter>>,
-        splits: Vec<SplitMeta>,
-        lag_histograms: crate::observe::LagFamily,
-        (restored, written_to): (
-            Option<lowwater_core::checkpoint::CheckpointId>,
-            Option<Vec<Timestamp>>,
-        ),
-        exactly_once: Option<crate::txn::ExactlyOnce>,
-    ) -> Self {
-        let p = plan.settings.parallelism;
-        Shared {
-            // The user's stop (Ctrl-C, SIGTERM, --duration) is `RunArgs::stop`:
-            // the main loop takes a final checkpoint before it stops the threads.
-            stop: Arc::new(AtomicBool::new(false)),
-            error: Mutex::new(None),
-            clock,
-            start,
-            sources: source_tables
-                .iter()
-                .map(|&t| SourceShared {
-                    table: t,
-                    records: AtomicU64::new(0),
-                    filtered: AtomicU64::new(0),
-                    reading: std::sync::atomic::AtomicUsize::new(0),
-                    subtasks: (0..p).map(|_| Mutex::new(SubtaskView::default())).collect(),
-                })
-                .collect(),
-            windows: plan
-                .pipelines
-                .iter()
-                .map(|_| (0..p).map(|_| AtomicI64::new(MIN_WATERMARK)).collect())
-                .collect(),
-            marks: plan
-                .pipelines
-                .iter()
-                .map(|_| {
-                    (0..p)
-                        .map(|_| (0..p).map(|_| AtomicU64::new(0)).collect())
-                        .collect()
-                })
-                .collect(),
-            late: plan
-                .pipelines
-                .iter()
-                .map(|_| {
-                    (0..p)
-                        .map(|_| Mutex::new(LateCounters::default()))
-                        .collect()
-                })
-                .collect(),
-            open: plan
-                .pipelines
-                .iter()
-                .map(|_| {
-                    (0..p)
-                        .map(|_| [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)])
-                        .collect()
-                })
-                .collect(),
-            alignment: crate::align::Groups::new(plan),
-            live: Mutex::new(crate::observe::LiveState::new(plan.pipelines.len())),
-            kafka_outage: Mutex::new(None),
-            lag_histograms,
-            sink_counters: sinks
-                .iter()
-                .filter_map(|(t, w)| Some((*t, w.lock().ok()?.counters.clone())))
-                .collect(),
-            sinks,
-            splits: std::sync::RwLock::new(splits),
-            checkpoints: crate::checkpoint::Checkpoints::new(
-                plan.settings.checkpoints.interval.is_some(),
-                restored,
-            ),
-            post: crate::mailbox::PostSlot::new(),
-            table_names: plan.tables.iter().map(|t| t.name.clone()).collect(),
-            exactly_once,
-            batch_pools: plan.pipelines.iter().map(|_| Default::default()).collect(),
-            joins: crate::join_task::joins(plan)
-                .iter()
-                .map(|_| crate::join_task::JoinShared::new(p))
-                .collect(),
-            recomputed: AtomicU64::new(0),
-            written_to,
-        }
-    }
-
-    /// Every split as it is now (partition discovery adds to them).
-    pub fn splits_now(&self) -> Vec<SplitMeta> {
-        self.splits.read().map(|s| s.clone()).unwrap_or_default()
-    }
-
-    /// The name of table `t`.
-    pub fn table_name(&self, t: usize) -> String {
-        self.table_names.get(t).cloned().unwrap_or_default()
-    }
-
-    /// Sink `t`'s writer, locked; `None` when the job has no such sink,
-    /// or when a thread panicked while it held the writer: then the job
-    /// fails naming the sink, rather than the rows to it being skipped.
-    pub fn sink(&self, t: usize) -> Option<std::sync::MutexGuard<'_, SinkWriter>> {
-        match self.sinks.get(&t)?.lock() {
-            Ok(w) => Some(w),
-            Err(_) => {
-                self.fail(RunError::Io(format!(
-                    "sink {}: a thread panicked while writing to it (a bug in lowwater); \
-                     its rows from then on are not written, so the job stops",
-                    self.table_name(t)
-                )));
-                None
-            }
-        }
-    }
-
-    /// Whether the job has failed.
-    pub fn failed(&self) -> bool {
-        self.error.lock().map_or(true, |e| e.is_some())
-    }
-
-    /// The job's post, once its tasks are built.
-    pub fn post(&self) -> Option<&crate::mailbox::Post> {
-        self.post.get()
-    }
-
-    /// Installs the post of the tasks built (before their threads start).
-    pub fn install_post(&self, post: crate::mailbox::Post) {
-        let _ = self.post.set(post);
-        if self.failed() {
-            self.tell_failed();
-        }
-    }
-
-    /// The job stops: the sources are told (and `stop` says it to those
-    /// who look: the API, partition discovery).
-    pub fn request_stop(&self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(post) = self.post() {
-            post.to_sources(crate::mailbox::Control::Stop);
-        }
-    }
-
-    /// Records the first error and stops the job: every task and the
-    /// coordinator are told.
-    pub fn fail(&self, e: RunError) {
-        let first = match self.error.lock() {
-            Ok(mut slot) => slot.is_none() && slot.replace(e).is_none(),
-            Err(_) => false,
-        };
-        self.stop.store(true, Ordering::SeqCst);
-        if first {
-            self.tell_failed();
-        }
-    }
-
-    fn tell_failed(&self) {
-        if let Some(post) = self.post() {
-            post.to_all(crate::mailbox::Control::Failed);
-            post.to_coordinator(crate::mailbox::Inbox::Failed);
-        }
-    }
-}
 
 /// Runs `plan` until its bounded inputs end (then drains: every window
 /// fires) or `args.stop` is set or `args.duration` passes (then stops:
@@ -370,12 +25,12 @@ impl Shared {
 pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     let (dumps, outputs) = io_args(plan, args)?;
     let dumped = dumps.keys().copied().collect();
-    crate::exchange::refuse_unsupported(plan, &dumped).map_err(RunError::Usage)?;
+    crate::source::exchange::refuse_unsupported(plan, &dumped).map_err(RunError::Usage)?;
     crate::join_watch::warn_empty_versioned(plan, &dumped);
     let plan = Arc::new(plan.clone());
     let clock = SystemClock::new();
     let start = clock.now();
-    let sources = source_tables(&plan);
+    let sources = plan.source_tables();
     let state = crate::restore::open_state(&plan, args, start)?;
     let snapshot = state.restored.as_ref().map(|r| &r.snapshot);
     let restored_id = state.restored.as_ref().map(|r| r.id);
@@ -389,7 +44,8 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     };
     let lag_histograms = crate::observe::lag_family();
     let eo = state.exactly_once.as_ref();
-    let sinks = sink_writers(&plan, &outputs, &lag_histograms, (eo, restored_id), start)?;
+    let sinks =
+        crate::sink::sink_writers(&plan, &outputs, &lag_histograms, (eo, restored_id), start)?;
     let listener = listen(args)?;
     let shared = Arc::new(Shared::new(
         &plan,
@@ -407,7 +63,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     }
     let (mut window_tasks, senders) = window_tasks(&plan, &shared, snapshot, args, &written)?;
     let (mut join_tasks, join_senders) =
-        crate::join_route::join_tasks(&plan, &shared, snapshot, args, &senders);
+        crate::join_task::join_tasks(&plan, &shared, snapshot, args, &senders);
     let build = crate::inputs::SourceBuild {
         plan: &plan,
         shared: &shared,
@@ -496,7 +152,7 @@ pub fn run(plan: &JobPlan, args: &RunArgs) -> Result<RunOutcome, RunError> {
     if let Some(s) = server {
         s.stop();
     }
-    crate::sink::finish_outputs(&shared, completed, coordinator.as_mut())?;
+    finish_outputs(&shared, completed, coordinator.as_mut())?;
     if let Some(e) = shared.error.lock().ok().and_then(|mut e| e.take()) {
         return Err(e);
     }
@@ -546,7 +202,7 @@ fn io_args(plan: &JobPlan, args: &RunArgs) -> Result<(Dumps, Vec<(usize, PathBuf
     let mut outputs = Vec::new();
     for (name, path) in &args.outputs {
         let t = named(name, "--output")?;
-        let joined = crate::join_task::joins(plan)
+        let joined = crate::joins::joins(plan)
             .iter()
             .any(|j| j.sides(plan).sink == t);
         if !joined
@@ -564,37 +220,39 @@ fn io_args(plan: &JobPlan, args: &RunArgs) -> Result<(Dumps, Vec<(usize, PathBuf
     Ok((dumps, outputs))
 }
 
-/// The tables INSERTs read, in the job's order (the window aggregations'
-/// first, then the joins').
-fn source_tables(plan: &JobPlan) -> Vec<usize> {
-    plan.source_tables()
-}
-
-/// The writers of every sink table, one each.
-fn sink_writers(
-    plan: &JobPlan,
-    outputs: &[(usize, PathBuf)],
-    lag_histograms: &crate::observe::LagFamily,
-    (eo, restored): (
-        Option<&crate::txn::ExactlyOnce>,
-        Option<lowwater_core::checkpoint::CheckpointId>,
-    ),
-    start: Timestamp,
-) -> Result<BTreeMap<usize, Mutex<SinkWriter>>, RunError> {
-    let mut sinks = BTreeMap::new();
-    let joins = crate::join_task::joins(plan);
-    let joined = joins.iter().map(|j| j.sides(plan).sink);
-    let windowed = plan
-        .pipelines
-        .iter()
-        .flat_map(|pl| std::iter::once(pl.sink).chain(plan.tables[pl.source].late_data_sink));
-    for t in windowed.chain(joined) {
-        if let std::collections::btree_map::Entry::Vacant(e) = sinks.entry(t) {
-            let w = sink_writer(plan, t, outputs, lag_histograms, eo, (restored, start))?;
-            e.insert(Mutex::new(w));
+/// After the threads ended: every sink flushed; when the bounded inputs
+/// ran to their end, a last checkpoint holds the end state (positions at
+/// the end, every window fired), so that running the same command again
+/// writes nothing twice; it finishes the part files and commits the
+/// exactly-once transaction with the rows written since the one before.
+fn finish_outputs(
+    shared: &Shared,
+    completed: bool,
+    coordinator: Option<&mut crate::coordinator::Coordinator>,
+) -> Result<(), RunError> {
+    for &t in shared.sinks.keys() {
+        if let Some(mut w) = shared.sink(t) {
+            w.flush().map_err(|e| {
+                let name = shared.table_names.get(t).map_or("?", String::as_str);
+                RunError::Io(format!("writing the rows of sink {name}: {e}"))
+            })?;
         }
     }
-    Ok(sinks)
+    let Some(c) = coordinator.filter(|_| completed && !shared.failed()) else {
+        return Ok(());
+    };
+    // Every window subtask has ended, so the checkpoint rolls all their
+    // open part files (see `Coordinator::roll_ended`).
+    if let Some(id) = c.final_checkpoint(shared, 60_000) {
+        tracing::info!("inputs ended: end-of-input checkpoint {id} written");
+        Ok(())
+    } else {
+        Err(RunError::Io(
+            "the end-of-input checkpoint could not be written; the same command continues \
+             from the one before (rows since then are written again)"
+                .into(),
+        ))
+    }
 }
 
 /// Whether a listener on `addr` can be reached from other machines.
@@ -626,7 +284,7 @@ fn listen(args: &RunArgs) -> Result<Option<std::net::TcpListener>, RunError> {
 
 /// The window subtasks (restored from `snapshot`) and the channels that
 /// feed them: one per window subtask, fed by every source subtask.
-type Senders = Vec<Vec<SyncSender<crate::source::Envelope>>>;
+type Senders = Vec<Vec<SyncSender<crate::envelope::Envelope>>>;
 
 fn window_tasks(
     plan: &Arc<JobPlan>,
@@ -660,67 +318,9 @@ fn window_tasks(
     Ok((tasks, senders))
 }
 
-/// The shared state of `plan` about to start, with its sinks and no
-/// splits (unit tests of the runtime's pieces).
-#[cfg(test)]
-pub(crate) fn test_shared(plan: &JobPlan) -> Shared {
-    let lags = crate::observe::lag_family();
-    let sinks = sink_writers(plan, &[], &lags, (None, None), 0).expect("sinks");
-    let clock = SystemClock::new();
-    let start = clock.now();
-    Shared::new(
-        plan,
-        &source_tables(plan),
-        clock,
-        start,
-        sinks,
-        Vec::new(),
-        lags,
-        (None, None),
-        None,
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A sink whose writer a panicking thread held fails the job by name
-    /// instead of having its later rows skipped.
-    #[test]
-    fn a_poisoned_sink_fails_the_job_naming_it() {
-        let plan = JobPlan::from_sql(
-            "CREATE TABLE src (k INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
-               WITH ('connector' = 'datagen', 'number-of-rows' = '10');
-             CREATE TABLE out_counts (n BIGINT) WITH ('connector' = 'blackhole');
-             INSERT INTO out_counts SELECT COUNT(*)
-               FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
-               GROUP BY window_start, window_end;",
-        )
-        .expect("plans");
-        let shared = test_shared(&plan);
-        let t = plan.table("out_counts").expect("sink table");
-        assert!(shared.sink(t).is_some() && !shared.failed());
-        std::thread::scope(|s| {
-            let held = s.spawn(|| {
-                let _w = shared.sinks[&t].lock();
-                panic!("a bug while writing");
-            });
-            assert!(held.join().is_err());
-        });
-        assert!(shared.sink(t).is_none());
-        assert!(shared.failed());
-        let e = shared
-            .error
-            .lock()
-            .expect("error slot")
-            .take()
-            .expect("an error");
-        assert!(
-            e.to_string().contains("sink out_counts: a thread panicked"),
-            "{e}"
-        );
-    }
 
     #[test]
     fn only_loopback_addresses_are_private() {

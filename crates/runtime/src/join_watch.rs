@@ -12,8 +12,8 @@ use lowwater_core::{Millis, Timestamp, MAX_WATERMARK, MIN_WATERMARK};
 use lowwater_report::{join_stall_report, StallReport};
 use lowwater_sql::plan::JobPlan;
 
-use crate::job::Shared;
-use crate::join_task::{joins, JoinRef};
+use crate::joins::{joins, JoinRef};
+use crate::shared::Shared;
 
 /// One join's watch.
 struct JoinWatch {
@@ -66,7 +66,7 @@ impl JoinWatches {
         let table = self.watches[j].which.sides(plan).table(hold.port);
         let si = Self::source_of(shared, table)?;
         let views = crate::report::views(shared);
-        let (h, _) = crate::monitor::holder_of(&views[si], shared.start, now)?;
+        let (h, _) = crate::report::holder_of(&views[si], shared.start, now)?;
         Some((hold.port, h, hold.watermark))
     }
 

@@ -13,8 +13,8 @@ use lowwater_core::window::batch::InputBatch;
 use lowwater_core::{Timestamp, Value};
 use lowwater_sql::plan::JobPlan;
 
-use crate::job::Shared;
-use crate::source::{Envelope, Msg};
+use crate::envelope::{Envelope, Msg};
+use crate::shared::Shared;
 
 /// The split the rows of a join carry into a window after it.
 pub(crate) const JOINED: SplitId = SplitId::MAX;
@@ -120,7 +120,7 @@ impl WindowOut {
 /// whether it did.
 fn report_gone(sent: Result<(), std::sync::mpsc::SendError<Envelope>>, shared: &Shared) -> bool {
     if sent.is_err() {
-        shared.fail(crate::job::RunError::Usage(
+        shared.fail(crate::error::RunError::Usage(
             "a window subtask after a join ended unexpectedly".into(),
         ));
     }

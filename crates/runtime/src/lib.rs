@@ -21,32 +21,34 @@
 //! The semantics are the core's, exactly as in replay; only the clock differs
 //! (the system clock here, read only through [`clock::SystemClock`]).
 
-mod align;
+mod align_groups;
 mod checkpoint;
 pub mod clock;
 mod collect;
 pub mod control;
 mod coordinator;
-mod deliver;
 mod discovery;
 mod emit;
+mod envelope;
+mod error;
 mod evolve;
-mod exchange;
 mod fs_sink;
+mod identity;
 mod inputs;
 pub mod job;
-mod join_route;
 mod join_task;
 mod join_watch;
 mod join_window;
+mod joins;
+mod live_state;
 mod mailbox;
 mod monitor;
 pub mod observe;
-mod progress;
 mod rebuild;
 mod report;
 mod rescale;
 mod restore;
+mod shared;
 mod silence;
 mod sink;
 mod source;
@@ -55,6 +57,7 @@ mod txn;
 mod window;
 mod written;
 
-pub use job::{run, RunArgs, RunError, RunOutcome};
+pub use error::{RunArgs, RunError, RunOutcome};
+pub use job::run;
 // The flight recorder and the HTTP server are the observation layer's.
 pub(crate) use lowwater_observe::{flight, http};

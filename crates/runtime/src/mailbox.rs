@@ -15,9 +15,9 @@ use std::time::Duration;
 use lowwater_core::checkpoint::CheckpointId;
 use lowwater_core::source::SplitId;
 
+use crate::checkpoint::JoinPart;
 use crate::checkpoint::{SourcePart, WindowPart};
 use crate::control::StopRequest;
-use crate::join_task::JoinPart;
 
 /// A message to a task.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,7 +93,7 @@ pub(crate) enum Inbox {
 }
 
 /// Where the job's control messages go: every task's mailbox and the
-/// coordinator's inbox. Installed in `crate::job::Shared` before the
+/// coordinator's inbox. Installed in `crate::shared::Shared` before the
 /// threads start.
 #[derive(Default)]
 pub(crate) struct Post {
@@ -174,7 +174,7 @@ impl Post {
     }
 }
 
-/// The post, once the tasks are built (`crate::job::Shared::post`).
+/// The post, once the tasks are built (`crate::shared::Shared::post`).
 pub(crate) type PostSlot = OnceLock<Post>;
 
 /// A task's end of the post: its mailbox, what it said so far, and the

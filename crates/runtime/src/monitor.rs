@@ -16,7 +16,7 @@ use lowwater_sql::plan::JobPlan;
 #[path = "recurring.rs"]
 mod recurring;
 
-use crate::job::Shared;
+use crate::shared::Shared;
 
 pub(crate) struct Monitor {
     plan: Arc<JobPlan>,
@@ -100,7 +100,7 @@ impl Monitor {
     }
 
     fn source_index(&self, pi: usize) -> usize {
-        source_index(&self.plan, &self.shared, pi)
+        crate::report::source_index(&self.plan, &self.shared, pi)
     }
 
     /// The live holder of pipeline `pi`'s watermark: the active source subtask
@@ -112,7 +112,7 @@ impl Monitor {
     /// [`Monitor::holder`] with the watermark of the subtask it holds.
     fn holding(&self, pi: usize, now: Timestamp) -> Option<(Holder, Timestamp)> {
         let views = crate::report::views(&self.shared);
-        holder_of(&views[self.source_index(pi)], self.shared.start, now)
+        crate::report::holder_of(&views[self.source_index(pi)], self.shared.start, now)
     }
 
     /// Explains pipeline `pi`'s open stall by who holds it now.
@@ -371,7 +371,7 @@ impl Monitor {
         current.extend(self.joins.current(&self.plan, &self.shared, now));
         let point = (now >= self.next_history).then(|| {
             self.next_history = now + 1_000;
-            crate::observe::HistoryPoint {
+            lowwater_observe::live::HistoryPoint {
                 t: now,
                 watermarks: self
                     .pipes
@@ -433,8 +433,9 @@ impl Monitor {
             if pl.reads_join() {
                 continue;
             }
-            let holder = holder_of(&views[self.source_index(pi)], self.shared.start, now)
-                .and_then(|(h, _)| place(h.split?, h.subtask));
+            let holder =
+                crate::report::holder_of(&views[self.source_index(pi)], self.shared.start, now)
+                    .and_then(|(h, _)| place(h.split?, h.subtask));
             let seen = InsertSeen {
                 insert: self.plan.tables[pl.sink].name.clone(),
                 watermark: self.pipes[pi].watermark,
@@ -470,44 +471,6 @@ impl Monitor {
         let windows = self.pipes.iter().flat_map(|p| p.stalls.iter());
         windows.chain(self.joins.stalls()).cloned().collect()
     }
-}
-
-pub(crate) fn source_index(plan: &JobPlan, shared: &Shared, pi: usize) -> usize {
-    let t = plan.pipelines[pi].source;
-    shared
-        .sources
-        .iter()
-        .position(|s| s.table == t)
-        .unwrap_or(0)
-}
-
-/// The live holder of a watermark among one source's subtask views (taken
-/// at one moment): the active source subtask with the lowest watermark, and
-/// its active split with the lowest; with that subtask's watermark.
-pub(crate) fn holder_of(
-    views: &[crate::job::SubtaskView],
-    start: Timestamp,
-    now: Timestamp,
-) -> Option<(Holder, Timestamp)> {
-    let (subtask, view) = views
-        .iter()
-        .enumerate()
-        .filter(|(_, v)| !v.idle)
-        .min_by_key(|(i, v)| (v.watermark, *i))?;
-    let split = view
-        .splits
-        .iter()
-        .filter(|s| !s.idle)
-        .min_by_key(|s| (s.watermark, s.id));
-    let holder = Holder {
-        subtask,
-        split: split.map(|s| s.id),
-        silent_ms: now - split.and_then(|s| s.last_arrival).unwrap_or(start),
-        never_had_record: split.is_none_or(|s| s.records == 0),
-        gap_ms: split.and_then(|s| s.max_gap),
-        silent_at_least: false,
-    };
-    Some((holder, view.watermark))
 }
 
 /// Source `si`'s Kafka partitions that are behind, named, with how many

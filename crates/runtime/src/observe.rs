@@ -13,45 +13,12 @@ use std::sync::Arc;
 use lowwater_core::clock::Clock;
 use lowwater_core::diagnose::Holder;
 use lowwater_core::{Millis, Timestamp};
-use lowwater_report::{wm, Report, StallReport};
+use lowwater_report::{wm, Report};
 use lowwater_sql::plan::JobPlan;
 
 pub use lowwater_observe::live::*;
 
-use crate::job::Shared;
-
-/// What the monitor publishes for the endpoints.
-#[derive(Debug, Default)]
-pub(crate) struct LiveState {
-    /// Per pipeline: the stall going on, if any (`to_ts` = now).
-    pub current: Vec<Option<StallReport>>,
-    /// Stalls that ended.
-    pub past: Vec<StallReport>,
-    /// Recurring holds, ended ones then the ones going on (`to_ts` null).
-    pub recurring: Vec<lowwater_report::RecurringReport>,
-    /// Per sink (in `Shared::sinks` order): stale under its max-staleness.
-    pub stale: Vec<bool>,
-    /// The last ten minutes, a point a second.
-    pub history: History,
-    /// Holds, flips and stalls of the last day (`crate::flight`).
-    pub flight: crate::flight::FlightRecorder,
-    /// Partitions whose newest event time is decades behind their records'
-    /// arrival (a producer writing seconds), with the WARN that named each.
-    pub implausible: std::collections::BTreeMap<lowwater_core::source::SplitId, String>,
-}
-
-impl LiveState {
-    pub fn new(pipelines: usize) -> Self {
-        LiveState {
-            current: vec![None; pipelines],
-            ..LiveState::default()
-        }
-    }
-
-    pub fn push_history(&mut self, p: HistoryPoint) {
-        self.history.push(p);
-    }
-}
+use crate::shared::Shared;
 
 /// The live state of a running job.
 pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Live {
@@ -74,13 +41,13 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
     let views = crate::report::views(shared);
     let holders: Vec<Option<Holder>> = (0..plan.pipelines.len())
         .map(|pi| {
-            let si = crate::monitor::source_index(plan, shared, pi);
-            crate::monitor::holder_of(&views[si], shared.start, now).map(|(h, _)| h)
+            let si = crate::report::source_index(plan, shared, pi);
+            crate::report::holder_of(&views[si], shared.start, now).map(|(h, _)| h)
         })
         .collect();
     // What holds each join: its holding side's table and, in that table's
     // source, the partition with the lowest watermark.
-    let joins = crate::join_task::joins(plan);
+    let joins = crate::joins::joins(plan);
     let join_holders: Vec<Option<(usize, usize, Holder)>> = joins
         .iter()
         .enumerate()
@@ -88,7 +55,7 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
             let hold = shared.joins[j].hold()?;
             let table = which.sides(plan).table(hold.port);
             let si = shared.sources.iter().position(|s| s.table == table)?;
-            let (h, _) = crate::monitor::holder_of(&views[si], shared.start, now)?;
+            let (h, _) = crate::report::holder_of(&views[si], shared.start, now)?;
             Some((hold.port, table, h))
         })
         .collect();

@@ -52,7 +52,7 @@ pub(crate) fn rebuild(
     id: CheckpointId,
 ) -> Result<Rebuild, String> {
     let refuse = |why: String| Err(format!("--rebuild-open-windows: {why}"));
-    if !old.joins.is_empty() || !crate::join_task::joins(plan).is_empty() {
+    if !old.joins.is_empty() || !crate::joins::joins(plan).is_empty() {
         return refuse("a job with a join cannot rebuild its open windows yet".into());
     }
     if plan.pipelines.iter().any(|pl| pl.input.is_some())
@@ -73,7 +73,7 @@ pub(crate) fn rebuild(
                 table.name
             ));
         }
-        if crate::progress::release_after(plan, t).is_none() {
+        if crate::written::release_after(plan, t).is_none() {
             return refuse(format!(
                 "a session window reads table {}: a session can grow without end, so no record \
                  is ever known to be done with",
@@ -162,7 +162,7 @@ pub(crate) fn rebuild(
         covered.insert(si, covers);
     }
     let snapshot = JobSnapshot {
-        identity: crate::restore::identity(plan),
+        identity: crate::identity::identity(plan),
         taken_at: old.taken_at,
         splits: old.splits.clone(),
         sources: fresh_sources(plan, old, &positions, &covered)?,

@@ -4,13 +4,14 @@
 use std::sync::atomic::Ordering;
 
 use lowwater_core::clock::Clock;
+use lowwater_core::diagnose::Holder;
 use lowwater_core::source::SplitId;
 use lowwater_core::window::operator::LateCounters;
-use lowwater_core::Millis;
+use lowwater_core::{Millis, Timestamp};
 use lowwater_report::{PartitionReport, ReplayInfo, Report, SinkReport, StallReport, Totals};
 use lowwater_sql::plan::JobPlan;
 
-use crate::job::{Shared, SplitMeta, SubtaskView};
+use crate::shared::{Shared, SplitMeta, SubtaskView};
 
 /// The report's shape from the live counters (at the end of a run, or at
 /// any moment for `/api/v1/watermarks`).
@@ -176,4 +177,43 @@ pub(crate) fn report_from(
         },
     };
     (report, ids)
+}
+
+/// The index in `Shared::sources` of the table INSERT `pi` reads.
+pub(crate) fn source_index(plan: &JobPlan, shared: &Shared, pi: usize) -> usize {
+    let t = plan.pipelines[pi].source;
+    shared
+        .sources
+        .iter()
+        .position(|s| s.table == t)
+        .unwrap_or(0)
+}
+
+/// The live holder of a watermark among one source's subtask views (taken
+/// at one moment): the active source subtask with the lowest watermark, and
+/// its active split with the lowest; with that subtask's watermark.
+pub(crate) fn holder_of(
+    views: &[crate::shared::SubtaskView],
+    start: Timestamp,
+    now: Timestamp,
+) -> Option<(Holder, Timestamp)> {
+    let (subtask, view) = views
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| !v.idle)
+        .min_by_key(|(i, v)| (v.watermark, *i))?;
+    let split = view
+        .splits
+        .iter()
+        .filter(|s| !s.idle)
+        .min_by_key(|s| (s.watermark, s.id));
+    let holder = Holder {
+        subtask,
+        split: split.map(|s| s.id),
+        silent_ms: now - split.and_then(|s| s.last_arrival).unwrap_or(start),
+        never_had_record: split.is_none_or(|s| s.records == 0),
+        gap_ms: split.and_then(|s| s.max_gap),
+        silent_at_least: false,
+    };
+    Some((holder, view.watermark))
 }

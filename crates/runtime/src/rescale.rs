@@ -36,9 +36,9 @@ use lowwater_core::watermark::valve::ChannelValve;
 use lowwater_core::window::operator::WindowOperator;
 use lowwater_sql::plan::JobPlan;
 
+use crate::checkpoint::JoinPart;
 use crate::checkpoint::{JobSnapshot, SourcePart, WindowPart};
-use crate::exchange::Route;
-use crate::join_task::JoinPart;
+use crate::source::exchange::Route;
 
 /// Regroups `snapshot`, taken at another parallelism, into the job's. An
 /// error says why it cannot, in words.
@@ -82,7 +82,7 @@ pub(crate) fn rescale(snapshot: &mut JobSnapshot, plan: &JobPlan) -> Result<(), 
         let parts = std::mem::take(&mut snapshot.windows[pi]);
         snapshot.windows[pi] = windows(parts, pl, p, &valve)?;
     }
-    for (j, which) in crate::join_task::joins(plan).into_iter().enumerate() {
+    for (j, which) in crate::joins::joins(plan).into_iter().enumerate() {
         let Some(parts) = snapshot.joins.get_mut(j) else {
             continue;
         };
@@ -102,12 +102,13 @@ pub(crate) fn rescale(snapshot: &mut JobSnapshot, plan: &JobPlan) -> Result<(), 
 /// regrouped source subtasks of its side (`subs`).
 fn joins(
     plan: &JobPlan,
-    which: crate::join_task::JoinRef,
+    which: crate::joins::JoinRef,
     parts: Vec<JoinPart>,
     p: usize,
     subs: &[Vec<SourceSubtask>; 2],
 ) -> Result<Vec<JoinPart>, String> {
-    use crate::join_task::{JoinRef, JoinState};
+    use crate::checkpoint::JoinState;
+    use crate::joins::JoinRef;
     use lowwater_core::join::interval_node::IntervalJoinState;
     use lowwater_core::join::node::TemporalJoinState;
     let valve = |port: usize, out: lowwater_core::Timestamp| {

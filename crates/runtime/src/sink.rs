@@ -1,6 +1,7 @@
 //! Sink writers: one per sink table, shared by the window subtasks that
 //! write to it, with counters readers take without waiting for sink I/O.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -11,7 +12,7 @@ use lowwater_core::{Millis, Timestamp, Value};
 use lowwater_sql::options::Connector;
 use lowwater_sql::plan::JobPlan;
 
-use crate::job::{RunError, Shared};
+use crate::error::RunError;
 
 /// A sink's counters, behind their own short-held lock: readers (the
 /// monitor, the HTTP endpoints) never wait for the sink's I/O, which can
@@ -220,9 +221,9 @@ impl SinkWriter {
 /// transaction, filesystem sinks under checkpoints into part files.
 #[allow(clippy::too_many_arguments)]
 /// The operators whose subtasks write sinks, numbered: the INSERTs' window
-/// aggregations, then the joins (`crate::join_task::joins`).
+/// aggregations, then the joins (`crate::joins::joins`).
 pub(crate) fn operators(plan: &JobPlan) -> usize {
-    plan.pipelines.len() + crate::join_task::joins(plan).len()
+    plan.pipelines.len() + crate::joins::joins(plan).len()
 }
 
 /// The number of subtask `subtask` of operator `operator` among every
@@ -235,7 +236,7 @@ pub(crate) fn sink_writer(
     plan: &JobPlan,
     t: usize,
     outputs: &[(usize, PathBuf)],
-    lag_histograms: &crate::observe::LagFamily,
+    lag_histograms: &lowwater_observe::live::LagFamily,
     eo: Option<&crate::txn::ExactlyOnce>,
     (restored, start): (Option<lowwater_core::checkpoint::CheckpointId>, Timestamp),
 ) -> Result<SinkWriter, RunError> {
@@ -359,37 +360,29 @@ pub(crate) fn sink_writer(
     })
 }
 
-/// After the threads ended: every sink flushed; when the bounded inputs
-/// ran to their end, a last checkpoint holds the end state (positions at
-/// the end, every window fired), so that running the same command again
-/// writes nothing twice; it finishes the part files and commits the
-/// exactly-once transaction with the rows written since the one before.
-pub(crate) fn finish_outputs(
-    shared: &Shared,
-    completed: bool,
-    coordinator: Option<&mut crate::coordinator::Coordinator>,
-) -> Result<(), RunError> {
-    for &t in shared.sinks.keys() {
-        if let Some(mut w) = shared.sink(t) {
-            w.flush().map_err(|e| {
-                let name = shared.table_names.get(t).map_or("?", String::as_str);
-                RunError::Io(format!("writing the rows of sink {name}: {e}"))
-            })?;
+/// The writers of every sink table, one each.
+pub(crate) fn sink_writers(
+    plan: &JobPlan,
+    outputs: &[(usize, PathBuf)],
+    lag_histograms: &lowwater_observe::live::LagFamily,
+    (eo, restored): (
+        Option<&crate::txn::ExactlyOnce>,
+        Option<lowwater_core::checkpoint::CheckpointId>,
+    ),
+    start: Timestamp,
+) -> Result<BTreeMap<usize, Mutex<SinkWriter>>, RunError> {
+    let mut sinks = BTreeMap::new();
+    let joins = crate::joins::joins(plan);
+    let joined = joins.iter().map(|j| j.sides(plan).sink);
+    let windowed = plan
+        .pipelines
+        .iter()
+        .flat_map(|pl| std::iter::once(pl.sink).chain(plan.tables[pl.source].late_data_sink));
+    for t in windowed.chain(joined) {
+        if let std::collections::btree_map::Entry::Vacant(e) = sinks.entry(t) {
+            let w = sink_writer(plan, t, outputs, lag_histograms, eo, (restored, start))?;
+            e.insert(Mutex::new(w));
         }
     }
-    let Some(c) = coordinator.filter(|_| completed && !shared.failed()) else {
-        return Ok(());
-    };
-    // Every window subtask has ended, so the checkpoint rolls all their
-    // open part files (see `Coordinator::roll_ended`).
-    if let Some(id) = c.final_checkpoint(shared, 60_000) {
-        tracing::info!("inputs ended: end-of-input checkpoint {id} written");
-        Ok(())
-    } else {
-        Err(RunError::Io(
-            "the end-of-input checkpoint could not be written; the same command continues \
-             from the one before (rows since then are written again)"
-                .into(),
-        ))
-    }
+    Ok(sinks)
 }

@@ -17,9 +17,10 @@ use lowwater_core::Timestamp;
 use lowwater_sql::plan::JobPlan;
 
 use crate::control::StopRequest;
-use crate::job::{RunArgs, RunError, Shared};
+use crate::error::{RunArgs, RunError};
 use crate::mailbox::Inbox;
 use crate::monitor::Monitor;
+use crate::shared::Shared;
 use crate::source::SourceTask;
 use crate::window::WindowTask;
 

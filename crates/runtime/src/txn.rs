@@ -29,7 +29,7 @@ use lowwater_kafka::{TxnError, TxnProducer};
 use lowwater_sql::options::Connector;
 use lowwater_sql::plan::JobPlan;
 
-use crate::job::RunError;
+use crate::error::RunError;
 
 /// The job's transactional producer and where its markers go.
 pub(crate) struct ExactlyOnce {

@@ -18,9 +18,10 @@ use lowwater_sql::plan::{JobPlan, OnOpenLimit};
 
 use crate::checkpoint::WindowPart;
 use crate::emit::Rows;
-use crate::job::{RunError, Shared};
+use crate::envelope::{Envelope, Msg};
+use crate::error::RunError;
 use crate::mailbox::{Inbox, Part};
-use crate::source::{Envelope, Msg};
+use crate::shared::Shared;
 
 /// Fired results held before they are written, while a watermark fires
 /// many windows (a window's results are written together).

@@ -37,11 +37,11 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use lowwater_core::{Timestamp, MIN_WATERMARK};
+use lowwater_core::{Millis, Timestamp, MIN_WATERMARK};
 use lowwater_sql::options::Connector;
 use lowwater_sql::plan::JobPlan;
 
-use crate::job::SplitMeta;
+use crate::shared::SplitMeta;
 
 /// The metadata committed with an offset: the watermark up to which the
 /// windows were written, the offset below which the partition's records
@@ -88,7 +88,7 @@ pub(crate) fn fingerprint(plan: &JobPlan, t: usize) -> u64 {
             format!(
                 "{} {:?} {:?} {:?} {:?};",
                 plan.tables[p.sink].name, p.window, p.keys, p.filter, p.agg_args
-            ) + &crate::restore::cascade(p)
+            ) + &crate::identity::cascade(p)
         }))
         .collect();
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
@@ -122,7 +122,7 @@ pub(crate) fn floors(
             continue;
         }
         // No INSERT reads it, or one with session windows does.
-        let sessions = crate::progress::release_after(plan, t).is_none();
+        let sessions = release_after(plan, t).is_none();
         if !plan.pipelines.iter().any(|p| p.reads_table(t)) || sessions {
             continue;
         }
@@ -204,6 +204,22 @@ pub(crate) fn all_written(
         }
     }
     true
+}
+
+/// How far after a record's event time all its windows have fired, over
+/// the INSERTs reading `table`: the longest window minus 1 plus the allowed
+/// lateness; `None` for session windows (a session can grow without end).
+pub(crate) fn release_after(plan: &JobPlan, table: usize) -> Option<Millis> {
+    let mut after = Some(0);
+    for pl in plan.pipelines.iter().filter(|p| p.reads_table(table)) {
+        let a = &pl.window.assigner;
+        if a.is_merging() {
+            return None;
+        }
+        let own = (a.max_size() - 1).saturating_add(pl.window.allowed_lateness);
+        after = after.map(|m: Millis| m.max(own));
+    }
+    after
 }
 
 #[cfg(test)]

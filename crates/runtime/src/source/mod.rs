@@ -1,6 +1,11 @@
 //! A source subtask thread: reads its splits, builds rows, generates
 //! watermarks on the system clock, and sends keyed batches and in-band
 //! watermark/status messages to the window subtasks.
+//!
+//! The task is one type, [`SourceTask`]; its parts live in child modules:
+//! reading and building records (`deliver`), routing them to window and
+//! join subtasks (`exchange`, `join_out`), watermark alignment (`align`)
+//! and checkpoints and offsets (`progress`).
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -15,46 +20,20 @@ use lowwater_connectors::row::{RecordError, RecordRef, RowBuilder};
 use lowwater_core::checkpoint::CheckpointId;
 use lowwater_core::clock::Clock;
 use lowwater_core::source::{SourceSubtask, SplitId};
-use lowwater_core::watermark::Progress;
-use lowwater_core::window::batch::InputBatch;
-use lowwater_core::{Row, Timestamp, Value};
+use lowwater_core::{Row, Timestamp};
 use lowwater_sql::plan::JobPlan;
 
-use crate::exchange::PipeOut;
+use crate::envelope::{Msg, Offsets};
+use crate::error::RunError;
+use crate::shared::Shared;
 
-use crate::job::{RunError, Shared};
+pub(crate) mod align;
+mod deliver;
+pub(crate) mod exchange;
+pub(crate) mod join_out;
+mod progress;
 
-/// Kafka offsets to commit: topic, partition, next offset.
-pub(crate) type Offsets = Vec<(String, i32, i64)>;
-
-/// What travels from a source subtask to a window subtask.
-pub(crate) enum Msg {
-    /// A batch of records for this window subtask (boxed: a message is
-    /// small whatever it carries).
-    Records(Box<InputBatch>),
-    /// Rows for a join subtask, each with its join key.
-    Rows(Vec<crate::join_task::SideRow>),
-    /// A watermark and/or status change of the sending source subtask.
-    Progress(Progress),
-    /// Checkpoint barrier: everything the sender sent before it belongs
-    /// to that checkpoint, everything after to the next.
-    Barrier(CheckpointId),
-    /// Without checkpoints: everything the sender sent before mark `n` has
-    /// been processed once the window subtask publishes `n` (Kafka offsets
-    /// are committed by it).
-    Mark(u64),
-    /// A row for the late-data sink, in its columns: a record the source
-    /// kept out of the windows (the future-timestamp guard).
-    Late(Vec<Value>),
-    /// The sender is done (after its MAX watermark, when it drained).
-    End,
-}
-
-/// A message with its sender (the source subtask index).
-pub(crate) struct Envelope {
-    pub from: usize,
-    pub msg: Msg,
-}
+use exchange::PipeOut;
 
 /// Where a split's records come from.
 pub(crate) enum Input {
@@ -89,7 +68,7 @@ pub(crate) struct SourceTask {
     pub rows: RowBuilder,
     pub outs: Vec<PipeOut>,
     /// The joins reading this source: a side's exchange each.
-    pub join_outs: Vec<crate::join_route::JoinOut>,
+    pub join_outs: Vec<join_out::JoinOut>,
     pub shared: Arc<Shared>,
     pub batch: usize,
     /// Whether the source ends by itself (files, dumps, datagen with
@@ -150,7 +129,7 @@ pub(crate) struct SourceTask {
     pub trackers: Vec<lowwater_core::checkpoint::commit::CommitTracker>,
     /// A lower bound of the event time from which every record of this
     /// subtask's splits is at or after its rebuild offset, carried from
-    /// the checkpoint restored (`crate::progress::rebuild_offsets`).
+    /// the checkpoint restored (`progress::rebuild_offsets`).
     pub covers_floor: lowwater_core::Timestamp,
     /// Event times above this fit a window of every INSERT reading the
     /// source without a check (only times near MIN can fail).
@@ -158,7 +137,7 @@ pub(crate) struct SourceTask {
     /// The next in-band mark this subtask sends (without checkpoints).
     pub mark: u64,
     /// Watermark alignment, when the table aligns.
-    pub align: Option<crate::align::SourceAlign>,
+    pub align: Option<align::SourceAlign>,
 }
 
 pub(crate) enum Read {

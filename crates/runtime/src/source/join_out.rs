@@ -12,9 +12,10 @@ use lowwater_core::source::SplitId;
 use lowwater_core::{Row, Timestamp};
 use lowwater_sql::plan::JobPlan;
 
-use crate::job::RunError;
-use crate::join_task::{JoinRef, SideRow};
-use crate::source::{Envelope, Msg, SourceTask};
+use super::SourceTask;
+use crate::envelope::{Envelope, Msg};
+use crate::error::RunError;
+use crate::joins::{JoinRef, SideRow};
 
 /// Rows per batch to a join subtask (rows are whole rows, heavier than a
 /// window's keys and arguments).
@@ -198,7 +199,7 @@ pub(crate) fn join_outs(
     senders: &[Vec<SyncSender<Envelope>>],
 ) -> Vec<JoinOut> {
     let mut outs = Vec::new();
-    for (j, which) in crate::join_task::joins(plan).into_iter().enumerate() {
+    for (j, which) in crate::joins::joins(plan).into_iter().enumerate() {
         let sides = which.sides(plan);
         for port in 0..2 {
             if sides.table(port) == t {
@@ -207,47 +208,4 @@ pub(crate) fn join_outs(
         }
     }
     outs
-}
-
-/// The join subtasks (restored from `snapshot`) and the channels that feed
-/// them: one per join subtask, fed by every source subtask of both sides.
-pub(crate) fn join_tasks(
-    plan: &std::sync::Arc<JobPlan>,
-    shared: &std::sync::Arc<crate::job::Shared>,
-    snapshot: Option<&crate::checkpoint::JobSnapshot>,
-    args: &crate::job::RunArgs,
-    windows: &[Vec<SyncSender<Envelope>>],
-) -> (
-    Vec<crate::join_task::JoinTask>,
-    Vec<Vec<SyncSender<Envelope>>>,
-) {
-    let p = plan.settings.parallelism;
-    let mut tasks = Vec::new();
-    let mut senders = Vec::new();
-    for (j, which) in crate::join_task::joins(plan).into_iter().enumerate() {
-        let mut per_subtask = Vec::new();
-        for s in 0..p {
-            let (tx, rx) = std::sync::mpsc::sync_channel(args.channel_capacity.max(1));
-            per_subtask.push(tx);
-            // A window after the join: this subtask is one of its senders.
-            let window = which
-                .into(plan)
-                .map(|pi| crate::join_window::WindowOut::new(pi, s, windows[pi].clone()));
-            let mut task = crate::join_task::JoinTask::new(
-                plan.clone(),
-                j,
-                which,
-                s,
-                rx,
-                shared.clone(),
-                window,
-            );
-            if let Some(part) = snapshot.and_then(|snap| snap.joins.get(j)?.get(s)) {
-                task.restore(part.clone());
-            }
-            tasks.push(task);
-        }
-        senders.push(per_subtask);
-    }
-    (tasks, senders)
 }

@@ -7,28 +7,12 @@ use std::sync::atomic::Ordering;
 
 use lowwater_core::checkpoint::commit::CommitTracker;
 use lowwater_core::source::SplitId;
-use lowwater_core::{Millis, Timestamp, MIN_WATERMARK};
-use lowwater_sql::plan::JobPlan;
+use lowwater_core::{Timestamp, MIN_WATERMARK};
 
+use super::{Input, SourceTask};
 use crate::checkpoint::SourcePart;
+use crate::envelope::{Envelope, Msg, Offsets};
 use crate::mailbox::{Inbox, Part};
-use crate::source::{Envelope, Input, Msg, Offsets, SourceTask};
-
-/// How far after a record's event time all its windows have fired, over
-/// the INSERTs reading `table`: the longest window minus 1 plus the allowed
-/// lateness; `None` for session windows (a session can grow without end).
-pub(crate) fn release_after(plan: &JobPlan, table: usize) -> Option<Millis> {
-    let mut after = Some(0);
-    for pl in plan.pipelines.iter().filter(|p| p.reads_table(table)) {
-        let a = &pl.window.assigner;
-        if a.is_merging() {
-            return None;
-        }
-        let own = (a.max_size() - 1).saturating_add(pl.window.allowed_lateness);
-        after = after.map(|m: Millis| m.max(own));
-    }
-    after
-}
 
 impl SourceTask {
     /// Takes part in a checkpoint the coordinator asked for: flushes the

@@ -13,55 +13,9 @@ use lowwater_sql::expr::truth;
 use lowwater_sql::plan::graph::{window_distribution, Distribution};
 use lowwater_sql::plan::{JobPlan, LateRow};
 
-use crate::job::RunError;
-use crate::source::{Envelope, Msg, SourceTask};
-
-/// Emptied batches of one pipeline, going back from its window subtasks
-/// to its source subtasks: a batch's vectors are allocated once and
-/// reused, instead of being allocated by one thread and freed by another
-/// for every batch (which, with large batches, unmaps and maps memory
-/// over and over, and leaves the allocator's arenas fragmented).
-#[derive(Default)]
-pub(crate) struct BatchPool(std::sync::Mutex<Vec<InputBatch>>);
-
-impl BatchPool {
-    /// Batches kept at most (more are in flight only briefly). A kept
-    /// batch holds its values until it is taken again: no more than the
-    /// same batches held in flight.
-    const KEEP: usize = 32;
-
-    /// An empty batch from the pool, or a new one with room for `records`
-    /// records of `widths` (key, argument) values. A pooled batch that
-    /// holds strings is cleared here, by the source thread: its string
-    /// values were cloned from the source's interner on this thread, so
-    /// dropping them here leaves their reference counts in this core's
-    /// cache instead of moving them to the window thread's and back for
-    /// every record.
-    fn take(&self, records: usize, widths: (usize, usize)) -> InputBatch {
-        let reused = self.0.lock().ok().and_then(|mut v| v.pop());
-        match reused {
-            Some(mut batch) => {
-                batch.clear();
-                batch
-            }
-            None => InputBatch::with_capacity(records, widths.0, widths.1),
-        }
-    }
-
-    /// Returns a processed batch to the pool. A batch without strings is
-    /// cleared here, by the window thread that just read it (its memory
-    /// is in this core's cache; cleared by the source thread, every value
-    /// would be read back across cores first: 8% of a datagen job's CPU);
-    /// one with strings when it is taken.
-    pub(crate) fn give(&self, mut batch: InputBatch) {
-        batch.clear_if_plain();
-        if let Ok(mut v) = self.0.lock() {
-            if v.len() < Self::KEEP {
-                v.push(batch);
-            }
-        }
-    }
-}
+use super::SourceTask;
+use crate::envelope::{Envelope, Msg};
+use crate::error::RunError;
 
 /// What `run` cannot run yet of a plan that replay runs: cascading window
 /// aggregations whose later aggregation needs records of other subtasks
@@ -75,10 +29,10 @@ pub(crate) fn refuse_unsupported(
     dumped: &std::collections::BTreeSet<usize>,
 ) -> Result<(), String> {
     let p = plan.settings.parallelism;
-    for which in crate::join_task::joins(plan) {
+    for which in crate::joins::joins(plan) {
         let (kind, line) = match which {
-            crate::join_task::JoinRef::Temporal(j) => ("temporal", plan.joins[j].loc.line),
-            crate::join_task::JoinRef::Interval(j) => ("interval", plan.intervals[j].loc.line),
+            crate::joins::JoinRef::Temporal(j) => ("temporal", plan.joins[j].loc.line),
+            crate::joins::JoinRef::Interval(j) => ("interval", plan.intervals[j].loc.line),
         };
         let sides = which.sides(plan);
         let at = format!("INSERT INTO {} (line {line})", plan.tables[sides.sink].name);

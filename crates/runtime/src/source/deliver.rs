@@ -9,8 +9,8 @@ use lowwater_core::source::SplitId;
 use lowwater_core::{Millis, Row, Timestamp};
 use lowwater_sql::plan::LateReason;
 
-use crate::job::RunError;
-use crate::source::{Input, Read, SourceTask};
+use super::{Input, Read, SourceTask};
+use crate::error::RunError;
 
 impl SourceTask {
     /// Everything after a record of input `i` (split `id`) was built into

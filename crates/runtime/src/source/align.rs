@@ -11,45 +11,11 @@
 //! limit. It is kept active meanwhile: it has records waiting. The time
 //! each partition spent paused is published for the report and `/metrics`.
 
-use std::sync::Mutex;
-
 use lowwater_core::source::SplitId;
-use lowwater_core::watermark::alignment::AlignmentGroup;
 use lowwater_core::{Millis, Timestamp, MAX_WATERMARK, MIN_WATERMARK};
 use lowwater_sql::plan::JobPlan;
 
-use crate::source::{Input, SourceTask};
-
-/// The job's alignment groups: every source subtask of a group reports to
-/// its group.
-pub(crate) struct Groups {
-    names: Vec<String>,
-    groups: Vec<Mutex<AlignmentGroup>>,
-}
-
-impl Groups {
-    pub(crate) fn new(plan: &JobPlan) -> Self {
-        let mut names: Vec<String> = Vec::new();
-        for t in &plan.tables {
-            if let Some(a) = &t.alignment {
-                if !names.contains(&a.group) {
-                    names.push(a.group.clone());
-                }
-            }
-        }
-        Groups {
-            groups: names
-                .iter()
-                .map(|_| Mutex::new(AlignmentGroup::new(0)))
-                .collect(),
-            names,
-        }
-    }
-
-    fn index(&self, name: &str) -> Option<usize> {
-        self.names.iter().position(|n| n == name)
-    }
-}
+use super::{Input, SourceTask};
 
 /// One source subtask's side of its table's alignment.
 pub(crate) struct SourceAlign {
@@ -71,7 +37,7 @@ impl SourceAlign {
     /// table aligns.
     pub(crate) fn new(
         plan: &JobPlan,
-        groups: &Groups,
+        groups: &crate::align_groups::Groups,
         t: usize,
         inputs: usize,
         start: Timestamp,
@@ -158,7 +124,7 @@ impl SourceTask {
         let update = now >= a.next_update;
         if update {
             a.next_update = now.saturating_add(a.interval);
-            if let Some(Ok(mut g)) = self.shared.alignment.groups.get(a.group).map(|g| g.lock()) {
+            if let Some(Ok(mut g)) = self.shared.alignment.group(a.group).map(|g| g.lock()) {
                 for (i, (id, _)) in self.inputs.iter().enumerate() {
                     match watermark(&self.sub, *id) {
                         _ if finished(i) => g.report_idle(*id),
@@ -198,7 +164,7 @@ impl SourceTask {
         let Some(a) = &self.align else {
             return;
         };
-        if let Some(Ok(mut g)) = self.shared.alignment.groups.get(a.group).map(|g| g.lock()) {
+        if let Some(Ok(mut g)) = self.shared.alignment.group(a.group).map(|g| g.lock()) {
             for (id, _) in &self.inputs {
                 g.report_idle(*id);
             }
