@@ -21,7 +21,7 @@ use lowwater_sql::plan::{ColumnSource, TableDef};
 use lowwater_sql::SqlType;
 use sonic_rs::{JsonType, JsonValueTrait, LazyValue};
 
-use crate::dump::write_json_str;
+use crate::escape::write_json_str;
 
 pub(crate) mod flat;
 use flat::Token;

@@ -14,7 +14,7 @@
 
 use std::borrow::Cow;
 
-use crate::json::flat::{control, zero_bytes, ONES};
+use crate::word::{control, zero_bytes, ONES};
 
 /// A record's value, owned (a dump record read ahead of the engine): its
 /// bytes, or quoted text, the text of a JSON string (between its quotes)

@@ -185,7 +185,7 @@ impl Registry {
 
     fn post_schema(&mut self, path: &str, schema: &str, what: &str) -> Result<u32, String> {
         let mut body = String::from("{\"schema\":");
-        crate::dump::write_json_str(&mut body, schema);
+        crate::escape::write_json_str(&mut body, schema);
         body.push('}');
         let (status, text) = self.call(path, Some(&body))?;
         let text = self.ok(status, &text, what)?;

@@ -15,6 +15,8 @@
 //! Strictly valid JSON only: whitespace is JSON's four characters, numbers
 //! follow JSON's grammar, strings hold no control character.
 
+use crate::word::{control, zero_bytes, ONES};
+
 /// A field's value, as far as the fast path converts it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Token<'a> {
@@ -109,18 +111,6 @@ fn scan_in<'a, const QUOTED: bool>(
     (s.at == s.bytes.len()).then_some(())
 }
 
-pub(crate) const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-const LOW: u64 = u64::from_ne_bytes([0x7f; 8]);
-const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
-
-/// Per byte of the word `v`, its high bit set where the byte is zero,
-/// exactly: a byte's low seven bits plus 0x7f carry into its own high
-/// bit, never into the next byte.
-#[inline(always)]
-pub(crate) fn zero_bytes(v: u64) -> u64 {
-    !(((v & LOW) + LOW) | v | LOW)
-}
-
 /// Per byte of the word `v`, its high bit set where a string stops being
 /// plain: a quote, a backslash, a control character (below 0x20). Exact
 /// for every byte, so that all of a word's stops can be taken in turn.
@@ -129,13 +119,6 @@ fn stops(v: u64) -> u64 {
     zero_bytes(v ^ (ONES * u64::from(b'"')))
         | zero_bytes(v ^ (ONES * u64::from(b'\\')))
         | control(v)
-}
-
-/// Per byte of the word `v`, its high bit set where the byte is a control
-/// character (below 0x20), exactly.
-#[inline(always)]
-pub(crate) fn control(v: u64) -> u64 {
-    !(((v & LOW) + ONES * (0x80 - 0x20)) | v) & HIGH
 }
 
 /// The end of a string of quoted text (see [`scan_quoted`]) whose text
