@@ -61,6 +61,23 @@ pub(crate) struct SourcePart {
     pub covers: Option<Timestamp>,
 }
 
+impl SourcePart {
+    /// A part of `sub` that has read nothing yet, its records after
+    /// `covers` tracked.
+    pub fn fresh(sub: SourceSubtask, covers: Option<Timestamp>) -> Self {
+        SourcePart {
+            sub,
+            positions: Vec::new(),
+            records: 0,
+            filtered: 0,
+            skipped: BTreeMap::new(),
+            nulled: BTreeMap::new(),
+            rebuild_from: Vec::new(),
+            covers,
+        }
+    }
+}
+
 /// A window subtask's part of a checkpoint.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct WindowPart {

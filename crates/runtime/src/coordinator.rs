@@ -478,7 +478,7 @@ fn timeout(plan: &JobPlan, interval: i64) -> i64 {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
+    
     use std::sync::mpsc::channel;
 
     use lowwater_core::clock::Clock;
@@ -495,16 +495,10 @@ mod tests {
         Part::Source {
             source: 0,
             subtask: 0,
-            part: SourcePart {
-                sub: SourceSubtask::new(WatermarkStrategy::sql(0)).expect("a strategy"),
-                positions: Vec::new(),
-                records: 0,
-                filtered: 0,
-                skipped: BTreeMap::new(),
-                nulled: BTreeMap::new(),
-                rebuild_from: Vec::new(),
-                covers: None,
-            },
+            part: SourcePart::fresh(
+                SourceSubtask::new(WatermarkStrategy::sql(0)).expect("a strategy"),
+                None,
+            ),
         }
     }
 

@@ -194,16 +194,10 @@ fn fresh_sources(
             .ok_or_else(|| format!("table {} has no watermark", table.name))?;
         let mut parts = Vec::with_capacity(p);
         for _ in 0..p {
-            parts.push(SourcePart {
-                sub: SourceSubtask::new(strategy).map_err(|e| e.to_string())?,
-                positions: Vec::new(),
-                records: 0,
-                filtered: 0,
-                skipped: BTreeMap::new(),
-                nulled: BTreeMap::new(),
-                rebuild_from: Vec::new(),
-                covers: covered.get(&si).copied(),
-            });
+            parts.push(SourcePart::fresh(
+                SourceSubtask::new(strategy).map_err(|e| e.to_string())?,
+                covered.get(&si).copied(),
+            ));
         }
         let ids = old
             .sources
