@@ -199,7 +199,7 @@ fn convert(t: &str, ty: SqlType, strings: &mut Interner) -> Result<Value, String
         SqlType::Decimal(p, s) => {
             let d = lowwater_core::decimal::parse(t)
                 .ok_or_else(|| format!("NumberFormatException: Character array is missing \"exponent\" mark 'e' or 'E' ({t})"))?;
-            lowwater_core::decimal::coerce(&Value::decimal(d.0, d.1), p, s)
+            Value::decimal(d.0, d.1).coerce_decimal(p, s)
         }
         SqlType::Float => Value::Double(float32(java_parse_double(t.trim())?)),
         SqlType::Double => Value::Double(java_parse_double(t.trim())?),
@@ -269,7 +269,7 @@ impl CsvEncoder {
             let coerced;
             let v = match *ty {
                 SqlType::Decimal(p, s) if !v.is_null() => {
-                    coerced = lowwater_core::decimal::coerce(v, p, s);
+                    coerced = v.coerce_decimal(p, s);
                     match coerced.as_decimal() {
                         Some(d) => {
                             out.push_str(&lowwater_core::decimal::json_text(d));

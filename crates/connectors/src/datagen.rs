@@ -432,7 +432,7 @@ impl DatagenPartition {
             };
             // A DECIMAL column gets its random number in its type.
             if let Some(SqlType::Decimal(p, s)) = self.table.types.get(i) {
-                row[i] = lowwater_core::decimal::coerce(&row[i], *p, *s);
+                row[i] = row[i].coerce_decimal(*p, *s);
             }
         }
     }

@@ -475,7 +475,7 @@ fn convert(v: &LazyValue<'_>, ty: SqlType, std: TimestampStandard) -> Result<Val
             if lowwater_core::decimal::parse(&t).is_none() {
                 return Err(format!("'{t}' is not a decimal number"));
             }
-            Ok(lowwater_core::decimal::coerce(&Value::str(&t), p, s))
+            Ok(Value::str(&t).coerce_decimal(p, s))
         }
         SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt => {
             let i = if let Some(i) = v.as_i64() {
@@ -689,7 +689,7 @@ fn write_value(out: &mut String, v: &Value, ty: SqlType, sep: char) {
     if let (SqlType::Decimal(p, s), false) = (ty, v.is_null()) {
         // Into the column's DECIMAL (NULL when it does not fit), written as
         // Jackson writes Flink's BigDecimal: trailing zeros stripped.
-        match lowwater_core::decimal::coerce(v, p, s).as_decimal() {
+        match v.coerce_decimal(p, s).as_decimal() {
             Some(d) => out.push_str(&lowwater_core::decimal::json_text(d)),
             None => out.push_str("null"),
         }
@@ -738,7 +738,7 @@ pub fn print_row(values: &[Value], types: &[SqlType]) -> String {
             Value::Double(d) => java_double(*d),
             Value::Int(i) if *ty == SqlType::Double => java_double(*i as f64),
             other => match ty {
-                SqlType::Decimal(p, s) => lowwater_core::decimal::coerce(other, *p, *s).to_string(),
+                SqlType::Decimal(p, s) => other.coerce_decimal(*p, *s).to_string(),
                 _ => other.to_string(),
             },
         })

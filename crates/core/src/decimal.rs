@@ -306,25 +306,6 @@ pub fn json_text(d: Dec) -> String {
     java_string(v, s)
 }
 
-/// `v` as a `DECIMAL(precision, scale)`, as Flink casts into one: integers
-/// and decimals exactly, doubles by their printed digits, text parsed,
-/// rounded HALF_UP to the scale; NULL when it does not fit (or is not a
-/// number).
-pub fn coerce(v: &crate::Value, precision: u8, scale: u8) -> crate::Value {
-    use crate::Value;
-    let d = match v {
-        Value::Int(i) => rescale(i128::from(*i), 0, scale),
-        Value::Decimal(..) => v.as_decimal().and_then(|d| rescale(d.0, d.1, scale)),
-        Value::Double(x) => from_f64(*x, scale),
-        Value::Str(t) => parse(t).and_then(|d| rescale(d.0, d.1, scale)),
-        _ => None,
-    };
-    match d {
-        Some(u) if fits(u, precision) => Value::decimal(u, scale),
-        _ => Value::Null,
-    }
-}
-
 /// How many digits `v` has (at least 1).
 pub fn digits(v: i128) -> u8 {
     v.unsigned_abs().checked_ilog10().map_or(1, |n| n as u8 + 1)

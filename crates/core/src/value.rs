@@ -84,6 +84,25 @@ impl Value {
         }
     }
 
+    /// This value as a `DECIMAL(precision, scale)`, as Flink casts into
+    /// one: integers and decimals exactly, doubles by their printed digits,
+    /// text parsed, rounded HALF_UP to the scale; NULL when it does not fit
+    /// (or is not a number).
+    pub fn coerce_decimal(&self, precision: u8, scale: u8) -> Value {
+        use crate::decimal::{fits, from_f64, parse, rescale};
+        let d = match self {
+            Value::Int(i) => rescale(i128::from(*i), 0, scale),
+            Value::Decimal(..) => self.as_decimal().and_then(|d| rescale(d.0, d.1, scale)),
+            Value::Double(x) => from_f64(*x, scale),
+            Value::Str(t) => parse(t).and_then(|d| rescale(d.0, d.1, scale)),
+            _ => None,
+        };
+        match d {
+            Some(u) if fits(u, precision) => Value::decimal(u, scale),
+            _ => Value::Null,
+        }
+    }
+
     /// Whether this is SQL NULL.
     pub fn is_null(&self) -> bool {
         matches!(self, Value::Null)

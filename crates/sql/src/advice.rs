@@ -8,7 +8,7 @@
 use lowwater_core::time::display_duration;
 use lowwater_core::Millis;
 
-use crate::explain::{StallContext, StallHolder};
+use crate::stall::{StallContext, StallHolder};
 
 /// The longest idle timeout suggested from the data.
 const MAX_ADVICE: Millis = 10 * 60_000;

@@ -7,7 +7,6 @@ use std::fmt::Write as _;
 
 use lowwater_core::assignment::split_owner;
 use lowwater_core::time::display_duration;
-use lowwater_core::window::assigner::WindowAssigner;
 use lowwater_core::Millis;
 
 pub use crate::advice::idle_advice;
@@ -15,6 +14,9 @@ use crate::expr::Expr;
 use crate::functions::Func;
 use crate::options::Connector;
 use crate::plan::{agg_name, ColumnSource, JobPlan, OutputKind, TableDef};
+pub use crate::stall::{StallContext, StallHolder};
+pub use crate::windows::window_pace;
+use crate::windows::window_text;
 
 /// The largest partition count `explain` maps (Kafka topics have at most a
 /// few thousand partitions; this keeps a typo from building a huge map).
@@ -81,23 +83,6 @@ fn connector_text(t: &TableDef) -> String {
             d.number_of_rows
                 .map_or(String::new(), |n| format!(", {n} rows"))
         ),
-    }
-}
-
-pub(crate) fn window_text(a: &WindowAssigner) -> String {
-    let d = |m| display_duration(m);
-    match *a {
-        WindowAssigner::Tumbling { size, offset: 0 } => format!("TUMBLE {}", d(size)),
-        WindowAssigner::Tumbling { size, offset } => {
-            format!("TUMBLE {} offset {}", d(size), d(offset))
-        }
-        WindowAssigner::Hopping { size, slide, .. } => {
-            format!("HOP size {} slide {}", d(size), d(slide))
-        }
-        WindowAssigner::Cumulate { step, max_size, .. } => {
-            format!("CUMULATE step {} up to {}", d(step), d(max_size))
-        }
-        WindowAssigner::Session { gap } => format!("SESSION gap {}", d(gap)),
     }
 }
 
@@ -634,102 +619,6 @@ pub fn explain(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> String {
         }
     }
     s
-}
-
-/// Who held a stalled watermark, for [`stall_reason`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StallHolder<'a> {
-    /// Topic (`None` for a subtask without partitions).
-    pub topic: Option<&'a str>,
-    /// Partition (`None` for a subtask without partitions).
-    pub partition: Option<i32>,
-    /// Source subtask.
-    pub subtask: usize,
-    /// How long it has had no record.
-    pub silent_ms: Millis,
-    /// Whether it never had one.
-    pub never_had_record: bool,
-    /// The longest time between two of its records before this silence
-    /// (`None`: fewer than two seen, or not known).
-    pub gap_ms: Option<Millis>,
-    /// Whether `silent_ms` is a lower bound (the observer began after the
-    /// last record).
-    pub silent_at_least: bool,
-}
-
-impl StallHolder<'_> {
-    /// How long it has been silent, in words: `1m 30s`, or `at least 15s`
-    /// when that is all the observer can know.
-    pub fn silence(&self) -> String {
-        match self.silent_at_least {
-            true => format!("at least {}", display_duration(self.silent_ms)),
-            false => display_duration(self.silent_ms),
-        }
-    }
-}
-
-/// What the explanation of a stall needs to know of the job: the same for
-/// a lowwater plan ([`StallContext::of`]) and for a Flink job read from its
-/// REST API, so that both say the same thing in the same words.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StallContext {
-    /// The source table.
-    pub source: String,
-    /// Whether the table sets `scan.watermark.idle-timeout` itself (the fix
-    /// is then that option, not the job-wide SET).
-    pub own_idle_option: bool,
-    /// The idle timeout in force (`None`: disabled).
-    pub idle_timeout: Option<Millis>,
-    /// `scan.watermark.idle-mode` = 'caught-up'.
-    pub caught_up: bool,
-    /// `pipeline.auto-watermark-interval`.
-    pub emit_interval: Millis,
-    /// The source parallelism.
-    pub parallelism: usize,
-    /// How often the held operator's windows end (a TUMBLE's size, a HOP's
-    /// slide, a CUMULATE's step, a SESSION's gap); `None`: a join, or not
-    /// known.
-    pub window: Option<Millis>,
-    /// The source table's watermark delay (`None`: not known).
-    pub delay: Option<Millis>,
-}
-
-/// How often windows of `a` end: a TUMBLE's size, a HOP's slide, a
-/// CUMULATE's step, a SESSION's gap.
-pub fn window_pace(a: &WindowAssigner) -> Millis {
-    match *a {
-        WindowAssigner::Tumbling { size, .. } => size,
-        WindowAssigner::Hopping { slide, .. } => slide,
-        WindowAssigner::Cumulate { step, .. } => step,
-        WindowAssigner::Session { gap } => gap,
-    }
-}
-
-impl StallContext {
-    /// The context of pipeline `pi` of a lowwater plan.
-    pub fn of(plan: &JobPlan, pi: usize) -> Self {
-        let p = plan.pipelines[pi].first();
-        StallContext {
-            window: Some(window_pace(&p.window.assigner)),
-            ..Self::of_table(plan, p.source)
-        }
-    }
-
-    /// The context of a stall held by source table `t` of a lowwater plan
-    /// (one side of a join).
-    pub fn of_table(plan: &JobPlan, t: usize) -> Self {
-        let src = &plan.tables[t];
-        StallContext {
-            source: src.name.clone(),
-            own_idle_option: src.options.contains_key("scan.watermark.idle-timeout"),
-            idle_timeout: src.idle_timeout,
-            caught_up: src.caught_up,
-            emit_interval: plan.settings.emit_interval,
-            parallelism: plan.settings.parallelism,
-            window: None,
-            delay: src.watermark.map(|w| w.delay),
-        }
-    }
 }
 
 /// The one-line explanation of a stall of pipeline `pi`, the same in replay

@@ -1,16 +1,13 @@
 //! Scalar functions and predicates beyond arithmetic and comparison, with
-//! Flink's result types and NULL rules: `UPPER`, `LOWER`, `CHAR_LENGTH`,
-//! `CONCAT` (NULL if any argument is), `CONCAT_WS` (skips NULLs),
-//! `SUBSTRING`/`SUBSTR`, `TRIM`, `COALESCE`, `IF`, `NULLIF`, `ABS`, `MOD`,
-//! `POWER`, `SQRT`,
-//! `CASE`, `LIKE`, `IN`, `BETWEEN`, `IS [NOT] DISTINCT FROM`.
+//! Flink's NULL rules: `UPPER`, `LOWER`, `CHAR_LENGTH`, `CONCAT` (NULL if
+//! any argument is), `CONCAT_WS` (skips NULLs), `SUBSTRING`/`SUBSTR`,
+//! `TRIM`, `COALESCE`, `IF`, `NULLIF`, `ABS`, `MOD`, `POWER`, `SQRT`,
+//! `CASE`, `LIKE`, `IN`, `BETWEEN`, `IS [NOT] DISTINCT FROM`: what each
+//! call is ([`Func`]) and its evaluation. Compiling them from SQL, with
+//! their result types, is `compile_functions`'s.
 
 use lowwater_core::Value;
-use sqlparser::ast::{CastKind, Expr as AstExpr, InTarget, TrimWhereField, Value as AstValue};
 
-use crate::ast::expr_loc;
-use crate::error::{Loc, Result, SqlError};
-use crate::expr::{compile, Expr, Scope, Typed};
 use crate::types::SqlType;
 
 /// A scalar function or predicate.
@@ -67,401 +64,11 @@ pub enum Func {
     DecArith(crate::types::ArithOp, u8, u8),
 }
 
-fn err<T>(e: &AstExpr, loc: Loc, msg: impl Into<String>) -> Result<T> {
-    Err(SqlError::new(expr_loc(e, loc), msg))
-}
-
-/// The type both `a` and `b` convert to (Flink's least restrictive type).
-fn common(a: Option<SqlType>, b: Option<SqlType>) -> std::result::Result<Option<SqlType>, String> {
-    Ok(match (a, b) {
-        (None, t) | (t, None) => t,
-        (Some(x), Some(y)) if x == y => Some(x),
-        (Some(x), Some(y)) if x.is_numeric() && y.is_numeric() => {
-            let dec = matches!(x, SqlType::Decimal(..)) || matches!(y, SqlType::Decimal(..));
-            if dec && x.as_decimal().is_some() && y.as_decimal().is_some() {
-                let (p, s) = crate::decimal::common(
-                    x.as_decimal().unwrap_or((10, 0)),
-                    y.as_decimal().unwrap_or((10, 0)),
-                );
-                Some(SqlType::Decimal(p, s))
-            } else if x == SqlType::Double || y == SqlType::Double || dec {
-                Some(SqlType::Double)
-            } else if x == SqlType::Float || y == SqlType::Float {
-                Some(SqlType::Float)
-            } else if x.int_bits() >= y.int_bits() {
-                Some(x)
-            } else {
-                Some(y)
-            }
-        }
-        (Some(x), Some(y)) => {
-            return Err(format!("{} and {} have no common type", x.name(), y.name()))
-        }
-    })
-}
-
-fn typed(expr: Expr, ty: Option<SqlType>) -> Typed {
-    Typed { expr, ty }
-}
-
-fn call(f: Func, args: Vec<Expr>, ty: Option<SqlType>) -> Typed {
-    typed(Expr::Call(f, args), ty)
-}
-
-fn string_arg(e: &AstExpr, scope: &dyn Scope, loc: Loc, what: &str) -> Result<Expr> {
-    let t = compile(e, scope, loc)?;
-    if !t.ty.is_none_or(|t| t == SqlType::String) {
-        return err(
-            e,
-            loc,
-            format!(
-                "{what} needs a STRING, found {}",
-                t.ty.map_or("NULL", |t| t.name())
-            ),
-        );
-    }
-    Ok(t.expr)
-}
-
-/// Compiles the SQL forms that are not function calls (`CASE`, `LIKE`,
-/// `IN`, `BETWEEN`, `SUBSTRING(.. FROM ..)`, `TRIM`, `IS DISTINCT FROM`);
-/// `None` if `e` is none of them.
-pub fn special(e: &AstExpr, scope: &dyn Scope, loc: Loc) -> Option<Result<Typed>> {
-    Some(match e {
-        AstExpr::Like {
-            negated,
-            any: false,
-            expr,
-            pattern,
-            escape_char,
-        } => (|| {
-            let esc = match escape_char.as_deref() {
-                None => None,
-                Some(AstExpr::Value(v)) => match &v.value {
-                    AstValue::SingleQuotedString(s) if s.chars().count() == 1 => s.chars().next(),
-                    _ => return err(e, loc, "ESCAPE needs one character in quotes"),
-                },
-                Some(_) => return err(e, loc, "ESCAPE needs one character in quotes"),
-            };
-            let a = string_arg(expr, scope, loc, "LIKE")?;
-            let p = string_arg(pattern, scope, loc, "LIKE")?;
-            Ok(call(
-                Func::Like(*negated, esc),
-                vec![a, p],
-                Some(SqlType::Boolean),
-            ))
-        })(),
-        AstExpr::In {
-            expr,
-            target: InTarget::List(list),
-            negated,
-            ..
-        } => (|| {
-            let a = compile(expr, scope, loc)?;
-            let mut args = vec![a.expr];
-            for x in list {
-                let t = compile(x, scope, loc)?;
-                common(a.ty, t.ty)
-                    .map_err(|m| SqlError::new(expr_loc(x, loc), format!("IN: {m}")))?;
-                args.push(t.expr);
-            }
-            Ok(call(Func::In(*negated), args, Some(SqlType::Boolean)))
-        })(),
-        AstExpr::Between {
-            expr,
-            negated,
-            low,
-            high,
-        } => (|| {
-            let mut args = Vec::new();
-            let mut ty = None;
-            for x in [expr, low, high] {
-                let t = compile(x, scope, loc)?;
-                ty = common(ty, t.ty)
-                    .map_err(|m| SqlError::new(expr_loc(x, loc), format!("BETWEEN: {m}")))?;
-                args.push(t.expr);
-            }
-            Ok(call(Func::Between(*negated), args, Some(SqlType::Boolean)))
-        })(),
-        AstExpr::Cast {
-            kind: CastKind::TryCast,
-            expr,
-            data_type,
-            format,
-        } => (|| {
-            let cast = AstExpr::Cast {
-                kind: CastKind::Cast,
-                expr: expr.clone(),
-                data_type: data_type.clone(),
-                format: format.clone(),
-            };
-            let t = compile(&cast, scope, loc)?;
-            Ok(call(Func::Try, vec![t.expr], t.ty))
-        })(),
-        AstExpr::IsDistinctFrom(a, b) | AstExpr::IsNotDistinctFrom(a, b) => (|| {
-            let not = matches!(e, AstExpr::IsNotDistinctFrom(..));
-            let (x, y) = (compile(a, scope, loc)?, compile(b, scope, loc)?);
-            common(x.ty, y.ty).map_err(|m| SqlError::new(expr_loc(e, loc), m))?;
-            Ok(call(
-                Func::DistinctFrom(not),
-                vec![x.expr, y.expr],
-                Some(SqlType::Boolean),
-            ))
-        })(),
-        AstExpr::Substring {
-            expr,
-            substring_from,
-            substring_for,
-            ..
-        } => (|| {
-            if substring_from.is_none() {
-                return err(
-                    e,
-                    loc,
-                    "SUBSTRING needs a start position: SUBSTRING(s FROM a [FOR n])",
-                );
-            }
-            let s = string_arg(expr, scope, loc, "SUBSTRING")?;
-            let mut args = vec![s];
-            for x in [substring_from, substring_for].into_iter().flatten() {
-                let t = compile(x, scope, loc)?;
-                if !t.ty.is_none_or(|t| t.is_integer()) {
-                    return err(x, loc, "SUBSTRING's position and length are integers");
-                }
-                args.push(t.expr);
-            }
-            if args.len() < 2 {
-                return err(e, loc, "SUBSTRING needs a start position");
-            }
-            Ok(call(Func::Substring, args, Some(SqlType::String)))
-        })(),
-        AstExpr::Trim {
-            expr,
-            trim_where,
-            trim_what,
-            trim_characters,
-        } => (|| {
-            if trim_characters.is_some() {
-                return err(
-                    e,
-                    loc,
-                    "TRIM with a character list is not supported; use TRIM(BOTH 'x' FROM s)",
-                );
-            }
-            let (lead, trail) = match trim_where {
-                None | Some(TrimWhereField::Both) => (true, true),
-                Some(TrimWhereField::Leading) => (true, false),
-                Some(TrimWhereField::Trailing) => (false, true),
-            };
-            let s = string_arg(expr, scope, loc, "TRIM")?;
-            let what = match trim_what {
-                Some(w) => string_arg(w, scope, loc, "TRIM")?,
-                None => Expr::Literal(Value::str(" ")),
-            };
-            Ok(call(
-                Func::Trim(lead, trail),
-                vec![s, what],
-                Some(SqlType::String),
-            ))
-        })(),
-        AstExpr::Case {
-            operand,
-            conditions,
-            else_result,
-            ..
-        } => (|| {
-            let mut args = Vec::new();
-            let op = match operand {
-                Some(o) => {
-                    let t = compile(o, scope, loc)?;
-                    args.push(t.expr);
-                    Some(t.ty)
-                }
-                None => None,
-            };
-            let mut ty = None;
-            for w in conditions {
-                let c = compile(&w.condition, scope, loc)?;
-                match op {
-                    Some(ot) => {
-                        common(ot, c.ty).map_err(|m| {
-                            SqlError::new(expr_loc(&w.condition, loc), format!("CASE: {m}"))
-                        })?;
-                    }
-                    None if !c.ty.is_none_or(|t| t == SqlType::Boolean) => {
-                        return err(&w.condition, loc, "CASE WHEN needs a BOOLEAN condition")
-                    }
-                    None => {}
-                }
-                let r = compile(&w.result, scope, loc)?;
-                ty = common(ty, r.ty)
-                    .map_err(|m| SqlError::new(expr_loc(&w.result, loc), format!("CASE: {m}")))?;
-                args.push(c.expr);
-                args.push(r.expr);
-            }
-            let other = match else_result {
-                Some(x) => {
-                    let r = compile(x, scope, loc)?;
-                    ty = common(ty, r.ty)
-                        .map_err(|m| SqlError::new(expr_loc(x, loc), format!("CASE: {m}")))?;
-                    r.expr
-                }
-                None => Expr::Literal(Value::Null),
-            };
-            args.push(other);
-            let rt = ty.unwrap_or(SqlType::String);
-            Ok(call(Func::Case(operand.is_some(), rt), args, ty))
-        })(),
-        _ => return None,
-    })
-}
-
-/// Compiles a call of scalar function `name`; `None` if it is not one.
-pub fn function(
-    e: &AstExpr,
-    name: &str,
-    args: &[&AstExpr],
-    scope: &dyn Scope,
-    loc: Loc,
-) -> Option<Result<Typed>> {
-    let compiled = |xs: &[&AstExpr]| -> Result<Vec<Typed>> {
-        xs.iter().map(|x| compile(x, scope, loc)).collect()
-    };
-    let known = || -> Result<Option<Typed>> {
-        let r = match (name, args) {
-            ("UPPER" | "LOWER", [s]) => {
-                let f = if name == "UPPER" {
-                    Func::Upper
-                } else {
-                    Func::Lower
-                };
-                Ok(call(
-                    f,
-                    vec![string_arg(s, scope, loc, name)?],
-                    Some(SqlType::String),
-                ))
-            }
-            ("CHAR_LENGTH" | "CHARACTER_LENGTH", [s]) => Ok(call(
-                Func::CharLength,
-                vec![string_arg(s, scope, loc, name)?],
-                Some(SqlType::Int),
-            )),
-            ("CONCAT", xs) if !xs.is_empty() => {
-                let v = xs
-                    .iter()
-                    .map(|x| string_arg(x, scope, loc, name))
-                    .collect::<Result<_>>()?;
-                Ok(call(Func::Concat, v, Some(SqlType::String)))
-            }
-            ("CONCAT_WS", xs) if xs.len() >= 2 => {
-                let v = xs
-                    .iter()
-                    .map(|x| string_arg(x, scope, loc, name))
-                    .collect::<Result<_>>()?;
-                Ok(call(Func::ConcatWs, v, Some(SqlType::String)))
-            }
-            ("COALESCE", xs) if !xs.is_empty() => {
-                let ts = compiled(xs)?;
-                let mut ty = None;
-                for (t, x) in ts.iter().zip(xs) {
-                    ty = common(ty, t.ty)
-                        .map_err(|m| SqlError::new(expr_loc(x, loc), format!("COALESCE: {m}")))?;
-                }
-                let rt = ty.unwrap_or(SqlType::String);
-                Ok(call(
-                    Func::Coalesce(rt),
-                    ts.into_iter().map(|t| t.expr).collect(),
-                    ty,
-                ))
-            }
-            ("IF", [c, a, b]) => {
-                let ts = compiled(&[c, a, b])?;
-                if !ts[0].ty.is_none_or(|t| t == SqlType::Boolean) {
-                    return err(c, loc, "IF needs a BOOLEAN condition");
-                }
-                let ty = common(ts[1].ty, ts[2].ty)
-                    .map_err(|m| SqlError::new(expr_loc(e, loc), format!("IF: {m}")))?;
-                let rt = ty.unwrap_or(SqlType::String);
-                Ok(call(
-                    Func::If(rt),
-                    ts.into_iter().map(|t| t.expr).collect(),
-                    ty,
-                ))
-            }
-            ("NULLIF", [a, b]) => {
-                let ts = compiled(&[a, b])?;
-                common(ts[0].ty, ts[1].ty)
-                    .map_err(|m| SqlError::new(expr_loc(e, loc), format!("NULLIF: {m}")))?;
-                let ty = ts[0].ty;
-                Ok(call(
-                    Func::NullIf,
-                    ts.into_iter().map(|t| t.expr).collect(),
-                    ty,
-                ))
-            }
-            ("POWER", [a, b]) => {
-                let ts = compiled(&[a, b])?;
-                if !ts.iter().all(|t| t.ty.is_none_or(|t| t.is_numeric())) {
-                    return err(e, loc, "POWER needs numbers");
-                }
-                Ok(call(
-                    Func::Power,
-                    ts.into_iter().map(|t| t.expr).collect(),
-                    Some(SqlType::Double),
-                ))
-            }
-            ("SQRT", [x]) => {
-                let t = compile(x, scope, loc)?;
-                if !t.ty.is_none_or(|t| t.is_numeric()) {
-                    return err(x, loc, "SQRT needs a number");
-                }
-                Ok(call(
-                    Func::Power,
-                    vec![t.expr, Expr::Literal(Value::Double(0.5))],
-                    Some(SqlType::Double),
-                ))
-            }
-            ("ABS", [x]) => {
-                let t = compile(x, scope, loc)?;
-                if !t.ty.is_none_or(|t| t.is_numeric()) {
-                    return err(x, loc, "ABS needs a number");
-                }
-                let abs = Expr::Call(Func::Abs, vec![t.expr]);
-                let abs = match t.ty {
-                    Some(n @ (SqlType::TinyInt | SqlType::SmallInt | SqlType::Int)) => {
-                        Expr::Narrow(Box::new(abs), n)
-                    }
-                    _ => abs,
-                };
-                Ok(typed(abs, t.ty))
-            }
-            ("MOD", [a, b]) => {
-                let ts = compiled(&[a, b])?;
-                if !ts.iter().all(|t| t.ty.is_none_or(|t| t.is_integer())) {
-                    return err(e, loc, "MOD needs integers");
-                }
-                // Calcite types MOD as its second argument.
-                let ty = ts[1].ty;
-                let rt = ty.unwrap_or(SqlType::Int);
-                Ok(call(
-                    Func::Mod(rt),
-                    ts.into_iter().map(|t| t.expr).collect(),
-                    ty,
-                ))
-            }
-            // Not one of these functions (or not with this many arguments).
-            _ => return Ok(None),
-        };
-        r.map(Some)
-    };
-    known().transpose()
-}
-
 /// `v` converted to `ty` where a common type widens it (an integer into a
 /// DOUBLE or FLOAT result).
 fn widen(v: Value, ty: SqlType) -> Value {
     match (v, ty) {
-        (v, SqlType::Decimal(p, s)) if !v.is_null() => lowwater_core::decimal::coerce(&v, p, s),
+        (v, SqlType::Decimal(p, s)) if !v.is_null() => v.coerce_decimal(p, s),
         (v @ Value::Decimal(..), SqlType::Double) => Value::Double(v.as_f64().unwrap_or(0.0)),
         (Value::Int(i), SqlType::Double) => Value::Double(i as f64),
         (Value::Int(i), SqlType::Float) => Value::Double(f64::from(i as f32)),
@@ -517,11 +124,13 @@ fn like(s: &str, p: &str, esc: Option<char>) -> std::result::Result<bool, String
     Ok(j == pat.len())
 }
 
-/// Evaluates `f` over its evaluated arguments.
-pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value, String> {
-    let arg = |i: usize| -> std::result::Result<Value, String> {
-        args.get(i).map_or(Ok(Value::Null), |a| a.eval(row))
-    };
+/// Evaluates `f` over its `n` arguments, each evaluated when `arg(i)`
+/// asks for it (CASE, COALESCE and IF evaluate only those they need).
+pub fn eval(
+    f: &Func,
+    n: usize,
+    arg: impl Fn(usize) -> std::result::Result<Value, String>,
+) -> std::result::Result<Value, String> {
     Ok(match f {
         Func::Upper | Func::Lower => match arg(0)? {
             Value::Str(s) => Value::str(&if *f == Func::Upper {
@@ -537,7 +146,7 @@ pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value
         },
         Func::Concat => {
             let mut out = String::new();
-            for i in 0..args.len() {
+            for i in 0..n {
                 match arg(i)? {
                     Value::Str(s) => out.push_str(&s),
                     _ => return Ok(Value::Null),
@@ -550,7 +159,7 @@ pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value
                 return Ok(Value::Null);
             };
             let mut parts = Vec::new();
-            for i in 1..args.len() {
+            for i in 1..n {
                 if let Value::Str(s) = arg(i)? {
                     parts.push(s.to_string());
                 }
@@ -563,7 +172,7 @@ pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value
                 return Ok(Value::Null);
             };
             let len = match arg(2)? {
-                Value::Null if args.len() > 2 => return Ok(Value::Null),
+                Value::Null if n > 2 => return Ok(Value::Null),
                 Value::Int(n) => Some(n),
                 _ => None,
             };
@@ -610,7 +219,7 @@ pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value
             Value::str(r)
         }
         Func::Coalesce(ty) => {
-            for i in 0..args.len() {
+            for i in 0..n {
                 let v = arg(i)?;
                 if !v.is_null() {
                     return Ok(widen(v, *ty));
@@ -624,7 +233,7 @@ pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value
         },
         Func::NullIf => {
             let (a, b) = (arg(0)?, arg(1)?);
-            if crate::expr::equal(&a, &b) == Some(true) {
+            if crate::values::equal(&a, &b) == Some(true) {
                 Value::Null
             } else {
                 a
@@ -638,8 +247,8 @@ pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value
         Func::Time(t) => crate::temporal::eval(t, arg(0)?),
         Func::Round(r) => crate::numeric::eval(*r, arg(0)?, arg(1)?),
         Func::Regex(r) => {
-            let vals = (0..args.len())
-                .map(arg)
+            let vals = (0..n)
+                .map(&arg)
                 .collect::<std::result::Result<Vec<_>, _>>()?;
             crate::regex_fns::eval(r, &vals)
         }
@@ -669,10 +278,10 @@ pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value
             } else {
                 (None, 0)
             };
-            while i + 1 < args.len() {
+            while i + 1 < n {
                 let c = arg(i)?;
                 let hit = match &op {
-                    Some(o) => crate::expr::equal(o, &c) == Some(true),
+                    Some(o) => crate::values::equal(o, &c) == Some(true),
                     None => c == Value::Bool(true),
                 };
                 if hit {
@@ -680,7 +289,7 @@ pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value
                 }
                 i += 2;
             }
-            widen(arg(args.len() - 1)?, *ty)
+            widen(arg(n - 1)?, *ty)
         }
         Func::Like(negated, esc) => match (arg(0)?, arg(1)?) {
             (Value::Str(s), Value::Str(p)) => Value::Bool(like(&s, &p, *esc)? != *negated),
@@ -692,8 +301,8 @@ pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value
                 return Ok(Value::Null);
             }
             let mut saw_null = false;
-            for i in 1..args.len() {
-                match crate::expr::equal(&a, &arg(i)?) {
+            for i in 1..n {
+                match crate::values::equal(&a, &arg(i)?) {
                     Some(true) => return Ok(Value::Bool(!negated)),
                     None => saw_null = true,
                     Some(false) => {}
@@ -707,8 +316,8 @@ pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value
         }
         Func::Between(negated) => {
             let (a, lo, hi) = (arg(0)?, arg(1)?, arg(2)?);
-            let ge = crate::expr::order(&a, &lo).map(|o| o.is_ge());
-            let le = crate::expr::order(&a, &hi).map(|o| o.is_le());
+            let ge = crate::values::order(&a, &lo).map(|o| o.is_ge());
+            let le = crate::values::order(&a, &hi).map(|o| o.is_le());
             match (ge, le) {
                 (Some(false), _) | (_, Some(false)) => Value::Bool(*negated),
                 (Some(true), Some(true)) => Value::Bool(!negated),
@@ -720,7 +329,7 @@ pub fn eval(f: &Func, args: &[Expr], row: &[Value]) -> std::result::Result<Value
             let same = match (a.is_null(), b.is_null()) {
                 (true, true) => true,
                 (true, false) | (false, true) => false,
-                _ => crate::expr::equal(&a, &b) == Some(true),
+                _ => crate::values::equal(&a, &b) == Some(true),
             };
             Value::Bool(same == *not)
         }

@@ -13,7 +13,6 @@
 //!   WHERE added to its HAVING, which is what Flink computes too (a filter
 //!   and projection after the window aggregate).
 
-use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{visit_expressions_mut, BinaryOperator, Expr as AstExpr, Ident, SelectItem};
@@ -21,21 +20,7 @@ use sqlparser::ast::{visit_expressions_mut, BinaryOperator, Expr as AstExpr, Ide
 use crate::ast::{expr_loc, ident_name, ranking_calls, From, Select, WindowTvf};
 use crate::error::{Loc, Result, SqlError};
 
-/// A `CREATE VIEW`.
-#[derive(Debug, Clone)]
-pub struct View {
-    /// As written.
-    pub name: String,
-    /// Where the name is.
-    pub loc: Loc,
-    /// `CREATE VIEW v (a, b)`: the names of its columns.
-    pub columns: Option<Vec<String>>,
-    /// Its query.
-    pub select: Select,
-}
-
-/// The views of a job so far, by lower-case name.
-pub type Views = HashMap<String, View>;
+pub use crate::views::{View, Views};
 
 /// A window aggregation over one source table: the parts of an INSERT.
 pub struct Aggregation {

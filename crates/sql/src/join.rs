@@ -11,7 +11,7 @@ use crate::ast::{
     expr_loc, ident_name, From, JoinInsert, Named, Select, VersionedView, ViewSource,
 };
 use crate::error::{Loc, Result, SqlError};
-use crate::inline::{View, Views};
+use crate::views::{View, Views};
 
 /// The INSERT of `query`, whose FROM is a temporal join.
 pub(crate) fn join_insert(

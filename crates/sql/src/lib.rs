@@ -12,6 +12,11 @@
 
 pub mod advice;
 pub mod ast;
+pub mod compile;
+mod compile_functions;
+mod compile_numeric;
+mod compile_regex;
+mod compile_temporal;
 pub mod decimal;
 pub mod error;
 pub mod explain;
@@ -31,12 +36,17 @@ pub mod portability;
 pub mod query;
 pub mod regex_fns;
 mod semi;
+mod setting_keys;
+mod stall;
 pub mod suggest;
 pub mod target;
 pub mod temporal;
 mod tokens;
+mod tvf;
 pub mod types;
 pub mod values;
+mod views;
+mod windows;
 
 pub use error::{Loc, Result, SqlError};
 pub use types::SqlType;

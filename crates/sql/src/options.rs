@@ -726,7 +726,7 @@ fn json_format(raw: &BTreeMap<String, String>, at: &dyn Fn(&str) -> Loc) -> Resu
 /// each format's): what docs/options.md must list (a test checks it).
 pub fn documented_keys() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = Vec::new();
-    v.extend(crate::plan::known_settings());
+    v.extend(crate::setting_keys::known_settings());
     for list in [KAFKA, FILESYSTEM, PRINT, BLACKHOLE, DATAGEN, JSON] {
         v.extend(list);
     }

@@ -5,19 +5,22 @@
 //! match, replaced by `r` as it is: Flink quotes it, so `$1` is text). The pattern must be a literal: it
 //! is compiled once, and a pattern the `regex` crate does not accept
 //! (back-references, look-around) is an error when the job is planned.
+//! Here: the patterns, the functions and their evaluation (compiling them
+//! from SQL is `compile_regex`'s).
 
 use lowwater_core::Value;
-use sqlparser::ast::Expr as AstExpr;
-
-use crate::ast::expr_loc;
-use crate::error::{Loc, Result, SqlError};
-use crate::expr::{compile, Expr, Scope, Typed};
-use crate::functions::Func;
-use crate::types::SqlType;
 
 /// A compiled pattern, compared by its text.
 #[derive(Debug, Clone)]
 pub struct Pattern(regex::Regex);
+
+impl Pattern {
+    /// The pattern of Java regular expression `text` (its ASCII classes
+    /// spelled out), or why the `regex` crate does not accept it.
+    pub(crate) fn new(text: &str) -> Result<Pattern, regex::Error> {
+        regex::Regex::new(&java_classes(text)).map(Pattern)
+    }
+}
 
 impl PartialEq for Pattern {
     fn eq(&self, other: &Self) -> bool {
@@ -34,101 +37,6 @@ pub enum RegexFn {
     Extract(Pattern),
     /// `REGEXP_REPLACE(s, p, r)`: arguments `s, r`.
     Replace(Pattern),
-}
-
-fn err<T>(e: &AstExpr, loc: Loc, msg: impl Into<String>) -> Result<T> {
-    Err(SqlError::new(expr_loc(e, loc), msg))
-}
-
-fn typed_arg(x: &AstExpr, scope: &dyn Scope, loc: Loc, name: &str, ty: SqlType) -> Result<Expr> {
-    let t = compile(x, scope, loc)?;
-    let fits = match ty {
-        SqlType::String => t.ty.is_none_or(|t| t == SqlType::String),
-        _ => t.ty.is_none_or(|t| t.is_integer()),
-    };
-    if !fits {
-        return err(
-            x,
-            loc,
-            format!(
-                "{name} needs {} here, found {}",
-                if ty == SqlType::String {
-                    "a STRING"
-                } else {
-                    "an integer"
-                },
-                t.ty.map_or("NULL", |t| t.name())
-            ),
-        );
-    }
-    Ok(t.expr)
-}
-
-fn pattern(p: &AstExpr, loc: Loc, name: &str) -> Result<Pattern> {
-    let text = match p {
-        AstExpr::Value(v) => v.value.clone().into_string(),
-        _ => None,
-    }
-    .ok_or_else(|| {
-        SqlError::new(
-            expr_loc(p, loc),
-            format!("{name}'s pattern must be a string literal"),
-        )
-    })?;
-    regex::Regex::new(&java_classes(&text))
-        .map(Pattern)
-        .map_err(|e| {
-            SqlError::new(
-                expr_loc(p, loc),
-                format!("{name}: pattern '{text}' is not supported: {e}"),
-            )
-        })
-}
-
-/// Compiles a call of `name`; `None`: not one of these functions.
-pub fn function(
-    name: &str,
-    args: &[&AstExpr],
-    scope: &dyn Scope,
-    loc: Loc,
-) -> Option<Result<Typed>> {
-    let call = |f: RegexFn, args: Vec<Expr>, ty: SqlType| Typed {
-        expr: Expr::Call(Func::Regex(f), args),
-        ty: Some(ty),
-    };
-    let s = SqlType::String;
-    Some(match (name, args) {
-        ("REGEXP", [x, p]) => (|| {
-            let x = typed_arg(x, scope, loc, name, s)?;
-            Ok(call(
-                RegexFn::Matches(pattern(p, loc, name)?),
-                vec![x],
-                SqlType::Boolean,
-            ))
-        })(),
-        ("REGEXP_EXTRACT", [x, p, rest @ ..]) if rest.len() <= 1 => (|| {
-            let x = typed_arg(x, scope, loc, name, s)?;
-            let group = match rest.first() {
-                Some(g) => typed_arg(g, scope, loc, name, SqlType::Int)?,
-                None => Expr::Literal(Value::Int(0)),
-            };
-            Ok(call(
-                RegexFn::Extract(pattern(p, loc, name)?),
-                vec![x, group],
-                s,
-            ))
-        })(),
-        ("REGEXP_REPLACE", [x, p, r]) => (|| {
-            let x = typed_arg(x, scope, loc, name, s)?;
-            let r = typed_arg(r, scope, loc, name, s)?;
-            Ok(call(
-                RegexFn::Replace(pattern(p, loc, name)?),
-                vec![x, r],
-                s,
-            ))
-        })(),
-        _ => return None,
-    })
 }
 
 /// Java's `\\w`, `\\d` and `\\s` (and their negations) are ASCII classes;

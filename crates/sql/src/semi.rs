@@ -25,7 +25,8 @@ use sqlparser::tokenizer::Token;
 
 use crate::ast::{From, IntervalJoin, JoinType, Select};
 use crate::error::{Loc, Result, SqlError};
-use crate::tokens::{here, pe};
+use crate::tokens::{alias, here, pe};
+use crate::tvf::{window_call, window_side};
 
 /// Whether the WHERE at the parser's position holds an `EXISTS` or an `IN
 /// (SELECT ...)` (which sqlparser's expressions do not read).
@@ -64,14 +65,18 @@ fn or(a: AstExpr, b: AstExpr) -> AstExpr {
 }
 
 /// `WHERE pred [AND rest]` after the window side `first` (named `alias`,
-/// at `loc`): the semi or anti join, and `rest`.
+/// at `loc`): the semi or anti join, and `rest`. The subquery's side, when
+/// it is a subquery in parentheses, is read with `select` (the query
+/// parser's, which calls this one: it is passed in, so that this module
+/// stays below the query parser).
 pub(crate) fn semi_join(
     p: &mut Parser,
     first: Select,
     first_alias: Option<String>,
     loc: Loc,
+    select: fn(&mut Parser) -> Result<Select>,
 ) -> Result<(Box<IntervalJoin>, Option<AstExpr>)> {
-    let (left, left_side) = crate::query::window_side(first, first_alias, loc)?;
+    let (left, left_side) = window_side(first, first_alias, loc)?;
     pe(p.expect_keyword(Keyword::WHERE))?;
     let at = here(p);
     let first_please = || {
@@ -109,7 +114,7 @@ pub(crate) fn semi_join(
     pe(p.expect_keyword(Keyword::FROM))?;
     let side_loc = here(p);
     let inner = if p.consume_token(&Token::LParen) {
-        let s = crate::query::select(p)?;
+        let s = select(p)?;
         pe(p.expect_token(&Token::RParen))?;
         s
     } else if p.peek_keyword(Keyword::TABLE) {
@@ -118,7 +123,7 @@ pub(crate) fn semi_join(
             items: vec![SelectItem::Wildcard(
                 sqlparser::ast::WildcardAdditionalOptions::default(),
             )],
-            from: From::Window(crate::query::window_call(p)?),
+            from: From::Window(window_call(p)?),
             filter: None,
             group_by: None,
             having: None,
@@ -130,8 +135,8 @@ pub(crate) fn semi_join(
              FROM (SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL ...))) r",
         ));
     };
-    let right_alias = crate::query::alias(p)?;
-    let (right, right_side) = crate::query::window_side(inner, right_alias, side_loc)?;
+    let right_alias = alias(p)?;
+    let (right, right_side) = window_side(inner, right_alias, side_loc)?;
     let rq = right.qualifier().to_string();
     let cond = match p.parse_keyword(Keyword::WHERE) {
         true => Some(pe(p.parse_expr())?),

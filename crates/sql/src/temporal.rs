@@ -6,18 +6,14 @@
 //! lowwater follows the calendar where Flink's EXTRACT truncates toward zero
 //! (`EXTRACT(HOUR FROM TIMESTAMP '1969-12-31 21:00:00')` is -3 in Flink, 21
 //! here; SEMANTICS.md); FLOOR, CEIL and DATE_FORMAT agree with Flink.
+//!
+//! Here: the functions, the calendar and their evaluation (compiling them
+//! from SQL is `compile_temporal`'s).
 
 use std::sync::Arc;
 
-use lowwater_core::time::{civil_from_days, days_from_civil, parse_timestamp};
+use lowwater_core::time::{civil_from_days, days_from_civil};
 use lowwater_core::Value;
-use sqlparser::ast::{CeilFloorKind, DataType, DateTimeField, Expr as AstExpr};
-
-use crate::ast::expr_loc;
-use crate::error::{Loc, Result, SqlError};
-use crate::expr::{compile, Expr, Scope, Typed};
-use crate::functions::Func;
-use crate::types::SqlType;
 
 const DAY: i64 = 86_400_000;
 
@@ -70,190 +66,9 @@ pub enum Piece {
     Field(char, usize),
 }
 
-fn err<T>(e: &AstExpr, loc: Loc, msg: impl Into<String>) -> Result<T> {
-    Err(SqlError::new(expr_loc(e, loc), msg))
-}
-
-fn unit(field: &DateTimeField) -> Option<Unit> {
-    Some(match field {
-        DateTimeField::Year | DateTimeField::Years => Unit::Year,
-        DateTimeField::Quarter => Unit::Quarter,
-        DateTimeField::Month | DateTimeField::Months => Unit::Month,
-        DateTimeField::Week(None) | DateTimeField::Weeks => Unit::Week,
-        DateTimeField::Doy => Unit::DayOfYear,
-        DateTimeField::Dow => Unit::DayOfWeek,
-        DateTimeField::Day | DateTimeField::Days => Unit::Day,
-        DateTimeField::Hour | DateTimeField::Hours => Unit::Hour,
-        DateTimeField::Minute | DateTimeField::Minutes => Unit::Minute,
-        DateTimeField::Second | DateTimeField::Seconds => Unit::Second,
-        DateTimeField::Millisecond | DateTimeField::Milliseconds => Unit::Millisecond,
-        _ => return None,
-    })
-}
-
-/// A timestamp argument.
-fn time_arg(x: &AstExpr, scope: &dyn Scope, loc: Loc, what: &str) -> Result<Expr> {
-    let t = compile(x, scope, loc)?;
-    match t.ty {
-        None | Some(SqlType::Timestamp | SqlType::TimestampLtz) => Ok(t.expr),
-        Some(other) => err(
-            x,
-            loc,
-            format!("{what} needs a TIMESTAMP, found {}", other.name()),
-        ),
-    }
-}
-
-fn call(f: TimeFn, args: Vec<Expr>, ty: SqlType) -> Typed {
-    Typed {
-        expr: Expr::Call(Func::Time(f), args),
-        ty: Some(ty),
-    }
-}
-
-/// The SQL forms that are not function calls: `TIMESTAMP '...'`,
-/// `EXTRACT(unit FROM ts)`, `FLOOR|CEIL(ts TO unit)`. `None`: not one.
-pub fn special(e: &AstExpr, scope: &dyn Scope, loc: Loc) -> Option<Result<Typed>> {
-    Some(match e {
-        AstExpr::TypedString(t) => match (&t.data_type, t.value.clone().into_string()) {
-            (DataType::Timestamp(_, _), Some(s)) => match parse_timestamp(&s) {
-                Some(ts) => Ok(Typed {
-                    expr: Expr::Literal(Value::Timestamp(ts)),
-                    ty: Some(SqlType::Timestamp),
-                }),
-                None => err(
-                    e,
-                    loc,
-                    format!(
-                        "'{s}' is not a timestamp; write TIMESTAMP 'yyyy-MM-dd HH:mm:ss[.SSS]'"
-                    ),
-                ),
-            },
-            _ => err(
-                e,
-                loc,
-                format!("`{e}`: only TIMESTAMP '...' literals are supported"),
-            ),
-        },
-        AstExpr::Extract { field, expr, .. } => match unit(field) {
-            Some(u) => time_arg(expr, scope, loc, "EXTRACT")
-                .map(|x| call(TimeFn::Extract(u), vec![x], SqlType::BigInt)),
-            None => err(
-                e,
-                loc,
-                format!(
-                    "EXTRACT({field}) is not supported; use YEAR, QUARTER, MONTH, WEEK, DOY, DOW, \
-                     DAY, HOUR, MINUTE, SECOND or MILLISECOND"
-                ),
-            ),
-        },
-        AstExpr::Floor {
-            expr,
-            field: CeilFloorKind::DateTimeField(f),
-        }
-        | AstExpr::Ceil {
-            expr,
-            field: CeilFloorKind::DateTimeField(f),
-        } if *f != DateTimeField::NoDateTime => {
-            let floor = matches!(e, AstExpr::Floor { .. });
-            let name = if floor { "FLOOR" } else { "CEIL" };
-            match unit(f) {
-                Some(u) if !matches!(u, Unit::DayOfWeek | Unit::DayOfYear) => {
-                    time_arg(expr, scope, loc, name).map(|x| {
-                        let f = if floor {
-                            TimeFn::Floor(u)
-                        } else {
-                            TimeFn::Ceil(u)
-                        };
-                        call(f, vec![x], SqlType::Timestamp)
-                    })
-                }
-                _ => err(
-                    e,
-                    loc,
-                    format!(
-                        "{name}(ts TO {f}) is not supported; use YEAR, QUARTER, MONTH, WEEK, \
-                         DAY, HOUR, MINUTE, SECOND or MILLISECOND"
-                    ),
-                ),
-            }
-        }
-        _ => return None,
-    })
-}
-
-/// `YEAR(ts)`, `MONTH(ts)`, ... and `DATE_FORMAT(ts, 'pattern')`. `None`:
-/// not one of them.
-pub fn function(
-    e: &AstExpr,
-    name: &str,
-    args: &[&AstExpr],
-    scope: &dyn Scope,
-    loc: Loc,
-) -> Option<Result<Typed>> {
-    let part = match name {
-        "YEAR" => Some(Unit::Year),
-        "QUARTER" => Some(Unit::Quarter),
-        "MONTH" => Some(Unit::Month),
-        "WEEK" => Some(Unit::Week),
-        "DAYOFYEAR" => Some(Unit::DayOfYear),
-        "DAYOFMONTH" => Some(Unit::Day),
-        "DAYOFWEEK" => Some(Unit::DayOfWeek),
-        "HOUR" => Some(Unit::Hour),
-        "MINUTE" => Some(Unit::Minute),
-        "SECOND" => Some(Unit::Second),
-        _ => None,
-    };
-    Some(match (part, name, args) {
-        (Some(u), _, [x]) => time_arg(x, scope, loc, name)
-            .map(|x| call(TimeFn::Extract(u), vec![x], SqlType::BigInt)),
-        (None, "DATE_FORMAT", [x, f]) => (|| {
-            let t = compile(x, scope, loc)?;
-            let x = match t.ty {
-                // A STRING is read as a timestamp first, as in Flink.
-                Some(SqlType::String) => Expr::Cast(Box::new(t.expr), SqlType::Timestamp),
-                None | Some(SqlType::Timestamp | SqlType::TimestampLtz) => t.expr,
-                Some(other) => {
-                    return err(
-                        x,
-                        loc,
-                        format!("DATE_FORMAT needs a TIMESTAMP, found {}", other.name()),
-                    )
-                }
-            };
-            let pattern = match f {
-                AstExpr::Value(v) => v.value.clone().into_string(),
-                _ => None,
-            }
-            .ok_or_else(|| {
-                SqlError::new(
-                    expr_loc(f, loc),
-                    "DATE_FORMAT's pattern must be a string literal such as 'yyyy-MM-dd HH:mm'",
-                )
-            })?;
-            let pieces = pattern_pieces(&pattern)
-                .map_err(|m| SqlError::new(expr_loc(f, loc), format!("DATE_FORMAT: {m}")))?;
-            Ok(call(
-                TimeFn::Format(pieces.into()),
-                vec![x],
-                SqlType::String,
-            ))
-        })(),
-        _ => return None,
-    })
-    .map(|r| {
-        r.map_err(|mut er| {
-            if er.loc.line == 0 {
-                er.loc = expr_loc(e, loc);
-            }
-            er
-        })
-    })
-}
-
 /// Splits a Java `DateTimeFormatter` pattern into pieces. The letters
 /// supported are the ones timestamps need: y M d H h m s S E a D.
-fn pattern_pieces(p: &str) -> std::result::Result<Vec<Piece>, String> {
+pub(crate) fn pattern_pieces(p: &str) -> std::result::Result<Vec<Piece>, String> {
     let mut out = Vec::new();
     let chars: Vec<char> = p.chars().collect();
     let mut i = 0;
@@ -501,6 +316,7 @@ pub fn eval(f: &TimeFn, x: Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lowwater_core::time::parse_timestamp;
 
     fn ts(s: &str) -> i64 {
         parse_timestamp(s).expect("timestamp")

@@ -1,8 +1,9 @@
 //! Small helpers over sqlparser's token stream that the statement parsers
 //! (`parse` for SET and CREATE TABLE, `query` for SELECT, CREATE VIEW and
-//! INSERT) share. Like `ast`, it imports nothing of this crate but its
-//! errors.
+//! INSERT, `tvf` and `semi` for the parts of a query they read) share. Like
+//! `ast`, it imports nothing of this crate but its errors.
 
+use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
 
@@ -35,4 +36,19 @@ pub(crate) fn parse_word(p: &mut Parser, w: &str) -> bool {
     } else {
         false
     }
+}
+
+/// `[AS] alias` after a FROM item, if there is one.
+pub(crate) fn alias(p: &mut Parser) -> Result<Option<String>> {
+    if p.parse_keyword(Keyword::AS) {
+        return Ok(Some(pe(p.parse_identifier())?.value));
+    }
+    if let Token::Word(w) = &p.peek_token().token {
+        if w.keyword == Keyword::NoKeyword {
+            let a = w.value.clone();
+            p.next_token();
+            return Ok(Some(a));
+        }
+    }
+    Ok(None)
 }

@@ -1,5 +1,6 @@
 //! Operations on values, with Flink's rules: arithmetic (integers wrap as
-//! Java's, DECIMAL is exact), narrowing to a type, and CAST.
+//! Java's, DECIMAL is exact), narrowing to a type, CAST, and SQL truth,
+//! order and equality (NULL is unknown).
 
 use lowwater_core::time::parse_timestamp;
 use lowwater_core::Value;
@@ -57,9 +58,9 @@ pub fn cast(v: Value, ty: SqlType) -> std::result::Result<Value, String> {
             if lowwater_core::decimal::parse(t).is_none() {
                 return Err(bad(&v));
             }
-            lowwater_core::decimal::coerce(&v, p, s)
+            v.coerce_decimal(p, s)
         }
-        (SqlType::Decimal(p, s), _) => lowwater_core::decimal::coerce(&v, p, s),
+        (SqlType::Decimal(p, s), _) => v.coerce_decimal(p, s),
         // DECIMAL to an integer truncates toward zero, then narrows.
         (t, Value::Decimal(..)) if t.is_integer() => match v.as_decimal() {
             Some((u, s)) => {
@@ -124,4 +125,40 @@ pub fn cast(v: Value, ty: SqlType) -> std::result::Result<Value, String> {
         }
         _ => return Err(bad(&v)),
     })
+}
+
+/// SQL truth of a value: `None` for NULL (and non-booleans).
+pub fn truth(v: &Value) -> Option<bool> {
+    match v {
+        Value::Bool(b) => Some(*b),
+        _ => None,
+    }
+}
+
+/// How `a` orders against `b` (numbers by value across INT and DOUBLE);
+/// `None` if either is NULL.
+pub fn order(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
+    if a.is_null() || b.is_null() {
+        return None;
+    }
+    let exact = |v: &Value| match v {
+        Value::Int(i) => Some((i128::from(*i), 0)),
+        Value::Decimal(..) => v.as_decimal(),
+        _ => None,
+    };
+    Some(match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) if matches!(a, Value::Double(_)) || matches!(b, Value::Double(_)) => {
+            x.total_cmp(&y)
+        }
+        // DECIMAL against DECIMAL or an integer: by value (100.00 = 100).
+        _ => match (exact(a), exact(b)) {
+            (Some(x), Some(y)) => lowwater_core::decimal::cmp(x, y),
+            _ => a.cmp(b),
+        },
+    })
+}
+
+/// SQL `=`: `None` if either is NULL.
+pub fn equal(a: &Value, b: &Value) -> Option<bool> {
+    order(a, b).map(|o| o == std::cmp::Ordering::Equal)
 }

@@ -399,7 +399,7 @@ fn describe(plan: &JobPlan, kind: NodeKind) -> String {
                     format!("{:?}", j.spec.kind).to_ascii_uppercase(),
                     plan.tables[j.left].name,
                     plan.tables[j.right].name,
-                    crate::explain::window_text(&w.assigner)
+                    crate::windows::window_text(&w.assigner)
                 );
             }
             format!(

@@ -15,8 +15,9 @@ use lowwater_core::join::interval::{IntervalSpec, JoinKind, RIGHT};
 use lowwater_core::Millis;
 
 use crate::ast::{expr_loc, IntervalInsert, JoinType};
+use crate::compile::compile;
 use crate::error::{Loc, Result, SqlError};
-use crate::expr::{compile, Expr};
+use crate::expr::Expr;
 use crate::types::SqlType;
 
 use super::join_scope::{

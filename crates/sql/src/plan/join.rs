@@ -7,8 +7,9 @@
 use sqlparser::ast::{BinaryOperator, Expr as AstExpr};
 
 use crate::ast::{expr_loc, JoinInsert, ViewSource};
+use crate::compile::compile;
 use crate::error::{Loc, Result, SqlError};
-use crate::expr::{compile, Expr};
+use crate::expr::Expr;
 use crate::types::SqlType;
 use lowwater_core::join::temporal::{Joined, PROBE};
 

@@ -5,8 +5,9 @@
 use sqlparser::ast::{BinaryOperator, Expr as AstExpr, Ident, SelectItem};
 
 use crate::ast::{expr_loc, ident_name};
+use crate::compile::compile;
 use crate::error::{Loc, Result, SqlError};
-use crate::expr::{compile, Expr, Scope, Typed};
+use crate::expr::{Expr, Scope, Typed};
 use crate::options::Connector;
 use crate::types::SqlType;
 

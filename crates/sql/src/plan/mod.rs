@@ -787,6 +787,7 @@ mod table;
 mod unmergeable;
 mod window_join;
 
+pub use crate::setting_keys::known_settings;
 pub use alignment::AlignmentDef;
 pub use interval::IntervalPlan;
 pub use join::JoinPlan;
@@ -794,7 +795,6 @@ use late::check_late_sink;
 pub use late::{LateReason, LateRow, REASON_COLUMN};
 use pipeline::pipeline;
 pub use rank::{OrderTerm, Rank, RankFunc};
-pub use settings::known_settings;
 use settings::settings;
 pub use sink::sink_value;
 pub use table::interval;

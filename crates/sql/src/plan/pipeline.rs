@@ -11,8 +11,9 @@ use lowwater_core::window::assigner::WindowAssigner;
 use lowwater_core::window::operator::WindowSpec;
 
 use crate::ast::{expr_loc, ident_name, ranking_calls, Insert, TvfKind};
+use crate::compile::compile;
 use crate::error::{Loc, Result, SqlError};
-use crate::expr::{compile, Expr, Scope, Typed};
+use crate::expr::{Expr, Scope, Typed};
 use crate::options::Connector;
 use crate::types::SqlType;
 

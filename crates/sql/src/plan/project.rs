@@ -17,8 +17,9 @@ use lowwater_core::Value;
 use sqlparser::ast::SelectItem;
 
 use crate::ast::{expr_loc, ident_name, ranking_calls, Insert};
+use crate::compile::compile;
 use crate::error::{Result, SqlError};
-use crate::expr::{compile, Expr, Scope};
+use crate::expr::{Expr, Scope};
 use crate::types::SqlType;
 
 use super::table::TableScope;

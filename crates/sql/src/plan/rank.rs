@@ -17,8 +17,9 @@ use lowwater_core::Value;
 use sqlparser::ast::{Expr as AstExpr, OrderBySort, WindowType};
 
 use crate::ast::{expr_loc, ident_name};
+use crate::compile::compile;
 use crate::error::{Loc, Result, SqlError};
-use crate::expr::{compile, Expr, Scope};
+use crate::expr::{Expr, Scope};
 
 use super::Pipeline;
 

@@ -5,33 +5,10 @@
 
 use crate::ast::Statement;
 use crate::error::{Loc, Result, SqlError};
+use crate::setting_keys::KNOWN_SETTINGS;
 use crate::types::parse_duration;
 
 use super::{OnOpenLimit, Settings};
-
-/// The settings lowwater applies.
-const KNOWN_SETTINGS: &[&str] = &[
-    "table.exec.source.idle-timeout",
-    "pipeline.auto-watermark-interval",
-    "parallelism.default",
-    "table.local-time-zone",
-    "execution.checkpointing.interval",
-    "execution.checkpointing.dir",
-    "state.checkpoints.dir",
-    "execution.checkpointing.timeout",
-    "state.checkpoints.num-retained",
-    "execution.state-recovery.path",
-    "lowwater.window.max-windows-per-record",
-    "lowwater.state.max-open-windows",
-    "lowwater.state.max-join-rows",
-    "lowwater.state.on-limit",
-    "pipeline.name",
-];
-
-/// The `SET` keys lowwater reads (docs/options.md lists them).
-pub fn known_settings() -> &'static [&'static str] {
-    KNOWN_SETTINGS
-}
 
 /// Flink settings lowwater has no use for: a key, or a key and everything
 /// under it (`table.optimizer` is also `table.optimizer.agg-phase-strategy`).

@@ -106,9 +106,7 @@ pub(super) fn sink_mapping(
 /// or FLOAT column a double.
 pub fn sink_value(ty: Option<&SqlType>, v: Value) -> Value {
     match (ty, v) {
-        (Some(SqlType::Decimal(p, s)), v) if !v.is_null() => {
-            lowwater_core::decimal::coerce(&v, *p, *s)
-        }
+        (Some(SqlType::Decimal(p, s)), v) if !v.is_null() => v.coerce_decimal(*p, *s),
         (Some(SqlType::Double), v @ Value::Decimal(..)) => Value::Double(v.as_f64().unwrap_or(0.0)),
         (Some(SqlType::Float), v @ Value::Decimal(..)) => {
             Value::Double(f64::from(v.as_f64().unwrap_or(0.0) as f32))

@@ -9,8 +9,9 @@ use lowwater_core::watermark::generator::EmitStrategy;
 use lowwater_core::Millis;
 
 use crate::ast::{expr_loc, ColumnKind, CreateTable, WatermarkClause};
+use crate::compile::compile;
 use crate::error::{Loc, Result, SqlError};
-use crate::expr::{compile, Scope};
+use crate::expr::Scope;
 use crate::options::{self, Connector};
 use crate::types::{parse_duration, SqlType};
 

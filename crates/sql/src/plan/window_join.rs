@@ -20,8 +20,9 @@ use lowwater_core::window::assigner::{Window, WindowAssigner};
 use lowwater_core::{Row, Timestamp, Value};
 
 use crate::ast::{expr_loc, ident_name, IntervalInsert, JoinType, WindowSide};
+use crate::compile::compile;
 use crate::error::{Loc, Result, SqlError};
-use crate::expr::{compile, truth, Expr};
+use crate::expr::{truth, Expr};
 use crate::types::SqlType;
 
 use super::interval::{keys_and_residual, sink_of};
