@@ -8,7 +8,9 @@
 #   - a real Apache Flink 2.3 cluster and its SQL Gateway (scripts/flink.sh:
 #     Flink from PyPI, its gateway and Kafka connector jars from Maven),
 #   - the Python clients of the format tests (scripts/pyenv.sh, pip).
-# Each step is skipped when its part is already there. Then every Rust test,
+# Each step is skipped when its part is already there. Before the brokers
+# start, it checks that the modules of the SQL and core crates import no
+# cycle (scripts/module_cycles.py). Then every Rust test,
 # and the Python package's pytest tests (scripts/python-tests.sh: the package
 # built with pip into a virtual environment). Extra arguments go to
 # `cargo test` (e.g. `scripts/test.sh -p lowwater-replay`), and then the
@@ -36,6 +38,14 @@ command -v curl >/dev/null 2>&1 || apt_install curl   # scripts/flink.sh asks Fl
 for tool in java mvn python3; do
   command -v "$tool" >/dev/null 2>&1 || {
     echo "test.sh: $tool is needed (Java 17 and Maven run the Kafka broker; Python makes the format tests' clients)" >&2
+    exit 1
+  }
+done
+# The modules of the SQL and core crates import no cycle (checked first: it
+# takes a second, the brokers below take minutes).
+for src in crates/sql/src crates/core/src; do
+  python3 scripts/module_cycles.py "$src" >&2 || {
+    echo "test.sh: the modules of $src import each other in a cycle (above); move what the back edge uses into the lower module or a leaf" >&2
     exit 1
   }
 done
