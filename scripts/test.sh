@@ -9,8 +9,8 @@
 #     Flink from PyPI, its gateway and Kafka connector jars from Maven),
 #   - the Python clients of the format tests (scripts/pyenv.sh, pip).
 # Each step is skipped when its part is already there. Before the brokers
-# start, it checks that the modules of the SQL and core crates import no
-# cycle (scripts/module_cycles.py). Then every Rust test,
+# start, it checks that the modules of every crate import no cycle
+# (scripts/module_cycles.py). Then every Rust test,
 # and the Python package's pytest tests (scripts/python-tests.sh: the package
 # built with pip into a virtual environment). Extra arguments go to
 # `cargo test` (e.g. `scripts/test.sh -p lowwater-replay`), and then the
@@ -41,9 +41,9 @@ for tool in java mvn python3; do
     exit 1
   }
 done
-# The modules of the SQL and core crates import no cycle (checked first: it
-# takes a second, the brokers below take minutes).
-for src in crates/sql/src crates/core/src; do
+# The modules of every crate import no cycle (checked first: it takes a
+# second, the brokers below take minutes).
+for src in crates/*/src; do
   python3 scripts/module_cycles.py "$src" >&2 || {
     echo "test.sh: the modules of $src import each other in a cycle (above); move what the back edge uses into the lower module or a leaf" >&2
     exit 1

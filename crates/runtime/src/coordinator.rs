@@ -478,7 +478,7 @@ fn timeout(plan: &JobPlan, interval: i64) -> i64 {
 
 #[cfg(test)]
 mod tests {
-    
+
     use std::sync::mpsc::channel;
 
     use lowwater_core::clock::Clock;
