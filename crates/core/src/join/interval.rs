@@ -36,11 +36,13 @@
 //! behind the watermark, so a window after the join is not made late by
 //! it (Flink's `KeyedCoProcessOperatorWithWatermarkDelay`).
 
-use std::collections::BTreeSet;
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap};
+use std::hash::BuildHasher;
 
-use hashbrown::HashMap;
-
-use serde::{Deserialize, Serialize};
+use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use smallvec::SmallVec;
 
 use crate::dataflow::{Gauges, Operator};
 use crate::error::Error;
@@ -105,10 +107,11 @@ pub struct Paired {
 }
 
 /// Rows of one side and key, sorted by rowtime (rows of one rowtime in
-/// arrival order), each with whether it joined. A vector: a key holds a few
-/// rows (often one: an order and its shipment), which a tree would spend a
-/// node of hundreds of bytes on.
-type Cache = Vec<(Timestamp, Row, bool)>;
+/// arrival order), each with whether it joined. A vector whose first row
+/// is kept inline: a key holds a few rows, most often one (an order and
+/// its shipment), which then costs no allocation of its own. It is stored
+/// as a sequence, as a vector is.
+type Cache = SmallVec<[(Timestamp, Row, bool); 1]>;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct KeyState {
@@ -131,15 +134,28 @@ impl KeyState {
 }
 
 /// The interval join operator.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+///
+/// Each key's state is in a slot, found by a table of slot numbers hashed
+/// by key, so the key is stored once; a cleanup timer is a (time, slot)
+/// in a heap, with no copy of its key. Checkpoints and replay snapshots
+/// store it as they always have (a map of key to state and the set of
+/// (time, key) timers: [`Stored`]).
+#[derive(Debug, Clone)]
 pub struct IntervalJoin {
     spec: IntervalSpec,
     watermark: Timestamp,
-    keys: HashMap<Key, KeyState>,
-    /// Registered timers by (time, key), fired in time order; one that
-    /// matches neither of its key's cleanups does nothing (Flink never
-    /// deletes a timer).
-    timers: BTreeSet<(Timestamp, Key)>,
+    /// Key states by slot (a free one's number is in `free`).
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    /// Slot numbers by their key's hash.
+    index: HashTable<u32>,
+    hasher: DefaultHashBuilder,
+    /// Registered timers (time, slot), the earliest first. One that matches
+    /// neither of its slot's cleanups does nothing (Flink never deletes a
+    /// timer); the timers of one time fire in key order.
+    timers: BinaryHeap<Reverse<(Timestamp, u32)>>,
+    /// The timers one advance fires (kept for its capacity).
+    due: Vec<(Timestamp, u32)>,
     left_expiration: Timestamp,
     right_expiration: Timestamp,
     cached: u64,
@@ -148,14 +164,28 @@ pub struct IntervalJoin {
     cleared: u64,
 }
 
+/// A key and its state.
+#[derive(Debug, Clone)]
+struct Slot {
+    key: Key,
+    hash: u64,
+    state: KeyState,
+    /// Holds a key (else free: its key and state empty).
+    live: bool,
+}
+
 impl IntervalJoin {
     /// An empty join of shape `spec` (its watermark MIN).
     pub fn new(spec: IntervalSpec) -> Self {
         IntervalJoin {
             spec,
             watermark: MIN_WATERMARK,
-            keys: HashMap::new(),
-            timers: BTreeSet::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            index: HashTable::new(),
+            hasher: DefaultHashBuilder::default(),
+            timers: BinaryHeap::new(),
+            due: Vec::new(),
             left_expiration: 0,
             right_expiration: 0,
             cached: 0,
@@ -223,16 +253,86 @@ impl IntervalJoin {
             first.late[0] += part.late[0];
             first.late[1] += part.late[1];
             first.cleared += part.cleared;
-            for (key, state) in part.keys {
+            for Slot { key, state, .. } in part.slots.into_iter().filter(|s| s.live) {
                 let to = &mut out[route(&key).min(last)];
                 to.cached += (state.left.len() + state.right.len()) as u64;
-                to.keys.insert(key, state);
-            }
-            for (t, key) in part.timers {
-                out[route(&key).min(last)].timers.insert((t, key));
+                to.put(key, state);
             }
         }
         out
+    }
+
+    /// The slot of `key` (`hash` its hash), if it has one.
+    fn find(&self, hash: u64, key: &[Value]) -> Option<u32> {
+        let slots = &self.slots;
+        let same = |&i: &u32| slots[i as usize].key == key;
+        self.index.find(hash, same).copied()
+    }
+
+    /// The slot of `key`, a new one (an empty state) when it has none.
+    fn slot_of(&mut self, key: &[Value]) -> u32 {
+        let hash = self.hasher.hash_one(key);
+        if let Some(i) = self.find(hash, key) {
+            return i;
+        }
+        self.occupy(key.to_vec(), hash, KeyState::default())
+    }
+
+    /// Puts `state` of `key` in a free slot and indexes it.
+    fn occupy(&mut self, key: Key, hash: u64, state: KeyState) -> u32 {
+        let slot = Slot {
+            key,
+            hash,
+            state,
+            live: true,
+        };
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = slot;
+                i
+            }
+            None => {
+                self.slots.push(slot);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        let slots = &self.slots;
+        let hash_of = |&i: &u32| slots[i as usize].hash;
+        self.index.insert_unique(hash, i, hash_of);
+        i
+    }
+
+    /// `key` with `state` (a restore: its timers registered again from its
+    /// cleanups; it holds no timer that would not fire as one of them).
+    fn put(&mut self, key: Key, state: KeyState) {
+        let hash = self.hasher.hash_one(&key[..]);
+        let cleanups = [state.left_cleanup, state.right_cleanup];
+        let i = self.occupy(key, hash, state);
+        for t in cleanups.into_iter().flatten() {
+            self.timers.push(Reverse((t, i)));
+        }
+    }
+
+    /// Frees slot `i` (its key forgotten).
+    fn vacate(&mut self, i: u32) {
+        let Some(slot) = self.slots.get_mut(i as usize).filter(|s| s.live) else {
+            return;
+        };
+        slot.live = false;
+        slot.key = Key::new();
+        slot.state = KeyState::default();
+        if let Ok(entry) = self.index.find_entry(slot.hash, |&j| j == i) {
+            entry.remove();
+        }
+        self.free.push(i);
+    }
+
+    /// The key of slot `i` (`None` when free).
+    fn key_at(&self, i: u32) -> Option<&Key> {
+        self.slots
+            .get(i as usize)
+            .filter(|s| s.live)
+            .map(|s| &s.key)
     }
 
     /// How far the output watermark trails the input's.
@@ -298,7 +398,8 @@ impl IntervalJoin {
             false => self.left_expiration,
         };
         let cleanup = self.cleanup_time(is_left, ts);
-        let state = self.keys.entry_ref(key).or_default();
+        let slot = self.slot_of(key);
+        let state = &mut self.slots[slot as usize].state;
         if expiration < upper {
             let fresh = Self::expiration(op_time, back);
             match is_left {
@@ -366,7 +467,7 @@ impl IntervalJoin {
             };
             if timer.is_none() {
                 *timer = Some(cleanup);
-                self.timers.insert((cleanup, key.to_vec()));
+                self.timers.push(Reverse((cleanup, slot)));
             }
             Ok(false)
         } else {
@@ -374,7 +475,7 @@ impl IntervalJoin {
             if !emitted && this_outer {
                 out.push(pad(is_left, row));
             }
-            self.drop_if_empty(key);
+            self.drop_if_empty(slot);
             Ok(true)
         }
     }
@@ -397,51 +498,66 @@ impl IntervalJoin {
     /// out padded). Returns the watermark to forward, `wm - delay`.
     pub fn advance(&mut self, wm: Timestamp, out: &mut Vec<Paired>) -> Timestamp {
         self.watermark = wm;
-        while let Some((t, _)) = self.timers.first() {
-            if *t > wm {
+        // Every timer due now: a cleanup registers its next timer after
+        // the watermark (at an expired row's time plus its side's size
+        // plus 1), so none comes due while these fire. They fire in (time,
+        // key) order, each once.
+        let mut due = std::mem::take(&mut self.due);
+        while let Some(&Reverse((t, i))) = self.timers.peek() {
+            if t > wm {
                 break;
             }
-            let Some((t, key)) = self.timers.pop_first() else {
-                break;
-            };
-            self.on_timer(t, key, out);
+            self.timers.pop();
+            due.push((t, i));
         }
+        due.sort_unstable_by(|a, b| {
+            (a.0, self.key_at(a.1), a.1).cmp(&(b.0, self.key_at(b.1), b.1))
+        });
+        due.dedup();
+        for &(t, i) in &due {
+            self.on_timer(t, i, out);
+        }
+        due.clear();
+        self.due = due;
         wm.saturating_sub(self.delay())
     }
 
-    fn on_timer(&mut self, t: Timestamp, key: Key, out: &mut Vec<Paired>) {
+    fn on_timer(&mut self, t: Timestamp, i: u32, out: &mut Vec<Paired>) {
         let op_time = self.operator_time();
-        // The key's state, out of the map while its caches are cleaned (one
-        // lookup to take it, one to put it back unless it holds nothing).
-        let Some(mut state) = self.keys.remove(&key) else {
+        // The key's state, out of its slot while its caches are cleaned.
+        let Some(slot) = self.slots.get_mut(i as usize).filter(|s| s.live) else {
             return;
         };
+        let mut state = std::mem::take(&mut slot.state);
         // Flink's order: the right cache's cleanup, then the left's.
         if state.right_cleanup == Some(t) {
             self.right_expiration = Self::expiration(op_time, self.right_relative());
-            self.remove_expired(&key, &mut state, false, out);
+            self.remove_expired(i, &mut state, false, out);
         }
         if state.left_cleanup == Some(t) {
             self.left_expiration = Self::expiration(op_time, self.left_relative());
-            self.remove_expired(&key, &mut state, true, out);
+            self.remove_expired(i, &mut state, true, out);
         }
-        if !state.is_empty() {
-            self.keys.insert(key, state);
+        if state.is_empty() {
+            self.vacate(i);
+        } else {
+            self.slots[i as usize].state = state;
         }
     }
 
-    /// Forgets `key` when it holds nothing: no row and no pending cleanup.
-    fn drop_if_empty(&mut self, key: &[Value]) {
-        let empty = self.keys.get(key).is_some_and(KeyState::is_empty);
+    /// Forgets slot `i`'s key when it holds nothing: no row and no
+    /// pending cleanup.
+    fn drop_if_empty(&mut self, i: u32) {
+        let empty = self.slots[i as usize].state.is_empty();
         if empty {
-            self.keys.remove(key);
+            self.vacate(i);
         }
     }
 
     /// `removeExpiredRows` of side `left`'s cache of `key` (its `state`).
     fn remove_expired(
         &mut self,
-        key: &Key,
+        slot: u32,
         state: &mut KeyState,
         left: bool,
         out: &mut Vec<Paired>,
@@ -478,7 +594,7 @@ impl IntervalJoin {
                 true => state.left_cleanup = Some(t),
                 false => state.right_cleanup = Some(t),
             }
-            self.timers.insert((t, key.clone()));
+            self.timers.push(Reverse((t, slot)));
         } else {
             // Rows left at or before the epoch go without padding, as in
             // Flink (it registers no timer for them).
@@ -523,13 +639,129 @@ impl IntervalJoin {
         let row =
             |r: &Row| r.len() * size_of::<Value>() + r.iter().map(Value::heap_bytes).sum::<usize>();
         let cache = |c: &Cache| {
-            c.capacity() * size_of::<(Timestamp, Row, bool)>()
+            let spilled = if c.spilled() { c.capacity() } else { 0 };
+            spilled * size_of::<(Timestamp, Row, bool)>()
                 + c.iter().map(|(_, r, _)| row(r)).sum::<usize>()
         };
-        self.keys
-            .iter()
-            .map(|(k, s)| row(k) + size_of::<KeyState>() + cache(&s.left) + cache(&s.right))
-            .sum()
+        let slots = self.slots.capacity() * size_of::<Slot>()
+            + self.index.capacity() * (size_of::<u32>() + 1)
+            + self.timers.capacity() * size_of::<(Timestamp, u32)>();
+        let keys = self.slots.iter().filter(|s| s.live);
+        slots
+            + keys
+                .map(|s| row(&s.key) + cache(&s.state.left) + cache(&s.state.right))
+                .sum::<usize>()
+    }
+}
+
+/// An [`IntervalJoin`] as checkpoints and replay snapshots store it (the
+/// layout of the versions before slots): its keys as a map of key to
+/// state, and its timers as the set of (time, key), of which only those
+/// that match a key's cleanup are read back (the others would do nothing).
+#[derive(Deserialize)]
+struct Stored {
+    spec: IntervalSpec,
+    watermark: Timestamp,
+    keys: HashMap<Key, KeyState>,
+    #[allow(dead_code)] // read for the layout; the cleanups say them again
+    timers: BTreeSet<(Timestamp, Key)>,
+    left_expiration: Timestamp,
+    right_expiration: Timestamp,
+    cached: u64,
+    records_in: u64,
+    late: [u64; 2],
+    cleared: u64,
+}
+
+/// [`Stored`], written from a join without copying it.
+#[derive(Serialize)]
+struct StoredRef<'a> {
+    spec: &'a IntervalSpec,
+    watermark: Timestamp,
+    keys: Keys<'a>,
+    timers: Timers<'a>,
+    left_expiration: Timestamp,
+    right_expiration: Timestamp,
+    cached: u64,
+    records_in: u64,
+    late: [u64; 2],
+    cleared: u64,
+}
+
+/// The keys and states of a join's slots, written as a map.
+struct Keys<'a>(&'a [Slot]);
+
+impl Serialize for Keys<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // With its length first: postcard writes a map's length ahead.
+        use serde::ser::SerializeMap;
+        let live = || self.0.iter().filter(|x| x.live);
+        let mut map = s.serialize_map(Some(live().count()))?;
+        for x in live() {
+            map.serialize_entry(&x.key, &x.state)?;
+        }
+        map.end()
+    }
+}
+
+/// A join's pending cleanups as the set of (time, key) its timers were,
+/// in that set's order.
+struct Timers<'a>(&'a [Slot]);
+
+impl Serialize for Timers<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut timers: Vec<(Timestamp, &Key)> = Vec::new();
+        for slot in self.0.iter().filter(|s| s.live) {
+            let st = &slot.state;
+            for t in [st.left_cleanup, st.right_cleanup].into_iter().flatten() {
+                timers.push((t, &slot.key));
+            }
+        }
+        timers.sort_unstable();
+        timers.dedup();
+        s.collect_seq(timers)
+    }
+}
+
+impl Serialize for IntervalJoin {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        StoredRef {
+            spec: &self.spec,
+            watermark: self.watermark,
+            keys: Keys(&self.slots),
+            timers: Timers(&self.slots),
+            left_expiration: self.left_expiration,
+            right_expiration: self.right_expiration,
+            cached: self.cached,
+            records_in: self.records_in,
+            late: self.late,
+            cleared: self.cleared,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for IntervalJoin {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = Stored::deserialize(d)?;
+        let mut join = IntervalJoin {
+            watermark: s.watermark,
+            left_expiration: s.left_expiration,
+            right_expiration: s.right_expiration,
+            cached: s.cached,
+            records_in: s.records_in,
+            late: s.late,
+            cleared: s.cleared,
+            ..IntervalJoin::new(s.spec)
+        };
+        // In key order, so that a restored join numbers its slots alike
+        // whatever the map's order was.
+        let mut keys: Vec<(Key, KeyState)> = s.keys.into_iter().collect();
+        keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        for (key, state) in keys {
+            join.put(key, state);
+        }
+        Ok(join)
     }
 }
 
