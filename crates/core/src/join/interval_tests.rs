@@ -3,6 +3,9 @@
 //! rows, NULL keys, the delayed output watermark, a quiet side named, the
 //! epoch quirk, restore, and a property against a model.
 
+use std::collections::BTreeSet;
+
+use hashbrown::HashMap;
 use proptest::prelude::*;
 
 use super::*;
