@@ -164,10 +164,14 @@ pub struct IntervalJoin {
     cleared: u64,
 }
 
+/// A key's values, the first kept inline (most join keys are one column:
+/// no allocation of its own, and no pointer to follow when it is compared).
+type SlotKey = SmallVec<[Value; 1]>;
+
 /// A key and its state.
 #[derive(Debug, Clone)]
 struct Slot {
-    key: Key,
+    key: SlotKey,
     hash: u64,
     state: KeyState,
     /// Holds a key (else free: its key and state empty).
@@ -256,7 +260,7 @@ impl IntervalJoin {
             for Slot { key, state, .. } in part.slots.into_iter().filter(|s| s.live) {
                 let to = &mut out[route(&key).min(last)];
                 to.cached += (state.left.len() + state.right.len()) as u64;
-                to.put(key, state);
+                to.put(&key, state);
             }
         }
         out
@@ -265,7 +269,7 @@ impl IntervalJoin {
     /// The slot of `key` (`hash` its hash), if it has one.
     fn find(&self, hash: u64, key: &[Value]) -> Option<u32> {
         let slots = &self.slots;
-        let same = |&i: &u32| slots[i as usize].key == key;
+        let same = |&i: &u32| slots[i as usize].key[..] == *key;
         self.index.find(hash, same).copied()
     }
 
@@ -275,11 +279,11 @@ impl IntervalJoin {
         if let Some(i) = self.find(hash, key) {
             return i;
         }
-        self.occupy(key.to_vec(), hash, KeyState::default())
+        self.occupy(SlotKey::from(key), hash, KeyState::default())
     }
 
     /// Puts `state` of `key` in a free slot and indexes it.
-    fn occupy(&mut self, key: Key, hash: u64, state: KeyState) -> u32 {
+    fn occupy(&mut self, key: SlotKey, hash: u64, state: KeyState) -> u32 {
         let slot = Slot {
             key,
             hash,
@@ -304,10 +308,10 @@ impl IntervalJoin {
 
     /// `key` with `state` (a restore: its timers registered again from its
     /// cleanups; it holds no timer that would not fire as one of them).
-    fn put(&mut self, key: Key, state: KeyState) {
-        let hash = self.hasher.hash_one(&key[..]);
+    fn put(&mut self, key: &[Value], state: KeyState) {
+        let hash = self.hasher.hash_one(key);
         let cleanups = [state.left_cleanup, state.right_cleanup];
-        let i = self.occupy(key, hash, state);
+        let i = self.occupy(SlotKey::from(key), hash, state);
         for t in cleanups.into_iter().flatten() {
             self.timers.push(Reverse((t, i)));
         }
@@ -319,7 +323,7 @@ impl IntervalJoin {
             return;
         };
         slot.live = false;
-        slot.key = Key::new();
+        slot.key = SlotKey::new();
         slot.state = KeyState::default();
         if let Ok(entry) = self.index.find_entry(slot.hash, |&j| j == i) {
             entry.remove();
@@ -328,11 +332,11 @@ impl IntervalJoin {
     }
 
     /// The key of slot `i` (`None` when free).
-    fn key_at(&self, i: u32) -> Option<&Key> {
+    fn key_at(&self, i: u32) -> Option<&[Value]> {
         self.slots
             .get(i as usize)
             .filter(|s| s.live)
-            .map(|s| &s.key)
+            .map(|s| &s.key[..])
     }
 
     /// How far the output watermark trails the input's.
@@ -510,8 +514,12 @@ impl IntervalJoin {
             self.timers.pop();
             due.push((t, i));
         }
-        due.sort_unstable_by(|a, b| {
-            (a.0, self.key_at(a.1), a.1).cmp(&(b.0, self.key_at(b.1), b.1))
+        // Popped in time order already: only timers of one time are put in
+        // key order (the keys read only for them).
+        due.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| self.key_at(a.1).cmp(&self.key_at(b.1)))
+                .then(a.1.cmp(&b.1))
         });
         due.dedup();
         for &(t, i) in &due {
@@ -649,7 +657,12 @@ impl IntervalJoin {
         let keys = self.slots.iter().filter(|s| s.live);
         slots
             + keys
-                .map(|s| row(&s.key) + cache(&s.state.left) + cache(&s.state.right))
+                .map(|s| {
+                    let spilled = if s.key.spilled() { s.key.capacity() } else { 0 };
+                    let key = spilled * size_of::<Value>()
+                        + s.key.iter().map(Value::heap_bytes).sum::<usize>();
+                    key + cache(&s.state.left) + cache(&s.state.right)
+                })
                 .sum::<usize>()
     }
 }

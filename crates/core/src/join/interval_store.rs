@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{IntervalJoin, IntervalSpec, KeyState, Slot};
 use crate::time::Timestamp;
-use crate::value::Key;
+use crate::value::{Key, Value};
 
 /// An [`IntervalJoin`] as checkpoints and replay snapshots store it (the
 /// layout of the versions before slots): its keys as a map of key to
@@ -55,7 +55,7 @@ impl Serialize for Keys<'_> {
         let live = || self.0.iter().filter(|x| x.live);
         let mut map = s.serialize_map(Some(live().count()))?;
         for x in live() {
-            map.serialize_entry(&x.key, &x.state)?;
+            map.serialize_entry(&x.key[..], &x.state)?;
         }
         map.end()
     }
@@ -67,11 +67,11 @@ struct Timers<'a>(&'a [Slot]);
 
 impl Serialize for Timers<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut timers: Vec<(Timestamp, &Key)> = Vec::new();
+        let mut timers: Vec<(Timestamp, &[Value])> = Vec::new();
         for slot in self.0.iter().filter(|s| s.live) {
             let st = &slot.state;
             for t in [st.left_cleanup, st.right_cleanup].into_iter().flatten() {
-                timers.push((t, &slot.key));
+                timers.push((t, &slot.key[..]));
             }
         }
         timers.sort_unstable();
@@ -116,7 +116,7 @@ impl<'de> Deserialize<'de> for IntervalJoin {
         let mut keys: Vec<(Key, KeyState)> = s.keys.into_iter().collect();
         keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         for (key, state) in keys {
-            join.put(key, state);
+            join.put(&key, state);
         }
         Ok(join)
     }
