@@ -47,7 +47,7 @@ use smallvec::SmallVec;
 use crate::dataflow::{Gauges, Operator};
 use crate::error::Error;
 use crate::time::{Millis, Timestamp, MIN_WATERMARK};
-use crate::value::{Key, Row, Value};
+use crate::value::{Row, Value};
 use crate::window::batch::InputBatch;
 
 /// The left side's port.

@@ -11,6 +11,7 @@ use proptest::prelude::*;
 use super::*;
 use crate::dataflow::harness::{Emitted, OperatorHarness};
 use crate::time::secs;
+use crate::value::Key;
 
 /// A batch of (key, rowtime, value) rows: the key is the join key, the row
 /// is `[value]` (a key "-" is NULL).
