@@ -139,7 +139,7 @@ impl KeyState {
 /// by key, so the key is stored once; a cleanup timer is a (time, slot)
 /// in a heap, with no copy of its key. Checkpoints and replay snapshots
 /// store it as they always have (a map of key to state and the set of
-/// (time, key) timers: [`Stored`]).
+/// (time, key) timers: `store::Stored`).
 #[derive(Debug, Clone)]
 pub struct IntervalJoin {
     spec: IntervalSpec,
@@ -503,9 +503,10 @@ impl IntervalJoin {
     pub fn advance(&mut self, wm: Timestamp, out: &mut Vec<Paired>) -> Timestamp {
         self.watermark = wm;
         // Every timer due now: a cleanup registers its next timer after
-        // the watermark (at an expired row's time plus its side's size
-        // plus 1), so none comes due while these fire. They fire in (time,
-        // key) order, each once.
+        // the watermark (at the oldest remaining row's time plus its side's
+        // size plus 1), so none comes due while these fire (short of times
+        // saturated at the end of time, which then fire at the next
+        // advance). They fire in (time, key) order, each once.
         let mut due = std::mem::take(&mut self.due);
         while let Some(&Reverse((t, i))) = self.timers.peek() {
             if t > wm {
@@ -651,19 +652,18 @@ impl IntervalJoin {
             spilled * size_of::<(Timestamp, Row, bool)>()
                 + c.iter().map(|(_, r, _)| row(r)).sum::<usize>()
         };
-        let slots = self.slots.capacity() * size_of::<Slot>()
-            + self.index.capacity() * (size_of::<u32>() + 1)
-            + self.timers.capacity() * size_of::<(Timestamp, u32)>();
+        // The keys held, each with its slot, its index entry and its
+        // timers (room kept for keys gone is not counted: the gauge falls
+        // to 0 when the join holds nothing).
+        let per_key = size_of::<Slot>() + size_of::<u32>() + 2 * size_of::<(Timestamp, u32)>();
         let keys = self.slots.iter().filter(|s| s.live);
-        slots
-            + keys
-                .map(|s| {
-                    let spilled = if s.key.spilled() { s.key.capacity() } else { 0 };
-                    let key = spilled * size_of::<Value>()
-                        + s.key.iter().map(Value::heap_bytes).sum::<usize>();
-                    key + cache(&s.state.left) + cache(&s.state.right)
-                })
-                .sum::<usize>()
+        keys.map(|s| {
+            let spilled = if s.key.spilled() { s.key.capacity() } else { 0 };
+            let key =
+                spilled * size_of::<Value>() + s.key.iter().map(Value::heap_bytes).sum::<usize>();
+            per_key + key + cache(&s.state.left) + cache(&s.state.right)
+        })
+        .sum::<usize>()
     }
 }
 
