@@ -131,16 +131,32 @@ PROPS
   fi
   nohup java -Xms256m -Xmx768m -cp "$cp" kafka.Kafka "$home/server-$port.properties" >>"$log" 2>&1 &
   echo $! > "$pidfile"
-  for _ in $(seq 1 120); do
+  # A broker on a loaded or cold machine can take well over a minute (the
+  # JVM warms up, the SSL listener loads its keystore): wait up to 4 minutes,
+  # saying every 30 s what the broker last logged, and on a timeout print its
+  # log and a thread dump so that the cause is in the CI output.
+  local waited=0
+  while [ "$waited" -lt 480 ]; do
     if answers; then
       scram_users
-      echo "kafka.sh: broker up on 127.0.0.1:$port, SASL_SSL on $sport (pid $(cat "$pidfile"), log $log)"
+      echo "kafka.sh: broker up on 127.0.0.1:$port, SASL_SSL on $sport (pid $(cat "$pidfile"), log $log, $((waited / 2)) s)"
       return
     fi
     if ! running; then echo "kafka.sh: the broker exited; last lines of $log:" >&2; tail -n 20 "$log" >&2; exit 1; fi
     sleep 0.5
+    waited=$((waited + 1))
+    if [ $((waited % 60)) = 0 ]; then
+      echo "kafka.sh: still waiting for the broker after $((waited / 2)) s; it last logged: $(tail -n 1 "$log" | cut -c1-300)" >&2
+    fi
   done
-  echo "kafka.sh: the broker did not answer on 127.0.0.1:$port within 60 s; see $log" >&2
+  echo "kafka.sh: the broker did not answer on 127.0.0.1:$port within 240 s; last lines of $log:" >&2
+  tail -n 40 "$log" >&2
+  if command -v jcmd >/dev/null; then
+    echo "kafka.sh: the broker's threads:" >&2
+    jcmd "$(cat "$pidfile")" Thread.print 2>&1 | head -n 200 >&2 || true
+  fi
+  kill -9 "$(cat "$pidfile")" 2>/dev/null || true
+  rm -f "$pidfile"
   exit 1
 }
 
