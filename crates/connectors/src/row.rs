@@ -66,6 +66,10 @@ impl RecordError {
 pub enum Built {
     /// A row with this event time.
     Row(Timestamp),
+    /// A tombstone of an upsert table with this event time (its rowtime is
+    /// metadata): the row holds the key's columns, read from the record
+    /// key, and the metadata and computed columns; the rest are NULL.
+    Delete(Timestamp),
     /// Skipped and to be counted: a tombstone, an empty JSON payload (Flink's
     /// json format skips them too), a CSV comment line, or, with the
     /// format's ignore-parse-errors option, a value that does not decode or
@@ -84,8 +88,13 @@ pub struct RowBuilder {
     /// Undecodable records are skipped (and counted).
     ignore: bool,
     /// The key's decoder and the key columns, when the value leaves them
-    /// out (`value.fields-include` = 'EXCEPT_KEY').
+    /// out (`value.fields-include` = 'EXCEPT_KEY') or the table is an
+    /// upsert table (whose tombstones have their key only).
     key: Option<(JsonDecoder, Vec<usize>, Row)>,
+    /// The value holds no key column (EXCEPT_KEY): they come from the key.
+    except_key: bool,
+    /// An `upsert-kafka` table: a tombstone is a deletion of its key.
+    upsert: bool,
     /// The needed columns that are not physical (metadata and computed
     /// ones), in column order: what [`RowBuilder::complete`] fills.
     derived: Vec<usize>,
@@ -116,28 +125,34 @@ impl RowBuilder {
     pub fn new(plan: &JobPlan, t: usize) -> Result<Self, String> {
         let table = plan.tables[t].clone();
         let needed = plan.needed_columns(t);
-        let key = table.key.as_ref().filter(|k| k.except_key).map(|k| {
-            let fields = k
-                .fields
-                .iter()
-                .filter(|&&c| needed.get(c).copied().unwrap_or(true))
-                .map(|&c| {
-                    let col = &table.columns[c];
-                    let name = col.name.strip_prefix(&k.prefix).unwrap_or(&col.name);
-                    (name.to_string(), c, col.ty)
-                })
-                .collect();
-            (
-                JsonDecoder::with_fields(&table, fields),
-                k.fields.clone(),
-                Row::new(),
-            )
-        });
+        let upsert = table.upsert();
+        let except_key = table.key.as_ref().is_some_and(|k| k.except_key);
+        let key = table
+            .key
+            .as_ref()
+            .filter(|k| k.except_key || upsert)
+            .map(|k| {
+                let fields = k
+                    .fields
+                    .iter()
+                    .filter(|&&c| needed.get(c).copied().unwrap_or(true))
+                    .map(|&c| {
+                        let col = &table.columns[c];
+                        let name = col.name.strip_prefix(&k.prefix).unwrap_or(&col.name);
+                        (name.to_string(), c, col.ty)
+                    })
+                    .collect();
+                (
+                    JsonDecoder::with_fields(&table, fields),
+                    k.fields.clone(),
+                    Row::new(),
+                )
+            });
         // The value holds every physical column but the key's when the key
         // holds them (EXCEPT_KEY); with 'ALL' it holds them too, and wins,
         // as in Flink (the value's fields are set after the key's).
         let mut from_value = needed.clone();
-        if let Some((_, cols, _)) = &key {
+        if let Some((_, cols, _)) = key.as_ref().filter(|_| except_key) {
             for &c in cols {
                 from_value[c] = false;
             }
@@ -182,6 +197,8 @@ impl RowBuilder {
             value,
             ignore,
             key,
+            except_key,
+            upsert,
             decoder: JsonDecoder::projected(&table, &from_value),
             time_col: table.watermark.map_or(0, |w| w.column),
             derived: (0..table.columns.len())
@@ -204,6 +221,9 @@ impl RowBuilder {
         nulled: &mut u64,
     ) -> Result<Built, RecordError> {
         let ignore = self.ignore;
+        if self.upsert && rec.payload.is_none() {
+            return self.tombstone(rec, row, nulled);
+        }
         match &mut self.value {
             ValueDecoder::Raw(col) => {
                 // 'raw': the value as is (a tombstone is NULL, as in Flink).
@@ -260,28 +280,68 @@ impl RowBuilder {
                 r.read(&p, row).map_err(RecordError::other)?;
             }
         }
+        if self.except_key && !self.read_key(rec, row, nulled)? {
+            return Ok(Built::Skipped);
+        }
+        self.complete(rec, row)?;
+        self.event_time(row, ignore)
+    }
+
+    /// A tombstone of an upsert table: its key's columns from the record
+    /// key, its metadata and computed columns, NULL elsewhere; a deletion
+    /// at its event time, or skipped (counted) when it has none (a rowtime
+    /// read from the value, which a tombstone lacks; Flink's join then
+    /// reads a NULL time) or no key.
+    #[cold]
+    fn tombstone(
+        &mut self,
+        rec: RecordRef<'_>,
+        row: &mut Row,
+        nulled: &mut u64,
+    ) -> Result<Built, RecordError> {
+        row.clear();
+        row.resize(self.table.columns.len(), Value::Null);
+        if !self.read_key(rec, row, nulled)? {
+            return Ok(Built::Skipped);
+        }
+        self.complete(rec, row)?;
+        match row.get(self.time_col) {
+            Some(Value::Timestamp(t)) => Ok(Built::Delete(*t)),
+            _ => Ok(Built::Skipped),
+        }
+    }
+
+    /// Reads the record key into the key columns of `row`; `false` when
+    /// the record is to be skipped (no key, or an undecodable one with
+    /// ignore-parse-errors).
+    fn read_key(
+        &mut self,
+        rec: RecordRef<'_>,
+        row: &mut Row,
+        nulled: &mut u64,
+    ) -> Result<bool, RecordError> {
+        let ignore = self.ignore;
         if let Some((decoder, cols, scratch)) = &mut self.key {
             let key = match rec.key.map(|k| text(k, "key")).transpose() {
                 Ok(k) => k,
-                Err(_) if ignore => return Ok(Built::Skipped),
+                Err(_) if ignore => return Ok(false),
                 Err(e) => return Err(e),
             };
             match key.filter(|k| !k.trim().is_empty()) {
                 Some(k) => match decoder.decode(k, scratch) {
                     Ok(n) => *nulled += n as u64,
-                    Err(_) if ignore => return Ok(Built::Skipped),
+                    Err(_) if ignore => return Ok(false),
                     Err(e) => return Err(RecordError::decode(format!("the key: {}", e.0))),
                 },
                 // No key: Flink's Kafka source emits no row for it (its key
                 // format yields none); here it is skipped and counted.
-                None => return Ok(Built::Skipped),
+                None => return Ok(false),
             }
             for &c in cols.iter() {
                 row[c] = scratch.get(c).cloned().unwrap_or(Value::Null);
             }
         }
-        self.complete(rec, row)?;
-        self.event_time(row, ignore)
+        Ok(true)
     }
 
     /// Fills metadata and computed columns of a row whose physical columns

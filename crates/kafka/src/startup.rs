@@ -71,8 +71,16 @@ pub(crate) fn from_options(
         .collect()
 }
 
-/// `scan.startup.mode` (default 'group-offsets').
+/// `scan.startup.mode` (default 'group-offsets'); an `upsert-kafka`
+/// table always reads from the earliest offset (every version), as in
+/// Flink, which has no startup option on that connector.
 pub(crate) fn startup_mode(options: &BTreeMap<String, String>) -> &str {
+    if options
+        .get("connector")
+        .is_some_and(|c| c == "upsert-kafka")
+    {
+        return "earliest-offset";
+    }
     options
         .get("scan.startup.mode")
         .map(String::as_str)

@@ -75,10 +75,11 @@ pub(crate) fn identity(plan: &JobPlan) -> JobIdentity {
                     "temporal join of {} with {}{}; keys {:?} = {:?}; LEFT {}; ON {:?}",
                     plan.tables[j.probe].name,
                     plan.tables[j.build].name,
-                    j.view.as_ref().map_or(String::new(), |v| format!(
-                        " (view {v}, by {:?})",
-                        j.dedup_key
-                    )),
+                    match &j.view {
+                        Some(v) => format!(" (view {v}, by {:?})", j.dedup_key),
+                        None if j.normalize => format!(" (upsert, by {:?})", j.dedup_key),
+                        None => String::new(),
+                    },
                     j.probe_key,
                     j.build_key,
                     j.left,

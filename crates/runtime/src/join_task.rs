@@ -91,10 +91,7 @@ impl JoinTask {
         let limit = plan.settings.max_join_rows;
         let grace = plan.open_limit_grace();
         let node = match which {
-            JoinRef::Temporal(j) => {
-                let dedup = plan.joins[j].view.is_some();
-                Node::Temporal(TemporalJoinNode::new(p, p, dedup, limit, grace))
-            }
+            JoinRef::Temporal(j) => Node::Temporal(plan.joins[j].node(p, p, limit, grace)),
             JoinRef::Interval(j) => Node::Interval(plan.intervals[j].node(p, p, limit, grace)),
         };
         JoinTask {
@@ -270,8 +267,7 @@ impl JoinTask {
                 if port == PROBE {
                     n.probe(r.ts, &r.key, r.row)
                 } else {
-                    let dedup = self.plan.joins[j].dedup_values(&r.row);
-                    n.build(r.ts, &dedup, &r.key, &r.row)
+                    self.plan.joins[j].build_into(n, r.ts, &r.key, &r.row, r.delete)
                 }
             }
             (Node::Interval(n), JoinRef::Interval(j)) => {

@@ -63,6 +63,8 @@ pub(crate) struct SideRow {
     pub split: SplitId,
     pub key: Row,
     pub row: Row,
+    /// An upsert table's tombstone (its row holds the primary key only).
+    pub delete: bool,
 }
 
 /// What the job's other threads see of one join (per join subtask where

@@ -135,16 +135,22 @@ fn joins(
                 Some(ps) => lowwater_core::route::positions_subtask(key, ps, p),
                 None => lowwater_core::route::key_subtask(key, p),
             };
-            let order = match jp.view.as_ref() {
-                Some(_) => Some(jp.dedup_route_order().ok_or_else(|| {
+            let what = match &jp.view {
+                Some(v) => format!("the view {v} deduplicates"),
+                None => format!(
+                    "the upsert table {} is normalized",
+                    plan.tables[jp.build].name
+                ),
+            };
+            let order = match jp.view.is_some() || jp.normalize {
+                true => Some(jp.dedup_route_order().ok_or_else(|| {
                     format!(
-                        "the view {} deduplicates by columns that do not make its join key, so \
-                         its state cannot move between subtasks: SET 'parallelism.default' back \
-                         to the checkpoint's, or start without state with --reset-state",
-                        jp.view.as_deref().unwrap_or_default()
+                        "{what} by columns that do not make its join key, so its state cannot \
+                         move between subtasks: SET 'parallelism.default' back to the \
+                         checkpoint's, or start without state with --reset-state"
                     )
                 })?),
-                None => None,
+                false => None,
             };
             let dedup_route = |view_key: &[lowwater_core::Value]| {
                 let values: Vec<&lowwater_core::Value> = order

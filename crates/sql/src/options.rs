@@ -171,6 +171,28 @@ const KAFKA: &[&str] = &[
     "lowwater.sink.max-emission-lag",
     "lowwater.sink.max-staleness",
 ];
+/// Flink's `upsert-kafka` source: a table of versions keyed by the record
+/// key (its PRIMARY KEY), read from the earliest offset, a tombstone
+/// deleting its key. No `format`, `key.fields` or `scan.startup.*`: Flink
+/// has none of them on this connector.
+const UPSERT_KAFKA: &[&str] = &[
+    "connector",
+    "topic",
+    "value.format",
+    "key.format",
+    "key.fields-prefix",
+    "value.fields-include",
+    "scan.bounded.mode",
+    "scan.topic-partition-discovery.interval",
+    "scan.watermark.idle-timeout",
+    "scan.watermark.emit.strategy",
+    "scan.watermark.emit.on-event.gap",
+    "scan.watermark.alignment.group",
+    "scan.watermark.alignment.max-drift",
+    "scan.watermark.alignment.update-interval",
+    "scan.watermark.idle-mode",
+    "lowwater.watermark.max-future",
+];
 const FILESYSTEM: &[&str] = &[
     "connector",
     "path",
@@ -279,6 +301,7 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
     })?;
     let allowed: &[&str] = match name.as_str() {
         "kafka" => KAFKA,
+        "upsert-kafka" => UPSERT_KAFKA,
         "filesystem" => FILESYSTEM,
         "print" => PRINT,
         "blackhole" => BLACKHOLE,
@@ -287,7 +310,7 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
             return Err(SqlError::new(
                 at("connector"),
                 format!(
-                    "connector '{other}' is not supported; supported: kafka, filesystem, print, blackhole, datagen"
+                    "connector '{other}' is not supported; supported: kafka, upsert-kafka, filesystem, print, blackhole, datagen"
                 ),
             ))
         }
@@ -297,7 +320,9 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
     } else {
         "format"
     };
-    let has_format = allowed.contains(&"format");
+    let upsert = name == "upsert-kafka";
+    let kafka = name == "kafka" || upsert;
+    let has_format = allowed.contains(&"format") || upsert;
     let format_name = raw.get(format_key).cloned();
     let value_format = match format_name.as_deref() {
         Some(f) if has_format && f != "json" => {
@@ -312,7 +337,7 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
         .keys()
         .filter(|k| {
             !(allowed.contains(&k.as_str())
-                || (name == "kafka" && k.starts_with("properties."))
+                || (kafka && k.starts_with("properties."))
                 || (name == "datagen" && datagen_key(k))
                 || (has_format
                     && JSON.contains(&k.as_str())
@@ -328,7 +353,7 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
             supported.extend_from_slice(JSON);
             supported.extend_from_slice(format_options);
         }
-        if name == "kafka" {
+        if kafka {
             supported.push("properties.*");
         }
         let listed = unknown
@@ -371,18 +396,26 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
             }
         })
     };
+    if upsert {
+        // Flink's upsert-kafka requires both formats: the key's columns
+        // are the PRIMARY KEY, read from the record key.
+        require("key.format")?;
+        require("value.format")?;
+    }
     let connector = match name.as_str() {
-        "kafka" => {
+        "kafka" | "upsert-kafka" => {
             let topics: Vec<String> = require("topic")?
                 .split(';')
                 .map(|t| t.trim().to_string())
                 .filter(|t| !t.is_empty())
                 .collect();
             require("properties.bootstrap.servers")?;
-            let startup_mode = raw
-                .get("scan.startup.mode")
-                .cloned()
-                .unwrap_or_else(|| "group-offsets".to_string());
+            // upsert-kafka reads every version from the start of the topic.
+            let startup_mode = match raw.get("scan.startup.mode") {
+                _ if upsert => "earliest-offset".to_string(),
+                Some(m) => m.clone(),
+                None => "group-offsets".to_string(),
+            };
             if !STARTUP_MODES.contains(&startup_mode.as_str()) {
                 let near = crate::suggest::closest(&startup_mode, STARTUP_MODES.iter().copied())
                     .or_else(|| {

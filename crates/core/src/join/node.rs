@@ -17,7 +17,7 @@ use crate::value::{Row, Value};
 use crate::watermark::Progress;
 use crate::window::limit::{OpenStateGuard, Verdict};
 
-use super::dedup::KeepLast;
+use super::dedup::{KeepLast, Normalize, Versioning};
 use super::temporal::{Joined, TemporalJoin};
 
 /// What holds a join's watermark.
@@ -40,7 +40,7 @@ pub struct JoinHold {
 pub struct TemporalJoinNode {
     gate: InputGate,
     op: TemporalJoin,
-    dedup: Option<KeepLast>,
+    dedup: Versioning,
     /// The bound on waiting probe rows (`lowwater.state.max-join-rows`).
     guard: OpenStateGuard,
 }
@@ -50,7 +50,7 @@ pub struct TemporalJoinNode {
 pub struct TemporalJoinState {
     gate: GateState,
     op: TemporalJoin,
-    dedup: Option<KeepLast>,
+    dedup: Versioning,
     guard: OpenStateGuard,
 }
 
@@ -72,18 +72,16 @@ impl TemporalJoinState {
             return Vec::new();
         };
         let (gate, guard) = (first.gate.regrouped(valve), first.guard.clone());
-        let viewed = first.dedup.is_some();
-        let (ops, dedups): (Vec<TemporalJoin>, Vec<KeepLast>) = parts
-            .into_iter()
-            .map(|p| (p.op, p.dedup.unwrap_or_default()))
-            .unzip();
+        let (ops, dedups): (Vec<TemporalJoin>, Vec<Versioning>) =
+            parts.into_iter().map(|p| (p.op, p.dedup)).unzip();
         let ops = TemporalJoin::regroup(ops, n, route);
-        let mut dedups = KeepLast::regroup(dedups, n, dedup_route).into_iter();
+        let dedups = Versioning::regroup(dedups, n, dedup_route);
         ops.into_iter()
-            .map(|op| TemporalJoinState {
+            .zip(dedups)
+            .map(|(op, dedup)| TemporalJoinState {
                 gate: gate.clone(),
                 op,
-                dedup: dedups.next().filter(|_| viewed),
+                dedup,
                 guard: guard.clone(),
             })
             .collect()
@@ -96,10 +94,26 @@ impl TemporalJoinNode {
     /// before the build port. At most `limit` probe rows may wait while its
     /// watermark stands still for longer than `grace` ([`Self::check`]).
     pub fn new(probe: usize, build: usize, deduplicate: bool, limit: u64, grace: Millis) -> Self {
+        let dedup = match deduplicate {
+            true => Versioning::View(KeepLast::new()),
+            false => Versioning::Table,
+        };
+        Self::with(probe, build, dedup, limit, grace)
+    }
+
+    /// [`Self::new`] for an upsert table whose changelog is normalized
+    /// before the build port ([`Normalize`]; rows come through
+    /// [`Self::upsert`]).
+    pub fn upserting(probe: usize, build: usize, limit: u64, grace: Millis) -> Self {
+        let dedup = Versioning::Upsert(Normalize::new());
+        Self::with(probe, build, dedup, limit, grace)
+    }
+
+    fn with(probe: usize, build: usize, dedup: Versioning, limit: u64, grace: Millis) -> Self {
         TemporalJoinNode {
             gate: InputGate::new(&[probe, build]),
             op: TemporalJoin::new(),
-            dedup: deduplicate.then(KeepLast::new),
+            dedup,
             guard: OpenStateGuard::new(limit, grace),
         }
     }
@@ -116,10 +130,35 @@ impl TemporalJoinNode {
     /// Returns whether the version is late (a row the deduplication
     /// dropped is not: it never reaches the join).
     pub fn build(&mut self, ts: Timestamp, dedup: &[Value], key: &[Value], row: &[Value]) -> bool {
-        if self.dedup.as_mut().is_none_or(|d| d.admit(dedup, ts)) {
-            return self.op.version(ts, key, Some(row));
+        let passes = match &mut self.dedup {
+            Versioning::Table => true,
+            Versioning::View(d) => d.admit(dedup, ts),
+            Versioning::Upsert(n) => n.upsert(dedup, ts, key, row),
+        };
+        passes && self.op.version(ts, key, Some(row))
+    }
+
+    /// A record of an upsert table with primary key `pk`: an upsert (`row`
+    /// at `ts`, join key `key`) or a tombstone (`None`: the key's last
+    /// version is deleted at that version's time, its join key the one the
+    /// last row had). Returns whether what reached the join is late. A
+    /// node that does not normalize takes an upsert as [`Self::build`]
+    /// does and ignores a tombstone.
+    pub fn upsert(
+        &mut self,
+        ts: Timestamp,
+        pk: &[Value],
+        key: &[Value],
+        row: Option<&[Value]>,
+    ) -> bool {
+        match (row, &mut self.dedup) {
+            (Some(row), _) => self.build(ts, pk, key, row),
+            (None, Versioning::Upsert(n)) => match n.delete(pk) {
+                Some((at, key)) => self.op.version(at, &key, None),
+                None => false,
+            },
+            (None, _) => false,
         }
-        false
     }
 
     /// Channel `ch` of `port` sent `p` at `now`: the probe rows the new
@@ -199,7 +238,18 @@ impl TemporalJoinNode {
 
     /// Build rows the view's deduplication dropped.
     pub fn deduplicated(&self) -> u64 {
-        self.dedup.as_ref().map_or(0, KeepLast::dropped)
+        match &self.dedup {
+            Versioning::View(d) => d.dropped(),
+            _ => 0,
+        }
+    }
+
+    /// An upsert table's normalization (`None` for a table or a view).
+    pub fn normalize(&self) -> Option<&Normalize> {
+        match &self.dedup {
+            Versioning::Upsert(n) => Some(n),
+            _ => None,
+        }
     }
 
     /// Its state.
@@ -331,6 +381,45 @@ mod tests {
         n.progress(BUILD, 0, wm(secs(20)), 0, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].build, None, "no spot version was kept");
+    }
+
+    #[test]
+    fn a_tombstone_deletes_the_last_version_at_its_time_and_a_later_upsert_restores_the_key() {
+        let mut n = TemporalJoinNode::upserting(1, 1, 100, 1_000);
+        let eur = [Value::from("EUR")];
+        let rate = |r: i64| [Value::Int(r)];
+        n.upsert(secs(10), &eur, &eur, Some(&rate(114)));
+        n.upsert(secs(20), &eur, &eur, Some(&rate(116)));
+        n.upsert(secs(20), &eur, &eur, Some(&rate(116)));
+        // The tombstone arrives at 40 s: it deletes the 20 s version.
+        n.upsert(secs(40), &eur, &eur, None);
+        n.upsert(secs(41), &eur, &eur, None);
+        n.upsert(secs(50), &eur, &eur, Some(&rate(118)));
+        for (t, id) in [(15, 1), (20, 2), (25, 3), (49, 4), (55, 5)] {
+            n.probe(secs(t), &eur, &[Value::Int(id)]);
+        }
+        let mut out = Vec::new();
+        n.progress(PROBE, 0, wm(secs(60)), 0, &mut out);
+        n.progress(BUILD, 0, wm(secs(60)), 0, &mut out);
+        let rows: Vec<_> = out
+            .into_iter()
+            .map(|j| j.into_row::<()>(1, true, |_| Ok(true)).unwrap().unwrap())
+            .collect();
+        let row = |id: i64, r: Value| vec![Value::Int(id), r];
+        assert_eq!(
+            rows,
+            vec![
+                row(1, Value::Int(114)),
+                row(2, Value::Null),
+                row(3, Value::Null),
+                row(4, Value::Null),
+                row(5, Value::Int(118)),
+            ]
+        );
+        let norm = n.normalize().expect("an upsert node");
+        assert_eq!((norm.unchanged(), norm.deleted(), norm.absent()), (1, 1, 1));
+        let back = TemporalJoinNode::restore(n.state());
+        assert_eq!(back.normalize().map(Normalize::keys), Some(1));
     }
 
     #[test]

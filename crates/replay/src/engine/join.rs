@@ -70,9 +70,8 @@ impl JoinPipe {
     pub(super) fn new(plan: &JobPlan, ji: usize, threshold: i64, t0: Timestamp) -> Self {
         let channels = plan.settings.parallelism;
         let limit = plan.settings.max_join_rows;
-        let dedup = plan.joins[ji].view.is_some();
         JoinPipe {
-            node: TemporalJoinNode::new(channels, channels, dedup, limit, plan.open_limit_grace()),
+            node: plan.joins[ji].node(channels, channels, limit, plan.open_limit_grace()),
             detector: StallDetector::new(threshold, t0, MIN_WATERMARK),
             stalls: Vec::new(),
             port: None,
@@ -129,6 +128,7 @@ impl Engine<'_> {
         port: usize,
         id: SplitId,
         ts: Timestamp,
+        delete: bool,
     ) -> Result<(), RecordError> {
         let jp = &self.plan.joins[ji];
         let join = &mut self.joins[ji];
@@ -138,8 +138,7 @@ impl Engine<'_> {
         let late = if port == PROBE {
             join.node.probe(ts, &key, &self.args[..])
         } else {
-            let dedup = jp.dedup_values(&self.args);
-            join.node.build(ts, &dedup, &key, &self.args)
+            jp.build_into(&mut join.node, ts, &key, &self.args, delete)
         };
         if let Verdict::Over { still_for } = join.node.check(self.now) {
             return Err(RecordError::other(self.over_limit(ji, still_for)));

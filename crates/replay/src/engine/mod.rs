@@ -358,7 +358,7 @@ impl<'p> Engine<'p> {
         // The time it is read (a record that waited for alignment is read
         // after its arrival): ticks are skipped only after quiet time.
         self.last_record = self.now;
-        let Some(ts) = self.decode(si, id, rec)? else {
+        let Some((ts, delete)) = self.decode(si, id, rec)? else {
             *self.skipped.entry(id).or_insert(0) += 1;
             return Ok(());
         };
@@ -398,7 +398,7 @@ impl<'p> Engine<'p> {
         }
         for k in 0..self.sources[si].joins.len() {
             let (ji, port) = self.sources[si].joins[k];
-            self.feed_join(ji, port, id, ts)?;
+            self.feed_join(ji, port, id, ts, delete)?;
         }
         for k in 0..self.sources[si].intervals.len() {
             let (ii, port) = self.sources[si].intervals[k];
@@ -410,21 +410,23 @@ impl<'p> Engine<'p> {
         Ok(())
     }
 
-    /// Decodes `rec` into `self.row` and returns its event time, or `None`
-    /// when the record is skipped (see [`Built::Skipped`]).
+    /// Decodes `rec` into `self.row` and returns its event time and
+    /// whether it is an upsert table's tombstone (see [`Built::Delete`]),
+    /// or `None` when the record is skipped (see [`Built::Skipped`]).
     fn decode(
         &mut self,
         si: usize,
         id: SplitId,
         rec: RecordRef<'_>,
-    ) -> Result<Option<Timestamp>, RecordError> {
+    ) -> Result<Option<(Timestamp, bool)>, RecordError> {
         let mut nulled = 0;
         let built = self.sources[si].rows.build(rec, &mut self.row, &mut nulled);
         if nulled > 0 {
             *self.nulled.entry(id).or_insert(0) += nulled;
         }
         Ok(match built? {
-            Built::Row(ts) => Some(ts),
+            Built::Row(ts) => Some((ts, false)),
+            Built::Delete(ts) => Some((ts, true)),
             Built::Skipped => None,
         })
     }

@@ -29,8 +29,9 @@ impl SourceTask {
         let built = built.map_err(|e| self.fail_at(i, e));
         self.records_read += 1;
         self.unpublished.0 += 1;
-        let ts = match built? {
-            Built::Row(ts) => ts,
+        let (ts, delete) = match built? {
+            Built::Row(ts) => (ts, false),
+            Built::Delete(ts) => (ts, true),
             Built::Skipped => {
                 self.count(id, 1, 0);
                 self.track_kafka(i, None);
@@ -66,13 +67,15 @@ impl SourceTask {
         // Joins first: the last INSERT reading the row may move its keys
         // out of it.
         for k in 0..self.join_outs.len() {
-            if let Err(e) = self.route_join(k, id, ts, row) {
+            if let Err(e) = self.route_join(k, id, ts, row, delete) {
                 return Err(self.fail_at(i, e));
             }
         }
         let read_again = self.read_again(i, ts);
         let mut skipped = false;
-        for k in 0..self.outs.len() {
+        // A tombstone is for joins only (no window reads an upsert table).
+        let windows = if delete { 0 } else { self.outs.len() };
+        for k in 0..windows {
             if read_again && self.was_written(k, ts) {
                 skipped = true;
                 continue;

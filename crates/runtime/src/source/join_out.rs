@@ -59,13 +59,16 @@ impl JoinOut {
 }
 
 impl SourceTask {
-    /// A row of split `id` at event time `ts` into join output `k`.
+    /// A row of split `id` at event time `ts` into join output `k`
+    /// (`delete`: an upsert table's tombstone, which only a temporal
+    /// join's build side reads).
     pub(crate) fn route_join(
         &mut self,
         k: usize,
         id: SplitId,
         ts: Timestamp,
         row: &Row,
+        delete: bool,
     ) -> Result<(), RecordError> {
         let (which, port) = (self.join_outs[k].which, self.join_outs[k].port);
         let mut side = Vec::new();
@@ -80,7 +83,7 @@ impl SourceTask {
             }
         }
         .map_err(RecordError::other)?;
-        self.send_side(k, id, ts, key, side);
+        self.send_side(k, id, ts, key, side, delete);
         Ok(())
     }
 
@@ -114,14 +117,22 @@ impl SourceTask {
             .collect::<Result<Vec<_>, _>>()
             .map_err(RecordError::other)?;
         for ((wt, r), key) in rows.into_iter().zip(keys) {
-            self.send_side(k, id, wt, key, r);
+            self.send_side(k, id, wt, key, r, false);
         }
         Ok(())
     }
 
     /// A side row of join output `k` (split `id`, time `ts`, join key `key`)
     /// into the batch of the join subtask its key chooses.
-    fn send_side(&mut self, k: usize, id: SplitId, ts: Timestamp, key: Row, side: Row) {
+    fn send_side(
+        &mut self,
+        k: usize,
+        id: SplitId,
+        ts: Timestamp,
+        key: Row,
+        side: Row,
+        delete: bool,
+    ) {
         let out = &mut self.join_outs[k];
         let n = out.senders.len();
         let w = match &out.route {
@@ -134,6 +145,7 @@ impl SourceTask {
             split: id,
             key,
             row: side,
+            delete,
         });
         if out.batches[w].len() >= BATCH.min(self.batch) {
             let rows = std::mem::take(&mut out.batches[w]);

@@ -11,6 +11,7 @@ use crate::compile::compile;
 use crate::error::{Loc, Result, SqlError};
 use crate::expr::Expr;
 use crate::types::SqlType;
+use lowwater_core::join::node::TemporalJoinNode;
 use lowwater_core::join::temporal::{Joined, PROBE};
 
 use super::join_scope::{
@@ -43,6 +44,12 @@ pub struct JoinPlan {
     /// build row): its deduplication keeps each such key's last row, which
     /// may be a coarser key than the join's (empty for a table).
     pub dedup_key: Vec<usize>,
+    /// An `upsert-kafka` versioned table whose tombstones have a time (its
+    /// rowtime from metadata): Flink normalizes its changelog before the
+    /// join (ChangelogNormalize, keyed by the primary key, `dedup_key`
+    /// here): a record equal to its key's last is dropped, and a tombstone
+    /// deletes the key's last version at that version's time.
+    pub normalize: bool,
     /// The join key over the probe row (the probe table's row).
     pub probe_key: Vec<Expr>,
     /// The join key over the build row, pairwise equal to `probe_key`.
@@ -89,6 +96,44 @@ impl JoinPlan {
             build.extend(&self.dedup_key);
             build.extend(joined.iter().filter_map(|&c| c.checked_sub(probe_width)));
             cols.extend(build.iter().filter_map(|&c| *self.build_columns.get(c)?));
+        }
+    }
+
+    /// The node of one subtask of this join over `probe` and `build`
+    /// channels, with at most `limit` rows waiting while its watermark
+    /// stands still for longer than `grace`: a view deduplicates before
+    /// the build port, an upsert table's changelog is normalized there.
+    pub fn node(
+        &self,
+        probe: usize,
+        build: usize,
+        limit: u64,
+        grace: lowwater_core::Millis,
+    ) -> TemporalJoinNode {
+        match self.normalize {
+            true => TemporalJoinNode::upserting(probe, build, limit, grace),
+            false => TemporalJoinNode::new(probe, build, self.view.is_some(), limit, grace),
+        }
+    }
+
+    /// A build row `row` (from [`JoinPlan::side_input`], join key `key`)
+    /// into `node` at `ts`: a version, or with `delete` an upsert table's
+    /// tombstone (its row holds the primary key only). Returns whether
+    /// what reached the join is late. Replay and `run` both feed the build
+    /// side through this.
+    pub fn build_into(
+        &self,
+        node: &mut TemporalJoinNode,
+        ts: lowwater_core::Timestamp,
+        key: &[lowwater_core::Value],
+        row: &[lowwater_core::Value],
+        delete: bool,
+    ) -> bool {
+        let dedup = self.dedup_values(row);
+        match self.normalize {
+            true => node.upsert(ts, &dedup, key, (!delete).then_some(row)),
+            false if delete => false,
+            false => node.build(ts, &dedup, key, row),
         }
     }
 
@@ -151,7 +196,9 @@ impl JoinPlan {
     /// of a view key meets in one subtask, where its deduplication is exact,
     /// and a probe row still meets its key's versions; `None`: the whole key.
     pub fn route_positions(&self) -> Option<Vec<usize>> {
-        self.view.as_ref()?;
+        if self.view.is_none() && !self.normalize {
+            return None;
+        }
         let positions: Vec<usize> = self
             .build_key
             .iter()
@@ -463,6 +510,18 @@ pub(super) fn join(
             ),
         ));
     }
+    let upsert = tables[build].upsert();
+    if upsert && view.is_some() {
+        return Err(SqlError::new(
+            build_loc,
+            format!(
+                "a versioned view over the 'upsert-kafka' table '{}' is not supported yet: join \
+                 the table itself (FOR SYSTEM_TIME AS OF), it is versioned by its primary key",
+                tables[build].name
+            ),
+        ));
+    }
+    let normalize = upsert && tables[build].tombstones_have_time();
     let filter = where_clause(ins.filter.as_ref(), &scope, ins.loc)?;
     let outputs = outputs(&ins.items, ins.loc, &scope)?;
     let (sink_columns, sink_types) = match into {
@@ -484,8 +543,10 @@ pub(super) fn join(
         build_names,
         dedup_key: match ins.view {
             Some(_) => key_names.iter().flatten().copied().collect(),
+            None if normalize => key_names.iter().flatten().copied().collect(),
             None => Vec::new(),
         },
+        normalize,
         probe_key,
         build_key,
         left: j.left,

@@ -247,6 +247,41 @@ pub struct TableDef {
 }
 
 impl TableDef {
+    /// Whether this is an `upsert-kafka` table: a changelog of versions
+    /// keyed by its PRIMARY KEY (the record key), a tombstone deleting one.
+    pub fn upsert(&self) -> bool {
+        self.options
+            .get("connector")
+            .is_some_and(|c| c == "upsert-kafka")
+    }
+
+    /// Whether a tombstone of this upsert table has an event time: its
+    /// rowtime is made from metadata alone (`METADATA FROM 'timestamp'`,
+    /// Flink's documented form), which a record without a value still has.
+    /// Flink then normalizes the changelog before a temporal join (each
+    /// tombstone a deletion of the key's last version, at that version's
+    /// time); with a rowtime read from the value it does not, and a
+    /// tombstone's rowtime is NULL.
+    pub fn tombstones_have_time(&self) -> bool {
+        let Some(w) = self.watermark else {
+            return false;
+        };
+        let mut todo = vec![w.column];
+        let mut seen = Vec::new();
+        while let Some(c) = todo.pop() {
+            if seen.contains(&c) {
+                continue;
+            }
+            seen.push(c);
+            match &self.columns[c].source {
+                ColumnSource::Physical => return false,
+                ColumnSource::Metadata(_) => {}
+                ColumnSource::Computed(e) => e.columns(&mut todo),
+            }
+        }
+        true
+    }
+
     /// Whether this (Kafka sink) table asks for exactly-once output.
     pub fn exactly_once(&self) -> bool {
         matches!(self.connector, Connector::Kafka { .. })
@@ -618,6 +653,7 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
         }
     }
     join_scope::late_sinks(&tables, &pipelines, &joins, &intervals)?;
+    upsert_uses(&tables, &pipelines, &joins, &intervals)?;
     for t in &tables {
         if t.exactly_once() && settings.checkpoints.interval.is_none() {
             return Err(SqlError::new(
@@ -639,6 +675,69 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
         intervals,
         flink_notes,
     })
+}
+
+/// An `upsert-kafka` table is read as the versioned side of an event-time
+/// temporal join only: Flink refuses its updates and deletes in window
+/// aggregations and interval joins too; as a sink it is not built yet.
+fn upsert_uses(
+    tables: &[TableDef],
+    pipelines: &[Pipeline],
+    joins: &[JoinPlan],
+    intervals: &[IntervalPlan],
+) -> Result<()> {
+    let refuse = |t: usize, at: Loc, how: &str| -> Result<()> {
+        if !tables[t].upsert() {
+            return Ok(());
+        }
+        Err(SqlError::new(
+            at,
+            format!(
+                "table '{}' is an 'upsert-kafka' table (its records update and delete versions \
+                 of their key) and this INSERT {how}; lowwater reads such a table as the \
+                 versioned side of an event-time temporal join only (`JOIN {} FOR SYSTEM_TIME \
+                 AS OF o.rowtime`); Flink too refuses updates and deletes in window \
+                 aggregations and interval joins. To read every record as a row, declare the \
+                 topic with the 'kafka' connector",
+                tables[t].name, tables[t].name
+            ),
+        ))
+    };
+    for p in pipelines {
+        refuse(p.source, p.loc, "aggregates it in windows")?;
+        refuse(
+            p.sink,
+            p.loc,
+            "writes to it (an upsert-kafka sink is not built yet)",
+        )?;
+    }
+    for j in joins {
+        refuse(j.probe, j.loc, "probes it")?;
+        refuse(
+            j.sink,
+            j.loc,
+            "writes to it (an upsert-kafka sink is not built yet)",
+        )?;
+    }
+    for j in intervals {
+        refuse(j.left, j.loc, "joins it on an interval or window")?;
+        refuse(j.right, j.loc, "joins it on an interval or window")?;
+        refuse(
+            j.sink,
+            j.loc,
+            "writes to it (an upsert-kafka sink is not built yet)",
+        )?;
+    }
+    for t in tables {
+        if let Some(ls) = t.late_data_sink {
+            refuse(
+                ls,
+                t.loc,
+                "routes late rows to it (an upsert-kafka sink is not built yet)",
+            )?;
+        }
+    }
+    Ok(())
 }
 
 fn too_many_inserts() -> String {

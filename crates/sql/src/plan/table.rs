@@ -212,7 +212,15 @@ pub(super) fn table(
         .late_data_sink
         .clone()
         .map(|n| (n, option_loc(ct, "late-data.sink")));
-    let key = kafka_key(ct, &columns, &opts.raw)?;
+    let upsert = opts
+        .raw
+        .get("connector")
+        .is_some_and(|c| c == "upsert-kafka");
+    let key = if upsert {
+        upsert_key(ct, &columns, &opts.raw)?
+    } else {
+        kafka_key(ct, &columns, &opts.raw)?
+    };
     if opts.value_format == crate::formats::ValueFormat::Raw {
         let physical: Vec<&Column> = columns
             .iter()
@@ -257,7 +265,7 @@ pub(super) fn table(
     let primary_key = match &ct.primary_key {
         None => None,
         Some((cols, at)) => {
-            if let Connector::Kafka { .. } = &opts.connector {
+            if let (Connector::Kafka { .. }, false) = (&opts.connector, upsert) {
                 return Err(SqlError::new(
                     *at,
                     format!(
@@ -331,6 +339,40 @@ pub(super) fn option_loc(ct: &CreateTable, key: &str) -> Loc {
         .iter()
         .find(|(o, _, _)| o == key)
         .map_or(ct.loc, |(_, _, l)| *l)
+}
+
+/// The key of an `upsert-kafka` table: its PRIMARY KEY's columns, which
+/// Flink reads from the record key (`key.format`, with
+/// `key.fields-prefix` under 'EXCEPT_KEY').
+fn upsert_key(
+    ct: &CreateTable,
+    columns: &[Column],
+    raw: &BTreeMap<String, String>,
+) -> Result<Option<KafkaKey>> {
+    let Some((names, at)) = &ct.primary_key else {
+        return Err(SqlError::new(
+            ct.loc,
+            format!(
+                "table '{}': 'upsert-kafka' tables require a PRIMARY KEY (...) NOT ENFORCED (as \
+                 in Flink): it names the columns read from the record key, and each record \
+                 updates the version of its key, a tombstone (a record without a value) \
+                 deleting it",
+                ct.name
+            ),
+        ));
+    };
+    if let Some(c) = names
+        .iter()
+        .find(|c| !columns.iter().any(|x| x.name.eq_ignore_ascii_case(c)))
+    {
+        return Err(SqlError::new(
+            *at,
+            format!("PRIMARY KEY column '{c}' is not a column of '{}'", ct.name),
+        ));
+    }
+    let mut with_fields = raw.clone();
+    with_fields.insert("key.fields".into(), names.join(";"));
+    kafka_key(ct, columns, &with_fields)
 }
 
 fn kafka_key(
