@@ -414,3 +414,90 @@ impl RowBuilder {
         &self.table
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn builder(columns: &str, with: &str) -> RowBuilder {
+        let sql = format!(
+            "CREATE TABLE orders (id INT, k STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) \
+             WITH ('connector' = 'filesystem', 'path' = 'o', 'format' = 'json');
+             CREATE TABLE rates ({columns}, WATERMARK FOR t AS t, PRIMARY KEY (k) NOT ENFORCED) \
+             WITH ('connector' = 'upsert-kafka', 'topic' = 'rates', \
+             'properties.bootstrap.servers' = 'b:9092', 'key.format' = 'json', \
+             'value.format' = 'json'{with});
+             CREATE TABLE out (id INT, rate INT) WITH ('connector' = 'print');
+             INSERT INTO out SELECT o.id, r.rate FROM orders AS o \
+             JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.k = r.k;"
+        );
+        let plan = JobPlan::from_sql(&sql).expect("plans");
+        RowBuilder::new(&plan, 1).expect("a builder")
+    }
+
+    fn rec<'a>(key: Option<&'a str>, value: Option<&'a str>) -> RecordRef<'a> {
+        RecordRef {
+            topic: "rates",
+            partition: 0,
+            offset: Some(7),
+            ts: 5_000,
+            payload: value.map(|v| PayloadRef::from(v.as_bytes())),
+            key: key.map(str::as_bytes),
+        }
+    }
+
+    #[test]
+    fn a_tombstone_is_a_deletion_of_its_key_at_its_metadata_time() {
+        let mut b = builder(
+            "k STRING, rate INT, t TIMESTAMP(3) METADATA FROM 'timestamp'",
+            "",
+        );
+        let (mut row, mut nulled) = (Row::new(), 0);
+        let built = b.build(rec(Some(r#"{"k":"EUR"}"#), None), &mut row, &mut nulled);
+        assert_eq!(built, Ok(Built::Delete(5_000)));
+        assert_eq!(
+            row,
+            vec![Value::from("EUR"), Value::Null, Value::Timestamp(5_000)]
+        );
+        // An upsert reads the key's column from the value ('ALL').
+        let built = b.build(
+            rec(Some(r#"{"k":"x"}"#), Some(r#"{"k":"EUR","rate":7}"#)),
+            &mut row,
+            &mut nulled,
+        );
+        assert_eq!(built, Ok(Built::Row(5_000)));
+        assert_eq!(row[0], Value::from("EUR"), "the value wins");
+        // A tombstone without a key deletes nothing: skipped.
+        assert_eq!(
+            b.build(rec(None, None), &mut row, &mut nulled),
+            Ok(Built::Skipped)
+        );
+    }
+
+    #[test]
+    fn except_key_reads_the_key_column_from_the_record_key_and_a_value_rowtime_tombstone_is_skipped(
+    ) {
+        let mut b = builder(
+            "k STRING, rate INT, t TIMESTAMP(3) METADATA FROM 'timestamp'",
+            ", 'value.fields-include' = 'EXCEPT_KEY'",
+        );
+        let (mut row, mut nulled) = (Row::new(), 0);
+        let built = b.build(
+            rec(Some(r#"{"k":"GBP"}"#), Some(r#"{"rate":9}"#)),
+            &mut row,
+            &mut nulled,
+        );
+        assert_eq!(built, Ok(Built::Row(5_000)));
+        assert_eq!(
+            row,
+            vec![Value::from("GBP"), Value::Int(9), Value::Timestamp(5_000)]
+        );
+        let mut b = builder("k STRING, rate INT, t TIMESTAMP(3)", "");
+        let built = b.build(rec(Some(r#"{"k":"GBP"}"#), None), &mut row, &mut nulled);
+        assert_eq!(
+            built,
+            Ok(Built::Skipped),
+            "no time: Flink's join ignores it"
+        );
+    }
+}

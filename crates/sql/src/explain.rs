@@ -66,8 +66,12 @@ fn connector_text(t: &TableDef) -> String {
                     }
                 )
             });
+            let kind = match t.upsert() {
+                true => "upsert-kafka topic (versions by key, from the earliest offset)",
+                false => "kafka topic",
+            };
             format!(
-                "kafka topic {}, {}; {}{key}",
+                "{kind} {}, {}; {}{key}",
                 topics.join(";"),
                 format_name(t),
                 props.join(", ")
@@ -288,6 +292,17 @@ pub fn warnings(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> Vec<Strin
             }
         }
         let b = &plan.tables[j.build];
+        if b.upsert() && !j.normalize {
+            let rowtime = b
+                .watermark
+                .map_or("?", |w| b.columns[w.column].name.as_str());
+            w.push(format!(
+                "temporal join {} (INSERT INTO {}): tombstones of the upsert table {} delete nothing: its rowtime {rowtime} is read from the record value, which a tombstone has none of (Flink then skips its changelog normalization and its join ignores the delete; lowwater counts each such tombstone as skipped); declare `{rowtime} TIMESTAMP(3) METADATA FROM 'timestamp'` for a tombstone to delete its key's version",
+                ji + 1,
+                plan.tables[j.sink].name,
+                b.name
+            ));
+        }
         if b.idle_timeout.is_none() {
             w.push(format!(
                 "temporal join {} (INSERT INTO {}): its versioned table {} has no idle-timeout: a partition of {} that gets no record (versions that change once a day, a compacted topic with fewer keys than partitions) holds every joined row while the probe rows wait in state; set 'scan.watermark.idle-timeout' on {} (the trade: a probe row may be joined before a late version of its time arrives)",

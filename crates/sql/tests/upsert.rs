@@ -1,0 +1,192 @@
+//! Planning `upsert-kafka` tables: Flink's options and refusals, the
+//! normalization of their changelog before a temporal join (a rowtime from
+//! metadata) or none (a rowtime read from the value), and the uses
+//! lowwater refuses.
+
+use lowwater_sql::plan::JobPlan;
+
+const ORDERS: &str = "
+CREATE TABLE orders (order_id INT, currency STRING, amount INT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'filesystem', 'path' = 'o.jsonl', 'format' = 'json');
+CREATE TABLE results (order_id INT, currency STRING, rate INT, ts TIMESTAMP(3)) WITH ('connector' = 'print');
+";
+
+const JOIN: &str =
+    "INSERT INTO results SELECT o.order_id, o.currency, r.rate, o.ts FROM orders AS o \
+    JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.currency = r.currency;";
+
+/// The rates table with `rowtime` as its rowtime column's definition,
+/// `pk` its key clause and `with` options beyond the connector's.
+fn rates(rowtime: &str, pk: &str, with: &str) -> String {
+    format!(
+        "CREATE TABLE rates (currency STRING, rate INT, {rowtime},
+  WATERMARK FOR update_time AS update_time - INTERVAL '5' SECOND{pk})
+  WITH ('connector' = 'upsert-kafka', 'topic' = 'rates', 'properties.bootstrap.servers' = '127.0.0.1:9092'{with});\n"
+    )
+}
+
+const META: &str = "update_time TIMESTAMP(3) METADATA FROM 'timestamp'";
+const VALUE: &str = "update_time TIMESTAMP(3)";
+const PK: &str = ", PRIMARY KEY (currency) NOT ENFORCED";
+const FORMATS: &str = ", 'key.format' = 'json', 'value.format' = 'json'";
+
+fn plan(tables: &str, insert: &str) -> Result<JobPlan, String> {
+    JobPlan::from_sql(&format!("{ORDERS}{tables}{insert}")).map_err(|e| e.to_string())
+}
+
+fn refused(tables: &str, insert: &str, says: &[&str]) {
+    let e = match plan(tables, insert) {
+        Ok(_) => panic!("planned: {tables}{insert}"),
+        Err(e) => e,
+    };
+    for s in says {
+        assert!(e.contains(s), "{e:?} does not say {s:?}");
+    }
+}
+
+#[test]
+fn a_metadata_rowtime_normalizes_by_the_primary_key_and_a_value_rowtime_does_not(
+) -> Result<(), String> {
+    let p = plan(&rates(META, PK, FORMATS), JOIN)?;
+    let t = &p.tables[2];
+    assert!(t.upsert() && t.tombstones_have_time());
+    let key = t.key.as_ref().ok_or("the key columns")?;
+    assert_eq!((key.fields.clone(), key.except_key), (vec![0], false));
+    let j = &p.joins[0];
+    assert!(j.normalize);
+    assert_eq!(
+        j.dedup_key,
+        vec![0],
+        "the primary key's place in the build row"
+    );
+    assert_eq!(j.route_positions(), None, "the join key is the primary key");
+    assert_eq!(j.dedup_route_order(), Some(vec![0]));
+    let p = plan(&rates(VALUE, PK, FORMATS), JOIN)?;
+    assert!(!p.tables[2].tombstones_have_time());
+    assert!(!p.joins[0].normalize);
+    assert!(p.joins[0].dedup_key.is_empty());
+    // A rowtime computed from metadata has a time in a tombstone too.
+    let computed = "ms TIMESTAMP(3) METADATA FROM 'timestamp', update_time AS ms";
+    let p = plan(&rates(computed, PK, FORMATS), JOIN)?;
+    assert!(p.joins[0].normalize);
+    Ok(())
+}
+
+#[test]
+fn a_finer_join_key_routes_by_the_primary_key() -> Result<(), String> {
+    let tables = format!(
+        "{}CREATE TABLE orders2 (order_id INT, currency STRING, rate INT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'filesystem', 'path' = 'o.jsonl', 'format' = 'json');\n",
+        rates(META, PK, FORMATS)
+    );
+    let p = plan(
+        &tables,
+        "INSERT INTO results SELECT o.order_id, o.currency, r.rate, o.ts FROM orders2 AS o \
+         JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.rate = r.rate AND o.currency = r.currency;",
+    )?;
+    let j = &p.joins[0];
+    assert_eq!(j.route_positions(), Some(vec![1]), "currency, not the rate");
+    Ok(())
+}
+
+#[test]
+fn the_key_prefix_reads_the_key_columns_from_the_record_key_only() -> Result<(), String> {
+    let t = "CREATE TABLE rates (k_currency STRING, rate INT,
+  update_time TIMESTAMP(3) METADATA FROM 'timestamp',
+  WATERMARK FOR update_time AS update_time - INTERVAL '5' SECOND, PRIMARY KEY (k_currency) NOT ENFORCED)
+  WITH ('connector' = 'upsert-kafka', 'topic' = 'rates', 'properties.bootstrap.servers' = 'b:9092',
+  'key.format' = 'json', 'value.format' = 'json', 'key.fields-prefix' = 'k_',
+  'value.fields-include' = 'EXCEPT_KEY');\n";
+    let p = plan(
+        t,
+        "INSERT INTO results SELECT o.order_id, o.currency, r.rate, o.ts FROM orders AS o \
+         JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.currency = r.k_currency;",
+    )?;
+    let key = p.tables[2].key.as_ref().ok_or("the key")?;
+    assert_eq!((key.prefix.as_str(), key.except_key), ("k_", true));
+    assert_eq!(
+        p.tables[2].value_columns(),
+        vec![1],
+        "the value holds the rate only"
+    );
+    Ok(())
+}
+
+#[test]
+fn flinks_refusals_of_the_connectors_options() {
+    refused(
+        &rates(META, "", FORMATS),
+        JOIN,
+        &["require a PRIMARY KEY", "tombstone"],
+    );
+    refused(
+        &rates(META, PK, ", 'value.format' = 'json'"),
+        JOIN,
+        &["requires option 'key.format'"],
+    );
+    refused(
+        &rates(META, PK, ", 'key.format' = 'json'"),
+        JOIN,
+        &["requires option 'value.format'"],
+    );
+    for (option, says) in [
+        (", 'format' = 'json'", "'format'"),
+        (
+            ", 'scan.startup.mode' = 'earliest-offset'",
+            "'scan.startup.mode'",
+        ),
+        (", 'key.fields' = 'currency'", "'key.fields'"),
+    ] {
+        let with = format!("{FORMATS}{option}");
+        refused(&rates(META, PK, &with), JOIN, &["unsupported option", says]);
+    }
+    refused(
+        &rates(META, ", PRIMARY KEY (nope) NOT ENFORCED", FORMATS),
+        JOIN,
+        &["PRIMARY KEY column 'nope' is not a column of 'rates'"],
+    );
+}
+
+#[test]
+fn an_upsert_table_is_read_as_a_versioned_table_only() {
+    let t = rates(META, PK, FORMATS);
+    refused(
+        &t,
+        "INSERT INTO results SELECT CAST(NULL AS INT), currency, rate, window_start FROM \
+         TABLE(TUMBLE(TABLE rates, DESCRIPTOR(update_time), INTERVAL '1' MINUTE)) \
+         GROUP BY window_start, window_end, currency, rate;",
+        &[
+            "'upsert-kafka' table",
+            "aggregates it in windows",
+            "'kafka' connector",
+        ],
+    );
+    refused(
+        &rates(VALUE, PK, FORMATS),
+        "INSERT INTO rates SELECT currency, CAST(COUNT(*) AS INT), window_start FROM \
+         TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) \
+         GROUP BY window_start, window_end, currency;",
+        &["writes to it (an upsert-kafka sink is not built yet)"],
+    );
+    let probe = format!(
+        "{t}CREATE TABLE pk (currency STRING, rate INT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND, PRIMARY KEY (currency) NOT ENFORCED)
+  WITH ('connector' = 'filesystem', 'path' = 'r.jsonl', 'format' = 'json');\n"
+    );
+    refused(
+        &probe,
+        "INSERT INTO results SELECT 1, r.currency, p.rate, r.update_time FROM rates AS r \
+         JOIN pk FOR SYSTEM_TIME AS OF r.update_time AS p ON r.currency = p.currency;",
+        &["probes it"],
+    );
+    let view = format!(
+        "{t}CREATE VIEW v AS SELECT currency, rate, update_time FROM (SELECT *, ROW_NUMBER() OVER \
+         (PARTITION BY currency ORDER BY update_time DESC) AS rn FROM rates) WHERE rn = 1;\n"
+    );
+    refused(
+        &view,
+        "INSERT INTO results SELECT o.order_id, o.currency, r.rate, o.ts FROM orders AS o \
+         JOIN v FOR SYSTEM_TIME AS OF o.ts AS r ON o.currency = r.currency;",
+        &["versioned view over the 'upsert-kafka' table 'rates'"],
+    );
+}
