@@ -85,3 +85,23 @@ impl BatchPool {
         }
     }
 }
+
+/// The way into one input (port) of a task that reads two in turn (a join
+/// subtask): each port has its own bounded channel, so a side that runs
+/// ahead waits on its own channel instead of filling the task's, and a
+/// bell rung after every message wakes the task without it polling.
+#[derive(Clone)]
+pub(crate) struct PortSender {
+    pub data: std::sync::mpsc::SyncSender<Envelope>,
+    pub bell: std::sync::mpsc::Sender<()>,
+}
+
+impl PortSender {
+    /// Sends `env` on its port, then rings (the message is there before
+    /// its ring: a ring always finds a message on one of the ports).
+    pub fn send(&self, env: Envelope) -> Result<(), std::sync::mpsc::SendError<Envelope>> {
+        self.data.send(env)?;
+        let _ = self.bell.send(());
+        Ok(())
+    }
+}

@@ -88,7 +88,7 @@ pub(crate) struct SourceBuild<'a> {
     pub dumps: &'a BTreeMap<usize, PathBuf>,
     pub senders: &'a [Vec<SyncSender<Envelope>>],
     /// Per join, the channels of its subtasks.
-    pub join_senders: &'a [Vec<SyncSender<Envelope>>],
+    pub join_senders: &'a [[Vec<crate::envelope::PortSender>; 2]],
     pub snapshot: Option<&'a JobSnapshot>,
     pub restored_id: Option<CheckpointId>,
     pub args: &'a RunArgs,

@@ -54,7 +54,12 @@ pub(crate) struct JoinTask {
     subtask: usize,
     /// Source subtasks per side (channels per port).
     p: usize,
-    rx: Receiver<Envelope>,
+    /// Each port's channel, read in turn while both have input (as
+    /// Flink's two-input operator does), and the bell its senders ring.
+    rx: [Receiver<Envelope>; 2],
+    bell: Receiver<()>,
+    /// The port read last.
+    last: usize,
     node: Node,
     shared: Arc<Shared>,
     /// Input of channels held by a barrier alignment, in arrival order.
@@ -83,7 +88,7 @@ impl JoinTask {
         index: usize,
         which: JoinRef,
         subtask: usize,
-        rx: Receiver<Envelope>,
+        (rx, bell): ([Receiver<Envelope>; 2], Receiver<()>),
         shared: Arc<Shared>,
         window: Option<crate::join_window::WindowOut>,
     ) -> Self {
@@ -102,6 +107,8 @@ impl JoinTask {
             subtask,
             p,
             rx,
+            bell,
+            last: 1,
             node,
             shared,
             held: VecDeque::new(),
@@ -183,7 +190,7 @@ impl JoinTask {
             {
                 return self.held.remove(i);
             }
-            let env = self.link.recv(&self.rx)?;
+            let env = self.take_next()?;
             let (port, ch) = self.channel(env.from);
             if !self.gate().is_held(port, ch) {
                 return Some(env);
@@ -199,6 +206,24 @@ impl JoinTask {
                         self.subtask
                     );
                     self.link.report(crate::mailbox::Inbox::Declined(id));
+                }
+            }
+        }
+    }
+
+    /// The next message of either port, the other port's first when both
+    /// have one: a side that reads faster cannot run ahead of the other in
+    /// event time by more than its channel holds (the join would cache its
+    /// rows until the other side's watermark caught up). Each ring follows
+    /// a message, so a ring always finds one. `None`: every sender is gone.
+    fn take_next(&mut self) -> Option<Envelope> {
+        loop {
+            self.link.recv(&self.bell)?;
+            let other = 1 - self.last;
+            for port in [other, self.last] {
+                if let Ok(env) = self.rx[port].try_recv() {
+                    self.last = port;
+                    return Some(env);
                 }
             }
         }
@@ -568,29 +593,47 @@ pub(crate) fn join_tasks(
     snapshot: Option<&crate::checkpoint::JobSnapshot>,
     args: &crate::error::RunArgs,
     windows: &[Vec<std::sync::mpsc::SyncSender<Envelope>>],
-) -> (
-    Vec<JoinTask>,
-    Vec<Vec<std::sync::mpsc::SyncSender<Envelope>>>,
-) {
+) -> (Vec<JoinTask>, Vec<[Vec<crate::envelope::PortSender>; 2]>) {
     let p = plan.settings.parallelism;
     let mut tasks = Vec::new();
     let mut senders = Vec::new();
     for (j, which) in crate::joins::joins(plan).into_iter().enumerate() {
-        let mut per_subtask = Vec::new();
+        let mut per_port: [Vec<crate::envelope::PortSender>; 2] = [Vec::new(), Vec::new()];
         for s in 0..p {
-            let (tx, rx) = std::sync::mpsc::sync_channel(args.channel_capacity.max(1));
-            per_subtask.push(tx);
+            let (bell, rung) = std::sync::mpsc::channel();
+            let cap = args.channel_capacity.max(1);
+            let (left, right) = (
+                std::sync::mpsc::sync_channel(cap),
+                std::sync::mpsc::sync_channel(cap),
+            );
+            per_port[0].push(crate::envelope::PortSender {
+                data: left.0,
+                bell: bell.clone(),
+            });
+            per_port[1].push(crate::envelope::PortSender {
+                data: right.0,
+                bell,
+            });
+            let rx = [left.1, right.1];
             // A window after the join: this subtask is one of its senders.
             let window = which
                 .into(plan)
                 .map(|pi| crate::join_window::WindowOut::new(pi, s, windows[pi].clone()));
-            let mut task = JoinTask::new(plan.clone(), j, which, s, rx, shared.clone(), window);
+            let mut task = JoinTask::new(
+                plan.clone(),
+                j,
+                which,
+                s,
+                (rx, rung),
+                shared.clone(),
+                window,
+            );
             if let Some(part) = snapshot.and_then(|snap| snap.joins.get(j)?.get(s)) {
                 task.restore(part.clone());
             }
             tasks.push(task);
         }
-        senders.push(per_subtask);
+        senders.push(per_port);
     }
     (tasks, senders)
 }

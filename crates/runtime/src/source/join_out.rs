@@ -4,7 +4,6 @@
 //! there across a restore: the hasher is the core's stable one), in
 //! batches; watermarks, statuses, barriers and the end to every subtask.
 
-use std::sync::mpsc::SyncSender;
 use std::sync::Arc;
 
 use lowwater_connectors::row::RecordError;
@@ -13,7 +12,7 @@ use lowwater_core::{Row, Timestamp};
 use lowwater_sql::plan::JobPlan;
 
 use super::SourceTask;
-use crate::envelope::{Envelope, Msg};
+use crate::envelope::{Envelope, Msg, PortSender};
 use crate::error::RunError;
 use crate::joins::{JoinRef, SideRow};
 
@@ -28,7 +27,7 @@ pub(crate) struct JoinOut {
     /// The sender number the join subtasks know this subtask by
     /// (`port × parallelism + subtask`).
     from: usize,
-    pub(crate) senders: Vec<SyncSender<Envelope>>,
+    pub(crate) senders: Vec<PortSender>,
     batches: Vec<Vec<SideRow>>,
     /// The key positions that choose the subtask (`None`: the whole key;
     /// see `JoinPlan::route_positions`).
@@ -41,7 +40,7 @@ impl JoinOut {
         which: JoinRef,
         port: usize,
         subtask: usize,
-        senders: Vec<SyncSender<Envelope>>,
+        senders: Vec<PortSender>,
     ) -> Self {
         let route = match which {
             JoinRef::Temporal(j) => plan.joins[j].route_positions(),
@@ -208,14 +207,14 @@ pub(crate) fn join_outs(
     plan: &JobPlan,
     t: usize,
     subtask: usize,
-    senders: &[Vec<SyncSender<Envelope>>],
+    senders: &[[Vec<PortSender>; 2]],
 ) -> Vec<JoinOut> {
     let mut outs = Vec::new();
     for (j, which) in crate::joins::joins(plan).into_iter().enumerate() {
         let sides = which.sides(plan);
-        for port in 0..2 {
+        for (port, to) in senders[j].iter().enumerate() {
             if sides.table(port) == t {
-                outs.push(JoinOut::new(plan, which, port, subtask, senders[j].clone()));
+                outs.push(JoinOut::new(plan, which, port, subtask, to.clone()));
             }
         }
     }
