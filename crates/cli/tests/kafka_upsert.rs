@@ -135,7 +135,10 @@ fn tombstones_after_a_kill_and_a_rescale_delete_the_versions_flink_deletes() {
         let l: sonic_rs::Value = sonic_rs::from_str(&run.get("/api/v1/watermarks")).expect("JSON");
         let read = l["totals"]["records_in"].as_u64().unwrap_or(0);
         let done = l["checkpoints"]["completed"].as_u64().unwrap_or(0);
-        if read == want_read {
+        // CHF's tombstone deleted its 90 (the AUD one had nothing to
+        // delete): the join publishes it once it has taken the record.
+        let deleted = l["joins"][0]["versions_deleted"].as_u64();
+        if read == want_read && deleted == Some(1) {
             match at {
                 None => at = Some(done),
                 Some(c) if done > c => break,
@@ -148,6 +151,13 @@ fn tombstones_after_a_kill_and_a_rescale_delete_the_versions_flink_deletes() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+    let deleted = run
+        .scrape()
+        .samples
+        .iter()
+        .find(|x| x.metric == "lowwater_join_versions_deleted")
+        .map(common::value);
+    assert_eq!(deleted, Some(1.0));
     let log = run.kill9();
     // The second half, then the job restored at parallelism 1, bounded.
     produce(&rates, &records("rates.jsonl", false));

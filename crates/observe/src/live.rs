@@ -133,6 +133,9 @@ pub struct LiveJoin {
     /// Probe rows waiting for the watermark (a temporal join), or rows
     /// cached (an interval join), over its subtasks.
     pub waiting_rows: u64,
+    /// Versions of an `upsert-kafka` versioned table that its tombstones
+    /// deleted (0 for other joins).
+    pub versions_deleted: u64,
 }
 
 /// One input of a join.

@@ -266,6 +266,22 @@ pub fn encode(live: &Live, lags: Option<&LagFamily>, filtered: Vec<(Labels, u64)
     );
     gauge(
         &mut r,
+        "lowwater_join_versions_deleted",
+        "Versions of an upsert-kafka versioned table that its tombstones deleted (each from the \
+         deleted version's own time on, as Flink's normalized changelog does), since the job's \
+         first start",
+        live.joins
+            .iter()
+            .map(|j| {
+                (
+                    vec![("sink".into(), j.sink.clone())],
+                    j.versions_deleted as f64,
+                )
+            })
+            .collect(),
+    );
+    gauge(
+        &mut r,
         "lowwater_stall_active",
         "1 while the INSERT's watermark is stalled (stuck longer than the threshold while records arrive)",
         live.inserts

@@ -574,6 +574,10 @@ impl JoinTask {
         js.waiting[s].store(waiting, Ordering::Relaxed);
         js.filtered[s].store(self.filtered, Ordering::Relaxed);
         js.unmatched[s].store(self.unmatched, Ordering::Relaxed);
+        if let Node::Temporal(n) = &self.node {
+            let deleted = n.normalize().map_or(0, |d| d.deleted());
+            js.deleted[s].store(deleted, Ordering::Relaxed);
+        }
         if let Ok(mut h) = js.holds[s].lock() {
             *h = hold;
         }

@@ -86,6 +86,9 @@ pub(crate) struct JoinShared {
     /// wrote nothing for.
     pub filtered: Vec<AtomicU64>,
     pub unmatched: Vec<AtomicU64>,
+    /// Versions an upsert table's tombstones deleted (its normalization's
+    /// count, restored with its state).
+    pub deleted: Vec<AtomicU64>,
 }
 
 impl JoinShared {
@@ -103,6 +106,7 @@ impl JoinShared {
             late: (0..subtasks).map(|_| Mutex::new(BTreeMap::new())).collect(),
             filtered: (0..subtasks).map(|_| AtomicU64::new(0)).collect(),
             unmatched: (0..subtasks).map(|_| AtomicU64::new(0)).collect(),
+            deleted: (0..subtasks).map(|_| AtomicU64::new(0)).collect(),
         }
     }
 
@@ -136,6 +140,11 @@ impl JoinShared {
             .iter()
             .filter_map(|l| l.lock().ok()?.get(&id).copied());
         late.sum()
+    }
+
+    /// Versions deleted by tombstones, over every subtask.
+    pub fn deleted(&self) -> u64 {
+        self.deleted.iter().map(|d| d.load(Ordering::Relaxed)).sum()
     }
 
     /// Joined rows dropped by WHERE, over every subtask.

@@ -167,6 +167,7 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
                 })
                 .collect(),
             waiting_rows: js.waiting(),
+            versions_deleted: js.deleted(),
         });
     }
     for (j, which) in joins.iter().enumerate() {

@@ -403,7 +403,11 @@ mod tests {
         n.progress(BUILD, 0, wm(secs(60)), 0, &mut out);
         let rows: Vec<_> = out
             .into_iter()
-            .map(|j| j.into_row::<()>(1, true, |_| Ok(true)).unwrap().unwrap())
+            .map(|j| {
+                j.into_row::<()>(1, true, |_| Ok(true))
+                    .expect("no error")
+                    .expect("a LEFT join writes every row")
+            })
             .collect();
         let row = |id: i64, r: Value| vec![Value::Int(id), r];
         assert_eq!(
