@@ -47,6 +47,7 @@
 #   PATHS         the paths to run (above)
 #   PARALLELISM   parallelism.default of both SQL engines, Kafka Streams' threads (default 1)
 #   RUNS          timed runs per engine, alternated (default 1); ratios use the medians
+#   JOIN_SHAPES   with PATHS=joins: 'temporal' or 'interval' runs that join only (default both)
 #   PEER_BENCH_DIR  work directory: generated inputs (kept), job files, logs
 #                   (default /tmp/lowwater-peer-bench)
 #   KAFKA_PORT    the broker (default 19092); started with scripts/kafka.sh when it is

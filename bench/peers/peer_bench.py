@@ -572,6 +572,9 @@ def path_joins():
     lines = {k: sum(1 for _ in open(f)) for k, f in files.items()}
     shapes = [("temporal", "temporal", files["rates"], lines["rates"]),
               ("interval", "interval", files["rates"], lines["shipments"])]
+    # JOIN_SHAPES=interval (or temporal) runs one of them.
+    only = [s.strip() for s in os.environ.get("JOIN_SHAPES", "").split(",") if s.strip()]
+    shapes = [s for s in shapes if not only or s[0] in only]
     for job_name, shape, rates, other in shapes:
         rows_in = n + other
         print(f"joins -> {job_name} join -> sink, {n:,} orders + {other:,} rows, parallelism {PARALLELISM}", flush=True)
