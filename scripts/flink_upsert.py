@@ -21,6 +21,11 @@ Cases (the SQL is written to compat/upsert/CASE.sql, with {{orders}},
 {{rates}} and {{results}} standing for the run's topics and output dir):
   a_inner, a_left   rates' rowtime from the Kafka timestamp (METADATA FROM 'timestamp')
   b_inner, b_left   rates' rowtime is the value's field update_time
+  c_inner, c_left   as b, plus a metadata column on rates that the query reads
+                    (part INT METADATA FROM 'partition' VIRTUAL, selected as the
+                    sink's last column rate_partition): Flink keeps the
+                    ChangelogNormalize when a metadata column is read
+                    (ChangelogNormalizeRequirementResolver.isRequired)
 Writes compat/upsert/expected_CASE.jsonl (or expected_CASE.error if Flink
 fails the job: its message), CASE.plan.txt (EXPLAIN of the INSERT) and
 changelog_a.txt / changelog_b.txt (the changelog Flink makes of the rates
@@ -67,6 +72,10 @@ RATES_A = """CREATE TABLE rates (
 
 RATES_B = RATES_A.replace("update_time TIMESTAMP(3) METADATA FROM 'timestamp'", "update_time TIMESTAMP(3)")
 
+RATES_C = RATES_B.replace("  update_time TIMESTAMP(3),\n",
+                          "  update_time TIMESTAMP(3),\n  part INT METADATA FROM 'partition' VIRTUAL,\n")
+assert RATES_C != RATES_B
+
 SINK = """CREATE TABLE results (
   order_id STRING,
   currency STRING,
@@ -81,11 +90,20 @@ SELECT o.order_id, o.currency, o.amount, r.rate, o.order_time, r.update_time
 FROM orders AS o %s JOIN rates FOR SYSTEM_TIME AS OF o.order_time AS r
 ON o.currency = r.currency;"""
 
+SINK_C = SINK.replace("  update_time TIMESTAMP(3)\n)", "  update_time TIMESTAMP(3),\n  rate_partition INT\n)")
+assert SINK_C != SINK
+
+INSERT_C = INSERT.replace("r.update_time\n", "r.update_time, r.part\n")
+assert INSERT_C != INSERT
+
+# case -> (rates table, join kind[, sink table, insert])
 CASES = {
     "a_inner": (RATES_A, "INNER"),
     "a_left": (RATES_A, "LEFT"),
     "b_inner": (RATES_B, "INNER"),
     "b_left": (RATES_B, "LEFT"),
+    "c_inner": (RATES_C, "INNER", SINK_C, INSERT_C),
+    "c_left": (RATES_C, "LEFT", SINK_C, INSERT_C),
 }
 
 HEADER = """-- Written by scripts/flink_upsert.py (which runs it): {{orders}} and {{rates}}
@@ -192,8 +210,8 @@ def fill(sql, topics, case, results=""):
 
 
 def run_case(case, topics):
-    rates, kind = CASES[case]
-    sql = "\n".join([ORDERS, rates, SINK, INSERT % kind])
+    rates, kind, sink, insert = (CASES[case] + (SINK, INSERT))[:4]
+    sql = "\n".join([ORDERS, rates, sink, insert % kind])
     with open(os.path.join(DIR, f"{case}.sql"), "w") as f:
         f.write(HEADER + sql + "\n")
     expected = os.path.join(DIR, f"expected_{case}")
