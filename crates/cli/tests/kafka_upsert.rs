@@ -3,7 +3,8 @@
 //! their keys, tombstones (records without a value) and timestamps, in
 //! two halves. The first half is read by a job at parallelism 2 that takes
 //! checkpoints and is killed with kill -9; the second is read by the same
-//! job restored at parallelism 1, bounded at the end offsets so that it
+//! job restored at parallelism 3 (keys move between subtasks), bounded at
+//! the end offsets so that it
 //! drains and ends. Its exactly-once Kafka sink, read with read_committed,
 //! holds the rows real Flink 2.3 wrote from the same records
 //! (`compat/upsert/expected_a_left.jsonl`, `scripts/flink_upsert.py`):
@@ -159,10 +160,10 @@ fn tombstones_after_a_kill_and_a_rescale_delete_the_versions_flink_deletes() {
         .map(common::value);
     assert_eq!(deleted, Some(1.0));
     let log = run.kill9();
-    // The second half, then the job restored at parallelism 1, bounded.
+    // The second half, then the job restored at parallelism 3, bounded.
     produce(&rates, &records("rates.jsonl", false));
     produce(&orders, &records("orders.jsonl", false));
-    let second = job(&dir, id, 1, true);
+    let second = job(&dir, id, 3, true);
     let out_run = std::process::Command::new(env!("CARGO_BIN_EXE_lowwater"))
         .args(["run", &s(&second)])
         .output()
@@ -170,7 +171,7 @@ fn tombstones_after_a_kill_and_a_rescale_delete_the_versions_flink_deletes() {
     let log2 = String::from_utf8_lossy(&out_run.stderr).into_owned();
     assert!(out_run.status.success(), "{log}\n{log2}");
     assert!(
-        log2.contains("restoring checkpoint") && log2.contains("parallelism.default was 2, now 1"),
+        log2.contains("restoring checkpoint") && log2.contains("parallelism.default was 2, now 3"),
         "{log2}"
     );
     let mut rows = consume_all(&out, 1);

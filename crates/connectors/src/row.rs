@@ -66,10 +66,13 @@ impl RecordError {
 pub enum Built {
     /// A row with this event time.
     Row(Timestamp),
-    /// A tombstone of an upsert table with this event time (its rowtime is
-    /// metadata): the row holds the key's columns, read from the record
-    /// key, and the metadata and computed columns; the rest are NULL.
-    Delete(Timestamp),
+    /// A tombstone of an upsert table, with its event time if it has one
+    /// (a rowtime from metadata; one read from the value is NULL): the row
+    /// holds the key's columns, read from the record key, and the metadata
+    /// and computed columns; the rest are NULL. Without a time it moves no
+    /// watermark; it comes only from a table whose changelog is normalized
+    /// (the deletion takes the time of the version it deletes).
+    Delete(Option<Timestamp>),
     /// Skipped and to be counted: a tombstone, an empty JSON payload (Flink's
     /// json format skips them too), a CSV comment line, or, with the
     /// format's ignore-parse-errors option, a value that does not decode or
@@ -95,6 +98,9 @@ pub struct RowBuilder {
     except_key: bool,
     /// An `upsert-kafka` table: a tombstone is a deletion of its key.
     upsert: bool,
+    /// Its changelog is normalized before a join (a tombstone without a
+    /// time still deletes a version).
+    normalized: bool,
     /// The needed columns that are not physical (metadata and computed
     /// ones), in column order: what [`RowBuilder::complete`] fills.
     derived: Vec<usize>,
@@ -199,6 +205,7 @@ impl RowBuilder {
             key,
             except_key,
             upsert,
+            normalized: plan.joins.iter().any(|j| j.build == t && j.normalize),
             decoder: JsonDecoder::projected(&table, &from_value),
             time_col: table.watermark.map_or(0, |w| w.column),
             derived: (0..table.columns.len())
@@ -236,6 +243,9 @@ impl RowBuilder {
                     Err(_) if ignore => return Ok(Built::Skipped),
                     Err(e) => return Err(e),
                 };
+                if self.except_key && !self.read_key(rec, row, nulled)? {
+                    return Ok(Built::Skipped);
+                }
                 self.complete(rec, row)?;
                 return self.event_time(row, ignore);
             }
@@ -289,9 +299,9 @@ impl RowBuilder {
 
     /// A tombstone of an upsert table: its key's columns from the record
     /// key, its metadata and computed columns, NULL elsewhere; a deletion
-    /// at its event time, or skipped (counted) when it has none (a rowtime
-    /// read from the value, which a tombstone lacks; Flink's join then
-    /// reads a NULL time) or no key.
+    /// (with its event time, if it has one), or skipped (counted) when it
+    /// has no key, or no time and no normalization (Flink's join then reads
+    /// a NULL time, and the deletion changes nothing).
     #[cold]
     fn tombstone(
         &mut self,
@@ -306,7 +316,8 @@ impl RowBuilder {
         }
         self.complete(rec, row)?;
         match row.get(self.time_col) {
-            Some(Value::Timestamp(t)) => Ok(Built::Delete(*t)),
+            Some(Value::Timestamp(t)) => Ok(Built::Delete(Some(*t))),
+            _ if self.normalized => Ok(Built::Delete(None)),
             _ => Ok(Built::Skipped),
         }
     }
@@ -454,7 +465,7 @@ mod tests {
         );
         let (mut row, mut nulled) = (Row::new(), 0);
         let built = b.build(rec(Some(r#"{"k":"EUR"}"#), None), &mut row, &mut nulled);
-        assert_eq!(built, Ok(Built::Delete(5_000)));
+        assert_eq!(built, Ok(Built::Delete(Some(5_000))));
         assert_eq!(
             row,
             vec![Value::from("EUR"), Value::Null, Value::Timestamp(5_000)]

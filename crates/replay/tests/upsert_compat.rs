@@ -6,15 +6,20 @@
 //! parallelism 1 and 2. Case `a_*` has the rates' rowtime from the record
 //! timestamp (Flink normalizes the changelog: a tombstone deletes the
 //! currency's last version from that version's own time on); case `b_*`
-//! reads it from the value (no normalization: a tombstone has no time and
-//! changes nothing, and lowwater counts it as skipped).
+//! reads it from the value and no metadata column (Flink's planner removes
+//! the normalization: a tombstone has no time and changes nothing, and
+//! lowwater counts it as skipped); case `c_*` is `b_*` reading the
+//! partition too, which keeps the normalization: a's rows, though its
+//! tombstones have no time.
 
 use std::path::{Path, PathBuf};
 
 use lowwater_replay::{replay, ReplayArgs};
 use lowwater_sql::plan::JobPlan;
 
-const CASES: [&str; 4] = ["a_inner", "a_left", "b_inner", "b_left"];
+const CASES: [&str; 6] = [
+    "a_inner", "a_left", "b_inner", "b_left", "c_inner", "c_left",
+];
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../compat/upsert")

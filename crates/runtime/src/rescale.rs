@@ -135,22 +135,17 @@ fn joins(
                 Some(ps) => lowwater_core::route::positions_subtask(key, ps, p),
                 None => lowwater_core::route::key_subtask(key, p),
             };
-            let what = match &jp.view {
-                Some(v) => format!("the view {v} deduplicates"),
-                None => format!(
-                    "the upsert table {} is normalized",
-                    plan.tables[jp.build].name
-                ),
-            };
-            let order = match jp.view.is_some() || jp.normalize {
-                true => Some(jp.dedup_route_order().ok_or_else(|| {
+            // A view's last rowtimes move by their view key; an upsert
+            // table's last rows carry their join key and move by `route`.
+            let order = match &jp.view {
+                Some(v) => Some(jp.dedup_route_order().ok_or_else(|| {
                     format!(
-                        "{what} by columns that do not make its join key, so its state cannot \
-                         move between subtasks: SET 'parallelism.default' back to the \
-                         checkpoint's, or start without state with --reset-state"
+                        "the view {v} deduplicates by columns that do not make its join key, so \
+                         its state cannot move between subtasks: SET 'parallelism.default' back \
+                         to the checkpoint's, or start without state with --reset-state"
                     )
                 })?),
-                false => None,
+                None => None,
             };
             let dedup_route = |view_key: &[lowwater_core::Value]| {
                 let values: Vec<&lowwater_core::Value> = order

@@ -297,7 +297,7 @@ pub fn warnings(plan: &JobPlan, partitions: &BTreeMap<String, i32>) -> Vec<Strin
                 .watermark
                 .map_or("?", |w| b.columns[w.column].name.as_str());
             w.push(format!(
-                "temporal join {} (INSERT INTO {}): tombstones of the upsert table {} delete nothing: its rowtime {rowtime} is read from the record value, which a tombstone has none of (Flink then skips its changelog normalization and its join ignores the delete; lowwater counts each such tombstone as skipped); declare `{rowtime} TIMESTAMP(3) METADATA FROM 'timestamp'` for a tombstone to delete its key's version",
+                "temporal join {} (INSERT INTO {}): tombstones of the upsert table {} delete nothing: the job reads no metadata column of it, so Flink's planner removes its changelog normalization, and its rowtime {rowtime} is read from the record value, which a tombstone has none of (Flink's join then ignores the delete; lowwater counts each such tombstone as skipped); declare `{rowtime} TIMESTAMP(3) METADATA FROM 'timestamp'` (or read any metadata column of it) for a tombstone to delete its key's last version",
                 ji + 1,
                 plan.tables[j.sink].name,
                 b.name

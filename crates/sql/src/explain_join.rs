@@ -42,15 +42,17 @@ pub(crate) fn join_text(s: &mut String, plan: &JobPlan, ji: usize) {
             build.name
         ),
         None if j.normalize => format!(
-            "upsert table {} (its PRIMARY KEY, from the record key; its changelog normalized \
-             as Flink's ChangelogNormalize does: a record equal to its key's last is dropped, a \
-             tombstone deletes the key's last version from that version's time on)",
+            "upsert table {} (its PRIMARY KEY, from the record key; the job reads a metadata \
+             column of it, so its changelog is normalized as Flink's ChangelogNormalize does: a \
+             record equal to its key's last is dropped, a tombstone deletes the key's last \
+             version from that version's time on)",
             build.name
         ),
         None if build.upsert() => format!(
-            "upsert table {} (its PRIMARY KEY, from the record key; its rowtime is read from the \
-             value, so a tombstone has no time and deletes nothing: skipped and counted, as \
-             Flink's join ignores it)",
+            "upsert table {} (its PRIMARY KEY, from the record key; the job reads no metadata \
+             column of it, so Flink's planner removes its ChangelogNormalize: each record is a \
+             version at its own rowtime, and a tombstone, whose rowtime read from the value is \
+             NULL, deletes nothing: skipped and counted, as Flink's join ignores it)",
             build.name
         ),
         None => format!("table {} (its PRIMARY KEY)", build.name),

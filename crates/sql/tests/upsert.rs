@@ -1,7 +1,7 @@
 //! Planning `upsert-kafka` tables: Flink's options and refusals, the
-//! normalization of their changelog before a temporal join (a rowtime from
-//! metadata) or none (a rowtime read from the value), and the uses
-//! lowwater refuses.
+//! normalization of their changelog before a temporal join (kept when the
+//! job reads a metadata column of the table, as Flink's planner keeps its
+//! ChangelogNormalize) or none, and the uses lowwater refuses.
 
 use lowwater_sql::plan::JobPlan;
 
@@ -45,11 +45,11 @@ fn refused(tables: &str, insert: &str, says: &[&str]) {
 }
 
 #[test]
-fn a_metadata_rowtime_normalizes_by_the_primary_key_and_a_value_rowtime_does_not(
+fn reading_a_metadata_column_normalizes_by_the_primary_key_and_reading_none_does_not(
 ) -> Result<(), String> {
     let p = plan(&rates(META, PK, FORMATS), JOIN)?;
     let t = &p.tables[2];
-    assert!(t.upsert() && t.tombstones_have_time());
+    assert!(t.upsert());
     let key = t.key.as_ref().ok_or("the key columns")?;
     assert_eq!((key.fields.clone(), key.except_key), (vec![0], false));
     let j = &p.joins[0];
@@ -62,9 +62,15 @@ fn a_metadata_rowtime_normalizes_by_the_primary_key_and_a_value_rowtime_does_not
     assert_eq!(j.route_positions(), None, "the join key is the primary key");
     assert_eq!(j.dedup_route_order(), Some(vec![0]));
     let p = plan(&rates(VALUE, PK, FORMATS), JOIN)?;
-    assert!(!p.tables[2].tombstones_have_time());
     assert!(!p.joins[0].normalize);
     assert!(p.joins[0].dedup_key.is_empty());
+    // A value rowtime, but the job reads the partition: normalized.
+    let with_part = format!("{VALUE}, part INT METADATA FROM 'partition' VIRTUAL");
+    let reads_part = "INSERT INTO results SELECT o.order_id, o.currency, r.part, o.ts FROM orders \
+        AS o JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.currency = r.currency;";
+    assert!(plan(&rates(&with_part, PK, FORMATS), reads_part)?.joins[0].normalize);
+    // Declared but not read: not normalized (projection leaves it out).
+    assert!(!plan(&rates(&with_part, PK, FORMATS), JOIN)?.joins[0].normalize);
     // A rowtime computed from metadata has a time in a tombstone too.
     let computed = "ms TIMESTAMP(3) METADATA FROM 'timestamp', update_time AS ms";
     let p = plan(&rates(computed, PK, FORMATS), JOIN)?;
@@ -86,6 +92,52 @@ fn a_finer_join_key_routes_by_the_primary_key() -> Result<(), String> {
     )?;
     let j = &p.joins[0];
     assert_eq!(j.route_positions(), Some(vec![1]), "currency, not the rate");
+    Ok(())
+}
+
+#[test]
+fn a_key_cast_to_the_probe_type_still_routes_by_the_primary_key() -> Result<(), String> {
+    let tables = format!(
+        "{}CREATE TABLE orders3 (order_id INT, currency STRING, rate BIGINT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'filesystem', 'path' = 'o.jsonl', 'format' = 'json');\n",
+        "CREATE TABLE rates (currency STRING, rate INT,
+  update_time TIMESTAMP(3) METADATA FROM 'timestamp',
+  WATERMARK FOR update_time AS update_time - INTERVAL '5' SECOND, PRIMARY KEY (rate) NOT ENFORCED)
+  WITH ('connector' = 'upsert-kafka', 'topic' = 'rates', 'properties.bootstrap.servers' = 'b:9092',
+  'key.format' = 'json', 'value.format' = 'json');\n"
+    );
+    // The INT key is cast to the probe's BIGINT; the join key is finer.
+    let p = plan(
+        &tables,
+        "INSERT INTO results SELECT o.order_id, o.currency, r.rate, o.ts FROM orders3 AS o \
+         JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.currency = r.currency AND o.rate = r.rate;",
+    )?;
+    let j = &p.joins[0];
+    assert!(j.normalize);
+    assert_eq!(j.route_positions(), Some(vec![1]), "the rate, cast or not");
+    Ok(())
+}
+
+#[test]
+fn raw_values_beside_a_key_from_the_record_key() -> Result<(), String> {
+    let t = "CREATE TABLE rates (currency STRING, body STRING,
+  update_time TIMESTAMP(3) METADATA FROM 'timestamp',
+  WATERMARK FOR update_time AS update_time - INTERVAL '5' SECOND, PRIMARY KEY (currency) NOT ENFORCED)
+  WITH ('connector' = 'upsert-kafka', 'topic' = 'rates', 'properties.bootstrap.servers' = 'b:9092',
+  'key.format' = 'json', 'value.format' = 'raw', 'value.fields-include' = 'EXCEPT_KEY');\n";
+    let p = plan(
+        t,
+        "INSERT INTO results SELECT o.order_id, r.body, 1, o.ts FROM orders AS o \
+         JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.currency = r.currency;",
+    )?;
+    assert_eq!(p.tables[2].value_columns(), vec![1]);
+    // With 'ALL' the raw value would have to hold the key too: refused.
+    let all = t.replace(", 'value.fields-include' = 'EXCEPT_KEY'", "");
+    refused(
+        &all,
+        JOIN,
+        &["format 'raw'", "value has 2 physical column(s)"],
+    );
     Ok(())
 }
 
@@ -144,6 +196,13 @@ fn flinks_refusals_of_the_connectors_options() {
         &rates(META, ", PRIMARY KEY (nope) NOT ENFORCED", FORMATS),
         JOIN,
         &["PRIMARY KEY column 'nope' is not a column of 'rates'"],
+    );
+    let prefixed =
+        format!("{FORMATS}, 'key.fields-prefix' = 'k_', 'value.fields-include' = 'EXCEPT_KEY'");
+    refused(
+        &rates(META, PK, &prefixed),
+        JOIN,
+        &["PRIMARY KEY column 'currency' of 'rates' does not start with key.fields-prefix 'k_'"],
     );
 }
 

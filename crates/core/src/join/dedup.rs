@@ -128,8 +128,9 @@ impl Normalize {
     }
 
     /// The normalizations of every subtask regrouped into `n`, each
-    /// primary key's last row in the subtask `route` picks for it; the
-    /// counts go to the first.
+    /// primary key's last row in the subtask `route` picks for its join key
+    /// (where the join routes the key's records); the counts go to the
+    /// first.
     pub fn regroup(
         parts: Vec<Normalize>,
         n: usize,
@@ -142,7 +143,7 @@ impl Normalize {
             out[0].deleted += part.deleted;
             out[0].absent += part.absent;
             for (pk, l) in part.last {
-                out[route(&pk).min(last)].last.insert(pk, l);
+                out[route(&l.key).min(last)].last.insert(pk, l);
             }
         }
         out
@@ -150,12 +151,14 @@ impl Normalize {
 }
 
 impl Versioning {
-    /// The versionings of every subtask of one join regrouped into `n`
-    /// (each key where `route` sends it).
+    /// The versionings of every subtask of one join regrouped into `n`: a
+    /// view's keys where `view_route` sends a view key, an upsert table's
+    /// last rows where `route` sends their join key.
     pub fn regroup(
         parts: Vec<Versioning>,
         n: usize,
         route: &dyn Fn(&[Value]) -> usize,
+        view_route: &dyn Fn(&[Value]) -> usize,
     ) -> Vec<Versioning> {
         let n = n.max(1);
         match parts.first() {
@@ -167,7 +170,7 @@ impl Versioning {
                         _ => KeepLast::new(),
                     })
                     .collect();
-                KeepLast::regroup(views, n, route)
+                KeepLast::regroup(views, n, view_route)
                     .into_iter()
                     .map(Versioning::View)
                     .collect()
@@ -296,7 +299,7 @@ mod tests {
             (n.unchanged(), n.deleted(), n.absent(), n.keys()),
             (1, 1, 1, 1)
         );
-        let back = Normalize::regroup(vec![n.clone(), Normalize::new()], 2, |_| 1);
+        let back = Normalize::regroup(vec![n.clone(), Normalize::new()], 2, |k| k.len());
         assert_eq!((back[0].keys(), back[1].keys()), (0, 1));
         assert_eq!((back[0].deleted(), back[0].unchanged()), (1, 1));
     }

@@ -58,8 +58,9 @@ impl TemporalJoinState {
     /// The states of every subtask of one join (as a checkpoint holds
     /// them) regrouped into `n`: each join key's probe rows and versions in
     /// the subtask `route` picks for it, each view key's deduplication in
-    /// the one `dedup_route` picks (the same subtask as its join keys),
-    /// each port's valve rebuilt by `valve` (port, its output before): a
+    /// the one `dedup_route` picks (the same subtask as its join keys), an
+    /// upsert table's last row per primary key where `route` sends its join
+    /// key, each port's valve rebuilt by `valve` (port, its output before): a
     /// restore at another parallelism.
     pub fn regroup(
         parts: Vec<TemporalJoinState>,
@@ -75,7 +76,7 @@ impl TemporalJoinState {
         let (ops, dedups): (Vec<TemporalJoin>, Vec<Versioning>) =
             parts.into_iter().map(|p| (p.op, p.dedup)).unzip();
         let ops = TemporalJoin::regroup(ops, n, route);
-        let dedups = Versioning::regroup(dedups, n, dedup_route);
+        let dedups = Versioning::regroup(dedups, n, route, dedup_route);
         ops.into_iter()
             .zip(dedups)
             .map(|(op, dedup)| TemporalJoinState {
@@ -139,11 +140,13 @@ impl TemporalJoinNode {
     }
 
     /// A record of an upsert table with primary key `pk`: an upsert (`row`
-    /// at `ts`, join key `key`) or a tombstone (`None`: the key's last
-    /// version is deleted at that version's time, its join key the one the
-    /// last row had). Returns whether what reached the join is late. A
-    /// node that does not normalize takes an upsert as [`Self::build`]
-    /// does and ignores a tombstone.
+    /// at `ts`, join key `key`) or a tombstone (`None`). Normalized, a
+    /// tombstone deletes the key's last version at that version's time
+    /// (its join key the one the last row had; `ts` is not read) and is
+    /// never late: it belongs to the version it deletes. Not normalized
+    /// (Flink's planner removed the ChangelogNormalize), the join takes
+    /// the tombstone as it comes: "no version" of `key` from `ts` on.
+    /// Returns whether what reached the join is late.
     pub fn upsert(
         &mut self,
         ts: Timestamp,
@@ -153,11 +156,13 @@ impl TemporalJoinNode {
     ) -> bool {
         match (row, &mut self.dedup) {
             (Some(row), _) => self.build(ts, pk, key, row),
-            (None, Versioning::Upsert(n)) => match n.delete(pk) {
-                Some((at, key)) => self.op.version(at, &key, None),
-                None => false,
-            },
-            (None, _) => false,
+            (None, Versioning::Upsert(n)) => {
+                if let Some((at, key)) = n.delete(pk) {
+                    self.op.version(at, &key, None);
+                }
+                false
+            }
+            (None, _) => self.op.version(ts, key, None),
         }
     }
 
@@ -424,6 +429,34 @@ mod tests {
         assert_eq!((norm.unchanged(), norm.deleted(), norm.absent()), (1, 1, 1));
         let back = TemporalJoinNode::restore(n.state());
         assert_eq!(back.normalize().map(Normalize::keys), Some(1));
+    }
+
+    #[test]
+    fn a_normalized_deletion_behind_the_watermark_is_not_late_and_a_raw_one_deletes_at_its_time() {
+        let eur = [Value::from("EUR")];
+        let mut out = Vec::new();
+        let mut n = TemporalJoinNode::upserting(1, 1, 100, 1_000);
+        assert!(!n.upsert(secs(10), &eur, &eur, Some(&[Value::Int(114)])));
+        n.progress(PROBE, 0, wm(secs(30)), 0, &mut out);
+        n.progress(BUILD, 0, wm(secs(30)), 0, &mut out);
+        assert!(
+            !n.upsert(secs(40), &eur, &eur, None),
+            "deletes the 10 s version"
+        );
+        assert_eq!(n.normalize().map(Normalize::deleted), Some(1));
+        // Not normalized (no metadata column read): the join takes the
+        // tombstone at its own time, as Flink's does.
+        let mut t = TemporalJoinNode::new(1, 1, false, 100, 1_000);
+        t.upsert(secs(10), &eur, &eur, Some(&[Value::Int(114)]));
+        t.upsert(secs(20), &eur, &eur, None);
+        for (ts, id) in [(15, 1), (25, 2)] {
+            t.probe(secs(ts), &eur, &[Value::Int(id)]);
+        }
+        let mut out = Vec::new();
+        t.progress(PROBE, 0, wm(secs(60)), 0, &mut out);
+        t.progress(BUILD, 0, wm(secs(60)), 0, &mut out);
+        let builds: Vec<_> = out.into_iter().map(|j| j.build).collect();
+        assert_eq!(builds, vec![Some(vec![Value::Int(114)]), None]);
     }
 
     #[test]

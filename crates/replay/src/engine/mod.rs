@@ -362,9 +362,24 @@ impl<'p> Engine<'p> {
             *self.skipped.entry(id).or_insert(0) += 1;
             return Ok(());
         };
+        // A tombstone without a time of a normalized upsert table: it moves
+        // no watermark and deletes its key's last version in each join.
+        let Some(ts) = ts else {
+            for k in 0..self.sources[si].joins.len() {
+                let (ji, port) = self.sources[si].joins[k];
+                self.feed_join(ji, port, id, lowwater_core::MIN_WATERMARK, true)?;
+            }
+            return Ok(());
+        };
         // An event time no window can hold is the record's error (or, with
         // json.ignore-parse-errors, a skipped record), as a decode error is.
-        for &pi in &self.sources[si].pipelines {
+        // (No window reads an upsert table: a tombstone goes to joins only.)
+        let windows = if delete {
+            0
+        } else {
+            self.sources[si].pipelines.len()
+        };
+        for &pi in &self.sources[si].pipelines[..windows] {
             if let Err(e) = self.plan.pipelines[pi].first().window.assigner.check(ts) {
                 if self.sources[si].rows.ignores_errors() {
                     *self.skipped.entry(id).or_insert(0) += 1;
@@ -392,7 +407,7 @@ impl<'p> Engine<'p> {
             .on_record(id, ts, self.now)
             .map_err(|e| RecordError::other(e.to_string()))?;
         self.forward(si, subtask, progress);
-        for k in 0..self.sources[si].pipelines.len() {
+        for k in 0..windows {
             let pi = self.sources[si].pipelines[k];
             self.feed(pi, id, ts)?;
         }
@@ -410,22 +425,23 @@ impl<'p> Engine<'p> {
         Ok(())
     }
 
-    /// Decodes `rec` into `self.row` and returns its event time and
-    /// whether it is an upsert table's tombstone (see [`Built::Delete`]),
+    /// Decodes `rec` into `self.row` and returns its event time (`None`: a
+    /// tombstone without one) and whether it is an upsert table's tombstone
+    /// (see [`Built::Delete`]),
     /// or `None` when the record is skipped (see [`Built::Skipped`]).
     fn decode(
         &mut self,
         si: usize,
         id: SplitId,
         rec: RecordRef<'_>,
-    ) -> Result<Option<(Timestamp, bool)>, RecordError> {
+    ) -> Result<Option<(Option<Timestamp>, bool)>, RecordError> {
         let mut nulled = 0;
         let built = self.sources[si].rows.build(rec, &mut self.row, &mut nulled);
         if nulled > 0 {
             *self.nulled.entry(id).or_insert(0) += nulled;
         }
         Ok(match built? {
-            Built::Row(ts) => Some((ts, false)),
+            Built::Row(ts) => Some((Some(ts), false)),
             Built::Delete(ts) => Some((ts, true)),
             Built::Skipped => None,
         })

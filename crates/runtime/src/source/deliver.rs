@@ -31,7 +31,8 @@ impl SourceTask {
         self.unpublished.0 += 1;
         let (ts, delete) = match built? {
             Built::Row(ts) => (ts, false),
-            Built::Delete(ts) => (ts, true),
+            Built::Delete(Some(ts)) => (ts, true),
+            Built::Delete(None) => return self.timeless_delete(i, id, row),
             Built::Skipped => {
                 self.count(id, 1, 0);
                 self.track_kafka(i, None);
@@ -90,6 +91,23 @@ impl SourceTask {
         if !after.is_empty() {
             self.flush_all();
             self.broadcast(after);
+        }
+        Ok(Read::Record)
+    }
+
+    /// A tombstone without an event time of a table whose changelog is
+    /// normalized (its rowtime is read from the value): it moves no
+    /// watermark, and deletes its key's last version at that version's
+    /// time in each join it reaches.
+    #[cold]
+    #[inline(never)]
+    fn timeless_delete(&mut self, i: usize, id: SplitId, row: &Row) -> Result<Read, RunError> {
+        self.track_kafka(i, None);
+        for k in 0..self.join_outs.len() {
+            let at = lowwater_core::MIN_WATERMARK;
+            if let Err(e) = self.route_join(k, id, at, row, true) {
+                return Err(self.fail_at(i, e));
+            }
         }
         Ok(Read::Record)
     }

@@ -44,11 +44,13 @@ pub struct JoinPlan {
     /// build row): its deduplication keeps each such key's last row, which
     /// may be a coarser key than the join's (empty for a table).
     pub dedup_key: Vec<usize>,
-    /// An `upsert-kafka` versioned table whose tombstones have a time (its
-    /// rowtime from metadata): Flink normalizes its changelog before the
-    /// join (ChangelogNormalize, keyed by the primary key, `dedup_key`
-    /// here): a record equal to its key's last is dropped, and a tombstone
-    /// deletes the key's last version at that version's time.
+    /// An `upsert-kafka` versioned table that the job reads a metadata
+    /// column of: Flink 2.3 then keeps the ChangelogNormalize before the
+    /// join (keyed by the primary key, `dedup_key` here; its planner removes
+    /// it when no metadata column is read): a record equal to its key's
+    /// last is dropped, and a tombstone deletes the key's last version at
+    /// that version's time. Set when the job is planned
+    /// ([`super::plan`]), which knows the columns read.
     pub normalize: bool,
     /// The join key over the probe row (the probe table's row).
     pub probe_key: Vec<Expr>,
@@ -118,9 +120,11 @@ impl JoinPlan {
 
     /// A build row `row` (from [`JoinPlan::side_input`], join key `key`)
     /// into `node` at `ts`: a version, or with `delete` an upsert table's
-    /// tombstone (its row holds the primary key only). Returns whether
-    /// what reached the join is late. Replay and `run` both feed the build
-    /// side through this.
+    /// tombstone (its row holds the primary key only; normalized, it
+    /// deletes the key's last version, else it is a deletion at its own
+    /// time `ts`). Returns whether what reached the join is late (a
+    /// normalized deletion is not: it belongs to the version it deletes).
+    /// Replay and `run` both feed the build side through this.
     pub fn build_into(
         &self,
         node: &mut TemporalJoinNode,
@@ -130,9 +134,9 @@ impl JoinPlan {
         delete: bool,
     ) -> bool {
         let dedup = self.dedup_values(row);
-        match self.normalize {
-            true => node.upsert(ts, &dedup, key, (!delete).then_some(row)),
-            false if delete => false,
+        match delete {
+            true => node.upsert(ts, &dedup, key, None),
+            false if self.normalize => node.upsert(ts, &dedup, key, Some(row)),
             false => node.build(ts, &dedup, key, row),
         }
     }
@@ -199,17 +203,19 @@ impl JoinPlan {
         if self.view.is_none() && !self.normalize {
             return None;
         }
+        // A key column may be cast to the probe side's type: the routing
+        // hashes the values both sides compute, so the cast one is it too.
         let positions: Vec<usize> = self
             .build_key
             .iter()
             .enumerate()
-            .filter(|(_, e)| matches!(e, Expr::Column(c) if self.dedup_key.contains(c)))
+            .filter(|(_, e)| key_column(e).is_some_and(|c| self.dedup_key.contains(&c)))
             .map(|(i, _)| i)
             .collect();
         let covered = self.dedup_key.iter().all(|d| {
             positions
                 .iter()
-                .any(|&i| matches!(self.build_key[i], Expr::Column(c) if c == *d))
+                .any(|&i| key_column(&self.build_key[i]) == Some(*d))
         });
         (covered && positions.len() < self.build_key.len()).then_some(positions)
     }
@@ -232,6 +238,17 @@ impl JoinPlan {
                 _ => None,
             })
             .collect()
+    }
+
+    /// The normalization of an upsert table is decided by the columns the
+    /// job reads of it (`metadata`: one of them is a metadata column, which
+    /// keeps Flink's ChangelogNormalize); without it each record is a
+    /// version of its own, as for a table with a primary key.
+    pub fn decide_normalize(&mut self, metadata: bool) {
+        if self.normalize && !metadata {
+            self.normalize = false;
+            self.dedup_key.clear();
+        }
     }
 
     /// The view's deduplication key of a build row.
@@ -521,7 +538,6 @@ pub(super) fn join(
             ),
         ));
     }
-    let normalize = upsert && tables[build].tombstones_have_time();
     let filter = where_clause(ins.filter.as_ref(), &scope, ins.loc)?;
     let outputs = outputs(&ins.items, ins.loc, &scope)?;
     let (sink_columns, sink_types) = match into {
@@ -543,10 +559,10 @@ pub(super) fn join(
         build_names,
         dedup_key: match ins.view {
             Some(_) => key_names.iter().flatten().copied().collect(),
-            None if normalize => key_names.iter().flatten().copied().collect(),
+            None if upsert => key_names.iter().flatten().copied().collect(),
             None => Vec::new(),
         },
-        normalize,
+        normalize: upsert,
         probe_key,
         build_key,
         left: j.left,
@@ -558,6 +574,16 @@ pub(super) fn join(
         sink_types,
         into: into.map(|(_, pi)| pi),
     })
+}
+
+/// The build row's column a join key term is, when it is one (possibly
+/// cast to the probe side's type).
+fn key_column(e: &Expr) -> Option<usize> {
+    match e {
+        Expr::Column(c) => Some(*c),
+        Expr::Cast(a, _) => key_column(a),
+        _ => None,
+    }
 }
 
 fn no_rowtime(name: &str, loc: Loc) -> SqlError {

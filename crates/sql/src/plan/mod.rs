@@ -255,31 +255,13 @@ impl TableDef {
             .is_some_and(|c| c == "upsert-kafka")
     }
 
-    /// Whether a tombstone of this upsert table has an event time: its
-    /// rowtime is made from metadata alone (`METADATA FROM 'timestamp'`,
-    /// Flink's documented form), which a record without a value still has.
-    /// Flink then normalizes the changelog before a temporal join (each
-    /// tombstone a deletion of the key's last version, at that version's
-    /// time); with a rowtime read from the value it does not, and a
-    /// tombstone's rowtime is NULL.
-    pub fn tombstones_have_time(&self) -> bool {
-        let Some(w) = self.watermark else {
-            return false;
-        };
-        let mut todo = vec![w.column];
-        let mut seen = Vec::new();
-        while let Some(c) = todo.pop() {
-            if seen.contains(&c) {
-                continue;
-            }
-            seen.push(c);
-            match &self.columns[c].source {
-                ColumnSource::Physical => return false,
-                ColumnSource::Metadata(_) => {}
-                ColumnSource::Computed(e) => e.columns(&mut todo),
-            }
-        }
-        true
+    /// Whether `needed` (from [`JobPlan::needed_columns`], closed over
+    /// computed columns) holds a metadata column of this table.
+    pub fn reads_metadata(&self, needed: &[bool]) -> bool {
+        self.columns
+            .iter()
+            .zip(needed)
+            .any(|(c, &n)| n && matches!(c.source, ColumnSource::Metadata(_)))
     }
 
     /// Whether this (Kafka sink) table asks for exactly-once output.
@@ -620,6 +602,15 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
         intervals,
         flink_notes,
     };
+    // Flink 2.3 keeps the ChangelogNormalize of an upsert table only when
+    // the job reads one of its metadata columns
+    // (ChangelogNormalizeRequirementResolver).
+    let mut plan = plan;
+    for j in 0..plan.joins.len() {
+        let b = plan.joins[j].build;
+        let metadata = plan.tables[b].reads_metadata(&plan.needed_columns(b));
+        plan.joins[j].decide_normalize(metadata);
+    }
     for (i, t) in plan.tables.iter().enumerate() {
         if let Some((c, loc)) = t.proctime {
             if plan.needed_columns(i)[c] {

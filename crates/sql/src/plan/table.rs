@@ -222,16 +222,29 @@ pub(super) fn table(
         kafka_key(ct, &columns, &opts.raw)?
     };
     if opts.value_format == crate::formats::ValueFormat::Raw {
+        // The value's columns: the physical ones but the key's under
+        // 'EXCEPT_KEY' (those come from the record key).
+        let from_key: &[usize] = match &key {
+            Some(k) if k.except_key => &k.fields,
+            _ => &[],
+        };
         let physical: Vec<&Column> = columns
             .iter()
-            .filter(|c| c.source == ColumnSource::Physical)
+            .enumerate()
+            .filter(|(i, c)| c.source == ColumnSource::Physical && !from_key.contains(i))
+            .map(|(_, c)| c)
             .collect();
         if physical.len() != 1 || physical[0].ty != crate::types::SqlType::String {
+            let at = match opts.raw.contains_key("value.format") {
+                true => "value.format",
+                false => "format",
+            };
             return Err(SqlError::new(
-                option_loc(ct, "format"),
+                option_loc(ct, at),
                 format!(
                     "table '{}': format 'raw' holds the whole record value in one physical STRING \
-                     column (metadata and computed columns may come beside it); this table has {} \
+                     column (metadata and computed columns may come beside it, and key columns \
+                     under 'value.fields-include' = 'EXCEPT_KEY'); this table's value has {} \
                      physical column(s)",
                     ct.name,
                     physical.len()
@@ -368,6 +381,18 @@ fn upsert_key(
         return Err(SqlError::new(
             *at,
             format!("PRIMARY KEY column '{c}' is not a column of '{}'", ct.name),
+        ));
+    }
+    let prefix = raw.get("key.fields-prefix").map_or("", String::as_str);
+    if let Some(c) = names.iter().find(|c| !c.starts_with(prefix)) {
+        return Err(SqlError::new(
+            *at,
+            format!(
+                "PRIMARY KEY column '{c}' of '{}' does not start with key.fields-prefix \
+                 '{prefix}': the key's columns are named with the prefix, which the record key \
+                 leaves out",
+                ct.name
+            ),
         ));
     }
     let mut with_fields = raw.clone();
