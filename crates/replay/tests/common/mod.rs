@@ -43,33 +43,3 @@ pub fn rows(out: &lowwater_replay::Outcome) -> Vec<String> {
         })
         .unwrap_or_default()
 }
-
-/// Writes `recs` (arrival offset from 2025-09-14 12:00, partition, key,
-/// value: `None` is a tombstone) as a dump of `topic` in `dir`.
-#[allow(dead_code)]
-pub fn keyed_dump(
-    dir: &Path,
-    topic: &str,
-    recs: &[(i64, i32, &str, Option<&str>)],
-) -> Result<PathBuf, String> {
-    let mut offsets = [0i64; 4];
-    let text: String = recs
-        .iter()
-        .map(|(at, p, key, value)| {
-            let o = &mut offsets[*p as usize];
-            *o += 1;
-            let r = DumpRecord {
-                topic: topic.to_string(),
-                partition: *p,
-                offset: Some(*o - 1),
-                ts: 1_757_851_200_000 + at,
-                key: Some(key.as_bytes().to_vec()),
-                payload: value.map(|v| v.as_bytes().to_vec()),
-            };
-            format_record(&r) + "\n"
-        })
-        .collect();
-    let path = dir.join(format!("{topic}.jsonl"));
-    std::fs::write(&path, text).map_err(|e| e.to_string())?;
-    Ok(path)
-}
