@@ -184,3 +184,134 @@ fn tombstones_after_a_kill_and_a_rescale_delete_the_versions_flink_deletes() {
     assert_eq!(rows, want, "{log2}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Kafka's Java client's murmur2 of `data` (its `Utils.murmur2`), which
+/// its default partitioner takes, positive, modulo the partition count.
+fn java_murmur2(data: &[u8]) -> i32 {
+    let (seed, m, r) = (0x9747_b28c_u32 as i32, 0x5bd1_e995_u32 as i32, 24);
+    let len = data.len() as i32;
+    let mut h = seed ^ len;
+    let chunks = data.chunks_exact(4);
+    let tail = chunks.remainder();
+    for c in chunks {
+        let mut k = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        k = k.wrapping_mul(m);
+        k ^= ((k as u32) >> r) as i32;
+        k = k.wrapping_mul(m);
+        h = h.wrapping_mul(m);
+        h ^= k;
+    }
+    if !tail.is_empty() {
+        for (i, b) in tail.iter().enumerate().rev() {
+            h ^= i32::from(*b) << (8 * i);
+        }
+        h = h.wrapping_mul(m);
+    }
+    h ^= ((h as u32) >> 13) as i32;
+    h = h.wrapping_mul(m);
+    h ^= ((h as u32) >> 15) as i32;
+    h
+}
+
+#[test]
+fn window_rows_are_written_under_their_primary_key_where_javas_producer_puts_it() {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
+    let (dir, id) = kafka_scratch("upsert-sink");
+    let (input, out) = (format!("upsert-in-{id}"), format!("upsert-sink-{id}"));
+    create_topic(&input, 1);
+    create_topic(&out, 4);
+    let p = producer();
+    let currencies = ["EUR", "GBP", "USD", "JPY", "CHF", "AUD"];
+    for i in 0..60i64 {
+        let payload = format!(
+            r#"{{"currency":"{}","amount":{i},"ts":"{}"}}"#,
+            currencies[i as usize % 6],
+            common::sql_ts(BASE + i * 10_000)
+        );
+        p.send(BaseRecord::<(), String>::to(&input).payload(&payload))
+            .expect("send");
+    }
+    p.flush(Duration::from_secs(10)).expect("flush");
+    let sql = format!(
+        "CREATE TABLE orders (currency STRING, amount BIGINT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+WITH ('connector' = 'kafka', 'topic' = '{input}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
+  'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
+CREATE TABLE totals (currency STRING, window_start TIMESTAMP(3), total BIGINT,
+  PRIMARY KEY (currency, window_start) NOT ENFORCED)
+WITH ('connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
+  'key.format' = 'json', 'value.format' = 'json');
+INSERT INTO totals SELECT currency, window_start, SUM(amount)
+FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '5' MINUTE))
+GROUP BY window_start, window_end, currency;
+"
+    );
+    let path = dir.join("sink.sql");
+    std::fs::write(&path, sql).expect("write the job");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args(["run", path.to_str().expect("utf-8")])
+        .output()
+        .expect("lowwater runs");
+    let log = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{log}");
+    let c: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", BOOTSTRAP)
+        .set("group.id", "lowwater-test-reader")
+        .set("enable.auto.commit", "false")
+        .create()
+        .expect("consumer");
+    let mut tpl = TopicPartitionList::new();
+    for p in 0..4 {
+        tpl.add_partition_offset(&out, p, Offset::Beginning)
+            .expect("partition");
+    }
+    c.assign(&tpl).expect("assign");
+    let (mut rows, mut quiet) = (Vec::new(), 0);
+    while quiet < 10 {
+        match c.poll(Duration::from_millis(200)) {
+            Some(Ok(m)) => {
+                quiet = 0;
+                let key = m.key().map(|k| String::from_utf8_lossy(k).into_owned());
+                let value = m.payload().map(|v| String::from_utf8_lossy(v).into_owned());
+                rows.push((m.partition(), key, value));
+            }
+            _ => quiet += 1,
+        }
+    }
+    // 60 orders over 10 minutes: two 5-minute windows of 6 currencies.
+    assert_eq!(rows.len(), 12, "{rows:?}\n{log}");
+    for (partition, key, value) in &rows {
+        let key = key.as_deref().expect("a key");
+        let value = value.as_deref().expect("a value");
+        let k: sonic_rs::Value = sonic_rs::from_str(key).expect("a JSON key");
+        let v: sonic_rs::Value = sonic_rs::from_str(value).expect("a JSON value");
+        // The key holds the primary key; the value every column ('ALL').
+        let fields: std::collections::BTreeMap<String, sonic_rs::Value> =
+            sonic_rs::from_str(key).expect("a JSON object");
+        assert_eq!(fields.len(), 2, "{key}");
+        assert_eq!(k["currency"].as_str(), v["currency"].as_str());
+        assert_eq!(k["window_start"].as_str(), v["window_start"].as_str());
+        assert!(v["total"].as_i64().is_some(), "{value}");
+        let java = (java_murmur2(key.as_bytes()) & 0x7fff_ffff) % 4;
+        assert_eq!(
+            *partition, java,
+            "{key} is not where Java's producer puts it"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn murmur2_is_javas() {
+    // Values from Kafka's own UtilsTest.testMurmur2.
+    assert_eq!(java_murmur2(b"21"), -973932308);
+    assert_eq!(java_murmur2(b"foobar"), -790332482);
+    assert_eq!(java_murmur2(b"a-little-bit-long-string"), -985981536);
+    assert_eq!(java_murmur2(b"a-little-bit-longer-string"), -1486304829);
+    assert_eq!(
+        java_murmur2(b"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8"),
+        -58897971
+    );
+    assert_eq!(java_murmur2(b"abc"), 479470107);
+}

@@ -78,6 +78,7 @@ impl SinkFormat {
             )),
             _ => Encoder::Json(JsonEncoder::subset(t, &value_cols, "")),
         };
+        let raw_col = value_cols.first().copied();
         Ok(SinkFormat {
             value: (encoder, value_cols),
             key,
@@ -86,14 +87,12 @@ impl SinkFormat {
                     .get("print-identifier")
                     .map_or(String::new(), |id| format!("{id}> "))
             }),
+            // 'raw': the value's one column (the key's are not in it under
+            // 'EXCEPT_KEY').
             raw: t
                 .value_format
                 .eq(&lowwater_sql::formats::ValueFormat::Raw)
-                .then(|| {
-                    t.columns
-                        .iter()
-                        .position(|c| c.source == lowwater_sql::plan::ColumnSource::Physical)
-                })
+                .then_some(raw_col)
                 .flatten(),
             types: t.columns.iter().map(|c| c.ty).collect(),
             not_null: t

@@ -288,6 +288,7 @@ pub(crate) fn sink_writer(
                 Connector::Kafka {
                     topics, properties, ..
                 } => {
+                    let properties = &upsert_partitioner(table, properties);
                     let topic = topics.first().cloned().unwrap_or_default();
                     let partitioner = table
                         .options
@@ -385,4 +386,20 @@ pub(crate) fn sink_writers(
         }
     }
     Ok(sinks)
+}
+
+/// An `upsert-kafka` sink's keys go where Flink's Java producer puts them
+/// (murmur2 of the key bytes, librdkafka's `murmur2_random`), so that a
+/// key's rows share one partition with those other Java producers write,
+/// as compaction needs; a `properties.partitioner` set by the user wins.
+fn upsert_partitioner(
+    table: &lowwater_sql::plan::TableDef,
+    properties: &std::collections::BTreeMap<String, String>,
+) -> std::collections::BTreeMap<String, String> {
+    let mut p = properties.clone();
+    if table.upsert() {
+        p.entry("partitioner".into())
+            .or_insert_with(|| "murmur2_random".into());
+    }
+    p
 }

@@ -220,13 +220,6 @@ fn an_upsert_table_is_read_as_a_versioned_table_only() {
             "'kafka' connector",
         ],
     );
-    refused(
-        &rates(VALUE, PK, FORMATS),
-        "INSERT INTO rates SELECT currency, CAST(COUNT(*) AS INT), window_start FROM \
-         TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) \
-         GROUP BY window_start, window_end, currency;",
-        &["writes to it (an upsert-kafka sink is not built yet)"],
-    );
     let probe = format!(
         "{t}CREATE TABLE pk (currency STRING, rate INT, ts TIMESTAMP(3),
   WATERMARK FOR ts AS ts - INTERVAL '5' SECOND, PRIMARY KEY (currency) NOT ENFORCED)
@@ -248,4 +241,32 @@ fn an_upsert_table_is_read_as_a_versioned_table_only() {
          JOIN v FOR SYSTEM_TIME AS OF o.ts AS r ON o.currency = r.currency;",
         &["versioned view over the 'upsert-kafka' table 'rates'"],
     );
+}
+
+#[test]
+fn an_insert_writes_to_an_upsert_table_under_its_primary_key() -> Result<(), String> {
+    let p = plan(
+        &rates(VALUE, PK, FORMATS),
+        "INSERT INTO rates SELECT currency, CAST(COUNT(*) AS INT), window_start FROM \
+         TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) \
+         GROUP BY window_start, window_end, currency;",
+    )?;
+    let sink = &p.tables[p.pipelines[0].sink];
+    assert!(sink.upsert());
+    assert_eq!(sink.key.as_ref().map(|k| k.fields.clone()), Some(vec![0]));
+    // Flink's buffer that keeps each key's last row is not built: refused.
+    let buffered = format!("{FORMATS}, 'sink.buffer-flush.max-rows' = '100'");
+    let e = plan(&rates(VALUE, PK, &buffered), "")
+        .err()
+        .unwrap_or_default();
+    assert!(
+        e.contains("sink.buffer-flush.max-rows is not supported yet"),
+        "{e}"
+    );
+    let off = format!("{FORMATS}, 'sink.buffer-flush.interval' = '0'");
+    assert!(
+        JobPlan::from_sql(&format!("{ORDERS}{}", rates(VALUE, PK, &off)))
+            .is_err_and(|e| e.to_string().contains("no INSERT"))
+    );
+    Ok(())
 }

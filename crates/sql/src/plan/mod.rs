@@ -670,7 +670,8 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
 
 /// An `upsert-kafka` table is read as the versioned side of an event-time
 /// temporal join only: Flink refuses its updates and deletes in window
-/// aggregations and interval joins too; as a sink it is not built yet.
+/// aggregations and interval joins too. Any INSERT may write to one (every
+/// row lowwater emits is an insert, written under its key).
 fn upsert_uses(
     tables: &[TableDef],
     pipelines: &[Pipeline],
@@ -696,37 +697,13 @@ fn upsert_uses(
     };
     for p in pipelines {
         refuse(p.source, p.loc, "aggregates it in windows")?;
-        refuse(
-            p.sink,
-            p.loc,
-            "writes to it (an upsert-kafka sink is not built yet)",
-        )?;
     }
     for j in joins {
         refuse(j.probe, j.loc, "probes it")?;
-        refuse(
-            j.sink,
-            j.loc,
-            "writes to it (an upsert-kafka sink is not built yet)",
-        )?;
     }
     for j in intervals {
         refuse(j.left, j.loc, "joins it on an interval or window")?;
         refuse(j.right, j.loc, "joins it on an interval or window")?;
-        refuse(
-            j.sink,
-            j.loc,
-            "writes to it (an upsert-kafka sink is not built yet)",
-        )?;
-    }
-    for t in tables {
-        if let Some(ls) = t.late_data_sink {
-            refuse(
-                ls,
-                t.loc,
-                "routes late rows to it (an upsert-kafka sink is not built yet)",
-            )?;
-        }
     }
     Ok(())
 }
