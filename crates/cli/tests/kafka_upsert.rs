@@ -233,8 +233,11 @@ fn window_rows_are_written_under_their_primary_key_where_javas_producer_puts_it(
             .expect("send");
     }
     p.flush(Duration::from_secs(10)).expect("flush");
+    // Flink 2.3 asks for this (or an ON CONFLICT clause) before it writes
+    // an append-only query into a table with a primary key.
     let sql = format!(
-        "CREATE TABLE orders (currency STRING, amount BIGINT, ts TIMESTAMP(3),
+        "SET 'table.exec.sink.require-on-conflict' = 'false';
+CREATE TABLE orders (currency STRING, amount BIGINT, ts TIMESTAMP(3),
   WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
 WITH ('connector' = 'kafka', 'topic' = '{input}', 'properties.bootstrap.servers' = '{BOOTSTRAP}',
   'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');

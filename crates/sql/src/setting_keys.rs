@@ -20,6 +20,7 @@ pub(crate) const KNOWN_SETTINGS: &[&str] = &[
     "lowwater.state.max-join-rows",
     "lowwater.state.on-limit",
     "pipeline.name",
+    "table.exec.sink.require-on-conflict",
 ];
 
 /// The `SET` keys lowwater reads (docs/options.md lists them).

@@ -60,6 +60,11 @@ pub struct Settings {
     /// windows a HOP or CUMULATE may put one record in, checked when the
     /// job is planned (a 1 ms step over a day would be 86.4M per record).
     pub max_windows_per_record: u64,
+    /// `table.exec.sink.require-on-conflict` (default true, as in Flink
+    /// 2.3): an INSERT into a table with a primary key whose rows carry no
+    /// such key (every INSERT lowwater runs: its rows are inserts) is
+    /// refused unless it is set to false.
+    pub require_on_conflict: bool,
 }
 
 /// The most INSERT statements one job file may hold.
@@ -128,6 +133,7 @@ impl Default for Settings {
             max_open_windows: MAX_OPEN_WINDOWS,
             max_join_rows: MAX_OPEN_WINDOWS,
             on_open_limit: OnOpenLimit::Fail,
+            require_on_conflict: true,
         }
     }
 }
@@ -645,6 +651,9 @@ pub fn plan(stmts: &[Statement]) -> Result<JobPlan> {
     }
     join_scope::late_sinks(&tables, &pipelines, &joins, &intervals)?;
     upsert_uses(&tables, &pipelines, &joins, &intervals)?;
+    if settings.require_on_conflict {
+        upsert_sinks(&tables, &pipelines, &joins, &intervals)?;
+    }
     for t in &tables {
         if t.exactly_once() && settings.checkpoints.interval.is_none() {
             return Err(SqlError::new(
@@ -704,6 +713,55 @@ fn upsert_uses(
     for j in intervals {
         refuse(j.left, j.loc, "joins it on an interval or window")?;
         refuse(j.right, j.loc, "joins it on an interval or window")?;
+    }
+    Ok(())
+}
+
+/// Flink 2.3 refuses an INSERT into a table with a primary key (an
+/// upsert-kafka sink) when the query's rows have no upsert key equal to it,
+/// as an append-only query's rows have none, unless
+/// `table.exec.sink.require-on-conflict` is false (or the INSERT has an ON
+/// CONFLICT clause, which lowwater does not parse yet).
+fn upsert_sinks(
+    tables: &[TableDef],
+    pipelines: &[Pipeline],
+    joins: &[JoinPlan],
+    intervals: &[IntervalPlan],
+) -> Result<()> {
+    // A join read by a window aggregation writes through that INSERT.
+    let sinks = pipelines
+        .iter()
+        .map(|p| (p.sink, p.loc))
+        .chain(
+            joins
+                .iter()
+                .filter(|j| j.into.is_none())
+                .map(|j| (j.sink, j.loc)),
+        )
+        .chain(
+            intervals
+                .iter()
+                .filter(|j| j.into.is_none())
+                .map(|j| (j.sink, j.loc)),
+        );
+    for (t, at) in sinks {
+        let table = &tables[t];
+        let Some(pk) = table.primary_key.as_ref().filter(|_| table.upsert()) else {
+            continue;
+        };
+        let pk: Vec<&str> = pk.iter().map(|&c| table.columns[c].name.as_str()).collect();
+        return Err(SqlError::new(
+            at,
+            format!(
+                "the query has an upsert key that differs from the primary key [{}] of the sink \
+                 table '{}' (Flink 2.3: its rows are inserts, with no upsert key); Flink refuses \
+                 it unless SET 'table.exec.sink.require-on-conflict' = 'false' (then each row is \
+                 written as the key's new version) or the INSERT has an ON CONFLICT clause, which \
+                 lowwater does not read yet",
+                pk.join(", "),
+                table.name
+            ),
+        ));
     }
     Ok(())
 }

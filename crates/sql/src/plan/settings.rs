@@ -131,6 +131,18 @@ pub(super) fn settings(stmts: &[Statement]) -> Result<Settings> {
                         )
                     })?
             }
+            "table.exec.sink.require-on-conflict" => {
+                s.require_on_conflict = match value.trim().to_ascii_lowercase().as_str() {
+                    "true" => true,
+                    "false" => false,
+                    _ => {
+                        return Err(SqlError::new(
+                            *loc,
+                            format!("{key} is 'true' or 'false', got '{value}'"),
+                        ))
+                    }
+                }
+            }
             "table.local-time-zone" if value == "UTC" => {}
             "table.local-time-zone" => {
                 return Err(SqlError::new(
