@@ -219,7 +219,12 @@ pub(super) fn table(
     let key = if upsert {
         upsert_key(ct, &columns, &opts.raw)?
     } else {
-        kafka_key(ct, &columns, &opts.raw)?
+        let fields = opts.raw.get("key.fields").map(|f| {
+            f.split(';')
+                .map(|n| n.trim().to_string())
+                .collect::<Vec<_>>()
+        });
+        kafka_key(ct, &columns, &opts.raw, fields)?
     };
     if opts.value_format == crate::formats::ValueFormat::Raw {
         // The value's columns: the physical ones but the key's under
@@ -395,15 +400,16 @@ fn upsert_key(
             ),
         ));
     }
-    let mut with_fields = raw.clone();
-    with_fields.insert("key.fields".into(), names.join(";"));
-    kafka_key(ct, columns, &with_fields)
+    kafka_key(ct, columns, raw, Some(names.clone()))
 }
 
+/// The record key's columns `fields` (a `kafka` table's `key.fields`, an
+/// `upsert-kafka` table's PRIMARY KEY) with the key options around them.
 fn kafka_key(
     ct: &CreateTable,
     columns: &[Column],
     raw: &BTreeMap<String, String>,
+    fields: Option<Vec<String>>,
 ) -> Result<Option<KafkaKey>> {
     let at = |k: &str| option_loc(ct, k);
     let include = raw
@@ -424,7 +430,7 @@ fn kafka_key(
             ));
         }
     }
-    let Some(fields) = raw.get("key.fields") else {
+    let Some(fields) = fields else {
         for k in ["key.format", "key.fields-prefix"] {
             if raw.contains_key(k) {
                 return Err(SqlError::new(at(k), format!("'{k}' needs 'key.fields'")));
@@ -446,7 +452,7 @@ fn kafka_key(
         ));
     }
     let mut cols = Vec::new();
-    for name in fields.split(';').map(str::trim) {
+    for name in &fields {
         let i = columns
             .iter()
             .position(|c| c.name.eq_ignore_ascii_case(name))
