@@ -519,10 +519,8 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
     // Flink's upsert-kafka sink buffers rows and keeps each key's last one
     // when both are set; off (0) by default.
     for k in ["sink.buffer-flush.max-rows", "sink.buffer-flush.interval"] {
-        if raw
-            .get(k)
-            .is_some_and(|v| !["0", "0 s", "0s", "0 ms", "0ms"].contains(&v.trim()))
-        {
+        let off = |v: &str| v.trim().parse::<u64>() == Ok(0) || parse_duration(v) == Ok(0);
+        if raw.get(k).is_some_and(|v| !off(v)) {
             return Err(SqlError::new(
                 at(k),
                 format!(
