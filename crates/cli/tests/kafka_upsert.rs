@@ -215,8 +215,6 @@ fn java_murmur2(data: &[u8]) -> i32 {
 
 #[test]
 fn window_rows_are_written_under_their_primary_key_where_javas_producer_puts_it() {
-    use rdkafka::consumer::{BaseConsumer, Consumer};
-    use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
     let (dir, id) = kafka_scratch("upsert-sink");
     let (input, out) = (format!("upsert-in-{id}"), format!("upsert-sink-{id}"));
     create_topic(&input, 1);
@@ -258,30 +256,10 @@ GROUP BY window_start, window_end, currency;
         .expect("lowwater runs");
     let log = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(o.status.success(), "{log}");
-    let c: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", BOOTSTRAP)
-        .set("group.id", "lowwater-test-reader")
-        .set("enable.auto.commit", "false")
-        .create()
-        .expect("consumer");
-    let mut tpl = TopicPartitionList::new();
-    for p in 0..4 {
-        tpl.add_partition_offset(&out, p, Offset::Beginning)
-            .expect("partition");
-    }
-    c.assign(&tpl).expect("assign");
-    let (mut rows, mut quiet) = (Vec::new(), 0);
-    while quiet < 10 {
-        match c.poll(Duration::from_millis(200)) {
-            Some(Ok(m)) => {
-                quiet = 0;
-                let key = m.key().map(|k| String::from_utf8_lossy(k).into_owned());
-                let value = m.payload().map(|v| String::from_utf8_lossy(v).into_owned());
-                rows.push((m.partition(), key, value));
-            }
-            _ => quiet += 1,
-        }
-    }
+    let rows: Vec<_> = common::kafka_jobs::consume_records(&out, 4, "read_committed")
+        .into_iter()
+        .map(|r| (r.partition, r.key, r.value))
+        .collect();
     // 60 orders over 10 minutes: two 5-minute windows of 6 currencies.
     assert_eq!(rows.len(), 12, "{rows:?}\n{log}");
     for (partition, key, value) in &rows {

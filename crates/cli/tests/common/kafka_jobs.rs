@@ -114,6 +114,25 @@ pub fn consume_all(topic: &str, partitions: i32) -> Vec<String> {
 
 /// [`consume_all`] with `isolation.level` = `isolation`.
 pub fn consume_all_with(topic: &str, partitions: i32, isolation: &str) -> Vec<String> {
+    let mut out: Vec<String> = consume_records(topic, partitions, isolation)
+        .into_iter()
+        .map(|r| r.value.unwrap_or_default())
+        .collect();
+    out.sort();
+    out
+}
+
+/// One record read back: its partition, key and value (`None`: none).
+#[allow(dead_code)]
+pub struct Consumed {
+    pub partition: i32,
+    pub key: Option<String>,
+    pub value: Option<String>,
+}
+
+/// Every record of `topic`'s `partitions`, from the beginning, in the
+/// order read, with `isolation.level` = `isolation`.
+pub fn consume_records(topic: &str, partitions: i32, isolation: &str) -> Vec<Consumed> {
     let c: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", BOOTSTRAP)
         .set("group.id", "lowwater-test-reader")
@@ -133,12 +152,16 @@ pub fn consume_all_with(topic: &str, partitions: i32, isolation: &str) -> Vec<St
         match c.poll(Duration::from_millis(200)) {
             Some(Ok(m)) => {
                 quiet = 0;
-                out.push(String::from_utf8_lossy(m.payload().unwrap_or_default()).into_owned());
+                let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+                out.push(Consumed {
+                    partition: m.partition(),
+                    key: m.key().map(text),
+                    value: m.payload().map(text),
+                });
             }
             _ => quiet += 1,
         }
     }
-    out.sort();
     out
 }
 
