@@ -212,10 +212,12 @@ impl JoinTask {
     }
 
     /// The next message of either port, the other port's first when both
-    /// have one: a side that reads faster cannot run ahead of the other in
-    /// event time by more than its channel holds (the join would cache its
-    /// rows until the other side's watermark caught up). Each ring follows
-    /// a message, so a ring always finds one. `None`: every sender is gone.
+    /// have one: while the join is busy and both sides have input, a side
+    /// that reads faster waits on its full channel instead of running
+    /// ahead in event time (its rows would wait in the join's cache until
+    /// the other side's watermark caught up). A side with nothing queued is
+    /// not waited for: the other is read. Each ring follows a message, so a
+    /// ring always finds one. `None`: every sender is gone.
     fn take_next(&mut self) -> Option<Envelope> {
         loop {
             self.link.recv(&self.bell)?;
