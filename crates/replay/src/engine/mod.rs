@@ -365,11 +365,7 @@ impl<'p> Engine<'p> {
         // A tombstone without a time of a normalized upsert table: it moves
         // no watermark and deletes its key's last version in each join.
         let Some(ts) = ts else {
-            for k in 0..self.sources[si].joins.len() {
-                let (ji, port) = self.sources[si].joins[k];
-                self.feed_join(ji, port, id, lowwater_core::MIN_WATERMARK, true)?;
-            }
-            return Ok(());
+            return self.feed_joins(si, id, lowwater_core::MIN_WATERMARK, true);
         };
         // An event time no window can hold is the record's error (or, with
         // json.ignore-parse-errors, a skipped record), as a decode error is.
@@ -411,10 +407,7 @@ impl<'p> Engine<'p> {
             let pi = self.sources[si].pipelines[k];
             self.feed(pi, id, ts)?;
         }
-        for k in 0..self.sources[si].joins.len() {
-            let (ji, port) = self.sources[si].joins[k];
-            self.feed_join(ji, port, id, ts, delete)?;
-        }
+        self.feed_joins(si, id, ts, delete)?;
         for k in 0..self.sources[si].intervals.len() {
             let (ii, port) = self.sources[si].intervals[k];
             self.feed_interval(ii, port, id, ts)?;
@@ -422,6 +415,21 @@ impl<'p> Engine<'p> {
         // On-event emission: the watermark this record made due follows it.
         let after = self.sources[si].subtasks[subtask].after_record(id, self.now);
         self.forward(si, subtask, after);
+        Ok(())
+    }
+
+    /// The decoded row of source `si` into each temporal join reading it.
+    fn feed_joins(
+        &mut self,
+        si: usize,
+        id: SplitId,
+        ts: Timestamp,
+        delete: bool,
+    ) -> Result<(), RecordError> {
+        for k in 0..self.sources[si].joins.len() {
+            let (ji, port) = self.sources[si].joins[k];
+            self.feed_join(ji, port, id, ts, delete)?;
+        }
         Ok(())
     }
 
