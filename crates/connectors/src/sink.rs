@@ -107,6 +107,23 @@ impl SinkFormat {
         })
     }
 
+    /// An error when a NOT NULL column of the row is NULL (Flink's default
+    /// `table.exec.sink.not-null-enforcer` = ERROR fails the job).
+    pub fn check_not_null(&self, values: &[Value]) -> Result<(), String> {
+        match self
+            .not_null
+            .iter()
+            .find(|(_, i)| values.get(*i).is_none_or(Value::is_null))
+        {
+            Some((name, _)) => Err(format!(
+                "Column '{name}' is NOT NULL, however, a null value is being written into it \
+                 (sink {}); Flink fails the job the same way (table.exec.sink.not-null-enforcer)",
+                self.topic
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// Whether rows are discarded (`blackhole`).
     pub fn discards(&self) -> bool {
         self.discard
@@ -144,17 +161,7 @@ impl SinkFormat {
     /// Avro value that does not fit its schema, or a registry that refuses
     /// the schema, is an error.
     pub fn render(&mut self, values: &[Value]) -> Result<Rendered, String> {
-        if let Some((name, _)) = self
-            .not_null
-            .iter()
-            .find(|(_, i)| values.get(*i).is_none_or(Value::is_null))
-        {
-            return Err(format!(
-                "Column '{name}' is NOT NULL, however, a null value is being written into it \
-                 (sink {}); Flink fails the job the same way (table.exec.sink.not-null-enforcer)",
-                self.topic
-            ));
-        }
+        self.check_not_null(values)?;
         let pick = |cols: &[usize]| -> Vec<Value> {
             cols.iter()
                 .map(|&c| values.get(c).cloned().unwrap_or(Value::Null))

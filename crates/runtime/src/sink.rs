@@ -48,6 +48,9 @@ pub(crate) struct SinkWriter {
     /// (of each INSERT writing to it),
     /// finished when their checkpoint completes.
     pub parts: Option<crate::fs_sink::PartFiles>,
+    /// A PostgreSQL table (`jdbc`): rows are buffered and written at its
+    /// flushes (rows, interval, checkpoint, end).
+    pub jdbc: Option<lowwater_postgres::Sink>,
     pub dump: bool,
     /// Rows written (the offsets of dump output).
     pub written: u64,
@@ -138,6 +141,12 @@ impl SinkWriter {
             let r = self.format.render(values).map_err(std::io::Error::other)?;
             return p.write(writer, &r.payload);
         }
+        if let Some(j) = &mut self.jdbc {
+            self.format
+                .check_not_null(values)
+                .map_err(std::io::Error::other)?;
+            return j.push(values).map_err(std::io::Error::other);
+        }
         let Some(out) = self.out.as_mut() else {
             return Ok(());
         };
@@ -178,6 +187,9 @@ impl SinkWriter {
     /// checkpoint's barrier and the job's end).
     pub fn flush(&mut self) -> std::io::Result<()> {
         self.flush_emitted()?;
+        if let Some(j) = &mut self.jdbc {
+            j.flush().map_err(std::io::Error::other)?;
+        }
         match &self.kafka {
             Some(k) => k.flush().map_err(std::io::Error::other),
             None => Ok(()),
@@ -195,9 +207,21 @@ impl SinkWriter {
     /// sink's rows acknowledged by the broker (no wait); every other sink's
     /// once written and flushed. An error if the broker refused any.
     pub fn acknowledged(&mut self) -> std::io::Result<bool> {
+        if let Some(j) = &self.jdbc {
+            return Ok(j.buffered() == 0);
+        }
         match &mut self.kafka {
             Some(k) => k.acknowledged().map_err(std::io::Error::other),
             None => Ok(true),
+        }
+    }
+
+    /// The interval flush of a jdbc sink (`sink.buffer-flush.interval`):
+    /// its buffered rows written now.
+    pub fn flush_buffered(&mut self) -> std::io::Result<()> {
+        match &mut self.jdbc {
+            Some(j) => j.flush().map_err(std::io::Error::other),
+            None => Ok(()),
         }
     }
 
@@ -258,6 +282,7 @@ pub(crate) fn sink_writer(
     let mut kafka = None;
     let mut txn = None;
     let mut parts = None;
+    let mut jdbc = None;
     let (out, dump): (Option<Box<dyn Write + Send>>, bool) =
         match outputs.iter().find(|(o, _)| *o == t) {
             Some((_, path)) => (Some(file(path)?), true),
@@ -332,6 +357,21 @@ pub(crate) fn sink_writer(
                     }
                     (None, false)
                 }
+                Connector::Jdbc(j) => {
+                    let columns: Vec<lowwater_postgres::SinkColumn> = table
+                        .columns
+                        .iter()
+                        .map(|c| lowwater_postgres::SinkColumn {
+                            name: c.name.clone(),
+                            ty: c.ty,
+                        })
+                        .collect();
+                    jdbc = Some(
+                        lowwater_postgres::Sink::open(j, &columns, table.primary_key.as_deref())
+                            .map_err(|e| RunError::Usage(format!("sink '{}': {e}", table.name)))?,
+                    );
+                    (None, false)
+                }
                 other => {
                     return Err(RunError::Usage(format!(
                         "sink '{}' uses connector '{}', which `lowwater run` cannot write yet; \
@@ -349,6 +389,7 @@ pub(crate) fn sink_writer(
         kafka,
         txn,
         parts,
+        jdbc,
         dump,
         written: 0,
         counters: Arc::new(Mutex::new(SinkCounters::default())),
@@ -402,4 +443,53 @@ fn upsert_partitioner(
             .or_insert_with(|| "murmur2_random".into());
     }
     p
+}
+
+/// The thread body that flushes the jdbc sinks with a
+/// `sink.buffer-flush.interval` (each at its own interval), until the
+/// returned sender is dropped; `None` when no sink has an interval.
+pub(crate) fn interval_flusher<'a>(
+    plan: &JobPlan,
+    shared: &'a crate::shared::Shared,
+) -> (
+    Option<impl FnOnce() + Send + 'a>,
+    std::sync::mpsc::Sender<()>,
+) {
+    let (stop, stopped) = std::sync::mpsc::channel::<()>();
+    let due: Vec<(usize, std::time::Duration)> = shared
+        .sinks
+        .keys()
+        .filter_map(|&t| match &plan.tables[t].connector {
+            Connector::Jdbc(j) => j
+                .flush_interval
+                .map(|i| (t, std::time::Duration::from_millis(i.max(1) as u64))),
+            _ => None,
+        })
+        .collect();
+    let Some(tick) = due.iter().map(|(_, i)| *i).min() else {
+        return (None, stop);
+    };
+    let names: Vec<String> = due
+        .iter()
+        .map(|(t, _)| plan.tables[*t].name.clone())
+        .collect();
+    let body = move || {
+        let mut last: Vec<std::time::Instant> = vec![std::time::Instant::now(); due.len()];
+        while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(tick) {
+            for (i, (t, interval)) in due.iter().enumerate() {
+                if last[i].elapsed() < *interval {
+                    continue;
+                }
+                last[i] = std::time::Instant::now();
+                let Some(mut w) = shared.sink(*t) else {
+                    continue;
+                };
+                if let Err(e) = w.flush_buffered() {
+                    shared.fail(RunError::Io(format!("writing sink {}: {e}", names[i])));
+                    return;
+                }
+            }
+        }
+    };
+    (Some(body), stop)
 }

@@ -127,6 +127,19 @@ impl Threads<'_> {
                     None
                 }
             };
+            // The interval flushes of jdbc sinks, on their own thread: a
+            // server that is away holds that thread, not the monitor.
+            let (flushing, flush_stop) = crate::sink::interval_flusher(self.plan, shared);
+            let flusher = flushing.map(|f| {
+                std::thread::Builder::new()
+                    .name("sink-flush".into())
+                    .spawn_scoped(scope, f)
+            });
+            if let Some(Err(e)) = &flusher {
+                shared.fail(RunError::Io(format!(
+                    "could not start the jdbc sinks' flush thread: {e}"
+                )));
+            }
             while alive() {
                 // The monitor looks every 50 ms; a stop asked for over
                 // HTTP is taken as it comes.
@@ -139,6 +152,14 @@ impl Threads<'_> {
                     self.take_stop(req, checkpointing, &mut stopping);
                 }
                 self.step(checkpointing, &mut stopping, monitor);
+            }
+            drop(flush_stop);
+            if let Some(Ok(h)) = flusher {
+                if h.join().is_err() {
+                    shared.fail(RunError::Usage(
+                        "the jdbc sinks' flush thread panicked (a bug in lowwater)".into(),
+                    ));
+                }
             }
             if let Some(post) = shared.post() {
                 post.to_coordinator(Inbox::End);

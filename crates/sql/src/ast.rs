@@ -40,6 +40,27 @@ pub enum Statement {
     /// What Flink would refuse in the file (see the `portability` module);
     /// one, last, when there is any.
     FlinkNotes(Notes),
+    /// The `ON CONFLICT DO ...` clause of the INSERT starting at `insert`
+    /// (Flink 2.3), at `loc`.
+    OnConflict {
+        /// Where its INSERT starts.
+        insert: Loc,
+        /// What it does.
+        strategy: Conflict,
+        /// Where the clause is.
+        loc: Loc,
+    },
+}
+
+/// Flink 2.3's `ON CONFLICT` strategies for rows of one primary key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conflict {
+    /// `DO NOTHING`: the key's first row stays.
+    Nothing,
+    /// `DO ERROR`: a second row for a key fails the job.
+    Error,
+    /// `DO DEDUPLICATE`: the key's last row wins.
+    Deduplicate,
 }
 
 /// `CREATE TABLE name (...) WITH (...)`.

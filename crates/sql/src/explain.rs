@@ -87,6 +87,29 @@ fn connector_text(t: &TableDef) -> String {
             d.number_of_rows
                 .map_or(String::new(), |n| format!(", {n} rows"))
         ),
+        Connector::Jdbc(j) => {
+            let mode = match &t.primary_key {
+                Some(pk) => format!(
+                    "upsert on ({})",
+                    pk.iter()
+                        .map(|&c| t.columns[c].name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                None => "append (no PRIMARY KEY)".into(),
+            };
+            let flush = match (j.max_rows, j.flush_interval) {
+                (0, None) => "flushed at checkpoints and the end".to_string(),
+                (0, Some(i)) => format!("flushed every {}", display_duration(i)),
+                (n, None) => format!("flushed every {n} rows"),
+                (n, Some(i)) => format!("flushed every {n} rows or {}", display_duration(i)),
+            };
+            format!(
+                "jdbc: PostgreSQL table {} on {}, {mode}, {flush}",
+                j.qualified(),
+                j.server()
+            )
+        }
     }
 }
 

@@ -25,6 +25,7 @@ pub mod expr;
 pub mod formats;
 pub mod functions;
 pub mod inline;
+pub mod jdbc;
 mod join;
 pub mod kafka_props;
 pub mod legacy;

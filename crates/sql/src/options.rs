@@ -35,6 +35,8 @@ pub enum Connector {
     /// Generated rows (Flink's `datagen`, plus lowwater's per-partition
     /// behaviours that reproduce the seed incidents live).
     Datagen(Datagen),
+    /// A PostgreSQL table written through Flink's `jdbc` connector.
+    Jdbc(Box<crate::jdbc::Jdbc>),
 }
 
 /// How one datagen partition behaves.
@@ -79,7 +81,17 @@ impl Connector {
             Connector::Print => "print",
             Connector::Blackhole => "blackhole",
             Connector::Datagen(_) => "datagen",
+            Connector::Jdbc(_) => "jdbc",
         }
+    }
+
+    /// Whether tables of this connector are written only (a job cannot
+    /// read them).
+    pub fn write_only(&self) -> bool {
+        matches!(
+            self,
+            Connector::Print | Connector::Blackhole | Connector::Jdbc(_)
+        )
     }
 }
 
@@ -313,11 +325,12 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
         "print" => PRINT,
         "blackhole" => BLACKHOLE,
         "datagen" => DATAGEN,
+        "jdbc" => crate::jdbc::OPTIONS,
         other => {
             return Err(SqlError::new(
                 at("connector"),
                 format!(
-                    "connector '{other}' is not supported; supported: kafka, upsert-kafka, filesystem, print, blackhole, datagen"
+                    "connector '{other}' is not supported; supported: kafka, upsert-kafka, filesystem, print, blackhole, datagen, jdbc"
                 ),
             ))
         }
@@ -346,6 +359,7 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
             !(allowed.contains(&k.as_str())
                 || (kafka && k.starts_with("properties."))
                 || (name == "datagen" && datagen_key(k))
+                || (name == "jdbc" && crate::jdbc::is_read_option(k))
                 || (has_format
                     && JSON.contains(&k.as_str())
                     && (value_format == ValueFormat::Json
@@ -461,6 +475,7 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
         },
         "print" => Connector::Print,
         "datagen" => Connector::Datagen(datagen(&raw, &at)?),
+        "jdbc" => Connector::Jdbc(Box::new(crate::jdbc::check(&raw, &at, loc)?)),
         _ => Connector::Blackhole,
     };
     let format = if has_format {
@@ -518,7 +533,11 @@ pub fn check(table: &str, loc: Loc, options: &[(String, String, Loc)]) -> Result
     }
     // Flink's upsert-kafka sink buffers rows and keeps each key's last one
     // when both are set; off (0) by default.
+    // (The jdbc sink buffers: its options are its own.)
     for k in ["sink.buffer-flush.max-rows", "sink.buffer-flush.interval"] {
+        if name == "jdbc" {
+            break;
+        }
         let off = |v: &str| v.trim().parse::<u64>() == Ok(0) || parse_duration(v) == Ok(0);
         if raw.get(k).is_some_and(|v| !off(v)) {
             return Err(SqlError::new(

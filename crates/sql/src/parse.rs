@@ -96,7 +96,16 @@ fn parse_all(sql: &str) -> Result<Vec<Statement>> {
         }
         if let Some(st) = statement(&mut p, &mut views, &mut notes)? {
             crate::portability::statement(&st, &mut notes);
+            let insert = match &st {
+                Statement::Insert(i) => Some(i.loc),
+                Statement::JoinInsert(i) => Some(i.loc),
+                Statement::IntervalInsert(i) => Some(i.loc),
+                _ => None,
+            };
             out.push(st);
+            if let Some(insert) = insert {
+                out.extend(query::on_conflict(&mut p, insert)?);
+            }
         }
         let next = p.peek_token();
         if next.token != Token::EOF && !p.consume_token(&Token::SemiColon) {

@@ -394,6 +394,37 @@ pub(crate) fn insert(
     ))))
 }
 
+/// Flink 2.3's `ON CONFLICT DO NOTHING | DO ERROR | DO DEDUPLICATE` after
+/// an INSERT's query (starting at `insert`), if there is one.
+pub(crate) fn on_conflict(p: &mut Parser, insert: Loc) -> Result<Option<Statement>> {
+    let loc = here(p);
+    if !p.parse_keywords(&[Keyword::ON, Keyword::CONFLICT]) {
+        return Ok(None);
+    }
+    let usage = "Flink's ON CONFLICT is one of ON CONFLICT DO NOTHING, ON CONFLICT DO ERROR, ON \
+                 CONFLICT DO DEDUPLICATE (no column list: the conflict is on the sink's PRIMARY \
+                 KEY)";
+    if !p.parse_keyword(Keyword::DO) {
+        return Err(SqlError::new(here(p), usage));
+    }
+    let t = p.next_token();
+    let word = match &t.token {
+        Token::Word(w) => w.value.to_ascii_uppercase(),
+        _ => String::new(),
+    };
+    let strategy = match word.as_str() {
+        "NOTHING" => crate::ast::Conflict::Nothing,
+        "ERROR" => crate::ast::Conflict::Error,
+        "DEDUPLICATE" => crate::ast::Conflict::Deduplicate,
+        _ => return Err(SqlError::new(Loc::from_sp(t.span.start), usage)),
+    };
+    Ok(Some(Statement::OnConflict {
+        insert,
+        strategy,
+        loc,
+    }))
+}
+
 /// The INSERT of an aggregation (an inner one of cascading windows has no
 /// sink: its rows feed the window function over it).
 fn insert_of(

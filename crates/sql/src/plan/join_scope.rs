@@ -8,7 +8,6 @@ use crate::ast::{expr_loc, ident_name};
 use crate::compile::compile;
 use crate::error::{Loc, Result, SqlError};
 use crate::expr::{Expr, Scope, Typed};
-use crate::options::Connector;
 use crate::types::SqlType;
 
 use super::{Output, OutputKind, TableDef};
@@ -170,7 +169,7 @@ pub(super) fn find_table(tables: &[TableDef], name: &str, loc: Loc) -> Result<us
 }
 
 pub(super) fn readable(t: &TableDef, loc: Loc) -> Result<()> {
-    if matches!(t.connector, Connector::Print | Connector::Blackhole) {
+    if t.connector.write_only() {
         return Err(SqlError::new(
             loc,
             format!(

@@ -14,7 +14,6 @@ use crate::ast::{expr_loc, ident_name, ranking_calls, Insert, TvfKind};
 use crate::compile::compile;
 use crate::error::{Loc, Result, SqlError};
 use crate::expr::{Expr, Scope, Typed};
-use crate::options::Connector;
 use crate::types::SqlType;
 
 use super::sink::sink_mapping;
@@ -265,7 +264,7 @@ fn stage(
             ),
         ));
     }
-    if matches!(src.connector, Connector::Print | Connector::Blackhole) {
+    if src.connector.write_only() {
         return Err(SqlError::new(
             ins.tvf.source_loc,
             format!(

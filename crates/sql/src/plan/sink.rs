@@ -34,6 +34,7 @@ pub(super) fn sink_mapping(
             | Connector::Filesystem { .. }
             | Connector::Print
             | Connector::Blackhole
+            | Connector::Jdbc(_)
     ) && sink
         .columns
         .iter()

@@ -323,6 +323,7 @@ pub(super) fn table(
             Some(key)
         }
     };
+    let options = crate::jdbc::masked(&opts.connector, opts.raw);
     Ok((
         TableDef {
             name: ct.name.clone(),
@@ -343,7 +344,7 @@ pub(super) fn table(
             max_staleness: opts.lowwater.max_staleness,
             late_data_sink: None,
             key,
-            options: opts.raw,
+            options,
             value_format: opts.value_format,
         },
         late,
