@@ -110,7 +110,7 @@ impl Rows {
                 }
                 WindowOutput::Fired(r) => {
                     let rank = ranks.get(i).map_or(&[][..], Vec::as_slice);
-                    match pl.sink_values_into(&r, rank, width, &mut self.row) {
+                    match pl.sink_values_into(&r, rank, width, &mut self.row, Some(now)) {
                         Ok(true) => (pl.sink, Some(now.saturating_sub(r.window.end)), r.early),
                         // HAVING filtered the window's row out.
                         Ok(false) => continue,

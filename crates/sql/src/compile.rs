@@ -474,7 +474,11 @@ fn function(
         ) => err(
             e,
             loc,
-            format!("{name}() reads processing time; lowwater windows run on event time only"),
+            format!(
+                "{name}() reads processing time here (per record); lowwater runs on event time: \
+                 the time a row is emitted (CURRENT_TIMESTAMP, NOW(), LOCALTIMESTAMP, \
+                 PROCTIME()) is read in a window aggregation's select list or HAVING only"
+            ),
         ),
         _ => crate::compile_functions::function(e, &name, &args, scope, loc, compile)
             .or_else(|| crate::compile_temporal::function(e, &name, &args, scope, loc, compile))

@@ -29,7 +29,7 @@ impl Engine<'_> {
                 WindowOutput::Fired(r) => {
                     let rank = ranks.get(i).map_or(&[][..], Vec::as_slice);
                     let width = plan.tables[pl.sink].columns.len();
-                    let values = match pl.sink_values(&r, rank, width) {
+                    let values = match pl.sink_values(&r, rank, width, now) {
                         Ok(Some(v)) => v,
                         // HAVING filtered the window's row out.
                         Ok(None) => continue,

@@ -177,7 +177,7 @@ impl Link for Pipeline {
             return Err(format!("no window aggregation after stage {stage}"));
         };
         let mut row = Vec::with_capacity(up.outputs.len());
-        if !up.sink_values_into(r, &[], up.outputs.len(), &mut row)? {
+        if !up.sink_values_into(r, &[], up.outputs.len(), &mut row, None)? {
             return Ok(false);
         }
         if let Some(f) = &next.filter {

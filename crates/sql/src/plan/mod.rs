@@ -405,6 +405,10 @@ pub struct Pipeline {
     /// does not write it: true on rows fired early (`lowwater.state.on-limit`
     /// = 'fire-oldest'), false on the others.
     pub incomplete: Option<usize>,
+    /// Whether the result row holds the time the row is emitted, after the
+    /// ranks (the query reads `CURRENT_TIMESTAMP`, `NOW()`,
+    /// `LOCALTIMESTAMP` or `PROCTIME()`).
+    pub emitted_at: bool,
     /// Cascading windows: the window aggregation whose result rows this
     /// one's window reads (their rowtime is its `window_time`), in the same
     /// subtask. `filter`, `keys` and `agg_args` are then over its outputs,
@@ -842,10 +846,11 @@ impl Pipeline {
         r: &WindowResult,
         ranks: &[i64],
         width: usize,
+        emitted: lowwater_core::Timestamp,
     ) -> std::result::Result<Option<Vec<Value>>, String> {
         let mut values = Vec::new();
         Ok(self
-            .sink_values_into(r, ranks, width, &mut values)?
+            .sink_values_into(r, ranks, width, &mut values, Some(emitted))?
             .then_some(values))
     }
 
@@ -858,6 +863,7 @@ impl Pipeline {
         ranks: &[i64],
         width: usize,
         values: &mut Vec<Value>,
+        emitted: Option<lowwater_core::Timestamp>,
     ) -> std::result::Result<bool, String> {
         let needs_row = self.having.is_some()
             || self.qualify.is_some()
@@ -866,7 +872,7 @@ impl Pipeline {
                 .iter()
                 .any(|o| matches!(o.kind, OutputKind::Expr(_)));
         let row = if needs_row {
-            self.result_row(r, ranks)
+            self.result_row(r, ranks, emitted)
         } else {
             Vec::new()
         };

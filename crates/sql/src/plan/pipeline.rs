@@ -311,6 +311,7 @@ fn stage(
             qualify: None,
             project: true,
             incomplete: None,
+            emitted_at: false,
         });
     }
     // GROUP BY: window_start and window_end, then keys.
@@ -378,6 +379,8 @@ fn stage(
         aggs: Default::default(),
         agg_args: Default::default(),
         rank: ranking.iter().map(normalized).collect(),
+        emitted_slot: reads_emission_time(ins),
+        emitted: Default::default(),
     };
     for (i, item) in ins.items.iter().enumerate() {
         let (e, alias) = match item {
@@ -424,6 +427,14 @@ fn stage(
         outputs.push(Output { name, ty, kind });
     }
     let having = condition(ins.having.as_ref(), &result, ins.loc, "HAVING")?;
+    let result_emitted = result.emitted_slot;
+    if let (Some(at), true) = (result.emitted.get(), ins.sink.is_empty()) {
+        return Err(SqlError::new(
+            at,
+            "the emission time (CURRENT_TIMESTAMP, NOW(), LOCALTIMESTAMP, PROCTIME()) is read in \
+             the outer window aggregation's select list only, not in an inner one's",
+        ));
+    }
     let qualify = condition(ins.qualify.as_ref(), &result, ins.loc, "WHERE")?;
     let rank = if ranking.is_empty() {
         None
@@ -497,6 +508,7 @@ fn stage(
         qualify,
         project: false,
         incomplete,
+        emitted_at: result_emitted,
     })
 }
 
@@ -515,11 +527,23 @@ struct ResultScope<'a> {
     agg_args: std::cell::RefCell<Vec<Expr>>,
     /// The query's ranking calls (their text), each a result row column.
     rank: Vec<String>,
+    /// Whether the result row has a column for the time the row is emitted
+    /// (the query reads `CURRENT_TIMESTAMP` or the like); rows of other
+    /// queries keep the layout they had before it existed.
+    emitted_slot: bool,
+    /// Where an emission-time function (`CURRENT_TIMESTAMP`, ...) is read.
+    emitted: std::cell::Cell<Option<Loc>>,
 }
 
 impl ResultScope<'_> {
-    fn agg_base(&self) -> usize {
+    /// The result row's column of the time the row is emitted (see
+    /// [`Pipeline::result_row`]).
+    fn emitted_at(&self) -> usize {
         3 + self.keys.len() + self.rank.len()
+    }
+
+    fn agg_base(&self) -> usize {
+        self.emitted_at() + usize::from(self.emitted_slot)
     }
 
     /// Aggregate `f` (at `e`): an existing one with the same text, or a new one.
@@ -573,6 +597,13 @@ impl Scope for ResultScope<'_> {
             AstExpr::Function(f) if aggregate_name(&f.name.to_string()).is_some() => {
                 Some(self.aggregate(e, f, loc).map(column))
             }
+            // The time the row is emitted, as Flink evaluates these in a
+            // streaming job's projection (replay: its virtual processing
+            // time). LOCALTIMESTAMP is the session's wall clock, UTC.
+            AstExpr::Function(f) if self.emitted_slot && emission_time(f).is_some() => {
+                self.emitted.set(Some(expr_loc(e, loc)));
+                emission_time(f).map(|ty| Ok(column((self.emitted_at(), ty))))
+            }
             AstExpr::Function(f) if f.over.is_some() => {
                 let text = normalized(e);
                 let i = self.rank.iter().position(|r| *r == text)?;
@@ -591,6 +622,45 @@ impl Scope for ResultScope<'_> {
             }
         }
     }
+}
+
+/// The type of an emission-time function without arguments, if `f` is
+/// one: `CURRENT_TIMESTAMP`, `NOW()`, `PROCTIME()`,
+/// `CURRENT_ROW_TIMESTAMP()` (TIMESTAMP_LTZ(3)) and `LOCALTIMESTAMP`
+/// (TIMESTAMP(3)).
+fn emission_time(f: &sqlparser::ast::Function) -> Option<SqlType> {
+    let no_args = match &f.args {
+        FunctionArguments::None => true,
+        FunctionArguments::List(l) => l.args.is_empty(),
+        FunctionArguments::Subquery(_) => false,
+    };
+    if !no_args || f.over.is_some() {
+        return None;
+    }
+    match f.name.to_string().to_ascii_uppercase().as_str() {
+        "CURRENT_TIMESTAMP" | "NOW" | "PROCTIME" | "CURRENT_ROW_TIMESTAMP" => {
+            Some(SqlType::TimestampLtz)
+        }
+        "LOCALTIMESTAMP" => Some(SqlType::Timestamp),
+        _ => None,
+    }
+}
+
+/// Whether the select list, HAVING or QUALIFY of `ins` reads the emission
+/// time.
+fn reads_emission_time(ins: &Insert) -> bool {
+    fn found(e: &AstExpr) -> std::ops::ControlFlow<()> {
+        match e {
+            AstExpr::Function(f) if emission_time(f).is_some() => std::ops::ControlFlow::Break(()),
+            _ => std::ops::ControlFlow::Continue(()),
+        }
+    }
+    sqlparser::ast::visit_expressions(&ins.items, found).is_break()
+        || ins
+            .having
+            .iter()
+            .chain(&ins.qualify)
+            .any(|e| sqlparser::ast::visit_expressions(e, found).is_break())
 }
 
 fn aggregate_name(name: &str) -> Option<AggFunc> {

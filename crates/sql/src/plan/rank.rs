@@ -97,7 +97,7 @@ impl Pipeline {
         let mut rows: Vec<(usize, Vec<Value>, Vec<Value>)> = Vec::new();
         for (i, o) in outs.iter().enumerate() {
             let WindowOutput::Fired(r) = o else { continue };
-            let row = self.result_row(r, &[]);
+            let row = self.result_row(r, &[], None);
             // HAVING removes rows before they are ranked.
             if let Some(h) = &self.having {
                 if h.eval(&row)? != Value::Bool(true) {
@@ -155,8 +155,13 @@ impl Pipeline {
     /// expressions read: window_start, window_end, window_time, the group
     /// keys, the ranks (when the pipeline ranks; NULL before they are
     /// known), then the aggregates.
-    pub fn result_row(&self, r: &WindowResult, ranks: &[i64]) -> Vec<Value> {
-        let mut row = Vec::with_capacity(4 + r.key.len() + r.values.len());
+    pub fn result_row(
+        &self,
+        r: &WindowResult,
+        ranks: &[i64],
+        emitted: Option<lowwater_core::Timestamp>,
+    ) -> Vec<Value> {
+        let mut row = Vec::with_capacity(5 + r.key.len() + r.values.len());
         row.push(Value::Timestamp(r.window.start));
         row.push(Value::Timestamp(r.window.end));
         row.push(Value::Timestamp(r.window.max_timestamp()));
@@ -165,6 +170,10 @@ impl Pipeline {
             for i in 0..rank.funcs.len() {
                 row.push(ranks.get(i).map_or(Value::Null, |&n| Value::Int(n)));
             }
+        }
+        // The time the row is emitted (CURRENT_TIMESTAMP and the like).
+        if self.emitted_at {
+            row.push(emitted.map_or(Value::Null, Value::Timestamp));
         }
         row.extend(r.values.iter().cloned());
         row
