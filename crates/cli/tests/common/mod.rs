@@ -7,6 +7,7 @@
 
 pub mod chaos;
 pub mod kafka_jobs;
+pub mod postgres;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

@@ -1,0 +1,514 @@
+//! The `jdbc` sink against a real PostgreSQL (`scripts/postgres.sh`).
+//!
+//! - Every column type lowwater has lands exactly (DECIMAL digits, the
+//!   millisecond of a TIMESTAMP and a TIMESTAMP_LTZ, NULLs, unicode), with
+//!   a primary key (upsert: running the job twice leaves each row once,
+//!   overwritten) and without (append: twice is every row twice).
+//! - A wrong password, a missing table, a column of the wrong type, a key
+//!   that is not unique in the table, a NOT NULL column the sink leaves out
+//!   and an unreachable server each fail the job before it reads a record,
+//!   naming the server, the table and the column.
+//! - Flushes by rows (`sink.buffer-flush.max-rows`: the table grows by
+//!   whole batches while the job runs) and by interval (rows land while the
+//!   job runs, with no checkpoint).
+//! - The server stopped for 20 s while windows fire: the job reconnects and
+//!   the table holds every window exactly.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
+
+use common::chaos::{s, scratch, sigterm};
+use common::postgres::{client, client_on, count, jdbc_options, schema, schema_on, script, PORT};
+use common::{kafka_scratch, producer, sql_ts};
+
+const BASE: i64 = 1_757_808_000_000; // 2025-09-14 00:00:00 UTC
+
+fn lowwater(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args(args)
+        .output()
+        .expect("the lowwater binary runs")
+}
+
+/// Input records of the typed job: (second, user, amount, score, note).
+const RECORDS: [(i64, Option<&str>, &str, f64, Option<&str>); 7] = [
+    (1, Some("ana"), "1.10", 0.5, Some("x")),
+    (2, Some("ana"), "2.25", 1.5, None),
+    (3, Some("bé"), "10.00", 2.0, None),
+    (11, Some("ana"), "0.01", 3.0, Some("y")),
+    (12, Some("中文 ✓"), "5.55", -1.25, Some("z")),
+    (13, Some("中文 ✓"), "4.45", 0.25, Some("zz")),
+    (14, None, "7.00", 1.0, None),
+];
+
+fn typed_input(dir: &Path) -> std::path::PathBuf {
+    let input = dir.join("in");
+    std::fs::create_dir_all(&input).expect("input dir");
+    let lines: String = RECORDS
+        .iter()
+        .map(|(sec, user, amount, score, note)| {
+            let user = user.map_or("null".to_string(), |u| format!("\"{u}\""));
+            let note = note.map_or("null".to_string(), |n| format!("\"{n}\""));
+            format!(
+                "{{\"user_id\":{user},\"ts\":\"{}\",\"amount\":{amount},\"score\":{score},\"note\":{note}}}\n",
+                sql_ts(BASE + sec * 1000)
+            )
+        })
+        .collect();
+    std::fs::write(input.join("part-0.json"), lines).expect("input");
+    input
+}
+
+fn typed_job(dir: &Path, input: &Path, with: &str, pk: &str, tail: &str) -> std::path::PathBuf {
+    let sql = format!(
+        "CREATE TABLE clicks (user_id STRING, ts TIMESTAMP(3), amount DECIMAL(10, 2), score DOUBLE,
+  note STRING, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'json');
+CREATE TABLE counts (window_start TIMESTAMP(3), window_end TIMESTAMP_LTZ(3), user_id STRING,
+  n BIGINT, n_int INT, total DECIMAL(12, 2), avg_score DOUBLE, many BOOLEAN, note_max STRING,
+  alerted_at TIMESTAMP_LTZ(3){pk})
+WITH ({with});
+INSERT INTO counts SELECT window_start, CAST(window_end AS TIMESTAMP_LTZ(3)), user_id,
+  COUNT(*), CAST(COUNT(*) AS INT), SUM(amount), AVG(score), COUNT(*) > 1, MAX(note),
+  CURRENT_TIMESTAMP
+FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+GROUP BY window_start, window_end, user_id{tail};
+",
+        s(input)
+    );
+    let job = dir.join("job.sql");
+    std::fs::write(&job, sql).expect("job");
+    job
+}
+
+const TYPED_DDL: &str =
+    "CREATE TABLE {s}.counts (window_start timestamp(3), window_end timestamptz(3),
+  user_id text, n bigint, n_int integer, total numeric(12,2), avg_score double precision,
+  many boolean, note_max varchar(10), alerted_at timestamptz(3)";
+
+/// The rows of `table` as text, ordered.
+fn typed_rows(c: &mut postgres::Client, table: &str) -> Vec<String> {
+    c.query(
+        &format!(
+            "SELECT to_char(window_start, 'YYYY-MM-DD HH24:MI:SS.MS') || '|' ||
+               to_char(window_end AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS') || '|' ||
+               coalesce(user_id, 'NULL') || '|' || n || '|' || n_int || '|' || total::text || '|' ||
+               avg_score::text || '|' || many::text || '|' || coalesce(note_max, 'NULL')
+             FROM {table} ORDER BY window_start, user_id NULLS FIRST, alerted_at"
+        ),
+        &[],
+    )
+    .expect("query")
+    .iter()
+    .map(|r| r.get(0))
+    .collect()
+}
+
+const TYPED_EXPECTED: [&str; 5] = [
+    "2025-09-14 00:00:00.000|2025-09-14 00:00:10.000|ana|2|2|3.35|1|true|x",
+    "2025-09-14 00:00:00.000|2025-09-14 00:00:10.000|bé|1|1|10.00|2|false|NULL",
+    "2025-09-14 00:00:10.000|2025-09-14 00:00:20.000|NULL|1|1|7.00|1|false|NULL",
+    "2025-09-14 00:00:10.000|2025-09-14 00:00:20.000|ana|1|1|0.01|3|false|y",
+    "2025-09-14 00:00:10.000|2025-09-14 00:00:20.000|中文 ✓|2|2|10.00|-0.5|true|zz",
+];
+
+#[test]
+fn every_type_lands_exactly_upserted_with_a_key_and_appended_without() {
+    let dir = scratch("pg-types");
+    let input = typed_input(&dir);
+    // Append: no key. Run twice: every row twice.
+    let sch = schema("types_append", &format!("{TYPED_DDL});"));
+    let table = format!("{sch}.counts");
+    let job = typed_job(&dir, &input, &jdbc_options(PORT, &table, ""), "", "");
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_millis() as i64;
+    for _ in 0..2 {
+        let out = lowwater(&["run", s(&job)]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let mut c = client();
+    let rows = typed_rows(&mut c, &table);
+    let twice: Vec<String> = TYPED_EXPECTED
+        .iter()
+        .flat_map(|r| [r.to_string(), r.to_string()])
+        .collect();
+    assert_eq!(rows, twice);
+    // alerted_at is the time each row was emitted: during this test.
+    let (lo, hi): (f64, f64) = c
+        .query_one(
+            &format!(
+                "SELECT min(extract(epoch from alerted_at))::float8, \
+                 max(extract(epoch from alerted_at))::float8 FROM {table}"
+            ),
+            &[],
+        )
+        .map(|r| (r.get(0), r.get(1)))
+        .expect("alerted_at");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_millis() as f64;
+    assert!(
+        lo * 1000.0 >= started as f64 - 1_000.0 && hi * 1000.0 <= now + 1_000.0,
+        "{lo} {hi}"
+    );
+
+    // Upsert: the key (window_start, user_id), ON CONFLICT DO DEDUPLICATE.
+    // A NULL user cannot be in a primary key: the WHERE leaves it out.
+    let sch = schema(
+        "types_upsert",
+        &format!("{TYPED_DDL}, PRIMARY KEY (window_start, user_id));"),
+    );
+    let table = format!("{sch}.counts");
+    let job = typed_job(
+        &dir,
+        &input,
+        &jdbc_options(PORT, &table, ", 'sink.buffer-flush.max-rows' = '2'"),
+        ", PRIMARY KEY (window_start, user_id) NOT ENFORCED",
+        " ON CONFLICT DO DEDUPLICATE",
+    );
+    let sql = std::fs::read_to_string(&job).expect("job");
+    std::fs::write(
+        &job,
+        sql.replace("GROUP BY", "WHERE user_id IS NOT NULL GROUP BY"),
+    )
+    .expect("job");
+    let mut first = None;
+    for run in 0..2 {
+        let out = lowwater(&["run", s(&job)]);
+        assert!(
+            out.status.success(),
+            "run {run}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if first.is_none() {
+            first = Some(
+                c.query_one(&format!("SELECT max(alerted_at)::text FROM {table}"), &[])
+                    .map(|r| r.get::<_, String>(0))
+                    .expect("max"),
+            );
+        }
+    }
+    let want: Vec<&str> = TYPED_EXPECTED
+        .iter()
+        .copied()
+        .filter(|r| !r.contains("|NULL|1|1|7.00"))
+        .collect();
+    assert_eq!(typed_rows(&mut c, &table), want);
+    // The second run overwrote every row of the first (each emitted anew).
+    let older: i64 = c
+        .query_one(
+            &format!("SELECT count(*) FROM {table} WHERE alerted_at <= $1::text::timestamptz"),
+            &[&first.unwrap_or_default()],
+        )
+        .map(|r| r.get(0))
+        .expect("count");
+    assert_eq!(older, 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_table_the_job_cannot_write_fails_it_at_start_naming_what_and_where() {
+    let dir = scratch("pg-refusals");
+    let input = typed_input(&dir);
+    let sch = schema(
+        "refusals",
+        &format!(
+            "{TYPED_DDL});
+CREATE TABLE {{s}}.wrong_type (LIKE {{s}}.counts);
+ALTER TABLE {{s}}.wrong_type ALTER COLUMN n TYPE integer;
+CREATE TABLE {{s}}.no_key (LIKE {{s}}.counts);
+CREATE TABLE {{s}}.extra (LIKE {{s}}.counts);
+ALTER TABLE {{s}}.extra ADD COLUMN region text NOT NULL;"
+        ),
+    );
+    let cases: [(&str, String, &str, &str, &[&str]); 6] = [
+        (
+            "wrong password",
+            jdbc_options(PORT, &format!("{sch}.counts"), "").replace("lowwater-secret", "nope"),
+            "",
+            "",
+            &[
+                "127.0.0.1:15432/lowwater",
+                "28P01",
+                "password authentication failed",
+            ],
+        ),
+        (
+            "missing table",
+            jdbc_options(PORT, &format!("{sch}.missing"), ""),
+            "",
+            "",
+            &[&format!(
+                "table {sch}.missing does not exist in 127.0.0.1:15432/lowwater"
+            )],
+        ),
+        (
+            "wrong type",
+            jdbc_options(PORT, &format!("{sch}.wrong_type"), ""),
+            "",
+            "",
+            &[
+                "column 'n' of",
+                "is integer",
+                "sink column 'n' (BIGINT)",
+                "make it bigint",
+            ],
+        ),
+        (
+            "key not unique",
+            jdbc_options(PORT, &format!("{sch}.no_key"), ""),
+            ", PRIMARY KEY (window_start, user_id) NOT ENFORCED",
+            " ON CONFLICT DO DEDUPLICATE",
+            &[
+                "PRIMARY KEY (window_start, user_id) is not a unique key",
+                "ADD PRIMARY KEY",
+            ],
+        ),
+        (
+            "not null left out",
+            jdbc_options(PORT, &format!("{sch}.extra"), ""),
+            "",
+            "",
+            &["column 'region'", "NOT NULL without a default"],
+        ),
+        (
+            "unreachable",
+            jdbc_options(1, &format!("{sch}.counts"), ""),
+            "",
+            "",
+            &[
+                "cannot connect to PostgreSQL",
+                "127.0.0.1:1/lowwater",
+                "refused",
+            ],
+        ),
+    ];
+    for (what, with, pk, tail, says) in cases {
+        let job = typed_job(&dir, &input, &with, pk, tail);
+        let out = lowwater(&["run", s(&job)]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {err}");
+        for word in says {
+            assert!(err.contains(word), "{what}: no '{word}' in: {err}");
+        }
+        // The password is never printed.
+        assert!(!err.contains("lowwater-secret"), "{what}: {err}");
+    }
+    // Nothing was written anywhere.
+    assert_eq!(count(&mut client(), &format!("{sch}.counts")), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Writes one record per second of event time, seconds `from..to`, for
+/// user `u`, to partition 0 of `topic`.
+fn produce_seconds(topic: &str, from: i64, to: i64) {
+    use rdkafka::producer::{BaseRecord, Producer};
+    let p = producer();
+    for sec in from..to {
+        let payload = format!(r#"{{"user_id":"u","ts":"{}"}}"#, sql_ts(BASE + sec * 1000));
+        p.send(
+            BaseRecord::<(), str>::to(topic)
+                .partition(0)
+                .payload(&payload),
+        )
+        .expect("send");
+    }
+    p.flush(Duration::from_secs(10)).expect("flush");
+}
+
+/// A Kafka -> PostgreSQL job counting `topic`'s records per user in 1 s
+/// windows (each record fires the window before it) into `table`
+/// (`pk`: with its primary key), checkpoints every `interval`.
+fn kafka_job(
+    dir: &Path,
+    topic: &str,
+    table_with: &str,
+    pk: bool,
+    interval: &str,
+) -> std::path::PathBuf {
+    let (key, tail) = match pk {
+        true => (
+            ", PRIMARY KEY (window_start, user_id) NOT ENFORCED",
+            " ON CONFLICT DO DEDUPLICATE",
+        ),
+        false => ("", ""),
+    };
+    let sql = format!(
+        "SET 'execution.checkpointing.interval' = '{interval}';
+SET 'execution.checkpointing.dir' = '{}';
+CREATE TABLE clicks (user_id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{}',
+  'properties.group.id' = '{topic}-{}', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json');
+CREATE TABLE counts (window_start TIMESTAMP(3), user_id STRING, n BIGINT{key})
+WITH ({table_with});
+INSERT INTO counts SELECT window_start, user_id, COUNT(*) FROM
+TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+GROUP BY window_start, window_end, user_id{tail};
+",
+        s(&dir.join("ck")),
+        &*common::BOOTSTRAP,
+        table_with.len()
+    );
+    let job = dir.join(format!("job-{}.sql", table_with.len()));
+    std::fs::write(&job, sql).expect("job");
+    job
+}
+
+fn spawn(job: &Path, log: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args(["run", s(job)])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(log).expect("log"))
+        .spawn()
+        .expect("spawn lowwater")
+}
+
+/// Polls `table` until it has `want` rows (or 60 s pass); every count seen
+/// on the way, in order.
+fn counts_until(c: &mut postgres::Client, table: &str, want: i64) -> Vec<i64> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen = vec![count(c, table)];
+    while seen.last() != Some(&want) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        let n = count(c, table);
+        if seen.last() != Some(&n) {
+            seen.push(n);
+        }
+    }
+    seen
+}
+
+#[test]
+fn rows_are_flushed_in_batches_of_max_rows_and_every_interval() {
+    let (dir, id) = kafka_scratch("pg-flush");
+    let topic = format!("pg-flush-{id}");
+    common::create_topic(&topic, 1);
+    // Seconds 0..8: windows 0..6 fire while the job runs, 7 stays open.
+    produce_seconds(&topic, 0, 8);
+    let sch = schema(
+        "flush",
+        "CREATE TABLE {s}.by_rows (window_start timestamp(3), user_id text, n bigint);
+         CREATE TABLE {s}.by_time (LIKE {s}.by_rows);",
+    );
+    let mut c = client();
+    // By rows: batches of 3; no interval, and no checkpoint before the stop.
+    let by_rows = format!("{sch}.by_rows");
+    let with = jdbc_options(
+        PORT,
+        &by_rows,
+        ", 'sink.buffer-flush.max-rows' = '3', 'sink.buffer-flush.interval' = '0'",
+    );
+    let mut job = spawn(
+        &kafka_job(&dir, &topic, &with, false, "1 h"),
+        &dir.join("rows.log"),
+    );
+    let seen = counts_until(&mut c, &by_rows, 6);
+    // Whole batches of 3 only (the 7th waits for a batch or the stop).
+    assert!(
+        seen.last() == Some(&6) && seen.iter().all(|n| n % 3 == 0),
+        "the table grows by batches of 3 rows: {seen:?}"
+    );
+    // The stop's final checkpoint flushes the 7th.
+    assert!(sigterm(&mut job).success());
+    assert_eq!(count(&mut c, &by_rows), 7);
+    // By interval: 1,000 rows would be a batch, but 100 ms pass first.
+    let by_time = format!("{sch}.by_time");
+    let with = jdbc_options(
+        PORT,
+        &by_time,
+        ", 'sink.buffer-flush.max-rows' = '1000', 'sink.buffer-flush.interval' = '100 ms'",
+    );
+    let mut job = spawn(
+        &kafka_job(&dir, &topic, &with, false, "1 h"),
+        &dir.join("time.log"),
+    );
+    let seen = counts_until(&mut c, &by_time, 7);
+    assert_eq!(seen.last(), Some(&7), "{seen:?}");
+    assert!(
+        job.try_wait().expect("wait").is_none(),
+        "written while the job runs"
+    );
+    assert!(sigterm(&mut job).success());
+    assert_eq!(count(&mut c, &by_time), 7);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_server_stopped_for_20_s_mid_run_loses_nothing() {
+    // A server of its own: stopping it disturbs no other test.
+    const OWN: u16 = 15442;
+    script("start", OWN);
+    let (dir, id) = kafka_scratch("pg-outage");
+    let topic = format!("pg-outage-{id}");
+    common::create_topic(&topic, 1);
+    let sch = schema_on(
+        OWN,
+        "outage",
+        "CREATE TABLE {s}.counts (window_start timestamp(3), user_id text, n bigint,
+           PRIMARY KEY (window_start, user_id));",
+    );
+    let table = format!("{sch}.counts");
+    let with = jdbc_options(OWN, &table, ", 'sink.buffer-flush.interval' = '200 ms'");
+    let log = dir.join("outage.log");
+    let mut job = spawn(&kafka_job(&dir, &topic, &with, true, "500 ms"), &log);
+    produce_seconds(&topic, 0, 6);
+    let mut c = client_on(OWN);
+    assert_eq!(counts_until(&mut c, &table, 5).last(), Some(&5));
+    drop(c);
+    script("stop", OWN);
+    // Ten more windows fire while the server is away.
+    produce_seconds(&topic, 6, 16);
+    let down = Instant::now();
+    let text = || std::fs::read_to_string(&log).unwrap_or_default();
+    while !text().contains("is lost") && down.elapsed() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        text().contains("the connection to 127.0.0.1:15442/lowwater is lost"),
+        "{}",
+        text()
+    );
+    // The outage lasts 20 s (under connection.max-retry-timeout, 60 s).
+    std::thread::sleep(Duration::from_secs(20).saturating_sub(down.elapsed()));
+    assert!(
+        job.try_wait().expect("wait").is_none(),
+        "the job rides the outage out: {}",
+        text()
+    );
+    script("start", OWN);
+    let mut c = client_on(OWN);
+    assert_eq!(
+        counts_until(&mut c, &table, 15).last(),
+        Some(&15),
+        "{}",
+        text()
+    );
+    assert!(sigterm(&mut job).success(), "{}", text());
+    assert!(
+        text().contains("connected to 127.0.0.1:15442/lowwater again"),
+        "{}",
+        text()
+    );
+    let rows: Vec<(String, i64)> = c
+        .query(
+            &format!("SELECT to_char(window_start, 'HH24:MI:SS'), n FROM {table} ORDER BY 1"),
+            &[],
+        )
+        .expect("rows")
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let want: Vec<(String, i64)> = (0..15).map(|s| (format!("00:00:{s:02}"), 1)).collect();
+    assert_eq!(rows, want);
+    let _ = std::fs::remove_dir_all(&dir);
+}
