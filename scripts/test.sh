@@ -5,6 +5,7 @@
 #   - Chromium (the web page is tested in a real headless browser),
 #   - Prometheus (the alerting rules and dashboard queries run on a real one),
 #   - a real Apache Kafka broker (scripts/kafka.sh: Java 17 and Maven),
+#   - a real PostgreSQL server (scripts/postgres.sh: Debian's postgresql),
 #   - a real Apache Flink 2.3 cluster and its SQL Gateway (scripts/flink.sh:
 #     Flink from PyPI, its gateway and Kafka connector jars from Maven),
 #   - the Python clients of the format tests (scripts/pyenv.sh, pip).
@@ -50,6 +51,7 @@ for src in crates/*/src; do
   }
 done
 bash scripts/kafka.sh start >&2
+bash scripts/postgres.sh start >&2
 bash scripts/flink.sh start >&2
 bash scripts/pyenv.sh >/dev/null
 cargo test --workspace --locked "$@"
