@@ -15,13 +15,15 @@
 //!   the table holds every window exactly.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod common;
 
 use common::chaos::{s, scratch, sigterm};
-use common::postgres::{client, client_on, count, jdbc_options, schema, schema_on, script, PORT};
+use common::postgres::{
+    client, client_on, count, jdbc_options, schema, schema_on, script, spawn, PORT,
+};
 use common::{kafka_scratch, producer, sql_ts};
 
 const BASE: i64 = 1_757_808_000_000; // 2025-09-14 00:00:00 UTC
@@ -33,8 +35,16 @@ fn lowwater(args: &[&str]) -> std::process::Output {
         .expect("the lowwater binary runs")
 }
 
-/// Input records of the typed job: (second, user, amount, score, note).
-const RECORDS: [(i64, Option<&str>, &str, f64, Option<&str>); 7] = [
+/// An input record of the typed job: (second, user, amount, score, note).
+type Record = (
+    i64,
+    Option<&'static str>,
+    &'static str,
+    f64,
+    Option<&'static str>,
+);
+
+const RECORDS: [Record; 7] = [
     (1, Some("ana"), "1.10", 0.5, Some("x")),
     (2, Some("ana"), "2.25", 1.5, None),
     (3, Some("bé"), "10.00", 2.0, None),
@@ -364,15 +374,6 @@ GROUP BY window_start, window_end, user_id{tail};
     job
 }
 
-fn spawn(job: &Path, log: &Path) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_lowwater"))
-        .args(["run", s(job)])
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(log).expect("log"))
-        .spawn()
-        .expect("spawn lowwater")
-}
-
 /// Polls `table` until it has `want` rows (or 60 s pass); every count seen
 /// on the way, in order.
 fn counts_until(c: &mut postgres::Client, table: &str, want: i64) -> Vec<i64> {
@@ -419,7 +420,7 @@ fn rows_are_flushed_in_batches_of_max_rows_and_every_interval() {
         "the table grows by batches of 3 rows: {seen:?}"
     );
     // The stop's final checkpoint flushes the 7th.
-    assert!(sigterm(&mut job).success());
+    assert!(sigterm(&mut job.0).success());
     assert_eq!(count(&mut c, &by_rows), 7);
     // By interval: 1,000 rows would be a batch, but 100 ms pass first.
     let by_time = format!("{sch}.by_time");
@@ -435,10 +436,10 @@ fn rows_are_flushed_in_batches_of_max_rows_and_every_interval() {
     let seen = counts_until(&mut c, &by_time, 7);
     assert_eq!(seen.last(), Some(&7), "{seen:?}");
     assert!(
-        job.try_wait().expect("wait").is_none(),
+        job.0.try_wait().expect("wait").is_none(),
         "written while the job runs"
     );
-    assert!(sigterm(&mut job).success());
+    assert!(sigterm(&mut job.0).success());
     assert_eq!(count(&mut c, &by_time), 7);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -481,7 +482,7 @@ fn the_server_stopped_for_20_s_mid_run_loses_nothing() {
     // The outage lasts 20 s (under connection.max-retry-timeout, 60 s).
     std::thread::sleep(Duration::from_secs(20).saturating_sub(down.elapsed()));
     assert!(
-        job.try_wait().expect("wait").is_none(),
+        job.0.try_wait().expect("wait").is_none(),
         "the job rides the outage out: {}",
         text()
     );
@@ -493,7 +494,7 @@ fn the_server_stopped_for_20_s_mid_run_loses_nothing() {
         "{}",
         text()
     );
-    assert!(sigterm(&mut job).success(), "{}", text());
+    assert!(sigterm(&mut job.0).success(), "{}", text());
     assert!(
         text().contains("connected to 127.0.0.1:15442/lowwater again"),
         "{}",

@@ -85,3 +85,26 @@ pub fn count(c: &mut postgres::Client, table: &str) -> i64 {
         .map(|r| r.get(0))
         .unwrap_or(-1)
 }
+
+/// A `lowwater run` that is killed when dropped, so that a failed
+/// assertion leaves no job running.
+pub struct Running(pub std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `lowwater run JOB`, its standard error written to `log`.
+pub fn spawn(job: &std::path::Path, log: &std::path::Path) -> Running {
+    Running(
+        Command::new(env!("CARGO_BIN_EXE_lowwater"))
+            .args(["run", job.to_str().expect("utf-8 path")])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(log).expect("log"))
+            .spawn()
+            .expect("spawn lowwater"),
+    )
+}
