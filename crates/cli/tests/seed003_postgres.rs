@@ -246,3 +246,27 @@ fn with_the_idle_timeout_alerts_stay_fresh_while_the_partition_is_quiet() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn every_example_file_plans_and_explain_names_the_sink() {
+    for file in ["job.sql", "job_idle_timeout.sql", "live.sql"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/seed003_postgres")
+            .join(file);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_lowwater"))
+            .args(["explain", path.to_str().expect("utf-8")])
+            .output()
+            .expect("explain");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.contains("jdbc: PostgreSQL table gold.stock_out_alerts on 127.0.0.1:15432/lowwater, upsert on (sku, event_ts)"),
+            "{file}: {text}"
+        );
+        assert!(!text.contains("lowwater-secret"), "{file}");
+    }
+}
