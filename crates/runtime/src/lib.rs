@@ -51,6 +51,7 @@ mod restore;
 mod shared;
 mod silence;
 mod sink;
+mod sink_flush;
 mod source;
 mod threads;
 mod txn;

@@ -129,7 +129,7 @@ impl Threads<'_> {
             };
             // The interval flushes of jdbc sinks, on their own thread: a
             // server that is away holds that thread, not the monitor.
-            let (flushing, flush_stop) = crate::sink::interval_flusher(self.plan, shared);
+            let (flushing, flush_stop) = crate::sink_flush::interval_flusher(self.plan, shared);
             let flusher = flushing.map(|f| {
                 std::thread::Builder::new()
                     .name("sink-flush".into())

@@ -136,22 +136,6 @@ pub fn is_read_option(key: &str) -> bool {
     READ_OPTIONS.contains(&key)
 }
 
-/// A table's options as the plan keeps them: a jdbc table's password
-/// masked, and its url without the password parameter (the connector
-/// holds them; the plan is printed, compared and stored).
-pub fn masked(
-    connector: &crate::options::Connector,
-    mut raw: BTreeMap<String, String>,
-) -> BTreeMap<String, String> {
-    if let crate::options::Connector::Jdbc(j) = connector {
-        if let Some(p) = raw.get_mut("password") {
-            *p = "***".into();
-        }
-        raw.insert("url".into(), j.url.clone());
-    }
-    raw
-}
-
 /// Reads the options of a jdbc table (`at`: where each option is written).
 pub fn check(raw: &BTreeMap<String, String>, at: &dyn Fn(&str) -> Loc, loc: Loc) -> Result<Jdbc> {
     if let Some(k) = raw.keys().find(|k| READ_OPTIONS.contains(&k.as_str())) {

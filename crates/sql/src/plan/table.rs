@@ -323,7 +323,7 @@ pub(super) fn table(
             Some(key)
         }
     };
-    let options = crate::jdbc::masked(&opts.connector, opts.raw);
+    let options = masked(&opts.connector, opts.raw);
     Ok((
         TableDef {
             name: ct.name.clone(),
@@ -638,4 +638,17 @@ fn emit_strategy(ct: &CreateTable, raw: &BTreeMap<String, String>) -> Result<Emi
 
 fn is_proctime(e: &AstExpr) -> bool {
     matches!(e, AstExpr::Function(f) if f.name.to_string().eq_ignore_ascii_case("PROCTIME"))
+}
+
+/// A table's options as the plan keeps them: a jdbc table's password
+/// masked, and its url without the password parameter (the connector
+/// holds them; the plan is printed, compared and stored).
+fn masked(connector: &Connector, mut raw: BTreeMap<String, String>) -> BTreeMap<String, String> {
+    if let Connector::Jdbc(j) = connector {
+        if let Some(p) = raw.get_mut("password") {
+            *p = "***".into();
+        }
+        raw.insert("url".into(), j.url.clone());
+    }
+    raw
 }
