@@ -14,7 +14,8 @@
 #
 # The server has a database `lowwater` owned by the user `lowwater`, password
 # `lowwater-secret` (password authentication, scram-sha-256, over TCP), and a
-# superuser `postgres` reachable only through the data directory's socket.
+# superuser `postgres` without a password, reachable only through the data
+# directory's socket.
 #
 # Environment: PG_PORT (default 15432), LOWWATER_PG_HOME (default
 # ~/.cache/lowwater/postgres, /var/tmp/lowwater-postgres as root: data, log).
@@ -70,14 +71,11 @@ init() {
   if [ -f "$data/PG_VERSION" ]; then return; fi
   mkdir -p "$home"
   if [ "$(id -u)" = 0 ]; then chown postgres "$home"; chmod 755 "$home"; fi
-  local pw
-  pw="$(mktemp)"
-  echo "postgres" >"$pw"
-  if [ "$(id -u)" = 0 ]; then chown postgres "$pw"; fi
+  # The superuser has no password: it can only come through the data
+  # directory's socket (trust), never over TCP (scram-sha-256).
   as_owner "$(bindir)/initdb" -D "$data" -U postgres --auth-local=trust --auth-host=scram-sha-256 \
-    --pwfile="$pw" -E UTF8 --locale=C.UTF-8 >>"$log" 2>&1 || {
-    rm -f "$pw"; echo "postgres.sh: initdb failed; see $log" >&2; exit 1; }
-  rm -f "$pw"
+    -E UTF8 --locale=C.UTF-8 >>"$log" 2>&1 || {
+    echo "postgres.sh: initdb failed; see $log" >&2; exit 1; }
   cat >>"$data/postgresql.conf" <<CONF
 listen_addresses = '127.0.0.1'
 port = $port
@@ -85,8 +83,7 @@ unix_socket_directories = '$sock'
 fsync = on
 max_connections = 100
 CONF
-  fresh=1
-}
+  }
 
 start() {
   install
@@ -95,7 +92,6 @@ start() {
     echo "postgres.sh: something this script did not start answers on 127.0.0.1:$port; using it as it is (set PG_PORT to start one on another port)"
     return
   fi
-  fresh=0
   init
   mkdir -p "$sock"
   if [ "$(id -u)" = 0 ]; then chown postgres "$sock" "$log" 2>/dev/null || true; fi
@@ -103,12 +99,18 @@ start() {
   if [ "$(id -u)" = 0 ]; then chown postgres "$log"; fi
   as_owner "$(bindir)/pg_ctl" -D "$data" -l "$log" -w -t 120 start >/dev/null || {
     echo "postgres.sh: the server did not start; last lines of $log:" >&2; tail -n 20 "$log" >&2; exit 1; }
-  if [ "$fresh" = 1 ]; then
-    as_owner "$(bindir)/psql" -q -h "$sock" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 \
-      -c "CREATE ROLE lowwater LOGIN PASSWORD 'lowwater-secret'" \
-      -c "CREATE DATABASE lowwater OWNER lowwater" >>"$log" 2>&1 || {
-      echo "postgres.sh: could not create the user and database; see $log" >&2; exit 1; }
-  fi
+  # The user and database, made when missing (every start: a start that
+  # failed half way is mended by the next).
+  as_owner "$(bindir)/psql" -q -h "$sock" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 >>"$log" 2>&1 <<'SQL' || {
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'lowwater') THEN
+    CREATE ROLE lowwater LOGIN PASSWORD 'lowwater-secret';
+  END IF;
+END $$;
+SELECT 'CREATE DATABASE lowwater OWNER lowwater'
+ WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'lowwater') \gexec
+SQL
+    echo "postgres.sh: could not create the user and database; see $log" >&2; exit 1; }
   echo "postgres.sh: up on 127.0.0.1:$port (database lowwater, user lowwater; log $log)"
 }
 

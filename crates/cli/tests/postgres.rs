@@ -238,10 +238,46 @@ CREATE TABLE {{s}}.wrong_type (LIKE {{s}}.counts);
 ALTER TABLE {{s}}.wrong_type ALTER COLUMN n TYPE integer;
 CREATE TABLE {{s}}.no_key (LIKE {{s}}.counts);
 CREATE TABLE {{s}}.extra (LIKE {{s}}.counts);
-ALTER TABLE {{s}}.extra ADD COLUMN region text NOT NULL;"
+ALTER TABLE {{s}}.extra ADD COLUMN region text NOT NULL;
+CREATE TABLE {{s}}.seconds (LIKE {{s}}.counts);
+ALTER TABLE {{s}}.seconds ALTER COLUMN window_start TYPE timestamp(0);
+CREATE TABLE {{s}}.included (LIKE {{s}}.counts, UNIQUE (window_start) INCLUDE (user_id));
+CREATE TABLE {{s}}.by_uuid (LIKE {{s}}.counts);
+ALTER TABLE {{s}}.by_uuid ALTER COLUMN user_id TYPE uuid USING NULL;
+ALTER TABLE {{s}}.by_uuid ADD UNIQUE (window_start, user_id);"
         ),
     );
-    let cases: [(&str, String, &str, &str, &[&str]); 6] = [
+    let key = ", PRIMARY KEY (window_start, user_id) NOT ENFORCED";
+    let dedup = " ON CONFLICT DO DEDUPLICATE";
+    let cases: [(&str, String, &str, &str, &[&str]); 9] = [
+        (
+            "timestamp(0) rounds the milliseconds",
+            jdbc_options(PORT, &format!("{sch}.seconds"), ""),
+            "",
+            "",
+            &[
+                "column 'window_start'",
+                "timestamp(0) without time zone keeps 0 fractional digits",
+            ],
+        ),
+        (
+            "an INCLUDE column is not part of a unique key",
+            jdbc_options(PORT, &format!("{sch}.included"), ""),
+            key,
+            dedup,
+            &["PRIMARY KEY (window_start, user_id) is not a unique key"],
+        ),
+        (
+            "a uuid key compares texts that differ as equal",
+            jdbc_options(PORT, &format!("{sch}.by_uuid"), ""),
+            key,
+            dedup,
+            &[
+                "key column 'user_id'",
+                "is uuid",
+                "must be text or character varying",
+            ],
+        ),
         (
             "wrong password",
             jdbc_options(PORT, &format!("{sch}.counts"), "").replace("lowwater-secret", "nope"),
@@ -511,5 +547,109 @@ fn the_server_stopped_for_20_s_mid_run_loses_nothing() {
         .collect();
     let want: Vec<(String, i64)> = (0..15).map(|s| (format!("00:00:{s:02}"), 1)).collect();
     assert_eq!(rows, want);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_key_written_twice_in_one_flush_keeps_its_last_row_and_identity_columns_fill_themselves() {
+    let dir = scratch("pg-reduce");
+    let input = typed_input(&dir);
+    // The key is the user alone: ana's rows of both windows go in one
+    // flush (max-rows 1000), reduced to the last; an identity column the
+    // sink does not write numbers the rows.
+    let sch = schema(
+        "reduce",
+        &format!(
+            "{TYPED_DDL}, id bigint GENERATED ALWAYS AS IDENTITY, \
+             created timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (user_id));"
+        ),
+    );
+    let table = format!("{sch}.counts");
+    let job = typed_job(
+        &dir,
+        &input,
+        &jdbc_options(PORT, &table, ", 'sink.buffer-flush.max-rows' = '1000'"),
+        ", PRIMARY KEY (user_id) NOT ENFORCED",
+        " ON CONFLICT DO DEDUPLICATE",
+    );
+    let sql = std::fs::read_to_string(&job).expect("job");
+    std::fs::write(
+        &job,
+        sql.replace("GROUP BY", "WHERE user_id IS NOT NULL GROUP BY"),
+    )
+    .expect("job");
+    let out = lowwater(&["run", s(&job)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut c = client();
+    let want: Vec<&str> = [TYPED_EXPECTED[1], TYPED_EXPECTED[3], TYPED_EXPECTED[4]].to_vec();
+    let mut rows = typed_rows(&mut c, &table);
+    rows.sort();
+    let mut want: Vec<String> = want.iter().map(|r| r.to_string()).collect();
+    want.sort();
+    assert_eq!(rows, want, "each user's last window");
+    let ids: i64 = c
+        .query_one(&format!("SELECT count(DISTINCT id) FROM {table}"), &[])
+        .map(|r| r.get(0))
+        .expect("ids");
+    assert_eq!(ids, 3);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_server_away_longer_than_the_retry_timeout_fails_the_job_naming_it() {
+    const OWN: u16 = 15443;
+    script("start", OWN);
+    let (dir, id) = kafka_scratch("pg-away");
+    let topic = format!("pg-away-{id}");
+    common::create_topic(&topic, 1);
+    let sch = schema_on(
+        OWN,
+        "away",
+        "CREATE TABLE {s}.counts (window_start timestamp(3), user_id text, n bigint);",
+    );
+    let table = format!("{sch}.counts");
+    let with = jdbc_options(
+        OWN,
+        &table,
+        ", 'sink.buffer-flush.interval' = '100 ms', 'connection.max-retry-timeout' = '2 s'",
+    );
+    let log = dir.join("away.log");
+    let mut job = spawn(&kafka_job(&dir, &topic, &with, false, "1 h"), &log);
+    produce_seconds(&topic, 0, 4);
+    let mut c = client_on(OWN);
+    assert_eq!(counts_until(&mut c, &table, 3).last(), Some(&3));
+    drop(c);
+    script("stop", OWN);
+    let down = Instant::now();
+    produce_seconds(&topic, 4, 8);
+    let text = || std::fs::read_to_string(&log).unwrap_or_default();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = job.0.try_wait().expect("wait") {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    script("start", OWN);
+    let status = status.unwrap_or_else(|| panic!("still running 30 s later: {}", text()));
+    assert!(!status.success(), "{}", text());
+    // Within the 2 s and the last backoff step, with the server named.
+    assert!(
+        down.elapsed() < Duration::from_secs(12),
+        "{:?}",
+        down.elapsed()
+    );
+    let log = text();
+    assert!(
+        log.contains("lost the connection to 127.0.0.1:15443/lowwater and could not write again within connection.max-retry-timeout (2 s)"),
+        "{log}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -72,6 +72,11 @@ pub struct Sink {
     rows: Vec<Vec<Option<String>>>,
     /// With a key: each buffered key's row.
     by_key: HashMap<Vec<Option<String>>, usize>,
+    /// Rows pushed since the last flush (before the reduction by key: the
+    /// count `sink.buffer-flush.max-rows` is compared with, as Flink counts).
+    added: usize,
+    /// The error that failed a flush: every later flush returns it.
+    failed: Option<String>,
     stats: SinkStats,
 }
 
@@ -166,6 +171,8 @@ impl Sink {
             statements: HashMap::new(),
             rows: Vec::new(),
             by_key: HashMap::new(),
+            added: 0,
+            failed: None,
             stats: SinkStats::default(),
         })
     }
@@ -178,7 +185,14 @@ impl Sink {
             .collect();
         match &self.key {
             Some(k) => {
-                let key: Vec<Option<String>> = k.iter().map(|&i| row[i].clone()).collect();
+                // -0.0 and 0.0 are one key to PostgreSQL.
+                let key: Vec<Option<String>> = k
+                    .iter()
+                    .map(|&i| match row[i].as_deref() {
+                        Some("-0.0") => Some("0.0".to_string()),
+                        _ => row[i].clone(),
+                    })
+                    .collect();
                 match self.by_key.get(&key) {
                     Some(&at) => self.rows[at] = row,
                     None => {
@@ -189,7 +203,8 @@ impl Sink {
             }
             None => self.rows.push(row),
         }
-        if self.max_rows > 0 && self.rows.len() >= self.max_rows {
+        self.added += 1;
+        if self.max_rows > 0 && self.added >= self.max_rows {
             self.flush()?;
         }
         Ok(())
@@ -207,17 +222,56 @@ impl Sink {
 
     /// Writes the buffered rows in one transaction, retrying as the module
     /// says; an error names the server, the table and the server's reason.
+    /// After an error every later flush fails at once with it (the job is
+    /// failing: its stop does not wait out the retries again).
     pub fn flush(&mut self) -> Result<(), String> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
         if self.rows.is_empty() {
             return Ok(());
         }
+        let result = self.write_buffer();
+        match &result {
+            Ok(()) => {
+                self.stats.rows += self.rows.len() as u64;
+                self.stats.flushes += 1;
+                self.rows.clear();
+                self.by_key.clear();
+                self.added = 0;
+            }
+            Err(e) => self.failed = Some(e.clone()),
+        }
+        result
+    }
+
+    fn write_buffer(&mut self) -> Result<(), String> {
         let mut lost_since: Option<Instant> = None;
         let mut backoff = Duration::from_millis(100);
         let mut refusals = 0;
+        // A transaction whose COMMIT was sent when the connection was lost:
+        // it may have committed.
+        let mut in_doubt: Option<i64> = None;
         loop {
+            if let Some(since) = lost_since {
+                if since.elapsed() >= self.max_retry_timeout {
+                    return Err(format!(
+                        "jdbc sink {}: lost the connection to {} and could not write again \
+                         within connection.max-retry-timeout ({} s); {} rows were not written",
+                        self.table,
+                        self.server,
+                        self.max_retry_timeout.as_secs(),
+                        self.rows.len()
+                    ));
+                }
+            }
             if self.client.as_ref().is_none_or(Client::is_closed) {
                 self.client = None;
                 self.statements.clear();
+                if lost_since.is_some() {
+                    std::thread::sleep(backoff);
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                }
                 let since = *lost_since.get_or_insert_with(Instant::now);
                 match self.config.connect(NoTls) {
                     Ok(c) => {
@@ -231,33 +285,61 @@ impl Sink {
                         self.client = Some(c);
                     }
                     Err(e) => {
-                        if since.elapsed() >= self.max_retry_timeout {
-                            return Err(format!(
-                                "jdbc sink {}: lost the connection to {} and could not connect \
-                                 again within connection.max-retry-timeout ({} s): {}; {} rows \
-                                 were not written",
-                                self.table,
-                                self.server,
-                                self.max_retry_timeout.as_secs(),
-                                describe(&e, &self.server),
-                                self.rows.len()
-                            ));
-                        }
-                        std::thread::sleep(backoff);
-                        backoff = (backoff * 2).min(MAX_BACKOFF);
+                        tracing::debug!(
+                            "jdbc sink {}: connecting again: {}",
+                            self.table,
+                            describe(&e, &self.server)
+                        );
                         continue;
                     }
                 }
             }
-            match self.attempt() {
-                Ok(()) => {
-                    self.stats.rows += self.rows.len() as u64;
-                    self.stats.flushes += 1;
-                    self.rows.clear();
-                    self.by_key.clear();
-                    return Ok(());
+            let Some(client) = self.client.as_mut() else {
+                continue;
+            };
+            if let Some(xid) = in_doubt {
+                match commit_status(client, xid) {
+                    Ok(Some(committed)) => {
+                        in_doubt = None;
+                        if committed {
+                            tracing::info!(
+                                "jdbc sink {}: the transaction whose COMMIT the lost \
+                                 connection cut had committed; its rows are not written again",
+                                self.table
+                            );
+                            return Ok(());
+                        }
+                    }
+                    // Still in progress on the server: look again.
+                    Ok(None) => {
+                        self.client = None;
+                        continue;
+                    }
+                    Err(e) if connection_lost(&e) => {
+                        self.client = None;
+                        continue;
+                    }
+                    Err(e) => {
+                        return Err(format!(
+                            "jdbc sink {}: after a lost connection, could not learn whether {} \
+                             rows were committed: {}",
+                            self.table,
+                            self.rows.len(),
+                            describe(&e, &self.server)
+                        ))
+                    }
                 }
-                Err(e) if connection_lost(&e) => {
+            }
+            let outcome = attempt(
+                client,
+                &self.rows,
+                (self.per_statement, &mut self.statements),
+                (&self.head, &self.tail, self.columns),
+                self.key.is_none(),
+            );
+            match outcome {
+                Ok(()) => return Ok(()),
+                Err((e, xid)) if connection_lost(&e) => {
                     if lost_since.is_none() {
                         tracing::warn!(
                             "jdbc sink {}: the connection to {} is lost ({}); connecting again \
@@ -269,10 +351,11 @@ impl Sink {
                             self.rows.len()
                         );
                     }
+                    in_doubt = xid;
                     lost_since.get_or_insert_with(Instant::now);
                     self.client = None;
                 }
-                Err(e) if transient(&e) && refusals < self.max_retries => {
+                Err((e, _)) if transient(&e) && refusals < self.max_retries => {
                     refusals += 1;
                     self.stats.retries += 1;
                     tracing::warn!(
@@ -285,7 +368,7 @@ impl Sink {
                     // As Flink's JDBC sink: one second more per retry.
                     std::thread::sleep(Duration::from_secs(u64::from(refusals)));
                 }
-                Err(e) => {
+                Err((e, _)) => {
                     return Err(format!(
                         "jdbc sink {}: writing {} rows failed: {}",
                         self.table,
@@ -296,37 +379,66 @@ impl Sink {
             }
         }
     }
+}
 
-    /// One try at writing the buffer: one transaction, a statement per
-    /// `per_statement` rows.
-    fn attempt(&mut self) -> Result<(), postgres::Error> {
-        let Some(client) = self.client.as_mut() else {
-            return Ok(());
-        };
-        let mut tx = client.transaction()?;
-        for chunk in self.rows.chunks(self.per_statement) {
-            let statement = match self.statements.get(&chunk.len()) {
-                Some(s) => s.clone(),
-                None => {
-                    let sql = statement_sql(&self.head, &self.tail, self.columns, chunk.len());
-                    let s = tx.prepare(&sql)?;
-                    // Keep the full-size statement and a few remainders.
-                    if self.statements.len() < 16 {
-                        self.statements.insert(chunk.len(), s.clone());
-                    }
-                    s
+/// Whether transaction `xid` committed (`None`: still in progress), by
+/// PostgreSQL's `txid_status`.
+fn commit_status(client: &mut Client, xid: i64) -> Result<Option<bool>, postgres::Error> {
+    let status: Option<String> = client
+        .query_one("SELECT txid_status($1)::text", &[&xid])?
+        .get(0);
+    Ok(match status.as_deref() {
+        Some("committed") => Some(true),
+        Some("in progress") => None,
+        // Aborted, or too old to know (then it cannot be the one just sent).
+        _ => Some(false),
+    })
+}
+
+/// One try at writing `rows`: one transaction, a statement per
+/// `per_statement` rows (prepared statements cached by their number of
+/// rows). On an error, the id of the transaction when its COMMIT was what
+/// failed (`track`: the id is read first, for an append, whose rows must
+/// not be written twice).
+fn attempt(
+    client: &mut Client,
+    rows: &[Vec<Option<String>>],
+    (per_statement, statements): (usize, &mut HashMap<usize, Statement>),
+    (head, tail, columns): (&str, &str, usize),
+    track: bool,
+) -> Result<(), (postgres::Error, Option<i64>)> {
+    let plain = |e| (e, None);
+    let mut tx = client.transaction().map_err(plain)?;
+    for chunk in rows.chunks(per_statement) {
+        let statement = match statements.get(&chunk.len()) {
+            Some(s) => s.clone(),
+            None => {
+                let sql = statement_sql(head, tail, columns, chunk.len());
+                let s = tx.prepare(&sql).map_err(plain)?;
+                // Keep the full-size statement and a few remainders.
+                if statements.len() < 16 {
+                    statements.insert(chunk.len(), s.clone());
                 }
-            };
-            let params: Vec<Text<'_>> = chunk
-                .iter()
-                .flat_map(|r| r.iter().map(|v| Text(v.as_deref())))
-                .collect();
-            let refs: Vec<&(dyn ToSql + Sync)> =
-                params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
-            tx.execute(&statement, &refs)?;
-        }
-        tx.commit()
+                s
+            }
+        };
+        let params: Vec<Text<'_>> = chunk
+            .iter()
+            .flat_map(|r| r.iter().map(|v| Text(v.as_deref())))
+            .collect();
+        let refs: Vec<&(dyn ToSql + Sync)> =
+            params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+        tx.execute(&statement, &refs).map_err(plain)?;
     }
+    let xid = match track {
+        true => Some(
+            tx.query_one("SELECT txid_current()", &[])
+                .map_err(plain)?
+                .get::<_, i64>(0),
+        ),
+        false => None,
+    };
+    tx.commit().map_err(|e| (e, xid))
 }
 
 /// `head` with `rows` rows of `columns` parameters, then `tail`.
@@ -353,7 +465,9 @@ fn statement_sql(head: &str, tail: &str, columns: usize, rows: usize) -> String 
     sql
 }
 
-/// Whether `e` lost the connection (the server went away, or cut it).
+/// Whether `e` lost the connection (the server went away, or cut it):
+/// closed, an I/O error, or a connection or shutdown SQLSTATE. Any other
+/// error is the server's (or the client's) refusal.
 fn connection_lost(e: &postgres::Error) -> bool {
     if e.is_closed() {
         return true;
@@ -363,16 +477,17 @@ fn connection_lost(e: &postgres::Error) -> bool {
             let c = c.code();
             c.starts_with("08") || ["57P01", "57P02", "57P03"].contains(&c)
         }
-        // No SQLSTATE: an I/O error, not a refusal.
-        None => e.as_db_error().is_none(),
+        None => std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>()),
     }
 }
 
-/// Whether the server refused a batch for a reason that may pass.
+/// Whether the server refused a batch for a reason that may pass: a
+/// serialization failure or deadlock, a resource or lock shortage, a
+/// cancelled statement, a standby that is read-only during a failover.
 fn transient(e: &postgres::Error) -> bool {
     e.code().is_some_and(|c| {
         let c = c.code();
-        c.starts_with("40") || c.starts_with("53") || c == "55P03" || c == "57014"
+        c.starts_with("40") || c.starts_with("53") || ["55P03", "57014", "25006"].contains(&c)
     })
 }
 

@@ -27,10 +27,11 @@ pub struct Checked {
     pub columns: Vec<(String, Shape)>,
 }
 
-/// A name as PostgreSQL reads it unquoted: in lower case. lowwater quotes
-/// the folded name, so that a column named like a keyword works too.
+/// A name as PostgreSQL reads it unquoted: its ASCII letters in lower
+/// case (others as they are). lowwater quotes the folded name, so that a
+/// column named like a keyword works too.
 pub fn fold(name: &str) -> String {
-    name.to_lowercase()
+    name.to_ascii_lowercase()
 }
 
 /// `name` quoted as an identifier.
@@ -84,10 +85,36 @@ fn base_type(pg: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Why a DECIMAL(p, s) does not fit `numeric(P, S)`, if it does not.
-fn numeric_loss(ty: SqlType, pg: &str) -> Option<String> {
-    let SqlType::Decimal(p, s) = ty else {
-        return None;
+/// Why a column of type `pg` would change values of type `ty`, if it
+/// would: a `numeric(P, S)` too narrow for the type's digits (a DOUBLE
+/// or FLOAT only into an unconstrained `numeric`), a timestamp that keeps
+/// fewer than 3 fractional digits.
+fn value_loss(ty: SqlType, pg: &str) -> Option<String> {
+    if pg.starts_with("timestamp(") {
+        let digits: u32 = pg
+            .trim_start_matches("timestamp(")
+            .split(')')
+            .next()?
+            .trim()
+            .parse()
+            .ok()?;
+        return (digits < 3).then(|| {
+            format!("{pg} keeps {digits} fractional digits of a second: PostgreSQL would round the milliseconds")
+        });
+    }
+    let (p, s) = match ty {
+        SqlType::Decimal(p, s) => (p, s),
+        SqlType::TinyInt => (3, 0),
+        SqlType::SmallInt => (5, 0),
+        SqlType::Int => (10, 0),
+        SqlType::BigInt => (19, 0),
+        SqlType::Float | SqlType::Double if pg.starts_with("numeric(") => {
+            return Some(format!(
+                "{pg} rounds a {} to its scale: use double precision or an unconstrained numeric",
+                ty.name()
+            ))
+        }
+        _ => return None,
     };
     let args = pg.strip_prefix("numeric(")?.strip_suffix(')')?;
     let (pp, ss) = args.split_once(',').unwrap_or((args, "0"));
@@ -101,9 +128,9 @@ fn numeric_loss(ty: SqlType, pg: &str) -> Option<String> {
     }
     if pp - ss < p - s {
         return Some(format!(
-            "{pg} holds {} digits before the point and DECIMAL({p}, {s}) has up to {}: larger \
-             values would fail",
+            "{pg} holds {} digits before the point and {} has up to {}: larger values would fail",
             pp - ss,
+            ty.full_name(),
             p - s
         ));
     }
@@ -181,21 +208,26 @@ pub fn check(
             "the user may not write table {shown} in {server}: GRANT {need} on it"
         ));
     }
-    let pg_columns: Vec<(String, String, bool, bool)> = client
+    // (name, type, NOT NULL, has a default or is generated, written only by
+    // the server: GENERATED ALWAYS AS IDENTITY or a generated column)
+    let pg_columns: Vec<(String, String, bool, bool, bool)> = client
         .query(
-            "SELECT attname::text, format_type(atttypid, atttypmod), attnotnull, atthasdef \
+            "SELECT attname::text, format_type(atttypid, atttypmod), attnotnull, \
+             atthasdef OR attidentity <> '' OR attgenerated <> '', \
+             attidentity = 'a' OR attgenerated <> '' \
              FROM pg_attribute WHERE attrelid = $1 AND attnum > 0 AND NOT attisdropped \
              ORDER BY attnum",
             &[&oid],
         )
         .map_err(db)?
         .iter()
-        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
         .collect();
     let mut out = Vec::with_capacity(columns.len());
     for c in columns {
         let folded = fold(&c.name);
-        let Some((name, pg, ..)) = pg_columns.iter().find(|(n, ..)| *n == folded) else {
+        let Some((name, pg, _, _, server_only)) = pg_columns.iter().find(|(n, ..)| *n == folded)
+        else {
             let have: Vec<&str> = pg_columns.iter().map(|(n, ..)| n.as_str()).collect();
             return Err(format!(
                 "table {shown} in {server} has no column '{folded}' for sink column '{}'; its \
@@ -206,6 +238,12 @@ pub fn check(
                 suggested(c.ty)
             ));
         };
+        if *server_only {
+            return Err(format!(
+                "column '{name}' of {shown} in {server} is written by the server only \
+                 (GENERATED ALWAYS): leave it out of the sink table"
+            ));
+        }
         if !fits(c.ty, pg) {
             return Err(format!(
                 "column '{name}' of {shown} in {server} is {pg}, which does not hold sink column \
@@ -215,7 +253,7 @@ pub fn check(
                 suggested(c.ty)
             ));
         }
-        if let Some(why) = numeric_loss(c.ty, pg) {
+        if let Some(why) = value_loss(c.ty, pg) {
             return Err(format!(
                 "column '{name}' of {shown} in {server}: {why}; make it {}",
                 suggested(c.ty)
@@ -231,7 +269,7 @@ pub fn check(
     let written: Vec<String> = columns.iter().map(|c| fold(&c.name)).collect();
     if let Some((n, ..)) = pg_columns
         .iter()
-        .find(|(n, _, not_null, default)| *not_null && !*default && !written.contains(n))
+        .find(|(n, _, not_null, default, _)| *not_null && !*default && !written.contains(n))
     {
         return Err(format!(
             "column '{n}' of {shown} in {server} is NOT NULL without a default, and the sink \
@@ -239,12 +277,32 @@ pub fn check(
         ));
     }
     if let Some(key) = key {
+        // The buffer keeps each key's last row by the key's text: a type
+        // that holds two texts as one value would put both in one
+        // statement, which PostgreSQL refuses.
+        for &k in key {
+            let Some(c) = columns.get(k) else { continue };
+            let folded = fold(&c.name);
+            let pg = pg_columns
+                .iter()
+                .find(|(n, ..)| *n == folded)
+                .map_or(String::new(), |(_, t, ..)| base_type(t));
+            if ["uuid", "citext", "character", "json", "jsonb"].contains(&pg.as_str()) {
+                return Err(format!(
+                    "key column '{folded}' of {shown} in {server} is {pg}, which compares texts \
+                     that differ as equal (case, padding or spacing): an upsert key of a STRING \
+                     column must be text or character varying"
+                ));
+            }
+        }
         let wanted: Vec<&String> = key.iter().filter_map(|&k| written.get(k)).collect();
         let uniques: Vec<Vec<String>> = client
             .query(
                 "SELECT array_agg(a.attname::text ORDER BY a.attname) FROM pg_index i \
-                 JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) \
-                 WHERE i.indrelid = $1 AND i.indisunique AND i.indpred IS NULL \
+                 JOIN pg_attribute a ON a.attrelid = i.indrelid \
+                   AND a.attnum = ANY((i.indkey::int2[])[0:i.indnkeyatts - 1]) \
+                 WHERE i.indrelid = $1 AND i.indisunique AND i.indimmediate \
+                   AND i.indpred IS NULL AND i.indexprs IS NULL \
                  GROUP BY i.indexrelid",
                 &[&oid],
             )
@@ -283,17 +341,24 @@ mod tests {
         assert!(!fits(SqlType::BigInt, "integer"));
         assert!(fits(SqlType::String, "character varying(20)"));
         assert!(fits(SqlType::Timestamp, "timestamp(3) without time zone"));
+        assert!(value_loss(SqlType::Timestamp, "timestamp(0) without time zone").is_some());
+        assert!(value_loss(SqlType::Timestamp, "timestamp(6) without time zone").is_none());
+        assert!(value_loss(SqlType::BigInt, "numeric(18,0)").is_some());
+        assert!(value_loss(SqlType::Int, "numeric(12,2)").is_none());
+        assert!(value_loss(SqlType::Double, "numeric(12,2)").is_some());
+        assert!(value_loss(SqlType::Double, "numeric").is_none());
         assert!(!fits(SqlType::Timestamp, "timestamp with time zone"));
         assert!(fits(SqlType::Decimal(10, 2), "numeric(12,2)"));
-        assert!(numeric_loss(SqlType::Decimal(10, 2), "numeric(12,2)").is_none());
-        assert!(numeric_loss(SqlType::Decimal(10, 2), "numeric(12,1)").is_some());
-        assert!(numeric_loss(SqlType::Decimal(10, 2), "numeric(9,2)").is_some());
-        assert!(numeric_loss(SqlType::Decimal(10, 2), "numeric").is_none());
+        assert!(value_loss(SqlType::Decimal(10, 2), "numeric(12,2)").is_none());
+        assert!(value_loss(SqlType::Decimal(10, 2), "numeric(12,1)").is_some());
+        assert!(value_loss(SqlType::Decimal(10, 2), "numeric(9,2)").is_some());
+        assert!(value_loss(SqlType::Decimal(10, 2), "numeric").is_none());
     }
 
     #[test]
     fn names_fold_and_quote_as_postgres_does() {
         assert_eq!(fold("AlertedAt"), "alertedat");
+        assert_eq!(fold("Größe"), "größe");
         assert_eq!(quote("a\"b"), "\"a\"\"b\"");
     }
 }

@@ -115,3 +115,40 @@ fn the_emission_time_is_refused_where_it_has_no_meaning() {
         .unwrap_or_default();
     assert!(e.contains("processing time"), "{e}");
 }
+
+#[test]
+fn the_emission_time_reaches_having_and_window_top_n() {
+    let dir = std::env::temp_dir().join(format!("lowwater-emitted-rank-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let input = dump(&dir);
+    let sql = "CREATE TABLE stock (sku STRING, qty INT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'kafka', 'topic' = 'stock', 'properties.bootstrap.servers' = '127.0.0.1:9092', 'format' = 'json');
+CREATE TABLE alerts (window_end TIMESTAMP(3), sku STRING, low BIGINT, alerted_at TIMESTAMP_LTZ(3), at_local TIMESTAMP(3))
+  WITH ('connector' = 'print');
+INSERT INTO alerts SELECT window_end, sku, low, at, at FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY low, sku) AS rn
+  FROM (SELECT window_start, window_end, sku, MIN(qty) AS low, CURRENT_TIMESTAMP AS at
+        FROM TABLE(TUMBLE(TABLE stock, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+        GROUP BY window_start, window_end, sku HAVING NOW() >= window_end)
+) WHERE rn <= 1;";
+    let plan = JobPlan::from_sql(sql).expect("plans");
+    let args = ReplayArgs {
+        inputs: vec![("stock".into(), input)],
+        ..ReplayArgs::default()
+    };
+    let out = replay(&plan, &args).expect("replays");
+    let rows = out.outputs.get("alerts").map_or(&[][..], Vec::as_slice);
+    // One row per window (4 windows of 10 s over 40 s of records), each
+    // with the time it was emitted: HAVING and the ranking read it too.
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    for r in rows {
+        let text = String::from_utf8_lossy(r.payload.as_deref().unwrap_or_default());
+        let iso = lowwater_core::time::format_timestamp(r.ts, 'T');
+        assert!(
+            text.contains(iso.trim_end_matches(".000")),
+            "{text} at {iso}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -56,6 +56,10 @@ pub(crate) struct Coordinator {
     stopping: bool,
     /// Every task has ended.
     ended: bool,
+    /// The sink tables that may hold part files (filesystem sinks): only
+    /// their writers are locked at a checkpoint's end, so that a jdbc sink
+    /// retrying through a server's outage holds no checkpoint up.
+    parted: Vec<usize>,
 }
 
 impl Coordinator {
@@ -101,6 +105,14 @@ impl Coordinator {
             completed: restored.unwrap_or(0),
             stopping: false,
             ended: false,
+            parted: (0..plan.tables.len())
+                .filter(|&t| {
+                    matches!(
+                        plan.tables[t].connector,
+                        lowwater_sql::options::Connector::Filesystem { .. }
+                    )
+                })
+                .collect(),
         })
     }
 
@@ -328,7 +340,7 @@ impl Coordinator {
                     }
                     Failpoint::hit(&self.failpoint, "after-commit", id);
                 }
-                for &t in shared.sinks.keys() {
+                for &t in shared.sinks.keys().filter(|t| self.parted.contains(t)) {
                     let committed = match shared.sink(t) {
                         Some(mut w) => w.parts.as_mut().map_or(Ok(()), |p| p.commit(id)),
                         None => Ok(()),
@@ -367,7 +379,7 @@ impl Coordinator {
         ended: &[(usize, usize)],
         id: CheckpointId,
     ) -> Result<(), String> {
-        for &t in shared.sinks.keys() {
+        for &t in shared.sinks.keys().filter(|t| self.parted.contains(t)) {
             let Some(mut w) = shared.sink(t) else {
                 continue;
             };

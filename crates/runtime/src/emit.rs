@@ -75,7 +75,7 @@ impl Rows {
         let mut touched = Vec::new();
         // Window Top-N: the rows of a window (and partition) fire together
         // in this subtask and are ranked.
-        let ranks = match pl.ranks(out) {
+        let ranks = match pl.ranks(out, Some(now)) {
             Ok(r) => r,
             Err(e) => {
                 self.shared.fail(RunError::Record(format!(

@@ -231,13 +231,54 @@ struct Url {
     shown: String,
 }
 
+/// `url` as messages show it: the value of its `password` parameter
+/// masked (a URL with a typo is quoted in the error about it).
+pub fn shown_url(url: &str) -> String {
+    let Some((head, query)) = url.split_once('?') else {
+        return url.to_string();
+    };
+    let pairs: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
+            _ => pair.to_string(),
+        })
+        .collect();
+    format!("{head}?{}", pairs.join("&"))
+}
+
+/// `%XX` escapes of a URL parameter decoded, as PgJDBC decodes them.
+fn percent_decoded(v: &str) -> std::result::Result<String, String> {
+    let bytes = v.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = v
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            let Some(b) = hex else {
+                return Err("has a '%' that is not followed by two hex digits".into());
+            };
+            out.push(b);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| "decodes to bytes that are not UTF-8".into())
+}
+
 /// Reads `jdbc:postgresql://host[:port]/database[?k=v&...]`.
-fn parse_url(url: &str) -> std::result::Result<Url, String> {
-    let Some(rest) = url.strip_prefix("jdbc:postgresql://") else {
-        let kind = url
+fn parse_url(raw: &str) -> std::result::Result<Url, String> {
+    // Every message quotes the URL with its password masked.
+    let url = &shown_url(raw);
+    let Some(rest) = raw.strip_prefix("jdbc:postgresql://") else {
+        let kind = raw
             .strip_prefix("jdbc:")
             .and_then(|r| r.split(':').next())
-            .unwrap_or(url);
+            .unwrap_or("not a jdbc: URL");
         return Err(format!(
             "url '{url}': lowwater's jdbc sink writes PostgreSQL only \
              ('jdbc:postgresql://HOST:PORT/DATABASE'), not '{kind}'"
@@ -252,13 +293,21 @@ fn parse_url(url: &str) -> std::result::Result<Url, String> {
             "url '{url}' names no database: write 'jdbc:postgresql://HOST:PORT/DATABASE'"
         ));
     }
+    if authority.contains('@') {
+        return Err(
+            "url: credentials in the host part (user:password@host) are not read; give them as \
+             'username' and 'password' (the url is shown without them)"
+                .to_string(),
+        );
+    }
     if authority.contains(',') {
         return Err(format!(
             "url '{url}' names several hosts; lowwater connects to one: name it"
         ));
     }
+    // `host`, `host:port`, `[v6]`, `[v6]:port`.
     let (host, port) = match authority.rsplit_once(':') {
-        Some((h, p)) if !h.ends_with(']') || p.is_empty() => (
+        Some((h, p)) if h.ends_with(']') || !h.contains(':') => (
             h,
             p.parse::<u16>()
                 .map_err(|_| format!("url '{url}': port '{p}' is not a number"))?,
@@ -270,7 +319,6 @@ fn parse_url(url: &str) -> std::result::Result<Url, String> {
         return Err(format!("url '{url}' names no host"));
     }
     let mut params = BTreeMap::new();
-    let mut shown = Vec::new();
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         if !URL_PARAMETERS.contains(&k) {
@@ -279,7 +327,8 @@ fn parse_url(url: &str) -> std::result::Result<Url, String> {
                 URL_PARAMETERS.join(", ")
             ));
         }
-        if k == "sslmode" && !["disable", "allow", "prefer"].contains(&v) {
+        let v = percent_decoded(v).map_err(|m| format!("url parameter '{k}' {m}"))?;
+        if k == "sslmode" && !["disable", "allow", "prefer"].contains(&v.as_str()) {
             return Err(format!(
                 "url parameter sslmode={v} needs TLS to the server, which lowwater's jdbc sink \
                  does not have yet; use sslmode=disable (or prefer) on a trusted network"
@@ -290,28 +339,19 @@ fn parse_url(url: &str) -> std::result::Result<Url, String> {
                 "url parameter connectTimeout={v} must be a number of seconds"
             ));
         }
-        shown.push(if k == "password" {
-            format!("{k}=***")
-        } else {
-            pair.to_string()
-        });
-        params.insert(k.to_string(), v.to_string());
+        params.insert(k.to_string(), v);
     }
-    let shown = match shown.is_empty() {
-        true => format!("jdbc:postgresql://{path}"),
-        false => format!("jdbc:postgresql://{path}?{}", shown.join("&")),
-    };
     Ok(Url {
         host: host.to_string(),
         port,
         database: database.to_string(),
         params,
-        shown,
+        shown: url.to_string(),
     })
 }
 
-/// `schema.table` as PostgreSQL reads it: each part folded to lower case
-/// unless double-quoted.
+/// `schema.table` as PostgreSQL reads it: each part's ASCII letters folded
+/// to lower case unless double-quoted.
 fn split_table_name(name: &str) -> std::result::Result<(Option<String>, String), String> {
     let mut parts = Vec::new();
     let mut cur = String::new();
@@ -333,7 +373,8 @@ fn split_table_name(name: &str) -> std::result::Result<(Option<String>, String),
                 was_quoted = false;
             }
             c if quoted || was_quoted => cur.push(c),
-            c => cur.extend(c.to_lowercase()),
+            // PostgreSQL folds the ASCII letters of an unquoted name only.
+            c => cur.push(c.to_ascii_lowercase()),
         }
     }
     if quoted {
@@ -429,6 +470,34 @@ mod tests {
             ("scan.fetch-size", "10"),
         ]);
         assert!(scan.is_err_and(|m| m.contains("does not read them")));
+    }
+
+    #[test]
+    fn a_url_with_a_typo_is_quoted_without_its_password() {
+        let typo = read(&[
+            ("url", "jdbc:postgres://h/db?user=u&password=s3cret"),
+            ("table-name", "t"),
+        ]);
+        assert!(typo.is_err_and(|m| m.contains("password=***") && !m.contains("s3cret")));
+        let port = read(&[
+            ("url", "jdbc:postgresql://h:x/db?password=s3cret"),
+            ("table-name", "t"),
+        ]);
+        assert!(port.is_err_and(|m| m.contains("port 'x'") && !m.contains("s3cret")));
+        let inline = read(&[
+            ("url", "jdbc:postgresql://u:s3cret@h/db"),
+            ("table-name", "t"),
+        ]);
+        assert!(inline.is_err_and(|m| m.contains("credentials") && !m.contains("s3cret")));
+        let encoded = read(&[
+            ("url", "jdbc:postgresql://[::1]:6543/db?password=p%40ss"),
+            ("table-name", "t"),
+        ])
+        .expect("valid");
+        assert_eq!((encoded.host.as_str(), encoded.port), ("::1", 6543));
+        assert_eq!(encoded.password.as_deref(), Some("p@ss"));
+        let v6 = read(&[("url", "jdbc:postgresql://[::1]/db"), ("table-name", "t")]).expect("v6");
+        assert_eq!((v6.host.as_str(), v6.port), ("::1", 5432));
     }
 
     #[test]

@@ -93,16 +93,27 @@ WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'json');\n";
 
 #[test]
 fn reads_and_other_databases_are_refused() {
+    // A jdbc table with a watermark is still not read.
+    let watermarked = "CREATE TABLE counts (window_start TIMESTAMP(3), user_id STRING, n BIGINT,
+  WATERMARK FOR window_start AS window_start)
+WITH ('connector' = 'jdbc', 'url' = 'jdbc:postgresql://127.0.0.1:15432/lowwater', 'table-name' = 't');\n";
     let read = format!(
-        "{}{CLICKS}CREATE TABLE out (user_id STRING, n BIGINT) WITH ('connector' = 'print');
-INSERT INTO out SELECT user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE counts, DESCRIPTOR(window_start), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, user_id;",
-        sink("", "")
+        "{watermarked}{CLICKS}CREATE TABLE out (user_id STRING, n BIGINT) WITH ('connector' = 'print');
+INSERT INTO out SELECT user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE counts, DESCRIPTOR(window_start), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, user_id;"
     );
     let e = plan(&read).err().unwrap_or_default();
     assert!(
-        e.contains("cannot be read") || e.contains("WATERMARK"),
+        e.contains("'counts' is a jdbc table and cannot be read"),
         "{e}"
     );
+    // ON CONFLICT into a jdbc table without a key: append-only, refused.
+    let e = plan(&format!(
+        "{CLICKS}{}{INSERT} ON CONFLICT DO DEDUPLICATE;",
+        sink("", "")
+    ))
+    .err()
+    .unwrap_or_default();
+    assert!(e.contains("only allowed for upsert sinks"), "{e}");
     let mysql = sink("", "").replace("jdbc:postgresql://127.0.0.1:15432", "jdbc:mysql://db:3306");
     let e = plan(&format!("{CLICKS}{mysql}{INSERT};"))
         .err()

@@ -14,7 +14,7 @@ impl Engine<'_> {
         let pl = &plan.pipelines[pi];
         let outs = std::mem::take(&mut self.buf);
         // Window Top-N: the rows of a window fire together and are ranked.
-        let ranks = match pl.ranks(&outs) {
+        let ranks = match pl.ranks(&outs, Some(now)) {
             Ok(r) => r,
             Err(e) => {
                 self.sink_error.get_or_insert(format!(

@@ -379,7 +379,7 @@ fn stage(
         aggs: Default::default(),
         agg_args: Default::default(),
         rank: ranking.iter().map(normalized).collect(),
-        emitted_slot: reads_emission_time(ins),
+        emitted_slot: super::emitted::reads_emission_time(ins),
         emitted: Default::default(),
     };
     for (i, item) in ins.items.iter().enumerate() {
@@ -427,15 +427,15 @@ fn stage(
         outputs.push(Output { name, ty, kind });
     }
     let having = condition(ins.having.as_ref(), &result, ins.loc, "HAVING")?;
+    let qualify = condition(ins.qualify.as_ref(), &result, ins.loc, "WHERE")?;
     let result_emitted = result.emitted_slot;
     if let (Some(at), true) = (result.emitted.get(), ins.sink.is_empty()) {
         return Err(SqlError::new(
             at,
             "the emission time (CURRENT_TIMESTAMP, NOW(), LOCALTIMESTAMP, PROCTIME()) is read in \
-             the outer window aggregation's select list only, not in an inner one's",
+             the outer window aggregation only, not in an inner one",
         ));
     }
-    let qualify = condition(ins.qualify.as_ref(), &result, ins.loc, "WHERE")?;
     let rank = if ranking.is_empty() {
         None
     } else {
@@ -600,9 +600,11 @@ impl Scope for ResultScope<'_> {
             // The time the row is emitted, as Flink evaluates these in a
             // streaming job's projection (replay: its virtual processing
             // time). LOCALTIMESTAMP is the session's wall clock, UTC.
-            AstExpr::Function(f) if self.emitted_slot && emission_time(f).is_some() => {
+            AstExpr::Function(f)
+                if self.emitted_slot && super::emitted::emission_time(f).is_some() =>
+            {
                 self.emitted.set(Some(expr_loc(e, loc)));
-                emission_time(f).map(|ty| Ok(column((self.emitted_at(), ty))))
+                super::emitted::emission_time(f).map(|ty| Ok(column((self.emitted_at(), ty))))
             }
             AstExpr::Function(f) if f.over.is_some() => {
                 let text = normalized(e);
@@ -622,45 +624,6 @@ impl Scope for ResultScope<'_> {
             }
         }
     }
-}
-
-/// The type of an emission-time function without arguments, if `f` is
-/// one: `CURRENT_TIMESTAMP`, `NOW()`, `PROCTIME()`,
-/// `CURRENT_ROW_TIMESTAMP()` (TIMESTAMP_LTZ(3)) and `LOCALTIMESTAMP`
-/// (TIMESTAMP(3)).
-fn emission_time(f: &sqlparser::ast::Function) -> Option<SqlType> {
-    let no_args = match &f.args {
-        FunctionArguments::None => true,
-        FunctionArguments::List(l) => l.args.is_empty(),
-        FunctionArguments::Subquery(_) => false,
-    };
-    if !no_args || f.over.is_some() {
-        return None;
-    }
-    match f.name.to_string().to_ascii_uppercase().as_str() {
-        "CURRENT_TIMESTAMP" | "NOW" | "PROCTIME" | "CURRENT_ROW_TIMESTAMP" => {
-            Some(SqlType::TimestampLtz)
-        }
-        "LOCALTIMESTAMP" => Some(SqlType::Timestamp),
-        _ => None,
-    }
-}
-
-/// Whether the select list, HAVING or QUALIFY of `ins` reads the emission
-/// time.
-fn reads_emission_time(ins: &Insert) -> bool {
-    fn found(e: &AstExpr) -> std::ops::ControlFlow<()> {
-        match e {
-            AstExpr::Function(f) if emission_time(f).is_some() => std::ops::ControlFlow::Break(()),
-            _ => std::ops::ControlFlow::Continue(()),
-        }
-    }
-    sqlparser::ast::visit_expressions(&ins.items, found).is_break()
-        || ins
-            .having
-            .iter()
-            .chain(&ins.qualify)
-            .any(|e| sqlparser::ast::visit_expressions(e, found).is_break())
 }
 
 fn aggregate_name(name: &str) -> Option<AggFunc> {

@@ -89,7 +89,11 @@ impl Pipeline {
     /// The ranks of each fired row of `outs` (aligned with it, one per
     /// ranking function; empty for late rows). Empty when the pipeline does
     /// not rank.
-    pub fn ranks(&self, outs: &[WindowOutput]) -> std::result::Result<Vec<Vec<i64>>, String> {
+    pub fn ranks(
+        &self,
+        outs: &[WindowOutput],
+        emitted: Option<lowwater_core::Timestamp>,
+    ) -> std::result::Result<Vec<Vec<i64>>, String> {
         let Some(rank) = &self.rank else {
             return Ok(Vec::new());
         };
@@ -97,7 +101,7 @@ impl Pipeline {
         let mut rows: Vec<(usize, Vec<Value>, Vec<Value>)> = Vec::new();
         for (i, o) in outs.iter().enumerate() {
             let WindowOutput::Fired(r) = o else { continue };
-            let row = self.result_row(r, &[], None);
+            let row = self.result_row(r, &[], emitted);
             // HAVING removes rows before they are ranked.
             if let Some(h) = &self.having {
                 if h.eval(&row)? != Value::Bool(true) {
