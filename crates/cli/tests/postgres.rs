@@ -12,7 +12,10 @@
 //!   whole batches while the job runs) and by interval (rows land while the
 //!   job runs, with no checkpoint).
 //! - The server stopped for 20 s while windows fire: the job reconnects and
-//!   the table holds every window exactly.
+//!   the table holds every window exactly; meanwhile `/metrics` shows the
+//!   rows waiting and the age of the last commit. Away for longer than
+//!   `connection.max-retry-timeout`, it fails the job, naming the server.
+//! - A key written twice in one flush keeps its last row.
 
 use std::path::Path;
 use std::process::Command;
@@ -481,7 +484,7 @@ fn rows_are_flushed_in_batches_of_max_rows_and_every_interval() {
 }
 
 #[test]
-fn the_server_stopped_for_20_s_mid_run_loses_nothing() {
+fn the_server_stopped_for_20_s_mid_run_loses_nothing_and_the_metrics_show_the_wait() {
     // A server of its own: stopping it disturbs no other test.
     const OWN: u16 = 15442;
     script("start", OWN);
@@ -496,45 +499,54 @@ fn the_server_stopped_for_20_s_mid_run_loses_nothing() {
     );
     let table = format!("{sch}.counts");
     let with = jdbc_options(OWN, &table, ", 'sink.buffer-flush.interval' = '200 ms'");
-    let log = dir.join("outage.log");
-    let mut job = spawn(&kafka_job(&dir, &topic, &with, true, "500 ms"), &log);
+    let job_file = kafka_job(&dir, &topic, &with, true, "500 ms");
+    let mut job = common::Running::start(&["run", s(&job_file)]);
     produce_seconds(&topic, 0, 6);
     let mut c = client_on(OWN);
     assert_eq!(counts_until(&mut c, &table, 5).last(), Some(&5));
     drop(c);
+    let sample = |s: &prometheus_parse::Scrape, metric: &str| {
+        s.samples
+            .iter()
+            .find(|x| x.metric == metric)
+            .map_or(-1.0, common::value)
+    };
+    job.scrape_until("5 rows committed", |s| {
+        sample(s, "lowwater_sink_jdbc_committed_rows_total") == 5.0
+    });
     script("stop", OWN);
     // Ten more windows fire while the server is away.
     produce_seconds(&topic, 6, 16);
     let down = Instant::now();
-    let text = || std::fs::read_to_string(&log).unwrap_or_default();
-    while !text().contains("is lost") && down.elapsed() < Duration::from_secs(15) {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let lost = job.wait_for_line("is lost", Duration::from_secs(15));
     assert!(
-        text().contains("the connection to 127.0.0.1:15442/lowwater is lost"),
-        "{}",
-        text()
+        lost.is_some_and(|l| l.contains("the connection to 127.0.0.1:15442/lowwater is lost")),
+        "no WARN of the lost connection"
+    );
+    // While the flush waits, the rows wait in the buffer and the commit
+    // ages, both visible.
+    let waiting = job.scrape_until("rows waiting and an old commit", |s| {
+        sample(s, "lowwater_sink_jdbc_buffered_rows") > 0.0
+            && sample(s, "lowwater_sink_jdbc_commit_age_seconds") > 3.0
+    });
+    assert_eq!(
+        sample(&waiting, "lowwater_sink_jdbc_committed_rows_total"),
+        5.0
     );
     // The outage lasts 20 s (under connection.max-retry-timeout, 60 s).
     std::thread::sleep(Duration::from_secs(20).saturating_sub(down.elapsed()));
-    assert!(
-        job.0.try_wait().expect("wait").is_none(),
-        "the job rides the outage out: {}",
-        text()
-    );
     script("start", OWN);
     let mut c = client_on(OWN);
-    assert_eq!(
-        counts_until(&mut c, &table, 15).last(),
-        Some(&15),
-        "{}",
-        text()
-    );
-    assert!(sigterm(&mut job.0).success(), "{}", text());
+    assert_eq!(counts_until(&mut c, &table, 15).last(), Some(&15));
+    let after = job.scrape_until("every row committed", |s| {
+        sample(s, "lowwater_sink_jdbc_committed_rows_total") == 15.0
+    });
+    assert_eq!(sample(&after, "lowwater_sink_jdbc_buffered_rows"), 0.0);
+    assert!(sample(&after, "lowwater_sink_jdbc_reconnects_total") >= 1.0);
+    let log = job.stop();
     assert!(
-        text().contains("connected to 127.0.0.1:15442/lowwater again"),
-        "{}",
-        text()
+        log.contains("connected to 127.0.0.1:15442/lowwater again"),
+        "{log}"
     );
     let rows: Vec<(String, i64)> = c
         .query(

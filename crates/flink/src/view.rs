@@ -95,6 +95,7 @@ pub fn live(w: &Watcher, origin: &Origin, now: Timestamp) -> Live {
             max_staleness_slo_ms: None,
             emission_lag_breaches: 0,
             stale: false,
+            jdbc: None,
         })
         .collect();
     let inserts = parts

@@ -118,6 +118,27 @@ pub struct LiveSink {
     pub emission_lag_breaches: u64,
     /// No row for longer than the max staleness.
     pub stale: bool,
+    /// A jdbc (PostgreSQL) sink's writes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jdbc: Option<LiveJdbc>,
+}
+
+/// What a jdbc sink has written to its server.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct LiveJdbc {
+    /// Rows the server committed.
+    pub committed_rows: u64,
+    /// Rows handed to the sink and not committed yet.
+    pub buffered_rows: u64,
+    /// When the last flush committed.
+    pub last_commit: Option<Timestamp>,
+    /// Now minus the last commit (or the job start): grows through a
+    /// server's outage while rows wait.
+    pub commit_age_ms: Millis,
+    /// Connections re-established after one was lost.
+    pub reconnects: u64,
+    /// Batches tried again after a transient refusal.
+    pub retries: u64,
 }
 
 /// One join, live: each input's watermark, which holds the join, and the

@@ -401,6 +401,47 @@ pub fn encode(live: &Live, lags: Option<&LagFamily>, filtered: Vec<(Labels, u64)
             .map(|s| (sink(s), s.emission_lag_breaches))
             .collect(),
     );
+    let jdbc: Vec<(&LiveSink, &crate::live::LiveJdbc)> = live
+        .sinks
+        .iter()
+        .filter_map(|s| s.jdbc.as_ref().map(|j| (s, j)))
+        .collect();
+    counter(
+        &mut r,
+        "lowwater_sink_jdbc_committed_rows",
+        "Rows a jdbc sink's server committed",
+        jdbc.iter()
+            .map(|(s, j)| (sink(s), j.committed_rows))
+            .collect(),
+    );
+    gauge(
+        &mut r,
+        "lowwater_sink_jdbc_buffered_rows",
+        "Rows handed to a jdbc sink and not committed yet",
+        jdbc.iter()
+            .map(|(s, j)| (sink(s), j.buffered_rows as f64))
+            .collect(),
+    );
+    gauge(
+        &mut r,
+        "lowwater_sink_jdbc_commit_age_seconds",
+        "Now minus a jdbc sink's last commit (or the job start)",
+        jdbc.iter()
+            .map(|(s, j)| (sink(s), secs(j.commit_age_ms)))
+            .collect(),
+    );
+    counter(
+        &mut r,
+        "lowwater_sink_jdbc_reconnects",
+        "Connections a jdbc sink re-established after one was lost",
+        jdbc.iter().map(|(s, j)| (sink(s), j.reconnects)).collect(),
+    );
+    counter(
+        &mut r,
+        "lowwater_sink_jdbc_retries",
+        "Batches a jdbc sink tried again after a transient refusal",
+        jdbc.iter().map(|(s, j)| (sink(s), j.retries)).collect(),
+    );
     gauge(
         &mut r,
         "lowwater_sink_stale",

@@ -49,6 +49,9 @@ pub struct SinkStats {
     pub reconnects: u64,
     /// Batches tried again after a transient refusal.
     pub retries: u64,
+    /// When the last flush committed (ms since the epoch, the system
+    /// clock's).
+    pub last_commit: Option<i64>,
 }
 
 /// A PostgreSQL table being written.
@@ -236,6 +239,10 @@ impl Sink {
             Ok(()) => {
                 self.stats.rows += self.rows.len() as u64;
                 self.stats.flushes += 1;
+                self.stats.last_commit = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .ok()
+                    .map(|d| d.as_millis() as i64);
                 self.rows.clear();
                 self.by_key.clear();
                 self.added = 0;

@@ -117,6 +117,16 @@ pub(crate) fn snapshot(plan: &JobPlan, shared: &Shared, threshold: Millis) -> Li
             max_staleness_slo_ms: plan.tables[t].max_staleness,
             emission_lag_breaches: w.lag_breaches,
             stale: stale.get(i).copied().unwrap_or(false),
+            jdbc: w
+                .jdbc
+                .map(|(s, buffered)| lowwater_observe::live::LiveJdbc {
+                    committed_rows: s.rows,
+                    buffered_rows: buffered as u64,
+                    last_commit: s.last_commit,
+                    commit_age_ms: now - s.last_commit.unwrap_or(shared.start),
+                    reconnects: s.reconnects,
+                    retries: s.retries,
+                }),
         });
     }
     let mut inserts: Vec<LiveInsert> = plan

@@ -31,6 +31,8 @@ pub(crate) struct SinkCounters {
     pub lag_breaches: u64,
     /// Window rows fired early (`lowwater.state.on-limit` = 'fire-oldest').
     pub early_rows: u64,
+    /// A jdbc sink's writes: committed, buffered, reconnects, retries.
+    pub jdbc: Option<(lowwater_postgres::SinkStats, usize)>,
 }
 
 /// Rows after which a writer publishes its counters even before its flush
@@ -166,6 +168,7 @@ impl SinkWriter {
     /// Adds the tally of the rows written since the last time to the
     /// counters readers see.
     fn publish(&mut self) {
+        self.publish_jdbc();
         let t = std::mem::take(&mut self.tally);
         if t.rows == 0 {
             return;
@@ -187,9 +190,7 @@ impl SinkWriter {
     /// checkpoint's barrier and the job's end).
     pub fn flush(&mut self) -> std::io::Result<()> {
         self.flush_emitted()?;
-        if let Some(j) = &mut self.jdbc {
-            j.flush().map_err(std::io::Error::other)?;
-        }
+        self.flush_buffered()?;
         match &self.kafka {
             Some(k) => k.flush().map_err(std::io::Error::other),
             None => Ok(()),
@@ -219,9 +220,31 @@ impl SinkWriter {
     /// The interval flush of a jdbc sink (`sink.buffer-flush.interval`):
     /// its buffered rows written now.
     pub fn flush_buffered(&mut self) -> std::io::Result<()> {
-        match &mut self.jdbc {
-            Some(j) => j.flush().map_err(std::io::Error::other),
-            None => Ok(()),
+        let Some(j) = &mut self.jdbc else {
+            return Ok(());
+        };
+        if j.buffered() == 0 {
+            return Ok(());
+        }
+        // Readers see the rows waiting while the flush runs (through a
+        // server's outage, for up to its retry timeout), then the outcome.
+        self.publish_jdbc();
+        let flushed = self
+            .jdbc
+            .as_mut()
+            .map_or(Ok(()), |j| j.flush().map_err(std::io::Error::other));
+        self.publish_jdbc();
+        flushed
+    }
+
+    /// A jdbc sink's figures, to the counters readers see.
+    fn publish_jdbc(&mut self) {
+        let Some(j) = &self.jdbc else {
+            return;
+        };
+        let figures = (j.stats(), j.buffered());
+        if let Ok(mut c) = self.counters.lock() {
+            c.jdbc = Some(figures);
         }
     }
 
