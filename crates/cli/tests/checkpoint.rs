@@ -224,15 +224,8 @@ fn kill_9_at_random_moments_loses_no_window_kafka_to_kafka() {
     };
     let ck = dir.join("ck").join("job");
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15 ^ u64::from(id);
-    let mut killed = 0;
-    std::thread::scope(|scope| {
-        let producer = scope.spawn(|| produce(&input, 4, per_partition, 2_000));
-        while killed < kills {
-            kill_after_next_checkpoint(start(), &ck, &mut seed);
-            killed += 1;
-        }
-        producer.join().expect("producer");
-    });
+    kill_while_producing(&start, (&input, per_partition), (&ck, kills, &mut seed));
+    let killed = kills;
     // The last run reads to the end: the far record fires every window.
     let want = expected(per_partition, 4, 2000, BASE + 86_400_000);
     let mut job = start();

@@ -97,6 +97,34 @@ GROUP BY window_start, window_end, user_id{tail};
     job
 }
 
+/// The typed job upserting into `table` by `key` (its rows without a
+/// user left out: a key column cannot be NULL), `max_rows` a flush.
+fn keyed_typed_job(
+    dir: &Path,
+    input: &Path,
+    (table, max_rows): (&str, usize),
+    key: &str,
+) -> std::path::PathBuf {
+    let job = typed_job(
+        dir,
+        input,
+        &jdbc_options(
+            PORT,
+            table,
+            &format!(", 'sink.buffer-flush.max-rows' = '{max_rows}'"),
+        ),
+        &format!(", PRIMARY KEY ({key}) NOT ENFORCED"),
+        " ON CONFLICT DO DEDUPLICATE",
+    );
+    let sql = std::fs::read_to_string(&job).expect("job");
+    std::fs::write(
+        &job,
+        sql.replace("GROUP BY", "WHERE user_id IS NOT NULL GROUP BY"),
+    )
+    .expect("job");
+    job
+}
+
 const TYPED_DDL: &str =
     "CREATE TABLE {s}.counts (window_start timestamp(3), window_end timestamptz(3),
   user_id text, n bigint, n_int integer, total numeric(12,2), avg_score double precision,
@@ -182,19 +210,7 @@ fn every_type_lands_exactly_upserted_with_a_key_and_appended_without() {
         &format!("{TYPED_DDL}, PRIMARY KEY (window_start, user_id));"),
     );
     let table = format!("{sch}.counts");
-    let job = typed_job(
-        &dir,
-        &input,
-        &jdbc_options(PORT, &table, ", 'sink.buffer-flush.max-rows' = '2'"),
-        ", PRIMARY KEY (window_start, user_id) NOT ENFORCED",
-        " ON CONFLICT DO DEDUPLICATE",
-    );
-    let sql = std::fs::read_to_string(&job).expect("job");
-    std::fs::write(
-        &job,
-        sql.replace("GROUP BY", "WHERE user_id IS NOT NULL GROUP BY"),
-    )
-    .expect("job");
+    let job = keyed_typed_job(&dir, &input, (&table, 2), "window_start, user_id");
     let mut first = None;
     for run in 0..2 {
         let out = lowwater(&["run", s(&job)]);
@@ -577,19 +593,7 @@ fn a_key_written_twice_in_one_flush_keeps_its_last_row_and_identity_columns_fill
         ),
     );
     let table = format!("{sch}.counts");
-    let job = typed_job(
-        &dir,
-        &input,
-        &jdbc_options(PORT, &table, ", 'sink.buffer-flush.max-rows' = '1000'"),
-        ", PRIMARY KEY (user_id) NOT ENFORCED",
-        " ON CONFLICT DO DEDUPLICATE",
-    );
-    let sql = std::fs::read_to_string(&job).expect("job");
-    std::fs::write(
-        &job,
-        sql.replace("GROUP BY", "WHERE user_id IS NOT NULL GROUP BY"),
-    )
-    .expect("job");
+    let job = keyed_typed_job(&dir, &input, (&table, 1000), "user_id");
     let out = lowwater(&["run", s(&job)]);
     assert!(
         out.status.success(),

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::chaos::{expected, kafka_scratch, kill_after_next_checkpoint, produce, s, BASE};
+use common::chaos::{expected, kafka_scratch, kill_while_producing, s, BASE};
 use common::postgres::{client, jdbc_options, schema, PORT};
 use common::BOOTSTRAP;
 
@@ -62,16 +62,9 @@ GROUP BY window_start, window_end, user_id ON CONFLICT DO DEDUPLICATE;
     };
     let ck = dir.join("ck").join("job");
     let mut seed: u64 = 0x2545_f491_4f6c_dd1d ^ u64::from(id);
-    let mut killed = 0;
     let begun = Instant::now();
-    std::thread::scope(|scope| {
-        let producer = scope.spawn(|| produce(&input, 4, per_partition, 2_000));
-        while killed < kills {
-            kill_after_next_checkpoint(start(), &ck, &mut seed);
-            killed += 1;
-        }
-        producer.join().expect("producer");
-    });
+    kill_while_producing(&start, (&input, per_partition), (&ck, kills, &mut seed));
+    let killed = kills;
     // The last run reads to the end: the far record fires every window.
     let want = expected(per_partition, 4, 2000, BASE + 86_400_000);
     let mut job = start();

@@ -185,6 +185,24 @@ pub fn kill_after_next_checkpoint(mut job: std::process::Child, ck: &Path, seed:
     let _ = job.wait();
 }
 
+/// Kills the job `start` starts with kill -9 `kills` times, each at a
+/// random moment after its next checkpoint in `ck`, while `per_partition`
+/// records per partition of `topic`'s 4 are produced at 2,000 a second
+/// (see [`produce`]); returns once both are done.
+pub fn kill_while_producing(
+    start: &dyn Fn() -> std::process::Child,
+    (topic, per_partition): (&str, i64),
+    (ck, kills, seed): (&Path, usize, &mut u64),
+) {
+    std::thread::scope(|scope| {
+        let producer = scope.spawn(|| produce(topic, 4, per_partition, 2_000));
+        for _ in 0..kills {
+            kill_after_next_checkpoint(start(), ck, seed);
+        }
+        producer.join().expect("producer");
+    });
+}
+
 /// Writes `per_partition` records to each partition at about `rate`
 /// records per second in all, then one record per partition far in event
 /// time, so that every window of the data fires.
