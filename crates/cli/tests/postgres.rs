@@ -669,3 +669,94 @@ fn a_server_away_longer_than_the_retry_timeout_fails_the_job_naming_it() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A TCP proxy to the shared server that, once, lets a client's COMMIT
+/// through to the server and then cuts the connection before the server's
+/// answer comes back: the commit happened, the client cannot know. Returns
+/// the port it listens on.
+fn commit_cutting_proxy() -> u16 {
+    use std::io::{Read, Write};
+    use std::net::{Shutdown, TcpListener, TcpStream};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let cut_once = Arc::new(AtomicBool::new(false));
+    std::thread::spawn(move || {
+        for client in listener.incoming().map_while(Result::ok) {
+            let Ok(server) = TcpStream::connect(("127.0.0.1", PORT)) else {
+                continue;
+            };
+            let swallow = Arc::new(AtomicBool::new(false));
+            let (mut c_in, mut s_out) = (
+                client.try_clone().expect("clone"),
+                server.try_clone().expect("clone"),
+            );
+            let (cut, gate) = (cut_once.clone(), swallow.clone());
+            std::thread::spawn(move || {
+                let mut buf = vec![0u8; 65_536];
+                while let Ok(n) = c_in.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    let commit = buf[..n].windows(7).any(|w| w == b"COMMIT\0");
+                    let cutting = commit && !cut.swap(true, Ordering::SeqCst);
+                    if cutting {
+                        // Nothing the server answers from now on reaches
+                        // the client; the COMMIT goes through.
+                        gate.store(true, Ordering::SeqCst);
+                    }
+                    if s_out.write_all(&buf[..n]).is_err() {
+                        break;
+                    }
+                    if cutting {
+                        std::thread::sleep(Duration::from_millis(300));
+                        let _ = c_in.shutdown(Shutdown::Both);
+                        let _ = s_out.shutdown(Shutdown::Both);
+                        break;
+                    }
+                }
+            });
+            let (mut s_in, mut c_out) = (server, client);
+            std::thread::spawn(move || {
+                let mut buf = vec![0u8; 65_536];
+                while let Ok(n) = s_in.read(&mut buf) {
+                    if n == 0 || swallow.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    if c_out.write_all(&buf[..n]).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn an_append_whose_commit_was_cut_after_it_happened_is_not_written_twice() {
+    let dir = scratch("pg-in-doubt");
+    let input = typed_input(&dir);
+    let sch = schema("in_doubt", &format!("{TYPED_DDL});"));
+    let table = format!("{sch}.counts");
+    let proxy = commit_cutting_proxy();
+    // Append (no key): written twice, a row would be in the table twice.
+    let job = typed_job(
+        &dir,
+        &input,
+        &jdbc_options(proxy, &table, ", 'sink.buffer-flush.max-rows' = '2'"),
+        "",
+        "",
+    );
+    let out = lowwater(&["run", s(&job)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("is lost"), "the COMMIT was cut: {err}");
+    assert!(
+        err.contains("had committed; its rows are not written again"),
+        "{err}"
+    );
+    assert_eq!(typed_rows(&mut client(), &table), TYPED_EXPECTED);
+    let _ = std::fs::remove_dir_all(&dir);
+}
