@@ -5,15 +5,18 @@
 //! and writes them in one transaction per flush: multi-row `INSERT`s, or
 //! with a primary key `INSERT ... ON CONFLICT (key) DO UPDATE` after
 //! keeping only each key's last row of the buffer (as Flink's reduced
-//! buffer does). A flush happens when `sink.buffer-flush.max-rows` rows are
-//! buffered, when the caller asks (the interval, a checkpoint, the end).
+//! buffer does). A flush happens when `sink.buffer-flush.max-rows` rows were
+//! added, and when the caller asks (the interval, a checkpoint, the end).
 //!
 //! Failures: a lost connection is re-established with backoff for up to
 //! `connection.max-retry-timeout`, then the flush fails naming the server;
 //! a transient refusal (serialization failure, deadlock, lock or resource
 //! shortage) is retried `sink.max-retries` times; any other refusal (a
 //! value the column rejects, a constraint) fails at once with the server's
-//! message, since writing the same rows again cannot succeed.
+//! message, since writing the same rows again cannot succeed. An append
+//! (no key) whose COMMIT a lost connection cut asks the server, by the
+//! transaction's id (`txid_status`), whether it committed before writing its
+//! rows again.
 
 pub mod schema;
 pub mod text;
@@ -180,8 +183,8 @@ impl Sink {
         })
     }
 
-    /// Buffers one row (a value per sink column); flushes when the buffer
-    /// holds `sink.buffer-flush.max-rows` rows.
+    /// Buffers one row (a value per sink column); flushes when
+    /// `sink.buffer-flush.max-rows` rows were added since the last flush.
     pub fn push(&mut self, values: &[Value]) -> Result<(), String> {
         let row: Vec<Option<String>> = (0..self.columns)
             .map(|i| render(values.get(i).unwrap_or(&Value::Null), self.shapes[i]))

@@ -6,6 +6,7 @@ use lowwater_sql::options::Connector;
 use lowwater_sql::plan::JobPlan;
 
 use crate::error::RunError;
+
 /// The thread body that flushes the jdbc sinks with a
 /// `sink.buffer-flush.interval` (each at its own interval), until the
 /// returned sender is dropped; `None` when no sink has an interval.
