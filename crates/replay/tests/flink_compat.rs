@@ -398,6 +398,8 @@ const SUPPORTED: &[&str] = &[
     "REGEXP(",
     "REGEXP_EXTRACT(",
     "REGEXP_REPLACE(",
+    "JSON_VALUE(",
+    "JSON_EXISTS(",
     "EXTRACT(",
     "YEAR(",
     "QUARTER(",

@@ -361,7 +361,7 @@ fn name_of(t: Option<SqlType>) -> &'static str {
     t.map_or("NULL", |t| t.name())
 }
 
-fn cast_target(e: &AstExpr, text: &str, loc: Loc) -> Result<SqlType> {
+pub(crate) fn cast_target(e: &AstExpr, text: &str, loc: Loc) -> Result<SqlType> {
     let up = text.to_ascii_uppercase();
     let base = up.split('(').next().unwrap_or("").trim();
     Ok(match base {
@@ -413,6 +413,9 @@ fn function(
     loc: Loc,
 ) -> Result<Typed> {
     let name = f.name.to_string().to_ascii_uppercase();
+    if let Some(json) = crate::compile_json::function(e, f, &name, scope, loc, compile) {
+        return json;
+    }
     let args: Vec<&AstExpr> = match &f.args {
         FunctionArguments::List(list) if list.duplicate_treatment.is_none() => list
             .args
@@ -494,7 +497,7 @@ fn function(
                      CONCAT, CONCAT_WS, SUBSTRING, TRIM, COALESCE, IF, NULLIF, ABS, MOD, POWER, \
                      SQRT, ROUND, FLOOR, CEIL, CASE, LIKE, IN, BETWEEN, IS [NOT] DISTINCT FROM, \
                      TRY_CAST, EXTRACT, YEAR .. SECOND, FLOOR/CEIL(ts TO unit), DATE_FORMAT, \
-                     REGEXP, REGEXP_EXTRACT, REGEXP_REPLACE",
+                     REGEXP, REGEXP_EXTRACT, REGEXP_REPLACE, JSON_VALUE, JSON_EXISTS",
                         args.len()
                     ),
                 )

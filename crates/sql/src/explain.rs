@@ -147,6 +147,8 @@ fn func_name(f: &Func) -> &'static str {
         Func::Regex(crate::regex_fns::RegexFn::Extract(_)) => "REGEXP_EXTRACT",
         Func::Regex(crate::regex_fns::RegexFn::Replace(_)) => "REGEXP_REPLACE",
         Func::Try => "TRY_CAST",
+        Func::Json(crate::json_fns::JsonFn::Value(..)) => "JSON_VALUE",
+        Func::Json(crate::json_fns::JsonFn::Exists(_)) => "JSON_EXISTS",
         Func::DecArith(..) => "DECIMAL arithmetic",
     }
 }

@@ -62,6 +62,8 @@ pub enum Func {
     Try,
     /// DECIMAL arithmetic into DECIMAL(p, s) ([`crate::decimal::arith`]).
     DecArith(crate::types::ArithOp, u8, u8),
+    /// `JSON_VALUE` or `JSON_EXISTS` ([`crate::json_fns`]).
+    Json(crate::json_fns::JsonFn),
 }
 
 /// `v` converted to `ty` where a common type widens it (an integer into a
@@ -253,6 +255,7 @@ pub fn eval(
             crate::regex_fns::eval(r, &vals)
         }
         Func::Try => arg(0).unwrap_or(Value::Null),
+        Func::Json(j) => crate::json_fns::eval(j, &arg(0)?)?,
         Func::DecArith(op, p, s) => crate::decimal::arith(*op, (*p, *s), &arg(0)?, &arg(1)?)?,
         Func::Power => match (arg(0)?.as_f64(), arg(1)?.as_f64()) {
             (Some(a), Some(b)) => Value::Double(a.powf(b)),
