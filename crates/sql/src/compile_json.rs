@@ -105,8 +105,17 @@ pub(crate) fn function(
         }
         // Flink generates code for these RETURNING types only.
         let (returning, ty) = match returning.as_deref().map(str::to_ascii_uppercase).as_deref() {
-            None | Some("STRING") => (Returning::Text, SqlType::String),
-            Some(t) if t.starts_with("VARCHAR") => (Returning::Text, SqlType::String),
+            None | Some("STRING" | "VARCHAR") => (Returning::Text, SqlType::String),
+            Some(t) if t.starts_with("VARCHAR(") => {
+                return err(
+                    e,
+                    loc,
+                    format!(
+                        "RETURNING {t}: Flink cuts the text to that length, which lowwater does \
+                         not do yet; use RETURNING STRING"
+                    ),
+                )
+            }
             Some("INT" | "INTEGER") => (Returning::Int, SqlType::Int),
             Some("DOUBLE") => (Returning::Double, SqlType::Double),
             Some("BOOLEAN") => (Returning::Boolean, SqlType::Boolean),
