@@ -214,14 +214,7 @@ fn kill_9_at_random_moments_loses_no_window_kafka_to_kafka() {
     std::fs::write(&job, job_sql(&source, &sink, &settings, "2")).expect("job");
     // 2,000 records/s over 4 partitions for about (kills + 2) seconds.
     let per_partition = 500 * (kills as i64 + 2);
-    let start = || {
-        Command::new(env!("CARGO_BIN_EXE_lowwater"))
-            .args(["run", s(&job)])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn lowwater")
-    };
+    let start = || spawn_quiet(&job);
     let ck = dir.join("ck").join("job");
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15 ^ u64::from(id);
     kill_while_producing(&start, (&input, per_partition), (&ck, kills, &mut seed));
@@ -550,14 +543,7 @@ fn without_checkpoints_kill_9_loses_no_window_and_writes_none_partial() {
     );
     let job = dir.join("job.sql");
     std::fs::write(&job, job_sql(&source, &sink, "", "10")).expect("job");
-    let start = || {
-        Command::new(env!("CARGO_BIN_EXE_lowwater"))
-            .args(["run", s(&job)])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn lowwater")
-    };
+    let start = || spawn_quiet(&job);
     let want = expected(per_partition, 2, 10_000, BASE + 86_400_000);
     // Killed while records arrive, each time once another quarter of the
     // windows was written.

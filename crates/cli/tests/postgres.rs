@@ -377,6 +377,22 @@ ALTER TABLE {{s}}.by_uuid ADD UNIQUE (window_start, user_id);"
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A Kafka -> PostgreSQL test's scratch directory, its 1-partition input
+/// topic and its table: `ddl` run in a fresh schema of the server on
+/// `port` (its own server, started here, when not the shared one).
+fn kafka_to_table(name: &str, port: u16, ddl: &str) -> (std::path::PathBuf, String, String) {
+    if port == PORT {
+        common::postgres::server();
+    } else {
+        script("start", port);
+    }
+    let (dir, id) = kafka_scratch(name);
+    let topic = format!("{name}-{id}");
+    common::create_topic(&topic, 1);
+    let sch = schema_on(port, name.trim_start_matches("pg-"), ddl);
+    (dir, topic, sch)
+}
+
 /// Writes one record per second of event time, seconds `from..to`, for
 /// user `u`, to partition 0 of `topic`.
 fn produce_seconds(topic: &str, from: i64, to: i64) {
@@ -449,16 +465,14 @@ fn counts_until(c: &mut postgres::Client, table: &str, want: i64) -> Vec<i64> {
 
 #[test]
 fn rows_are_flushed_in_batches_of_max_rows_and_every_interval() {
-    let (dir, id) = kafka_scratch("pg-flush");
-    let topic = format!("pg-flush-{id}");
-    common::create_topic(&topic, 1);
-    // Seconds 0..8: windows 0..6 fire while the job runs, 7 stays open.
-    produce_seconds(&topic, 0, 8);
-    let sch = schema(
-        "flush",
+    let (dir, topic, sch) = kafka_to_table(
+        "pg-flush",
+        PORT,
         "CREATE TABLE {s}.by_rows (window_start timestamp(3), user_id text, n bigint);
          CREATE TABLE {s}.by_time (LIKE {s}.by_rows);",
     );
+    // Seconds 0..8: windows 0..6 fire while the job runs, 7 stays open.
+    produce_seconds(&topic, 0, 8);
     let mut c = client();
     // By rows: batches of 3; no interval, and no checkpoint before the stop.
     let by_rows = format!("{sch}.by_rows");
@@ -506,13 +520,9 @@ fn rows_are_flushed_in_batches_of_max_rows_and_every_interval() {
 fn the_server_stopped_for_20_s_mid_run_loses_nothing_and_the_metrics_show_the_wait() {
     // A server of its own: stopping it disturbs no other test.
     const OWN: u16 = 15442;
-    script("start", OWN);
-    let (dir, id) = kafka_scratch("pg-outage");
-    let topic = format!("pg-outage-{id}");
-    common::create_topic(&topic, 1);
-    let sch = schema_on(
+    let (dir, topic, sch) = kafka_to_table(
+        "pg-outage",
         OWN,
-        "outage",
         "CREATE TABLE {s}.counts (window_start timestamp(3), user_id text, n bigint,
            PRIMARY KEY (window_start, user_id));",
     );
@@ -621,13 +631,9 @@ fn a_key_written_twice_in_one_flush_keeps_its_last_row_and_identity_columns_fill
 #[test]
 fn a_server_away_longer_than_the_retry_timeout_fails_the_job_naming_it() {
     const OWN: u16 = 15443;
-    script("start", OWN);
-    let (dir, id) = kafka_scratch("pg-away");
-    let topic = format!("pg-away-{id}");
-    common::create_topic(&topic, 1);
-    let sch = schema_on(
+    let (dir, topic, sch) = kafka_to_table(
+        "pg-away",
         OWN,
-        "away",
         "CREATE TABLE {s}.counts (window_start timestamp(3), user_id text, n bigint);",
     );
     let table = format!("{sch}.counts");

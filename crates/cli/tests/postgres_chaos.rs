@@ -8,12 +8,11 @@
 //! long form is 100).
 
 use std::collections::BTreeMap;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
 
-use common::chaos::{expected, kafka_scratch, kill_while_producing, s, BASE};
+use common::chaos::{expected, kafka_scratch, kill_while_producing, s, spawn_quiet, BASE};
 use common::postgres::{client, jdbc_options, schema, PORT};
 use common::BOOTSTRAP;
 
@@ -52,14 +51,7 @@ GROUP BY window_start, window_end, user_id ON CONFLICT DO DEDUPLICATE;
     std::fs::write(&job, sql).expect("job");
     // 2,000 records/s over 4 partitions for about (kills / 2 + 2) seconds.
     let per_partition = 250 * (kills as i64 + 4);
-    let start = || {
-        Command::new(env!("CARGO_BIN_EXE_lowwater"))
-            .args(["run", s(&job)])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn lowwater")
-    };
+    let start = || spawn_quiet(&job);
     let ck = dir.join("ck").join("job");
     let mut seed: u64 = 0x2545_f491_4f6c_dd1d ^ u64::from(id);
     let begun = Instant::now();

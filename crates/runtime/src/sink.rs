@@ -168,12 +168,16 @@ impl SinkWriter {
     /// Adds the tally of the rows written since the last time to the
     /// counters readers see.
     fn publish(&mut self) {
-        self.publish_jdbc();
+        // A jdbc sink's figures go with the rows' counts, under one lock.
+        let jdbc = self.jdbc.as_ref().map(|j| (j.stats(), j.buffered()));
         let t = std::mem::take(&mut self.tally);
-        if t.rows == 0 {
+        if t.rows == 0 && jdbc.is_none() {
             return;
         }
         if let Ok(mut c) = self.counters.lock() {
+            if jdbc.is_some() {
+                c.jdbc = jdbc;
+            }
             c.rows += t.rows;
             c.window_rows += t.window_rows;
             c.late_rows += t.late_rows;

@@ -335,6 +335,17 @@ pub fn newest_id(dir: &Path) -> u64 {
         .unwrap_or(0)
 }
 
+/// `lowwater run JOB` with its output thrown away (the chaos tests read
+/// what it wrote, not what it said).
+pub fn spawn_quiet(job: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_lowwater"))
+        .args(["run", s(job)])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn lowwater")
+}
+
 /// `lowwater run JOB`, its standard error written to `log`.
 pub fn spawn_logged(job: &Path, log: &Path) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_lowwater"))
