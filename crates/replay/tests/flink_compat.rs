@@ -170,8 +170,9 @@ fn every_case_gives_flinks_rows() {
     );
 }
 
-/// The join cases whose rows do not depend on when watermarks are
-/// emitted (no late rows), under `lowwater run` at parallelism 1 and 3:
+/// The join (and Window Top-N) cases whose rows do not depend on when
+/// watermarks are emitted (no late rows), under `lowwater run` at
+/// parallelism 1 and 3:
 /// read from the same dumps as fast as possible, the live join subtasks
 /// (keyed across subtasks at 3) give Flink's rows. `run` drives the same
 /// join nodes as replay; this checks the live exchange, routing and sinks.
@@ -523,7 +524,9 @@ fn the_readme_lists_what_the_suite_checks() {
 /// `temporal_partitions_three_left_view`): the last to arrive wins, in
 /// Flink too. A view deduplicated on a coarser key than the join's
 /// (`temporal_view_coarser_key`) runs: both sides are routed by the view's
-/// key, so its deduplication is exact.
+/// key, so its deduplication is exact. The Window Top-N and
+/// deduplication cases (`rows_*`) of one partition, keyed across the
+/// subtasks at 3, check the same of the ranked windows.
 const RUN_CASES: &[&str] = &[
     "interval_bounds_other_side",
     "interval_equal_rowtimes",
@@ -543,6 +546,13 @@ const RUN_CASES: &[&str] = &[
     "interval_then_tumble_order_ts",
     "interval_then_tumble_ship_ts",
     "interval_where_both_sides",
+    "rows_dedup_clicks_hop",
+    "rows_dedup_first",
+    "rows_dedup_last",
+    "rows_dedup_session_clicks",
+    "rows_topn_hop",
+    "rows_topn_score",
+    "rows_topn_two_keys_inner_where",
     "temporal_extra_equality_beyond_key",
     "temporal_inner_versioned_view",
     "temporal_inner_view_versions",

@@ -377,7 +377,11 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
                 };
                 let (mut group_by, rows_only) = match group_by {
                     Some((g, _)) => (g, false),
-                    None if tvf.kind == crate::ast::TvfKind::Session => {
+                    // (Ranked, SESSION rows are a Window Top-N or
+                    // deduplication over sessions.)
+                    None if tvf.kind == crate::ast::TvfKind::Session
+                        && ranking_calls(&items, None).is_empty() =>
+                    {
                         return Err(SqlError::new(
                             loc,
                             "SESSION without GROUP BY (rows tagged with their session) is not \
@@ -493,6 +497,40 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
             }
         }
         Resolved::Join(_) => Err(join_view_read(loc)),
+        // A Window Top-N (or deduplication) over a window function's rows:
+        // the outer select list and WHERE over the ranked rows.
+        Resolved::Aggregation(mut a)
+            if a.rows && a.qualify.is_none() && !ranking_calls(&a.items, None).is_empty() =>
+        {
+            if let Some((g, _)) = group_by {
+                return Err(SqlError::new(
+                    expr_loc(&g[0], loc),
+                    format!("GROUP BY over {what}, a Window Top-N, is not supported"),
+                ));
+            }
+            if having.is_some() {
+                return Err(SqlError::new(loc, "HAVING needs a GROUP BY"));
+            }
+            let n = Names::of(&a.items, None, None, what, loc)?;
+            let mut outer = Vec::new();
+            for item in items {
+                match item {
+                    // `*` is the subquery's select list, ranks included.
+                    SelectItem::Wildcard(_) => outer.extend(a.items.iter().cloned()),
+                    other => {
+                        let mut one = vec![other];
+                        n.items(&mut one, loc)?;
+                        outer.extend(one);
+                    }
+                }
+            }
+            if let Some(f) = &mut filter {
+                n.substitute(f, loc)?;
+            }
+            a.items = outer;
+            a.qualify = filter;
+            Ok(Resolved::Aggregation(a))
+        }
         Resolved::Aggregation(a) if a.rows => Err(SqlError::new(
             loc,
             format!(

@@ -40,6 +40,7 @@ use std::sync::Arc;
 use indexmap::IndexSet;
 
 use crate::value::Value;
+use crate::window::top::TopRows;
 use serde::{Deserialize, Serialize};
 
 /// An aggregate function.
@@ -93,6 +94,11 @@ pub enum AggFunc {
     StddevPopDistinct,
     /// `STDDEV_SAMP(DISTINCT col)`.
     StddevSampDistinct,
+    /// Window Top-N over rows and window deduplication: the best rows by
+    /// an ORDER BY, each written with its rank ([`crate::window::top`]).
+    /// Its arguments start at the aggregate's column: the ORDER BY values,
+    /// then the row's.
+    TopRows(TopRows),
 }
 
 impl AggFunc {
@@ -355,6 +361,20 @@ impl AggSpec {
         plain.finish(&acc)
     }
 
+    /// Folds `other` into `acc` (sessions merging): a Top-N's rows are
+    /// added in their rank order, the others merge as
+    /// [`Accumulator::merge`] does.
+    pub fn merge(&self, acc: &mut Accumulator, other: Accumulator) {
+        match (self.func, acc, other) {
+            (AggFunc::TopRows(top), Accumulator::Top(kept), Accumulator::Top(more)) => {
+                for row in more {
+                    top.add(kept, &row);
+                }
+            }
+            (_, acc, other) => acc.merge(other),
+        }
+    }
+
     /// A fresh accumulator.
     pub fn create(&self) -> Accumulator {
         match self.func {
@@ -391,6 +411,7 @@ impl AggSpec {
                     m2: 0.0,
                 }
             }
+            AggFunc::TopRows(_) => Accumulator::Top(Vec::new()),
         }
     }
 
@@ -409,6 +430,10 @@ impl AggSpec {
 
     /// [`AggSpec::add`] of a function with an argument.
     fn add_arg(&self, acc: &mut Accumulator, row: &[Value]) {
+        if let (AggFunc::TopRows(top), Accumulator::Top(kept)) = (self.func, &mut *acc) {
+            let from = self.column.unwrap_or(0).min(row.len());
+            return top.add(kept, &row[from..]);
+        }
         let v = match self.column.and_then(|c| row.get(c)) {
             Some(v) if !v.is_null() => v,
             _ => return,
@@ -460,6 +485,7 @@ impl Accumulator {
                 slices.capacity() * std::mem::size_of::<(i64, Accumulator)>()
                     + slices.iter().map(|(_, a)| a.heap_bytes()).sum::<usize>()
             }
+            Accumulator::Top(kept) => crate::window::top::heap_bytes(kept),
             Accumulator::Count(_) | Accumulator::Moments { .. } => 0,
         }
     }
@@ -524,6 +550,9 @@ pub enum Accumulator {
         /// Each slice's end and accumulator, by end.
         slices: Vec<(crate::time::Timestamp, Accumulator)>,
     },
+    /// A Window Top-N's rows: each one's ORDER BY values, then its values,
+    /// in rank order.
+    Top(Vec<Box<[Value]>>),
 }
 
 /// A value as `LISTAGG` writes it.
@@ -609,6 +638,8 @@ impl Accumulator {
                     values.insert(v.clone());
                 }
             }
+            // A Top-N's rows arrive whole, through `AggSpec::add_arg`.
+            Accumulator::Top(_) => {}
             // Records reach a slice through `AggSpec::add_sliced`; a value
             // added without one goes to the latest slice.
             Accumulator::Sliced { slices, .. } => {
@@ -715,8 +746,9 @@ impl Accumulator {
     /// The aggregate's current result.
     pub fn result(&self) -> Value {
         match self {
-            // Its slices are merged by the aggregate (`AggSpec::finish`).
-            Accumulator::Sliced { .. } => Value::Null,
+            // Its slices are merged by the aggregate (`AggSpec::finish`);
+            // a Top-N's rows are written by the operator, one result each.
+            Accumulator::Sliced { .. } | Accumulator::Top(_) => Value::Null,
             Accumulator::Count(n) => Value::Int(*n),
             Accumulator::Distinct(set) => Value::Int(set.len() as i64),
             Accumulator::Sum(v)

@@ -7,3 +7,4 @@ pub mod batch;
 pub mod limit;
 pub mod operator;
 mod table;
+pub mod top;

@@ -31,7 +31,7 @@ use crate::time::{Millis, Timestamp, MIN_WATERMARK};
 use crate::value::{Key, Row, Value};
 use serde::{Deserialize, Serialize};
 
-use super::aggregate::{Accumulator, AggSpec};
+use super::aggregate::{Accumulator, AggFunc, AggSpec};
 use super::assigner::{Window, WindowAssigner};
 use super::batch::{InputBatch, InputRef};
 use super::table::{KeyState, KeyTable};
@@ -492,13 +492,14 @@ impl WindowOperator {
             }
             for s in keys.unfired_sorted() {
                 keys.set_fired(s);
-                out.push(WindowOutput::Fired(result(
+                push_fired(
                     &self.spec,
                     keys.key(s).to_vec(),
                     *window,
-                    keys.accs(s),
+                    finish(&self.spec, keys.accs(s)),
                     false,
-                )));
+                    out,
+                );
             }
             if out.len() >= chunk {
                 take(out);
@@ -540,13 +541,14 @@ impl WindowOperator {
             }
             states.sort_by_key(&mut order);
             for s in order {
-                out.push(WindowOutput::Fired(WindowResult {
-                    key: states.take_key(s),
+                push_fired(
+                    &self.spec,
+                    states.take_key(s),
                     window,
-                    values: std::mem::take(&mut values[s]),
-                    refired: false,
-                    early: false,
-                }));
+                    std::mem::take(&mut values[s]),
+                    false,
+                    out,
+                );
             }
             self.retire(states);
             if out.len() >= chunk {
@@ -586,13 +588,14 @@ impl WindowOperator {
         if w.max_timestamp() <= self.watermark {
             // Late but within allowed lateness: fire again with full contents.
             let refired = keys.set_fired(s);
-            out.push(WindowOutput::Fired(result(
+            push_fired(
                 &self.spec,
                 input.key.to_vec(),
                 w,
-                keys.accs(s),
+                finish(&self.spec, keys.accs(s)),
                 refired,
-            )));
+                out,
+            );
         }
     }
 
@@ -620,8 +623,13 @@ impl WindowOperator {
         for w in &touching {
             if let Some(old) = self.take_state(w, input.key) {
                 state.fired |= old.fired && merged == *w;
-                for (acc, o) in state.accs.iter_mut().zip(old.accs) {
-                    acc.merge(o);
+                for ((acc, o), spec) in state
+                    .accs
+                    .iter_mut()
+                    .zip(old.accs)
+                    .zip(&self.spec.aggregates)
+                {
+                    spec.merge(acc, o);
                 }
             }
         }
@@ -718,27 +726,49 @@ fn late(w: &Window, lateness: Millis, wm: Timestamp) -> bool {
     w.max_timestamp().saturating_add(lateness) <= wm
 }
 
-fn result(
+/// Pushes the results of one (window, key): one, or one per kept row of a
+/// Window Top-N (its `values` are each row's values and rank in turn).
+fn push_fired(
     spec: &WindowSpec,
     key: Key,
     window: Window,
-    accs: &[Accumulator],
+    values: Vec<Value>,
     refired: bool,
-) -> WindowResult {
-    WindowResult {
+    out: &mut Vec<WindowOutput>,
+) {
+    if let [AggSpec {
+        func: AggFunc::TopRows(top),
+        ..
+    }] = spec.aggregates.as_slice()
+    {
+        for row in values.chunks(top.row_width()) {
+            out.push(WindowOutput::Fired(WindowResult {
+                key: key.clone(),
+                window,
+                values: row.to_vec(),
+                refired,
+                early: false,
+            }));
+        }
+        return;
+    }
+    out.push(WindowOutput::Fired(WindowResult {
         key,
         window,
-        values: finish(spec, accs),
+        values,
         refired,
         early: false,
-    }
+    }));
 }
 
 /// The aggregates' results from a key's accumulators.
 fn finish(spec: &WindowSpec, accs: &[Accumulator]) -> Vec<Value> {
-    spec.aggregates
-        .iter()
-        .zip(accs)
-        .map(|(s, a)| s.finish(a))
-        .collect()
+    let mut out = Vec::with_capacity(accs.len());
+    for (s, a) in spec.aggregates.iter().zip(accs) {
+        match (s.func, a) {
+            (AggFunc::TopRows(top), Accumulator::Top(kept)) => top.finish(kept, &mut out),
+            _ => out.push(s.finish(a)),
+        }
+    }
+    out
 }

@@ -140,6 +140,12 @@ def main():
            "        GROUP BY window_start, window_end, user_id)\n"
            ") WHERE rn <= 2;\n" % tvf("TUMBLE", "INTERVAL '10' SECOND"),
          {"events.jsonl": many}, std_args + " --partitions events=3")
+    case("window_top_n_rows", source() + sink("out", "window_start TIMESTAMP(3), window_end TIMESTAMP(3), user_id STRING, amount INT, rn BIGINT")
+         + "INSERT INTO out SELECT window_start, window_end, user_id, amount, rn FROM (\n"
+           "  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY amount DESC) AS rn\n"
+           "  FROM TABLE(%s)\n"
+           ") WHERE rn <= 3;\n" % tvf("HOP", "INTERVAL '5' SECOND, INTERVAL '10' SECOND"),
+         {"events.jsonl": many}, std_args + " --partitions events=3")
     case("window_top_n_partitioned", source() + sink("out", "window_start TIMESTAMP(3), positive BOOLEAN, user_id STRING, total INT")
          + "INSERT INTO out SELECT window_start, positive, user_id, total FROM (\n"
            "  SELECT window_start, positive, user_id, total,\n"
@@ -290,6 +296,13 @@ def main():
     case("table_idle_timeout_overrides_global", "SET 'table.exec.source.idle-timeout' = '1 h';\n"
          + source(extra=", 'scan.watermark.idle-timeout' = '3 s'") + COUNT_SINK
          + COUNT_BY_USER.format(tvf=tvf("TUMBLE", "INTERVAL '5' SECOND")), {"events.jsonl": quiet1}, std_args)
+    # Window deduplication over rows waits on the watermark as a window
+    # does: the quiet partition holds it, and the report names it.
+    case("window_dedup_quiet_partition", source() + sink("out", "window_start TIMESTAMP(3), user_id STRING, amount INT, ts TIMESTAMP(3)")
+         + "INSERT INTO out SELECT window_start, user_id, amount, ts FROM (\n"
+           "  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, user_id ORDER BY ts DESC) AS rn\n"
+           "  FROM TABLE(%s)\n"
+           ") WHERE rn = 1;\n" % tvf("TUMBLE", "INTERVAL '5' SECOND"), {"events.jsonl": quiet1}, std_args)
     case("quiet_partition_without_idle_timeout", source() + COUNT_SINK
          + COUNT_BY_USER.format(tvf=tvf("TUMBLE", "INTERVAL '5' SECOND")), {"events.jsonl": quiet1}, std_args)
     case("print_sink", source() + sink("out", "window_start TIMESTAMP(3), window_end TIMESTAMP(3), user_id STRING, cnt BIGINT",

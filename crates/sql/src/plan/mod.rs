@@ -863,6 +863,14 @@ pub(crate) fn agg_name(f: AggFunc) -> &'static str {
         AggFunc::VarSampDistinct => "VAR_SAMP(DISTINCT)",
         AggFunc::StddevPopDistinct => "STDDEV_POP(DISTINCT)",
         AggFunc::StddevSampDistinct => "STDDEV_SAMP(DISTINCT)",
+        AggFunc::TopRows(t) => match (t.kind, t.end, t.keys) {
+            (lowwater_core::window::top::RankKind::RowNumber, 1, 1) if t.last_on_tie => {
+                "deduplication (last row)"
+            }
+            (lowwater_core::window::top::RankKind::RowNumber, _, _) => "Top-N (ROW_NUMBER)",
+            (lowwater_core::window::top::RankKind::Rank, _, _) => "Top-N (RANK)",
+            (lowwater_core::window::top::RankKind::DenseRank, _, _) => "Top-N (DENSE_RANK)",
+        },
     }
 }
 
@@ -882,6 +890,7 @@ pub mod rank;
 mod settings;
 mod sink;
 mod table;
+mod top_rows;
 mod unmergeable;
 mod window_join;
 

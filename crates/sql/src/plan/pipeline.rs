@@ -280,6 +280,40 @@ fn stage(
         visible: src.columns.len(),
     };
     let filter = condition(ins.filter.as_ref(), &scope, ins.loc, "WHERE")?;
+    if ins.project && !ranking_calls(&ins.items, ins.qualify.as_ref()).is_empty() {
+        // Window Top-N over the rows, or window deduplication.
+        let time_ty = src.columns[wm.column].ty;
+        let top = super::top_rows::plan(ins, &scope, wm.column, time_ty, assigner)?;
+        let sink_columns = sink_mapping(
+            ins.loc,
+            ins.sink_columns.as_ref(),
+            &tables[sink],
+            &top.outputs,
+        )?;
+        let sink_types = tables[sink].columns.iter().map(|c| c.ty).collect();
+        return Ok(Pipeline {
+            words: words(ins),
+            input,
+            join,
+            interval,
+            loc: ins.loc,
+            source,
+            sink,
+            filter,
+            window: top.window,
+            keys: top.keys,
+            agg_args: top.agg_args,
+            outputs: top.outputs,
+            sink_columns,
+            sink_types,
+            having: None,
+            rank: None,
+            qualify: top.qualify,
+            project: false,
+            incomplete: None,
+            emitted_at: false,
+        });
+    }
     if ins.project {
         let time_ty = src.columns[wm.column].ty;
         let (keys, outputs) = super::project::outputs(ins, &scope, time_ty)?;

@@ -76,33 +76,7 @@ pub(super) fn outputs(
         time_ty,
         used: RefCell::new(Vec::new()),
     };
-    // `*` is the table's columns, then the window's.
-    let mut items: Vec<(sqlparser::ast::Expr, Option<String>)> = Vec::new();
-    for item in &ins.items {
-        match item {
-            SelectItem::UnnamedExpr(e) => items.push((e.clone(), None)),
-            SelectItem::ExprWithAlias { expr, alias } => {
-                items.push((expr.clone(), Some(alias.value.clone())))
-            }
-            _ => {
-                let names = table.names().into_iter().chain([
-                    "window_start".into(),
-                    "window_end".into(),
-                    "window_time".into(),
-                ]);
-                for n in names {
-                    let parts: Vec<sqlparser::ast::Ident> =
-                        n.split('.').map(sqlparser::ast::Ident::new).collect();
-                    let e = if parts.len() == 1 {
-                        sqlparser::ast::Expr::Identifier(parts[0].clone())
-                    } else {
-                        sqlparser::ast::Expr::CompoundIdentifier(parts)
-                    };
-                    items.push((e, Some(n)));
-                }
-            }
-        }
-    }
+    let items = select_items(ins, table);
     if let Some(call) = ranking_calls(&ins.items, None).first() {
         return Err(SqlError::new(
             expr_loc(call, ins.loc),
@@ -136,6 +110,42 @@ pub(super) fn outputs(
         .map(Expr::Column)
         .collect();
     Ok((keys, outputs))
+}
+
+/// The select list of a window function's rows, `*` expanded into the
+/// table's columns, then the window's: each item and its alias.
+pub(super) fn select_items(
+    ins: &Insert,
+    table: &TableScope,
+) -> Vec<(sqlparser::ast::Expr, Option<String>)> {
+    // `*` is the table's columns, then the window's.
+    let mut items: Vec<(sqlparser::ast::Expr, Option<String>)> = Vec::new();
+    for item in &ins.items {
+        match item {
+            SelectItem::UnnamedExpr(e) => items.push((e.clone(), None)),
+            SelectItem::ExprWithAlias { expr, alias } => {
+                items.push((expr.clone(), Some(alias.value.clone())))
+            }
+            _ => {
+                let names = table.names().into_iter().chain([
+                    "window_start".into(),
+                    "window_end".into(),
+                    "window_time".into(),
+                ]);
+                for n in names {
+                    let parts: Vec<sqlparser::ast::Ident> =
+                        n.split('.').map(sqlparser::ast::Ident::new).collect();
+                    let e = if parts.len() == 1 {
+                        sqlparser::ast::Expr::Identifier(parts[0].clone())
+                    } else {
+                        sqlparser::ast::Expr::CompoundIdentifier(parts)
+                    };
+                    items.push((e, Some(n)));
+                }
+            }
+        }
+    }
+    items
 }
 
 impl Pipeline {

@@ -1,0 +1,173 @@
+use super::*;
+
+fn top(kind: RankKind, end: u32) -> TopRows {
+    TopRows {
+        kind,
+        end,
+        keys: 1,
+        desc: 0,
+        nulls_first: 1,
+        width: 1,
+        last_on_tie: false,
+    }
+}
+
+/// Adds (order value, row id) pairs; returns (row id, rank) as written.
+fn run(t: TopRows, rows: &[(Option<i64>, &str)]) -> Vec<(String, i64)> {
+    let mut kept = Vec::new();
+    for (k, id) in rows {
+        let key = k.map_or(Value::Null, Value::Int);
+        t.add(&mut kept, &[key, Value::str(id)]);
+    }
+    let mut out = Vec::new();
+    t.finish(&kept, &mut out);
+    out.chunks(t.row_width())
+        .map(|r| match (&r[1], &r[0]) {
+            (Value::Str(s), Value::Int(n)) => (s.to_string(), *n),
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
+fn ids(v: &[(String, i64)]) -> Vec<(&str, i64)> {
+    v.iter().map(|(s, n)| (s.as_str(), *n)).collect()
+}
+
+#[test]
+fn row_number_keeps_the_first_n_and_ties_in_arrival_order() {
+    let rows = [
+        (Some(5), "a"),
+        (Some(3), "b"),
+        (Some(3), "c"),
+        (Some(9), "d"),
+        (Some(1), "e"),
+        (Some(3), "f"),
+    ];
+    let got = run(top(RankKind::RowNumber, 3), &rows);
+    assert_eq!(ids(&got), [("e", 1), ("b", 2), ("c", 3)]);
+}
+
+#[test]
+fn descending_with_nulls_last() {
+    let mut t = top(RankKind::RowNumber, 3);
+    t.desc = 1;
+    t.nulls_first = 0;
+    let rows = [(None, "n"), (Some(2), "a"), (Some(7), "b"), (Some(2), "c")];
+    assert_eq!(
+        ids(&run(t, &rows)),
+        [("b", 1), ("a", 2), ("c", 3)],
+        "NULL sorts last, ties keep their arrival order"
+    );
+}
+
+#[test]
+fn nulls_first_rank_first() {
+    let rows = [(Some(2), "a"), (None, "n"), (Some(1), "b")];
+    assert_eq!(
+        ids(&run(top(RankKind::RowNumber, 2), &rows)),
+        [("n", 1), ("b", 2)]
+    );
+}
+
+#[test]
+fn rank_keeps_every_row_tied_with_the_last_rank() {
+    let rows = [
+        (Some(1), "a"),
+        (Some(2), "b"),
+        (Some(2), "c"),
+        (Some(3), "d"),
+        (Some(2), "e"),
+        (Some(0), "f"),
+    ];
+    // f=1, a=2, b,c,e=3 (ties), d=6: RANK <= 3 keeps the ties.
+    let got = run(top(RankKind::Rank, 3), &rows);
+    assert_eq!(
+        ids(&got),
+        [("f", 1), ("a", 2), ("b", 3), ("c", 3), ("e", 3)]
+    );
+    // A better row pushes the tie group past 3: only a and f remain... and
+    // the ties at rank 3 are gone once two rows precede them by more.
+    let got = run(top(RankKind::Rank, 2), &rows);
+    assert_eq!(ids(&got), [("f", 1), ("a", 2)]);
+}
+
+#[test]
+fn dense_rank_keeps_the_first_n_distinct_values() {
+    let rows = [
+        (Some(4), "a"),
+        (Some(2), "b"),
+        (Some(2), "c"),
+        (Some(3), "d"),
+        (Some(9), "e"),
+        (Some(4), "f"),
+    ];
+    let got = run(top(RankKind::DenseRank, 2), &rows);
+    assert_eq!(ids(&got), [("b", 1), ("c", 1), ("d", 2)]);
+    let got = run(top(RankKind::DenseRank, 3), &rows);
+    assert_eq!(
+        ids(&got),
+        [("b", 1), ("c", 1), ("d", 2), ("a", 3), ("f", 3)]
+    );
+}
+
+#[test]
+fn keep_last_row_on_ties_replaces_the_kept_row() {
+    let mut t = top(RankKind::RowNumber, 1);
+    t.desc = 1;
+    t.last_on_tie = true;
+    let rows = [
+        (Some(5), "a"),
+        (Some(7), "b"),
+        (Some(7), "c"),
+        (Some(6), "d"),
+    ];
+    assert_eq!(ids(&run(t, &rows)), [("c", 1)]);
+    // Keeping the first row: the earliest of the ties stays.
+    let first = top(RankKind::RowNumber, 1);
+    let rows = [
+        (Some(5), "a"),
+        (Some(3), "b"),
+        (Some(3), "c"),
+        (Some(4), "d"),
+    ];
+    assert_eq!(ids(&run(first, &rows)), [("b", 1)]);
+}
+
+#[test]
+fn holds_at_most_n_rows_for_row_number() {
+    let t = top(RankKind::RowNumber, 2);
+    let mut kept = Vec::new();
+    for i in 0..1000 {
+        t.add(&mut kept, &[Value::Int(1000 - i), Value::Int(i)]);
+        assert!(kept.len() <= 2);
+    }
+    assert!(heap_bytes(&kept) > 0);
+}
+
+#[test]
+fn two_order_values_and_a_short_row_is_ignored() {
+    let t = TopRows {
+        kind: RankKind::RowNumber,
+        end: 2,
+        keys: 2,
+        desc: 0b10,
+        nulls_first: 0b01,
+        width: 1,
+        last_on_tie: false,
+    };
+    let mut kept = Vec::new();
+    t.add(&mut kept, &[Value::Int(1), Value::Int(1), Value::str("a")]);
+    t.add(&mut kept, &[Value::Int(1), Value::Int(5), Value::str("b")]);
+    t.add(&mut kept, &[Value::Int(0)]);
+    let mut out = Vec::new();
+    t.finish(&kept, &mut out);
+    assert_eq!(
+        out,
+        [
+            Value::Int(1),
+            Value::str("b"),
+            Value::Int(2),
+            Value::str("a")
+        ]
+    );
+}
