@@ -10,7 +10,7 @@
 #   scripts/peer_bench.sh
 #   ROWS=20000 PATHS=json,kafka scripts/peer_bench.sh
 #
-# Paths (PATHS, comma-separated, default json,datagen,kafka; joins on demand):
+# Paths (PATHS, comma-separated, default json,datagen,kafka; joins and ranked on demand):
 #   json     a generated JSON-lines file (user_id of 1,000 users, amount, ts; 100
 #            records per second of event time, up to 3 s of disorder) -> 1-minute
 #            TUMBLE, global (COUNT, SUM, MIN, MAX per window) and keyed by user_id
@@ -28,6 +28,10 @@
 #            topics must hold the same (user_id, window start, count) rows. The
 #            input topic (peer-bench-events-ROWS) is kept for the next run; the
 #            output topics are deleted.
+#   ranked   the json path's file -> 1-minute TUMBLE rows ranked: window deduplication
+#            (each user's first event per minute, ROW_NUMBER ... ORDER BY ts, rn = 1) and
+#            Window Top-N (the 3 largest amounts per minute) -> files (the rows must be
+#            equal), then blackhole, timed.
 #   joins    generated JSON-lines files of orders (100 currencies, 100 per second of
 #            event time, up to 3 s of disorder), a rate of every currency each
 #            minute, and one shipment per order 1 s to 10 min after it -> an
@@ -43,7 +47,8 @@
 #
 # Environment:
 #   ROWS          rows per path (defaults: json 2000000, datagen 20000000, kafka 1000000,
-#                 joins 1000000 orders); ROWS_JSON, ROWS_DATAGEN, ROWS_KAFKA, ROWS_JOINS set one path's
+#                 joins 1000000 orders, ranked 2000000); ROWS_JSON, ROWS_DATAGEN, ROWS_KAFKA,
+#                 ROWS_JOINS, ROWS_RANKED set one path's
 #   PATHS         the paths to run (above)
 #   PARALLELISM   parallelism.default of both SQL engines, Kafka Streams' threads (default 1)
 #   RUNS          timed runs per engine, alternated (default 1); ratios use the medians

@@ -43,7 +43,8 @@ BOOTSTRAP = os.environ.get("KAFKA_BOOTSTRAP", "127.0.0.1:19092")
 KAFKA_PARTITIONS = 16
 END_KEY = "~end"  # the Kafka path's end markers (see fill_topic)
 BASE_MS = 1757808000000  # 2025-09-14 00:00:00 UTC
-DEFAULT_ROWS = {"json": 2_000_000, "datagen": 20_000_000, "kafka": 1_000_000, "joins": 1_000_000}
+DEFAULT_ROWS = {"json": 2_000_000, "datagen": 20_000_000, "kafka": 1_000_000, "joins": 1_000_000,
+                "ranked": 2_000_000}
 
 
 def rows_for(path):
@@ -178,6 +179,23 @@ GROUP BY window_start, window_end;
 INSERT INTO results SELECT window_start, window_end, user_id, COUNT(*), SUM(amount), MIN(amount), MAX(amount)
 FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
 GROUP BY window_start, window_end, user_id;
+""",
+}
+# Window deduplication and Window Top-N over the rows of the same file.
+RANKED_JOBS = {
+    "dedup": """CREATE TABLE results (window_start TIMESTAMP(3), user_id STRING, amount INT, ts TIMESTAMP(3))
+  WITH ({sink});
+INSERT INTO results SELECT window_start, user_id, amount, ts FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, user_id ORDER BY ts) AS rn
+  FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+) WHERE rn = 1;
+""",
+    "top3": """CREATE TABLE results (window_start TIMESTAMP(3), user_id STRING, amount INT, rn BIGINT)
+  WITH ({sink});
+INSERT INTO results SELECT window_start, user_id, amount, rn FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY amount DESC) AS rn
+  FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+) WHERE rn <= 3;
 """,
 }
 DATAGEN_JOB = """CREATE TABLE events (
@@ -337,6 +355,33 @@ def path_json():
             for engine in order(["lowwater", "flink"], i):
                 run = lowwater(job, f"json-{shape}") if engine == "lowwater" else flink(job, f"json-{shape}")
                 result("json", shape, engine, n, run, equal)
+
+
+def path_ranked():
+    n = rows_for("ranked")
+    data = json_file(n)
+    for shape, text in RANKED_JOBS.items():
+        print(f"json -> 1-minute TUMBLE rows ranked ({shape}) -> sink, {n:,} rows, parallelism {PARALLELISM}", flush=True)
+        source = SOURCE.format(options=f"'connector' = 'filesystem', 'path' = '{data}', 'format' = 'json'")
+        rows = {}
+        for engine, run_with in (("lowwater", lowwater), ("flink", flink)):
+            out = os.path.join(WORK, f"rows-{shape}-{engine}")
+            shutil.rmtree(out, ignore_errors=True)
+            job = write_job(f"ranked-{shape}-files", source + text.format(
+                sink=f"'connector' = 'filesystem', 'path' = '{out}', 'format' = 'json'"))
+            run_with(job, f"ranked-{shape}-files")
+            rows[engine] = file_rows(out)
+            shutil.rmtree(out)
+        equal = rows["lowwater"] == rows["flink"] and len(rows["lowwater"]) > 0
+        print(f"  into files: lowwater {len(rows['lowwater']):,} rows, flink {len(rows['flink']):,} rows: "
+              f"{'equal' if equal else 'DIFFERENT'}")
+        if not equal:
+            print(f"  {difference(rows['lowwater'], rows['flink'])}")
+        job = write_job(f"ranked-{shape}", source + text.format(sink="'connector' = 'blackhole'"))
+        for i in range(RUNS):
+            for engine in order(["lowwater", "flink"], i):
+                run = lowwater(job, f"ranked-{shape}") if engine == "lowwater" else flink(job, f"ranked-{shape}")
+                result("ranked", shape, engine, n, run, equal)
 
 
 def path_datagen():
@@ -602,11 +647,12 @@ def path_joins():
 
 def main():
     os.makedirs(WORK, exist_ok=True)
-    runs = {"json": path_json, "datagen": path_datagen, "kafka": path_kafka, "joins": path_joins}
+    runs = {"json": path_json, "datagen": path_datagen, "kafka": path_kafka, "joins": path_joins,
+            "ranked": path_ranked}
     paths = [p.strip() for p in os.environ.get("PATHS", "json,datagen,kafka").split(",") if p.strip()]
     for p in paths:
         if p not in runs:
-            sys.exit(f"peer_bench: unknown path '{p}' in PATHS (json, datagen, kafka, joins)")
+            sys.exit(f"peer_bench: unknown path '{p}' in PATHS (json, datagen, kafka, joins, ranked)")
     for p in paths:
         runs[p]()
     table()

@@ -171,3 +171,60 @@ fn two_order_values_and_a_short_row_is_ignored() {
         ]
     );
 }
+
+/// Through the window operator: a Top-N fires per window once the
+/// watermark passes its end, one result per kept row with its rank first,
+/// a late row is dropped and counted, and a checkpoint restores the kept
+/// rows.
+#[test]
+fn in_the_window_operator_rows_fire_with_their_rank_and_late_rows_count() {
+    use crate::window::aggregate::{AggFunc, AggSpec};
+    use crate::window::assigner::WindowAssigner;
+    use crate::window::operator::{WindowInput, WindowOperator, WindowOutput, WindowSpec};
+    let t = TopRows {
+        desc: 1,
+        nulls_first: 0,
+        ..top(RankKind::RowNumber, 2)
+    };
+    let spec = WindowSpec {
+        assigner: WindowAssigner::tumbling(10),
+        aggregates: vec![AggSpec::on(AggFunc::TopRows(t), 0)],
+        allowed_lateness: 0,
+        late_side_output: false,
+    };
+    let mut op = WindowOperator::new(spec).expect("operator");
+    let mut out = Vec::new();
+    let input = |ts: i64, score: i64, id: &str| WindowInput {
+        ts,
+        split: 0,
+        key: vec![Value::str("k")],
+        row: vec![Value::Int(score), Value::str(id)],
+    };
+    for (ts, score, id) in [(1, 5, "a"), (2, 9, "b"), (3, 7, "c"), (4, 9, "d")] {
+        op.process(input(ts, score, id), &mut out).expect("process");
+    }
+    // A checkpoint holds the two best rows, and restores them.
+    let bytes = postcard::to_allocvec(&op).expect("encode");
+    let mut op: WindowOperator = postcard::from_bytes(&bytes).expect("decode");
+    assert!(out.is_empty(), "nothing before the watermark");
+    op.on_watermark(9, &mut out);
+    let rows: Vec<Vec<Value>> = out
+        .iter()
+        .map(|o| match o {
+            WindowOutput::Fired(r) => r.values.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            vec![Value::Int(1), Value::str("b")],
+            vec![Value::Int(2), Value::str("d")]
+        ]
+    );
+    out.clear();
+    op.process(input(5, 100, "late"), &mut out).expect("late");
+    assert!(out.is_empty());
+    assert_eq!(op.late().total_dropped(), 1);
+    assert_eq!(op.pending(), 0, "the fired window's rows are gone");
+}
