@@ -401,6 +401,7 @@ const SUPPORTED: &[&str] = &[
     "REGEXP_REPLACE(",
     "JSON_VALUE(",
     "JSON_EXISTS(",
+    "JSON_QUERY(",
     "EXTRACT(",
     "YEAR(",
     "QUARTER(",

@@ -1,5 +1,6 @@
 //! Compiling the JSON functions of [`crate::json_fns`] from SQL:
-//! `JSON_VALUE(s, path [RETURNING type])` and `JSON_EXISTS(s, path)`, the
+//! `JSON_VALUE(s, path [RETURNING type])`, `JSON_QUERY(s, path)` and
+//! `JSON_EXISTS(s, path)`, the
 //! path a string literal read once (an error when the job is planned if it
 //! is not one lowwater reads). `RETURNING` takes STRING, INT, DOUBLE or
 //! BOOLEAN, as Flink's code generation does.
@@ -30,7 +31,7 @@ pub(crate) fn function(
     loc: Loc,
     compile: Compile,
 ) -> Option<Result<Typed>> {
-    if name != "JSON_VALUE" && name != "JSON_EXISTS" {
+    if !matches!(name, "JSON_VALUE" | "JSON_EXISTS" | "JSON_QUERY") {
         return None;
     }
     Some((|| {
@@ -63,7 +64,7 @@ pub(crate) fn function(
         let mut returning = None;
         for clause in &list.clauses {
             match clause {
-                FunctionArgumentClause::JsonReturningClause(r) if name == "JSON_VALUE" => {
+                FunctionArgumentClause::JsonReturningClause(r) if name != "JSON_EXISTS" => {
                     returning = Some(r.data_type.to_string());
                 }
                 other => {
@@ -102,6 +103,22 @@ pub(crate) fn function(
                 expr: Expr::Call(Func::Json(JsonFn::Exists(p)), vec![j.expr]),
                 ty: Some(SqlType::Boolean),
             });
+        }
+        if name == "JSON_QUERY" {
+            return match returning.as_deref().map(str::to_ascii_uppercase).as_deref() {
+                None | Some("STRING" | "VARCHAR") => Ok(Typed {
+                    expr: Expr::Call(Func::Json(JsonFn::Query(p)), vec![j.expr]),
+                    ty: Some(SqlType::String),
+                }),
+                Some(other) => err(
+                    e,
+                    loc,
+                    format!(
+                        "JSON_QUERY(... RETURNING {other}) is not supported: lowwater returns \
+                         the JSON text (RETURNING STRING, Flink's default)"
+                    ),
+                ),
+            };
         }
         // Flink generates code for these RETURNING types only.
         let (returning, ty) = match returning.as_deref().map(str::to_ascii_uppercase).as_deref() {

@@ -149,6 +149,7 @@ fn func_name(f: &Func) -> &'static str {
         Func::Try => "TRY_CAST",
         Func::Json(crate::json_fns::JsonFn::Value(..)) => "JSON_VALUE",
         Func::Json(crate::json_fns::JsonFn::Exists(_)) => "JSON_EXISTS",
+        Func::Json(crate::json_fns::JsonFn::Query(_)) => "JSON_QUERY",
         Func::DecArith(..) => "DECIMAL arithmetic",
     }
 }

@@ -13,6 +13,8 @@
 //!   a boolean. Any other value fails the job, as Flink's ClassCastException
 //!   does (`DEFAULT ... ON ERROR` does not catch it there either).
 //! - JSON_EXISTS is true when the path reaches a value that is not null.
+//! - JSON_QUERY gives the object or array at `path` as JSON text, written
+//!   as Flink writes it ([`crate::json_query`]).
 //!
 //! The path is a literal, read once when the job is planned: `$` (or a
 //! bare first name), `.name`, `."name"`, `['name']`, `[n]`, `[-n]` (from
@@ -61,6 +63,9 @@ pub enum JsonFn {
     Value(Path, Returning),
     /// `JSON_EXISTS(s, path)`.
     Exists(Path),
+    /// `JSON_QUERY(s, path)`: the object or array there, as JSON text
+    /// ([`crate::json_query`]).
+    Query(Path),
 }
 
 impl Path {
@@ -135,7 +140,7 @@ impl Path {
 /// A JSON number's literal as Java prints what Jackson reads from it: an
 /// integer as its digits (`-0` is `0`), anything with a fraction or an
 /// exponent as `BigDecimal.toString` does (`1.50`, `1E+2`, `0.0`).
-fn number_text(raw: &str) -> String {
+pub(crate) fn number_text(raw: &str) -> String {
     let (negative, body) = match raw.strip_prefix('-') {
         Some(b) => (true, b),
         None => (false, raw.strip_prefix('+').unwrap_or(raw)),
@@ -216,7 +221,7 @@ pub fn eval(f: &JsonFn, arg: &Value) -> Result<Value, String> {
     };
     let (path, returning) = match f {
         JsonFn::Value(p, r) => (p, Some(*r)),
-        JsonFn::Exists(p) => (p, None),
+        JsonFn::Exists(p) | JsonFn::Query(p) => (p, None),
     };
     // Nested deeper than [`MAX_NESTING`] the text is an error: NULL,
     // FALSE. Text after the first JSON value is not read.
@@ -224,6 +229,11 @@ pub fn eval(f: &JsonFn, arg: &Value) -> Result<Value, String> {
         true => None,
         false => locate(text, path),
     };
+    if let JsonFn::Query(_) = f {
+        return Ok(found
+            .and_then(|v| crate::json_query::query_text(v.as_raw_str()))
+            .map_or(Value::Null, |t| Value::str(&t)));
+    }
     let Some(returning) = returning else {
         return Ok(Value::Bool(found.is_some_and(|v| !v.is_null())));
     };

@@ -29,6 +29,7 @@ pub mod inline;
 pub mod jdbc;
 mod join;
 pub mod json_fns;
+mod json_query;
 pub mod kafka_props;
 pub mod legacy;
 pub mod numeric;
