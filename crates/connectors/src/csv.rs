@@ -23,7 +23,8 @@ use lowwater_sql::options::TimestampStandard;
 use lowwater_sql::SqlType;
 
 use crate::json::{
-    float32, format_flink_timestamp, java_double, java_float, parse_flink_timestamp, Interner,
+    float32, format_flink_timestamp, java_double, java_float, parse_flink_date,
+    parse_flink_timestamp, Interner,
 };
 
 /// What became of one CSV value.
@@ -208,6 +209,7 @@ fn convert(t: &str, ty: SqlType, strings: &mut Interner) -> Result<Value, String
             ty == SqlType::TimestampLtz,
             TimestampStandard::Sql,
         )?),
+        SqlType::Date => Value::Int(parse_flink_date(t)?),
     })
 }
 
@@ -291,6 +293,9 @@ impl CsvEncoder {
                     &mut out,
                     &format_flink_timestamp(*t, ' ', *ty == SqlType::TimestampLtz),
                 ),
+                Value::Int(d) if *ty == SqlType::Date => {
+                    out.push_str(&lowwater_sql::dates::format_date(*d))
+                }
                 Value::Double(d) if *ty == SqlType::Float => out.push_str(&java_float(*d as f32)),
                 // An integer in a FLOAT/DOUBLE column prints as the number it is cast to.
                 Value::Int(i) if *ty == SqlType::Float => out.push_str(&java_float(*i as f32)),

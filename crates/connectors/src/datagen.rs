@@ -77,6 +77,8 @@ enum Gen {
     Time {
         past: Option<StrengthReducedU64>,
     },
+    /// The clock's day, as Flink's datagen gives a DATE (`LocalDate.now()`).
+    Today,
 }
 
 fn opt<T: std::str::FromStr>(d: &Datagen, col: &str, key: &str) -> Option<T> {
@@ -110,6 +112,7 @@ fn generator(d: &Datagen, name: &str, ty: SqlType) -> Gen {
             max: opt(d, name, "max").unwrap_or(1.0),
         },
         SqlType::Boolean => Gen::Bool,
+        SqlType::Date => Gen::Today,
         SqlType::String => Gen::Str {
             length: opt(d, name, "length").unwrap_or(100),
         },
@@ -429,6 +432,7 @@ impl DatagenPartition {
                     row[i].set_timestamp(now - back as i64);
                     continue;
                 }
+                Gen::Today => Value::Int(now.div_euclid(86_400_000)),
             };
             // A DECIMAL column gets its random number in its type.
             if let Some(SqlType::Decimal(p, s)) = self.table.types.get(i) {

@@ -497,6 +497,13 @@ fn convert(v: &LazyValue<'_>, ty: SqlType, std: TimestampStandard) -> Result<Val
             };
             parse_flink_timestamp(s, ty == SqlType::TimestampLtz, std).map(Value::Timestamp)
         }
+        SqlType::Date => match v.as_str() {
+            Some(s) => parse_flink_date(s).map(Value::Int),
+            None => Err(format!(
+                "expected a date string 'yyyy-MM-dd', found {}",
+                text_of(v)
+            )),
+        },
     }
 }
 
@@ -520,6 +527,24 @@ fn timestamp_fix(s: &str, ltz: bool, std: TimestampStandard) -> &'static str {
              for local date-times"
         }
         _ => "",
+    }
+}
+
+/// A DATE as Flink's json and csv formats read it: `yyyy-MM-dd`
+/// (`ISO_LOCAL_DATE`), as days since the epoch.
+pub(crate) fn parse_flink_date(text: &str) -> Result<i64, String> {
+    let t = text.trim();
+    let shaped = t.len() == 10
+        && t.bytes().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
+    match shaped.then(|| lowwater_sql::dates::parse_date(t)).flatten() {
+        Some(d) => Ok(d),
+        None => Err(format!("expected a date 'yyyy-MM-dd', found '{t}'")),
     }
 }
 
@@ -676,6 +701,9 @@ fn write_value(out: &mut String, v: &Value, ty: SqlType, sep: char) {
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Int(i) if ty == SqlType::Double => out.push_str(&java_double(*i as f64)),
         Value::Int(i) if ty == SqlType::Float => out.push_str(&java_float(*i as f32)),
+        Value::Int(d) if ty == SqlType::Date => {
+            write_json_str(out, &lowwater_sql::dates::format_date(*d))
+        }
         Value::Int(i) => out.push_str(&i.to_string()),
         // FLOAT is written with Java's Float.toString digits.
         Value::Double(d) if ty == SqlType::Float && d.is_finite() => {
@@ -706,6 +734,8 @@ pub fn print_row(values: &[Value], types: &[SqlType]) -> String {
             Value::Timestamp(t) => java_date_time(*t, *ty == SqlType::TimestampLtz),
             Value::Double(d) => java_double(*d),
             Value::Int(i) if *ty == SqlType::Double => java_double(*i as f64),
+            // LocalDate.toString().
+            Value::Int(d) if *ty == SqlType::Date => lowwater_sql::dates::format_date(*d),
             other => match ty {
                 SqlType::Decimal(p, s) => other.coerce_decimal(*p, *s).to_string(),
                 _ => other.to_string(),

@@ -66,6 +66,7 @@ fn fits(ty: SqlType, pg: &str) -> bool {
         SqlType::Timestamp => base == "timestamp without time zone",
         SqlType::TimestampLtz => base == "timestamp with time zone",
         SqlType::Decimal(..) => base == "numeric",
+        SqlType::Date => base == "date",
     }
 }
 
@@ -150,6 +151,7 @@ fn suggested(ty: SqlType) -> String {
         SqlType::Timestamp => "timestamp(3)".into(),
         SqlType::TimestampLtz => "timestamptz(3)".into(),
         SqlType::Decimal(p, s) => format!("numeric({p}, {s})"),
+        SqlType::Date => "date".into(),
     }
 }
 
@@ -262,6 +264,7 @@ pub fn check(
         let shape = match c.ty {
             SqlType::Timestamp => Shape::Timestamp,
             SqlType::TimestampLtz => Shape::TimestampTz,
+            SqlType::Date => Shape::Date,
             _ => Shape::Plain,
         };
         out.push((quote(name), shape));

@@ -17,6 +17,8 @@ pub enum Shape {
     Timestamp,
     /// `timestamp with time zone`: the same in UTC, marked `+00`.
     TimestampTz,
+    /// `date`: a DATE's days as `yyyy-MM-dd`.
+    Date,
 }
 
 /// A value's text, `None` for NULL.
@@ -24,6 +26,12 @@ pub fn render(v: &Value, shape: Shape) -> Option<String> {
     Some(match v {
         Value::Null => return None,
         Value::Bool(b) => if *b { "t" } else { "f" }.to_string(),
+        Value::Int(d) if shape == Shape::Date => {
+            // The first day of `timestamp_text`, which writes years as
+            // PostgreSQL does.
+            let text = timestamp_text(d.saturating_mul(86_400_000));
+            text.split(' ').next().unwrap_or(&text).to_string()
+        }
         Value::Int(i) => i.to_string(),
         Value::Double(d) if d.is_nan() => "NaN".into(),
         Value::Double(d) if d.is_infinite() => {

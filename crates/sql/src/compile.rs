@@ -89,6 +89,9 @@ pub fn compile(e: &AstExpr, scope: &dyn Scope, loc: Loc) -> Result<Typed> {
         } if *kind == CastKind::Cast => {
             let inner = compile(expr, scope, loc)?;
             let ty = cast_target(e, &data_type.to_string(), loc)?;
+            if ty == SqlType::Date || inner.ty == Some(SqlType::Date) {
+                return date_cast(e, inner, ty, loc);
+            }
             if inner.ty == Some(SqlType::Float) && ty == SqlType::String {
                 // A FLOAT prints with Float.toString's digits (0.1, not the
                 // double it is held as).
@@ -225,6 +228,35 @@ fn is_truth(
     ))
 }
 
+/// `CAST` to or from DATE: the conversions Flink allows (from and to
+/// STRING, TIMESTAMP and TIMESTAMP_LTZ).
+fn date_cast(e: &AstExpr, inner: Typed, ty: SqlType, loc: Loc) -> Result<Typed> {
+    use crate::dates::DateFn;
+    let f = match (inner.ty, ty) {
+        (None | Some(SqlType::Date), SqlType::Date) => return Ok(typed(inner.expr, ty)),
+        (Some(SqlType::Timestamp | SqlType::TimestampLtz), SqlType::Date) => DateFn::FromTimestamp,
+        (Some(SqlType::String), SqlType::Date) => DateFn::FromText,
+        (Some(SqlType::Date), SqlType::String) => DateFn::ToText,
+        (Some(SqlType::Date), SqlType::Timestamp | SqlType::TimestampLtz) => DateFn::ToTimestamp,
+        (from, to) => {
+            return err(
+                e,
+                loc,
+                format!(
+                    "CAST from {} to {} is not supported (Flink casts a DATE to and from STRING, \
+                     TIMESTAMP and TIMESTAMP_LTZ)",
+                    name_of(from),
+                    to.name()
+                ),
+            )
+        }
+    };
+    Ok(typed(
+        Expr::Call(crate::functions::Func::Date(f), vec![inner.expr]),
+        ty,
+    ))
+}
+
 fn comparable(a: Option<SqlType>, b: Option<SqlType>) -> bool {
     match (a, b) {
         (Some(a), Some(b)) => {
@@ -242,8 +274,22 @@ fn binary(
     scope: &dyn Scope,
     loc: Loc,
 ) -> Result<Typed> {
-    let l = compile(left, scope, loc)?;
-    let r = compile(right, scope, loc)?;
+    let mut l = compile(left, scope, loc)?;
+    let mut r = compile(right, scope, loc)?;
+    // A DATE compared with text reads the text as a date, as Flink's
+    // implicit cast does (`d = '2025-09-14'`).
+    let as_date = |t: Typed| Typed {
+        expr: Expr::Call(
+            crate::functions::Func::Date(crate::dates::DateFn::FromText),
+            vec![t.expr],
+        ),
+        ty: Some(SqlType::Date),
+    };
+    match (l.ty, r.ty) {
+        (Some(SqlType::Date), Some(SqlType::String)) => r = as_date(r),
+        (Some(SqlType::String), Some(SqlType::Date)) => l = as_date(l),
+        _ => {}
+    }
     let (lt, rt) = (l.ty, r.ty);
     let (le, re) = (Box::new(l.expr), Box::new(r.expr));
     let cmp = match op {
@@ -376,6 +422,7 @@ pub(crate) fn cast_target(e: &AstExpr, text: &str, loc: Loc) -> Result<SqlType> 
         "TIMESTAMP" if up.contains("LOCAL TIME ZONE") => SqlType::TimestampLtz,
         "TIMESTAMP" => SqlType::Timestamp,
         "TIMESTAMP_LTZ" => SqlType::TimestampLtz,
+        "DATE" => SqlType::Date,
         "DECIMAL" | "NUMERIC" | "DEC" => {
             let parts: Vec<&str> = up
                 .split(['(', ')', ','])

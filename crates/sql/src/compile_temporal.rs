@@ -47,6 +47,11 @@ fn time_arg(
     let t = compile(x, scope, loc)?;
     match t.ty {
         None | Some(SqlType::Timestamp | SqlType::TimestampLtz) => Ok(t.expr),
+        // A DATE is its midnight.
+        Some(SqlType::Date) => Ok(Expr::Call(
+            Func::Date(crate::dates::DateFn::ToTimestamp),
+            vec![t.expr],
+        )),
         Some(other) => err(
             x,
             loc,
@@ -72,6 +77,17 @@ pub fn special(
 ) -> Option<Result<Typed>> {
     Some(match e {
         AstExpr::TypedString(t) => match (&t.data_type, t.value.clone().into_string()) {
+            (DataType::Date, Some(s)) => match crate::dates::parse_date(&s) {
+                Some(d) if !s.trim().contains([' ', 'T']) => Ok(Typed {
+                    expr: Expr::Literal(Value::Int(d)),
+                    ty: Some(SqlType::Date),
+                }),
+                _ => err(
+                    e,
+                    loc,
+                    format!("'{s}' is not a date; write DATE 'yyyy-MM-dd'"),
+                ),
+            },
             (DataType::Timestamp(_, _), Some(s)) => match parse_timestamp(&s) {
                 Some(ts) => Ok(Typed {
                     expr: Expr::Literal(Value::Timestamp(ts)),
@@ -170,6 +186,16 @@ pub fn function(
                 // A STRING is read as a timestamp first, as in Flink.
                 Some(SqlType::String) => Expr::Cast(Box::new(t.expr), SqlType::Timestamp),
                 None | Some(SqlType::Timestamp | SqlType::TimestampLtz) => t.expr,
+                // Flink's words.
+                Some(SqlType::Date) => {
+                    return err(
+                        x,
+                        loc,
+                        "Cannot apply 'DATE_FORMAT' to arguments of type 'DATE_FORMAT(<DATE>, \
+                         <CHAR>)'. Supported form(s): 'DATE_FORMAT(<TIMESTAMP>, <CHARACTER>)' \
+                         (CAST the DATE AS TIMESTAMP(3) first)",
+                    )
+                }
                 Some(other) => {
                     return err(
                         x,
@@ -195,6 +221,42 @@ pub fn function(
                 vec![x],
                 SqlType::String,
             ))
+        })(),
+        (None, "TO_DATE", [x]) | (None, "TO_DATE", [x, _]) => (|| {
+            let t = compile(x, scope, loc)?;
+            if !t.ty.is_none_or(|t| t == SqlType::String) {
+                return err(
+                    x,
+                    loc,
+                    format!(
+                        "TO_DATE reads a STRING, found {}",
+                        t.ty.map_or("NULL", |t| t.name())
+                    ),
+                );
+            }
+            let f = match args {
+                [_, f] => {
+                    let pattern = match f {
+                        AstExpr::Value(v) => v.value.clone().into_string(),
+                        _ => None,
+                    }
+                    .ok_or_else(|| {
+                        SqlError::new(
+                            expr_loc(f, loc),
+                            "TO_DATE's format must be a string literal such as 'yyyyMMdd'",
+                        )
+                    })?;
+                    crate::dates::check_pattern(&pattern)
+                        .map_err(|m| SqlError::new(expr_loc(f, loc), m))?;
+                    crate::dates::DateFn::FromPattern(pattern.into())
+                }
+                // Flink's default format; text that is not a date is NULL.
+                _ => crate::dates::DateFn::ToDate,
+            };
+            Ok(Typed {
+                expr: Expr::Call(Func::Date(f), vec![t.expr]),
+                ty: Some(SqlType::Date),
+            })
         })(),
         _ => return None,
     })

@@ -150,6 +150,10 @@ fn func_name(f: &Func) -> &'static str {
         Func::Json(crate::json_fns::JsonFn::Value(..)) => "JSON_VALUE",
         Func::Json(crate::json_fns::JsonFn::Exists(_)) => "JSON_EXISTS",
         Func::Json(crate::json_fns::JsonFn::Query(_)) => "JSON_QUERY",
+        Func::Date(crate::dates::DateFn::FromPattern(_) | crate::dates::DateFn::ToDate) => {
+            "TO_DATE"
+        }
+        Func::Date(_) => "CAST (DATE)",
         Func::DecArith(..) => "DECIMAL arithmetic",
     }
 }

@@ -64,6 +64,8 @@ pub enum Func {
     DecArith(crate::types::ArithOp, u8, u8),
     /// `JSON_VALUE` or `JSON_EXISTS` ([`crate::json_fns`]).
     Json(crate::json_fns::JsonFn),
+    /// A conversion to or from DATE ([`crate::dates`]).
+    Date(crate::dates::DateFn),
 }
 
 /// `v` converted to `ty` where a common type widens it (an integer into a
@@ -256,6 +258,7 @@ pub fn eval(
         }
         Func::Try => arg(0).unwrap_or(Value::Null),
         Func::Json(j) => crate::json_fns::eval(j, &arg(0)?)?,
+        Func::Date(d) => crate::dates::eval(d, arg(0)?)?,
         Func::DecArith(op, p, s) => crate::decimal::arith(*op, (*p, *s), &arg(0)?, &arg(1)?)?,
         Func::Power => match (arg(0)?.as_f64(), arg(1)?.as_f64()) {
             (Some(a), Some(b)) => Value::Double(a.powf(b)),

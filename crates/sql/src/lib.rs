@@ -18,6 +18,7 @@ mod compile_json;
 mod compile_numeric;
 mod compile_regex;
 mod compile_temporal;
+pub mod dates;
 pub mod decimal;
 pub mod error;
 pub mod explain;

@@ -363,7 +363,7 @@ fn skip_comment(p: &mut Parser) -> Result<()> {
 
 const SUPPORTED_TYPES: &str =
     "STRING, VARCHAR(n), CHAR(n), TINYINT, SMALLINT, INT, BIGINT, ROW<name type, ...>, \
-     FLOAT, DOUBLE, BOOLEAN, TIMESTAMP(3), TIMESTAMP_LTZ(3)";
+     FLOAT, DOUBLE, BOOLEAN, DECIMAL(p, s), DATE, TIMESTAMP(3), TIMESTAMP_LTZ(3)";
 
 fn data_type(p: &mut Parser) -> Result<SqlType> {
     let t = p.next_token();
@@ -377,7 +377,8 @@ fn data_type(p: &mut Parser) -> Result<SqlType> {
             ))
         }
     };
-    const KNOWN: [&str; 16] = [
+    const KNOWN: [&str; 17] = [
+        "DATE",
         "DECIMAL",
         "NUMERIC",
         "DEC",
@@ -440,6 +441,7 @@ fn data_type(p: &mut Parser) -> Result<SqlType> {
             }
         }
         "TIMESTAMP_LTZ" => SqlType::TimestampLtz,
+        "DATE" => SqlType::Date,
         // DECIMAL is DECIMAL(10, 0), as in Flink.
         "DECIMAL" | "NUMERIC" | "DEC" => {
             let (p, s) = (precision.unwrap_or(10), scale.unwrap_or(0));

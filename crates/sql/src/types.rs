@@ -29,6 +29,9 @@ pub enum SqlType {
     TimestampLtz,
     /// DECIMAL(precision, scale): exact (values are [`lowwater_core::Value::Decimal`]).
     Decimal(u8, u8),
+    /// DATE: a day, held as the days since 1970-01-01 (a
+    /// [`lowwater_core::Value::Int`]; see [`crate::dates`]).
+    Date,
 }
 
 impl SqlType {
@@ -46,6 +49,7 @@ impl SqlType {
             SqlType::Timestamp => "TIMESTAMP(3)",
             SqlType::TimestampLtz => "TIMESTAMP_LTZ(3)",
             SqlType::Decimal(..) => "DECIMAL",
+            SqlType::Date => "DATE",
         }
     }
 

@@ -177,6 +177,8 @@ impl Reader<'_, '_, '_> {
             // long reads into BIGINT, a date int into INT, as in Flink.
             // An Avro int into TINYINT/SMALLINT narrows as Flink's
             // converter does (Integer.byteValue / shortValue).
+            // A date: days since the epoch, as DATE holds it.
+            (Node::Int(Logical::Date), SqlType::Date) => Value::Int(i64::from(self.cur.int()?)),
             (Node::Int(_), SqlType::TinyInt | SqlType::SmallInt) => {
                 Value::Int(ty.wrap(i64::from(self.cur.int()?)))
             }
@@ -315,9 +317,10 @@ fn json_default(text: &str, ty: SqlType, name: &str) -> Result<Value, String> {
         | SqlType::Int
         | SqlType::BigInt
         | SqlType::Timestamp
-        | SqlType::TimestampLtz => {
+        | SqlType::TimestampLtz
+        | SqlType::Date => {
             let i = v.as_i64().ok_or_else(bad)?;
-            if ty.is_integer() {
+            if ty.is_integer() || ty == SqlType::Date {
                 Value::Int(i)
             } else {
                 Value::Timestamp(i)

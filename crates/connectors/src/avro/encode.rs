@@ -107,7 +107,7 @@ impl WritePlan {
                 out.push(u8::from(*b));
                 Ok(())
             }
-            (Node::Int(Logical::None), Value::Int(i)) => {
+            (Node::Int(Logical::None | Logical::Date), Value::Int(i)) => {
                 let i = i32::try_from(*i).map_err(|_| format!("{i} does not fit an Avro int"))?;
                 put_long(out, i64::from(i));
                 Ok(())
@@ -186,7 +186,9 @@ fn timestamp_logical(l: Logical) -> bool {
 fn sample(ty: SqlType) -> Value {
     match ty {
         SqlType::String => Value::str(""),
-        SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt => Value::Int(0),
+        SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt | SqlType::Date => {
+            Value::Int(0)
+        }
         SqlType::Float | SqlType::Double => Value::Double(0.0),
         SqlType::Boolean => Value::Bool(false),
         SqlType::Timestamp | SqlType::TimestampLtz => Value::Timestamp(0),
@@ -199,7 +201,7 @@ fn fits(schema: &Schema, b: &Node, v: &Value) -> bool {
     match (b, v) {
         (Node::Null, Value::Null) => true,
         (Node::Boolean, Value::Bool(_)) => true,
-        (Node::Int(Logical::None), Value::Int(i)) => i32::try_from(*i).is_ok(),
+        (Node::Int(Logical::None | Logical::Date), Value::Int(i)) => i32::try_from(*i).is_ok(),
         (Node::Long(Logical::None), Value::Int(_)) => true,
         (Node::Long(l), Value::Timestamp(_)) => timestamp_logical(*l),
         // A DOUBLE column may carry integers (COUNT(*) into DOUBLE).

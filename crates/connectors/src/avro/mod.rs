@@ -45,6 +45,7 @@ fn avro_type(ty: SqlType) -> &'static str {
         SqlType::Timestamp | SqlType::TimestampLtz => {
             "{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}"
         }
+        SqlType::Date => "{\"type\":\"int\",\"logicalType\":\"date\"}",
         // Refused when the table is planned (DECIMAL needs the json or csv
         // format); Flink's type would be bytes with logicalType decimal.
         SqlType::Decimal(..) => "\"bytes\"",

@@ -1,0 +1,8 @@
+CREATE TABLE events (
+  id INT,
+  d DATE,
+  s STRING,
+  compact STRING,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{{events}}', 'format' = 'json');
