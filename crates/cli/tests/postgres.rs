@@ -82,12 +82,12 @@ fn typed_job(dir: &Path, input: &Path, with: &str, pk: &str, tail: &str) -> std:
 WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'json');
 CREATE TABLE counts (window_start TIMESTAMP(3), window_end TIMESTAMP_LTZ(3), user_id STRING,
   n BIGINT, n_int INT, total DECIMAL(12, 2), avg_score DOUBLE, many BOOLEAN, note_max STRING,
-  alerted_at TIMESTAMP_LTZ(3), n_tiny TINYINT, n_small SMALLINT, avg_float FLOAT{pk})
+  alerted_at TIMESTAMP_LTZ(3), n_tiny TINYINT, n_small SMALLINT, avg_float FLOAT, day DATE{pk})
 WITH ({with});
 INSERT INTO counts SELECT window_start, CAST(window_end AS TIMESTAMP_LTZ(3)), user_id,
   COUNT(*), CAST(COUNT(*) AS INT), SUM(amount), AVG(score), COUNT(*) > 1, MAX(note),
   CURRENT_TIMESTAMP, CAST(COUNT(*) AS TINYINT), CAST(COUNT(*) AS SMALLINT),
-  CAST(AVG(score) AS FLOAT)
+  CAST(AVG(score) AS FLOAT), CAST(window_start AS DATE)
 FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '10' SECOND))
 GROUP BY window_start, window_end, user_id{tail};
 ",
@@ -130,7 +130,7 @@ const TYPED_DDL: &str =
     "CREATE TABLE {s}.counts (window_start timestamp(3), window_end timestamptz(3),
   user_id text, n bigint, n_int integer, total numeric(12,2), avg_score double precision,
   many boolean, note_max varchar(10), alerted_at timestamptz(3), n_tiny smallint,
-  n_small smallint, avg_float real";
+  n_small smallint, avg_float real, day date";
 
 /// The rows of `table` as text, ordered.
 fn typed_rows(c: &mut postgres::Client, table: &str) -> Vec<String> {
@@ -140,7 +140,7 @@ fn typed_rows(c: &mut postgres::Client, table: &str) -> Vec<String> {
                to_char(window_end AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS') || '|' ||
                coalesce(user_id, 'NULL') || '|' || n || '|' || n_int || '|' || total::text || '|' ||
                avg_score::text || '|' || many::text || '|' || coalesce(note_max, 'NULL') || '|' ||
-               n_tiny || '|' || n_small || '|' || avg_float::text
+               n_tiny || '|' || n_small || '|' || avg_float::text || '|' || day::text
              FROM {table} ORDER BY window_start, user_id NULLS FIRST, alerted_at"
         ),
         &[],
@@ -152,11 +152,11 @@ fn typed_rows(c: &mut postgres::Client, table: &str) -> Vec<String> {
 }
 
 const TYPED_EXPECTED: [&str; 5] = [
-    "2025-09-14 00:00:00.000|2025-09-14 00:00:10.000|ana|2|2|3.35|1|true|x|2|2|1",
-    "2025-09-14 00:00:00.000|2025-09-14 00:00:10.000|bé|1|1|10.00|2|false|NULL|1|1|2",
-    "2025-09-14 00:00:10.000|2025-09-14 00:00:20.000|NULL|1|1|7.00|1|false|NULL|1|1|1",
-    "2025-09-14 00:00:10.000|2025-09-14 00:00:20.000|ana|1|1|0.01|3|false|y|1|1|3",
-    "2025-09-14 00:00:10.000|2025-09-14 00:00:20.000|中文 ✓|2|2|10.00|-0.5|true|zz|2|2|-0.5",
+    "2025-09-14 00:00:00.000|2025-09-14 00:00:10.000|ana|2|2|3.35|1|true|x|2|2|1|2025-09-14",
+    "2025-09-14 00:00:00.000|2025-09-14 00:00:10.000|bé|1|1|10.00|2|false|NULL|1|1|2|2025-09-14",
+    "2025-09-14 00:00:10.000|2025-09-14 00:00:20.000|NULL|1|1|7.00|1|false|NULL|1|1|1|2025-09-14",
+    "2025-09-14 00:00:10.000|2025-09-14 00:00:20.000|ana|1|1|0.01|3|false|y|1|1|3|2025-09-14",
+    "2025-09-14 00:00:10.000|2025-09-14 00:00:20.000|中文 ✓|2|2|10.00|-0.5|true|zz|2|2|-0.5|2025-09-14",
 ];
 
 #[test]

@@ -516,3 +516,25 @@ pub(crate) mod fast_path {
         }
     }
 }
+
+#[test]
+fn dates_read_as_flink_reads_them_and_a_bad_one_names_itself() {
+    let t = table("id INT, d DATE, ts TIMESTAMP(3)", "");
+    let mut dec = JsonDecoder::new(&t);
+    let mut row = Vec::new();
+    dec.decode(
+        r#"{"id":1,"d":"2025-09-14","ts":"2025-09-14 12:00:00"}"#,
+        &mut row,
+    )
+    .expect("reads");
+    assert_eq!(row[1], Value::Int(20_345));
+    for (bad, says) in [
+        (r#""2025-9-14""#, "'2025-9-14'"),
+        (r#""2025-02-30""#, "'2025-02-30'"),
+        ("20250914", "found 20250914"),
+    ] {
+        let payload = format!(r#"{{"id":1,"d":{bad},"ts":"2025-09-14 12:00:00"}}"#);
+        let e = dec.decode(&payload, &mut row).expect_err("not a date").0;
+        assert!(e.contains("yyyy-MM-dd") && e.contains(says), "{e}");
+    }
+}
