@@ -1,7 +1,6 @@
 -- data: clicks
 -- partitions: 1
 -- mode: streaming
--- known-difference: a SESSION window function without GROUP BY is not supported yet; lowwater rejects the job with a message
 CREATE TABLE results (user_id STRING, window_start TIMESTAMP(3), window_end TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = '{{results}}', 'format' = 'json');
 INSERT INTO results SELECT user_id, window_start, window_end
 FROM TABLE(SESSION(TABLE events PARTITION BY user_id, DESCRIPTOR(ts), INTERVAL '3' SECOND));

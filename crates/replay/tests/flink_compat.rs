@@ -570,6 +570,7 @@ const RUN_CASES: &[&str] = &[
     "temporal_view_column_renames",
     "temporal_view_select_star",
     "temporal_view_two_column_key",
+    "tvf_rows_session",
     "temporal_where_both_sides_cast",
     "window_anti_not_exists",
     "window_anti_not_in_item",

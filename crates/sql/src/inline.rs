@@ -377,17 +377,6 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
                 };
                 let (mut group_by, rows_only) = match group_by {
                     Some((g, _)) => (g, false),
-                    // (Ranked, SESSION rows are a Window Top-N or
-                    // deduplication over sessions.)
-                    None if tvf.kind == crate::ast::TvfKind::Session
-                        && ranking_calls(&items, None).is_empty() =>
-                    {
-                        return Err(SqlError::new(
-                            loc,
-                            "SESSION without GROUP BY (rows tagged with their session) is not \
-                         supported; aggregate with GROUP BY window_start, window_end",
-                        ))
-                    }
                     None if having.is_some() => {
                         return Err(SqlError::new(loc, "HAVING needs a GROUP BY"))
                     }

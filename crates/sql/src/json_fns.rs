@@ -24,6 +24,8 @@
 use lowwater_core::Value;
 use sonic_rs::JsonValueTrait;
 
+use crate::json_query::number_text;
+
 /// One step of a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
@@ -135,59 +137,6 @@ impl Path {
         }
         Ok(Path { strict, steps })
     }
-}
-
-/// A JSON number's literal as Java prints what Jackson reads from it: an
-/// integer as its digits (`-0` is `0`), anything with a fraction or an
-/// exponent as `BigDecimal.toString` does (`1.50`, `1E+2`, `0.0`).
-pub(crate) fn number_text(raw: &str) -> String {
-    let (negative, body) = match raw.strip_prefix('-') {
-        Some(b) => (true, b),
-        None => (false, raw.strip_prefix('+').unwrap_or(raw)),
-    };
-    let (mantissa, exponent) = match body.find(['e', 'E']) {
-        Some(i) => (&body[..i], body[i + 1..].parse::<i64>().unwrap_or(0)),
-        None => (body, 0),
-    };
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    if frac.is_empty() && !body.contains(['.', 'e', 'E']) {
-        let digits = int.trim_start_matches('0');
-        return match (digits.is_empty(), negative) {
-            (true, _) => "0".into(),
-            (false, true) => format!("-{digits}"),
-            (false, false) => digits.to_string(),
-        };
-    }
-    // The unscaled digits and the scale, as BigDecimal holds them.
-    let joined = format!("{int}{frac}");
-    let trimmed = joined.trim_start_matches('0');
-    let digits = if trimmed.is_empty() { "0" } else { trimmed };
-    let scale = frac.len() as i64 - exponent;
-    let adjusted = -scale + (digits.len() as i64 - 1);
-    let sign = if negative && digits != "0" { "-" } else { "" };
-    if scale >= 0 && adjusted >= -6 {
-        // Plain notation with `scale` decimals.
-        let scale = scale as usize;
-        let padded = format!("{digits:0>width$}", width = scale + 1);
-        let (i, f) = padded.split_at(padded.len() - scale);
-        return match f.is_empty() {
-            true => format!("{sign}{i}"),
-            false => format!("{sign}{i}.{f}"),
-        };
-    }
-    // Scientific notation: one digit before the point.
-    let (first, rest) = digits.split_at(1);
-    let point = if rest.is_empty() {
-        String::new()
-    } else {
-        format!(".{rest}")
-    };
-    let e = if adjusted >= 0 {
-        format!("+{adjusted}")
-    } else {
-        adjusted.to_string()
-    };
-    format!("{sign}{first}{point}E{e}")
 }
 
 /// The raw JSON of the value at `path` in `text`, read lazily (nothing

@@ -280,10 +280,16 @@ fn stage(
         visible: src.columns.len(),
     };
     let filter = condition(ins.filter.as_ref(), &scope, ins.loc, "WHERE")?;
-    if ins.project && !ranking_calls(&ins.items, ins.qualify.as_ref()).is_empty() {
-        // Window Top-N over the rows, or window deduplication.
+    let ranked = !ranking_calls(&ins.items, ins.qualify.as_ref()).is_empty();
+    if ins.project && (ranked || ins.tvf.kind == TvfKind::Session) {
+        // Window Top-N over the rows, window deduplication, or a
+        // session's rows (written when it ends).
         let time_ty = src.columns[wm.column].ty;
-        let top = super::top_rows::plan(ins, &scope, wm.column, time_ty, assigner)?;
+        let top = if ranked {
+            super::top_rows::plan(ins, &scope, wm.column, time_ty, assigner)?
+        } else {
+            super::top_rows::plan_session_rows(ins, &scope, (wm.column, time_ty), assigner)?
+        };
         let sink_columns = sink_mapping(
             ins.loc,
             ins.sink_columns.as_ref(),

@@ -280,11 +280,79 @@ pub(super) fn plan(
     // Flink's window deduplication: ROW_NUMBER, the first row only, by a
     // time attribute (the rowtime or window_time).
     let dedup = kind == RankKind::RowNumber && end == 1 && lo <= 1 && on_time;
+    let top = TopRows {
+        kind,
+        end,
+        keys: spec.order_by.len() as u8,
+        desc,
+        nulls_first,
+        width: 0,
+        last_on_tie: dedup && desc & 1 == 1,
+    };
+    let order = (keys, agg_args);
+    build(
+        ins,
+        table,
+        (time, time_ty),
+        assigner,
+        order,
+        top,
+        Some(normalized(call)),
+    )
+}
+
+/// A SESSION window function's rows without GROUP BY (`SELECT *,
+/// window_start, window_end FROM TABLE(SESSION(...))`): each row is
+/// written, with its session, when the session ends, as Flink's session
+/// window function does; a row later than its session is dropped and
+/// counted. It is a Top-N that keeps every row of a session in arrival
+/// order (keyed by the SESSION's PARTITION BY columns).
+pub(super) fn plan_session_rows(
+    ins: &Insert,
+    table: &TableScope,
+    time: (usize, SqlType),
+    assigner: WindowAssigner,
+) -> Result<Planned> {
+    let keys = ins
+        .tvf
+        .partition_by
+        .iter()
+        .map(|p| {
+            let (c, _) = table.resolve(p).ok_or_else(|| {
+                SqlError::new(ins.tvf.loc, format!("unknown column '{p}' in PARTITION BY"))
+            })?;
+            Ok(Expr::Column(c))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let top = TopRows {
+        kind: RankKind::RowNumber,
+        end: u32::MAX,
+        keys: 0,
+        desc: 0,
+        nulls_first: 0,
+        width: 0,
+        last_on_tie: false,
+    };
+    build(ins, table, time, assigner, (keys, Vec::new()), top, None)
+}
+
+/// The rest of a ranked rows pipeline: the select list and WHERE over the
+/// result row, the columns they read appended to the aggregate's
+/// arguments (after `order`'s ORDER BY values), and `top` given its width.
+fn build(
+    ins: &Insert,
+    table: &TableScope,
+    (time, time_ty): (usize, SqlType),
+    assigner: WindowAssigner,
+    (keys, mut agg_args): (Vec<Expr>, Vec<Expr>),
+    mut top: TopRows,
+    call: Option<String>,
+) -> Result<Planned> {
     let scope = RankedScope {
         table,
         time_ty,
         keys: keys.len(),
-        call: normalized(call),
+        call: call.unwrap_or_default(),
         used: RefCell::new(Vec::new()),
     };
     let mut outputs = Vec::new();
@@ -342,18 +410,9 @@ pub(super) fn plan(
             ),
         ));
     }
-    let width = u16::try_from(used.len())
+    top.width = u16::try_from(used.len())
         .map_err(|_| SqlError::new(ins.loc, "too many columns for a Window Top-N"))?;
     agg_args.extend(used.into_iter().map(Expr::Column));
-    let top = TopRows {
-        kind,
-        end,
-        keys: spec.order_by.len() as u8,
-        desc,
-        nulls_first,
-        width,
-        last_on_tie: dedup && desc & 1 == 1,
-    };
     Ok(Planned {
         keys,
         agg_args,
