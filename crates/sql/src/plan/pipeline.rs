@@ -125,6 +125,22 @@ fn condition(
     Ok(Some(t.expr))
 }
 
+/// A SESSION's PARTITION BY columns (lower case, sorted) when they are
+/// not the column names `keys` (any order): a session is one key's.
+pub(super) fn session_partition_differs(
+    tvf: &crate::ast::WindowTvf,
+    mut keys: Vec<String>,
+) -> Option<Vec<String>> {
+    let mut part: Vec<String> = tvf
+        .partition_by
+        .iter()
+        .map(|p| p.to_ascii_lowercase())
+        .collect();
+    part.sort();
+    keys.sort();
+    (part != keys).then_some(part)
+}
+
 /// An expression's text for matching a select item or HAVING term to a
 /// GROUP BY key or an aggregate already met: lowercased outside quoted
 /// literals (`'OK'` and `'ok'` stay apart), without enclosing parentheses
@@ -280,21 +296,43 @@ fn stage(
         visible: src.columns.len(),
     };
     let filter = condition(ins.filter.as_ref(), &scope, ins.loc, "WHERE")?;
-    let ranked = !ranking_calls(&ins.items, ins.qualify.as_ref()).is_empty();
-    if ins.project && (ranked || ins.tvf.kind == TvfKind::Session) {
-        // Window Top-N over the rows, window deduplication, or a
-        // session's rows (written when it ends).
+    if ins.project {
+        // A window function's rows: written at once, or ranked (Window
+        // Top-N, window deduplication), or a session's rows (written when
+        // it ends), which the window operator holds.
         let time_ty = src.columns[wm.column].ty;
-        let top = if ranked {
-            super::top_rows::plan(ins, &scope, wm.column, time_ty, assigner)?
+        let ranked = !ranking_calls(&ins.items, ins.qualify.as_ref()).is_empty();
+        let (rows, project) = if ranked {
+            let top = super::top_rows::plan(ins, &scope, wm.column, time_ty, assigner)?;
+            (top, false)
+        } else if ins.tvf.kind == TvfKind::Session {
+            let time = (wm.column, time_ty);
+            (
+                super::top_rows::plan_session_rows(ins, &scope, time, assigner)?,
+                false,
+            )
         } else {
-            super::top_rows::plan_session_rows(ins, &scope, (wm.column, time_ty), assigner)?
+            let (keys, outputs) = super::project::outputs(ins, &scope, time_ty)?;
+            let window = WindowSpec {
+                assigner,
+                aggregates: Vec::new(),
+                allowed_lateness: 0,
+                late_side_output: false,
+            };
+            let rows = super::top_rows::Planned {
+                keys,
+                agg_args: Vec::new(),
+                window,
+                outputs,
+                qualify: None,
+            };
+            (rows, true)
         };
         let sink_columns = sink_mapping(
             ins.loc,
             ins.sink_columns.as_ref(),
             &tables[sink],
-            &top.outputs,
+            &rows.outputs,
         )?;
         let sink_types = tables[sink].columns.iter().map(|c| c.ty).collect();
         return Ok(Pipeline {
@@ -306,50 +344,16 @@ fn stage(
             source,
             sink,
             filter,
-            window: top.window,
-            keys: top.keys,
-            agg_args: top.agg_args,
-            outputs: top.outputs,
+            window: rows.window,
+            keys: rows.keys,
+            agg_args: rows.agg_args,
+            outputs: rows.outputs,
             sink_columns,
             sink_types,
             having: None,
             rank: None,
-            qualify: top.qualify,
-            project: false,
-            incomplete: None,
-            emitted_at: false,
-        });
-    }
-    if ins.project {
-        let time_ty = src.columns[wm.column].ty;
-        let (keys, outputs) = super::project::outputs(ins, &scope, time_ty)?;
-        let sink_columns =
-            sink_mapping(ins.loc, ins.sink_columns.as_ref(), &tables[sink], &outputs)?;
-        let sink_types = tables[sink].columns.iter().map(|c| c.ty).collect();
-        return Ok(Pipeline {
-            words: words(ins),
-            input,
-            join,
-            interval,
-            loc: ins.loc,
-            source,
-            sink,
-            filter,
-            window: WindowSpec {
-                assigner,
-                aggregates: Vec::new(),
-                allowed_lateness: 0,
-                late_side_output: false,
-            },
-            keys,
-            agg_args: Vec::new(),
-            outputs,
-            sink_columns,
-            sink_types,
-            having: None,
-            rank: None,
-            qualify: None,
-            project: true,
+            qualify: rows.qualify,
+            project,
             incomplete: None,
             emitted_at: false,
         });
@@ -379,16 +383,9 @@ fn stage(
         ));
     }
     if ins.tvf.kind == TvfKind::Session {
-        let mut part: Vec<String> = ins
-            .tvf
-            .partition_by
-            .iter()
-            .map(|p| p.to_ascii_lowercase())
-            .collect();
         let mut ks: Vec<String> = keys.iter().map(|k| k.0.clone()).collect();
-        part.sort();
         ks.sort();
-        if part != ks {
+        if session_partition_differs(&ins.tvf, ks.clone()).is_some() {
             return Err(SqlError::new(
                 ins.tvf.loc,
                 format!(

@@ -26,11 +26,15 @@ use super::table::TableScope;
 use super::{Output, OutputKind, Pipeline};
 
 /// The select list's scope: window_start, window_end, window_time, then
-/// the source columns it reads (registered as they are met).
-struct RowScope<'a> {
-    table: &'a TableScope<'a>,
-    time_ty: SqlType,
-    used: RefCell<Vec<usize>>,
+/// from position `base` the source columns it reads (registered as they
+/// are met). A ranked rows query ([`super::top_rows`]) also reads its
+/// ranking call, whose text is `rank.1`, at position `rank.0`.
+pub(super) struct RowScope<'a> {
+    pub table: &'a TableScope<'a>,
+    pub time_ty: SqlType,
+    pub base: usize,
+    pub rank: Option<(usize, String)>,
+    pub used: RefCell<Vec<usize>>,
 }
 
 impl Scope for RowScope<'_> {
@@ -49,8 +53,26 @@ impl Scope for RowScope<'_> {
                         used.len() - 1
                     }
                 };
-                Some((3 + slot, ty))
+                Some((self.base + slot, ty))
             }
+        }
+    }
+
+    fn substitute(
+        &self,
+        e: &sqlparser::ast::Expr,
+        _loc: crate::error::Loc,
+    ) -> Option<Result<crate::expr::Typed>> {
+        match (e, &self.rank) {
+            (sqlparser::ast::Expr::Function(f), Some((at, call)))
+                if f.over.is_some() && super::pipeline::normalized(e) == *call =>
+            {
+                Some(Ok(crate::expr::Typed {
+                    expr: Expr::Column(*at),
+                    ty: Some(SqlType::BigInt),
+                }))
+            }
+            _ => None,
         }
     }
 
@@ -74,6 +96,8 @@ pub(super) fn outputs(
     let scope = RowScope {
         table,
         time_ty,
+        base: 3,
+        rank: None,
         used: RefCell::new(Vec::new()),
     };
     let items = select_items(ins, table);

@@ -287,18 +287,11 @@ fn plan_one(
         .iter()
         .map(|o| {
             let t = compile(&o.expr, scope, at)?;
-            let desc = match &o.options.sort {
-                None | Some(OrderBySort::Asc) => false,
-                Some(OrderBySort::Desc) => true,
-                Some(OrderBySort::Using(_)) => {
-                    return Err(SqlError::new(at, "ORDER BY ... USING is not supported"))
-                }
-            };
+            let (desc, nulls_first) = sort_order(o, at)?;
             Ok(OrderTerm {
                 expr: t.expr,
                 desc,
-                // NULL is the lowest value unless said otherwise.
-                nulls_first: o.options.nulls_first.unwrap_or(!desc),
+                nulls_first,
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -310,4 +303,17 @@ fn plan_one(
         },
         format!("{spec}").to_ascii_lowercase(),
     ))
+}
+
+/// An ORDER BY term's direction and whether NULL comes first (NULL is the
+/// lowest value unless said otherwise, as Flink's default collation).
+pub(super) fn sort_order(o: &sqlparser::ast::OrderByExpr, at: Loc) -> Result<(bool, bool)> {
+    let desc = match &o.options.sort {
+        None | Some(OrderBySort::Asc) => false,
+        Some(OrderBySort::Desc) => true,
+        Some(OrderBySort::Using(_)) => {
+            return Err(SqlError::new(at, "ORDER BY ... USING is not supported"))
+        }
+    };
+    Ok((desc, o.options.nulls_first.unwrap_or(!desc)))
 }

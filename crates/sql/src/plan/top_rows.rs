@@ -29,17 +29,16 @@ use lowwater_core::window::aggregate::{AggFunc, AggSpec};
 use lowwater_core::window::assigner::WindowAssigner;
 use lowwater_core::window::operator::WindowSpec;
 use lowwater_core::window::top::{RankKind, TopRows};
-use sqlparser::ast::{
-    BinaryOperator, Expr as AstExpr, OrderBySort, SelectItem, Value as AstValue, WindowType,
-};
+use sqlparser::ast::{BinaryOperator, Expr as AstExpr, SelectItem, Value as AstValue, WindowType};
 
 use crate::ast::{expr_loc, ident_name, ranking_calls, Insert, TvfKind};
 use crate::compile::compile;
-use crate::error::{Loc, Result, SqlError};
+use crate::error::{Result, SqlError};
 use crate::expr::{Expr, Scope, Typed};
 use crate::types::SqlType;
 
 use super::pipeline::normalized;
+use super::project::RowScope;
 use super::table::TableScope;
 use super::{Output, OutputKind};
 
@@ -57,54 +56,6 @@ pub(super) struct Planned {
     pub outputs: Vec<Output>,
     /// The outer WHERE, over the result row.
     pub qualify: Option<Expr>,
-}
-
-/// The result row's scope: window_start, window_end, window_time, the
-/// PARTITION BY keys, the rank, then the source columns read (registered
-/// as they are met).
-struct RankedScope<'a> {
-    table: &'a TableScope<'a>,
-    time_ty: SqlType,
-    keys: usize,
-    call: String,
-    used: RefCell<Vec<usize>>,
-}
-
-impl Scope for RankedScope<'_> {
-    fn resolve(&self, name: &str) -> Option<(usize, SqlType)> {
-        match name.to_ascii_lowercase().as_str() {
-            "window_start" => Some((0, SqlType::Timestamp)),
-            "window_end" => Some((1, SqlType::Timestamp)),
-            "window_time" => Some((2, self.time_ty)),
-            _ => {
-                let (c, ty) = self.table.resolve(name)?;
-                let mut used = self.used.borrow_mut();
-                let slot = used.iter().position(|u| *u == c).unwrap_or_else(|| {
-                    used.push(c);
-                    used.len() - 1
-                });
-                Some((3 + self.keys + 1 + slot, ty))
-            }
-        }
-    }
-
-    fn names(&self) -> Vec<String> {
-        let mut v = self.table.names();
-        v.extend(["window_start", "window_end", "window_time"].map(String::from));
-        v
-    }
-
-    fn substitute(&self, e: &AstExpr, _loc: Loc) -> Option<Result<Typed>> {
-        match e {
-            AstExpr::Function(f) if f.over.is_some() && normalized(e) == self.call => {
-                Some(Ok(Typed {
-                    expr: Expr::Column(3 + self.keys),
-                    ty: Some(SqlType::BigInt),
-                }))
-            }
-            _ => None,
-        }
-    }
 }
 
 /// Plans a window function's rows ranked by a ranking function (see the
@@ -185,15 +136,7 @@ pub(super) fn plan(
     // A session is one key's: the rows of one session are those of one
     // PARTITION BY value of SESSION, which the ranking's must then be.
     if ins.tvf.kind == TvfKind::Session {
-        let mut part: Vec<String> = ins
-            .tvf
-            .partition_by
-            .iter()
-            .map(|p| p.to_ascii_lowercase())
-            .collect();
-        part.sort();
-        names.sort();
-        if part != names {
+        if let Some(part) = super::pipeline::session_partition_differs(&ins.tvf, names) {
             return Err(SqlError::new(
                 at,
                 format!(
@@ -241,16 +184,9 @@ pub(super) fn plan(
         let time_attribute =
             t.expr == Expr::Column(time) || ident_name(&o.expr).as_deref() == Some("window_time");
         on_time &= time_attribute;
-        let is_desc = match &o.options.sort {
-            None | Some(OrderBySort::Asc) => false,
-            Some(OrderBySort::Desc) => true,
-            Some(OrderBySort::Using(_)) => {
-                return Err(SqlError::new(at, "ORDER BY ... USING is not supported"))
-            }
-        };
+        let (is_desc, first) = super::rank::sort_order(o, at)?;
         desc |= u16::from(is_desc) << i;
-        // NULL is the lowest value unless said otherwise.
-        nulls_first |= u16::from(o.options.nulls_first.unwrap_or(!is_desc)) << i;
+        nulls_first |= u16::from(first) << i;
         agg_args.push(t.expr);
     }
     let (lo, hi) = rank_range(ins.qualify.as_ref(), &normalized(call));
@@ -348,11 +284,13 @@ fn build(
     mut top: TopRows,
     call: Option<String>,
 ) -> Result<Planned> {
-    let scope = RankedScope {
+    // The result row: window_start, window_end, window_time, the
+    // PARTITION BY keys, the rank, then the source columns read.
+    let scope = RowScope {
         table,
         time_ty,
-        keys: keys.len(),
-        call: call.unwrap_or_default(),
+        base: 3 + keys.len() + 1,
+        rank: call.map(|c| (3 + keys.len(), c)),
         used: RefCell::new(Vec::new()),
     };
     let mut outputs = Vec::new();
