@@ -87,6 +87,38 @@ impl Scope for RowScope<'_> {
     }
 }
 
+/// The select list `items` compiled over `scope`: the window columns as
+/// such, with `keyed` the source columns as the keys the rows carry (a
+/// window function's rows written at once), else as expressions over the
+/// result row.
+pub(super) fn row_outputs(
+    ins: &Insert,
+    items: &[(sqlparser::ast::Expr, Option<String>)],
+    scope: &RowScope,
+    keyed: bool,
+) -> Result<Vec<Output>> {
+    let mut outputs = Vec::new();
+    for (i, (e, alias)) in items.iter().enumerate() {
+        let t = compile(e, scope, ins.loc)?;
+        let kind = match t.expr {
+            Expr::Column(0) => OutputKind::WindowStart,
+            Expr::Column(1) => OutputKind::WindowEnd,
+            Expr::Column(2) => OutputKind::WindowTime,
+            Expr::Column(c) if keyed => OutputKind::Key(c - 3),
+            other => OutputKind::Expr(other),
+        };
+        outputs.push(Output {
+            name: alias
+                .clone()
+                .or_else(|| ident_name(e))
+                .unwrap_or_else(|| format!("EXPR${i}")),
+            ty: t.ty.unwrap_or(SqlType::String),
+            kind,
+        });
+    }
+    Ok(outputs)
+}
+
 /// The outputs and keys (source expressions) of a window function's rows.
 pub(super) fn outputs(
     ins: &Insert,
@@ -108,25 +140,7 @@ pub(super) fn outputs(
              window_start, window_end, ...",
         ));
     }
-    let mut outputs = Vec::new();
-    for (i, (e, alias)) in items.iter().enumerate() {
-        let t = compile(e, &scope, ins.loc)?;
-        let kind = match t.expr {
-            Expr::Column(0) => OutputKind::WindowStart,
-            Expr::Column(1) => OutputKind::WindowEnd,
-            Expr::Column(2) => OutputKind::WindowTime,
-            Expr::Column(c) => OutputKind::Key(c - 3),
-            other => OutputKind::Expr(other),
-        };
-        outputs.push(Output {
-            name: alias
-                .clone()
-                .or_else(|| ident_name(e))
-                .unwrap_or_else(|| format!("EXPR${i}")),
-            ty: t.ty.unwrap_or(SqlType::String),
-            kind,
-        });
-    }
+    let outputs = row_outputs(ins, &items, &scope, true)?;
     let keys = scope
         .used
         .into_inner()

@@ -242,18 +242,7 @@ fn plan_one(
             ))
         }
     };
-    let Some(WindowType::WindowSpec(spec)) = &f.over else {
-        return Err(SqlError::new(
-            at,
-            format!("{name}() needs OVER (PARTITION BY ... ORDER BY ...)"),
-        ));
-    };
-    if spec.window_frame.is_some() || spec.window_name.is_some() {
-        return Err(SqlError::new(
-            at,
-            format!("{name}() OVER takes no window frame or name"),
-        ));
-    }
+    let spec = over_spec(f, &name, at)?;
     let (mut start, mut end) = (false, false);
     let mut partition = Vec::new();
     for p in &spec.partition_by {
@@ -316,4 +305,26 @@ pub(super) fn sort_order(o: &sqlparser::ast::OrderByExpr, at: Loc) -> Result<(bo
         }
     };
     Ok((desc, o.options.nulls_first.unwrap_or(!desc)))
+}
+
+/// A ranking call's `OVER (PARTITION BY ... ORDER BY ...)`: inline, with no
+/// frame and no window name.
+pub(super) fn over_spec<'a>(
+    f: &'a sqlparser::ast::Function,
+    name: &str,
+    at: Loc,
+) -> Result<&'a sqlparser::ast::WindowSpec> {
+    let Some(WindowType::WindowSpec(spec)) = &f.over else {
+        return Err(SqlError::new(
+            at,
+            format!("{name}() needs OVER (PARTITION BY ... ORDER BY ...)"),
+        ));
+    };
+    if spec.window_frame.is_some() || spec.window_name.is_some() {
+        return Err(SqlError::new(
+            at,
+            format!("{name}() OVER takes no window frame or name"),
+        ));
+    }
+    Ok(spec)
 }

@@ -29,7 +29,7 @@ use lowwater_core::window::aggregate::{AggFunc, AggSpec};
 use lowwater_core::window::assigner::WindowAssigner;
 use lowwater_core::window::operator::WindowSpec;
 use lowwater_core::window::top::{RankKind, TopRows};
-use sqlparser::ast::{BinaryOperator, Expr as AstExpr, SelectItem, Value as AstValue, WindowType};
+use sqlparser::ast::{BinaryOperator, Expr as AstExpr, SelectItem, Value as AstValue};
 
 use crate::ast::{expr_loc, ident_name, ranking_calls, Insert, TvfKind};
 use crate::compile::compile;
@@ -108,18 +108,7 @@ pub(super) fn plan(
             ))
         }
     };
-    let Some(WindowType::WindowSpec(spec)) = &f.over else {
-        return Err(SqlError::new(
-            at,
-            format!("{name}() needs OVER (PARTITION BY ... ORDER BY ...)"),
-        ));
-    };
-    if spec.window_frame.is_some() || spec.window_name.is_some() {
-        return Err(SqlError::new(
-            at,
-            format!("{name}() OVER takes no window frame or name"),
-        ));
-    }
+    let spec = super::rank::over_spec(f, &name, at)?;
     let (mut start, mut end) = (false, false);
     let mut keys = Vec::new();
     let mut names = Vec::new();
@@ -293,24 +282,8 @@ fn build(
         rank: call.map(|c| (3 + keys.len(), c)),
         used: RefCell::new(Vec::new()),
     };
-    let mut outputs = Vec::new();
-    for (i, (e, alias)) in super::project::select_items(ins, table).iter().enumerate() {
-        let t = compile(e, &scope, ins.loc)?;
-        let kind = match t.expr {
-            Expr::Column(0) => OutputKind::WindowStart,
-            Expr::Column(1) => OutputKind::WindowEnd,
-            Expr::Column(2) => OutputKind::WindowTime,
-            other => OutputKind::Expr(other),
-        };
-        outputs.push(Output {
-            name: alias
-                .clone()
-                .or_else(|| ident_name(e))
-                .unwrap_or_else(|| format!("EXPR${i}")),
-            ty: t.ty.unwrap_or(SqlType::String),
-            kind,
-        });
-    }
+    let items = super::project::select_items(ins, table);
+    let outputs = super::project::row_outputs(ins, &items, &scope, false)?;
     let qualify = match &ins.qualify {
         Some(q) => {
             let t = compile(q, &scope, ins.loc)?;
