@@ -124,6 +124,15 @@ def main():
          + sink("late", "user_id STRING, amount INT, ts TIMESTAMP(3)")
          + COUNT_BY_USER.format(tvf=tvf("TUMBLE", "INTERVAL '10' SECOND")),
          {"events.jsonl": late}, std_args + " --output late=late.jsonl")
+    # A late row of a deduplication goes to the late-data sink too.
+    case("window_dedup_late_rows_to_sink", source(extra=", 'late-data.sink' = 'late'")
+         + sink("out", "window_start TIMESTAMP(3), user_id STRING, amount INT")
+         + sink("late", "user_id STRING, amount INT, ts TIMESTAMP(3)")
+         + "INSERT INTO out SELECT window_start, user_id, amount FROM (\n"
+           "  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, user_id ORDER BY ts) AS rn\n"
+           "  FROM TABLE(%s)\n"
+           ") WHERE rn = 1;\n" % tvf("TUMBLE", "INTERVAL '10' SECOND"),
+         {"events.jsonl": late}, std_args + " --output late=late.jsonl")
     case("hop_late_row_counts_in_open_window", source(wm="ts - INTERVAL '0' SECOND") + COUNT_SINK
          + COUNT_BY_USER.format(tvf=tvf("HOP", "INTERVAL '5' SECOND, INTERVAL '10' SECOND")),
          {"events.jsonl": events([(0, 0, 0, "a", 1), (5200, 0, 5200, "a", 1), (5600, 0, 3000, "a", 1), (5700, 0, 100, "a", 1)])},

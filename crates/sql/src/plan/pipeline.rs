@@ -302,7 +302,7 @@ fn stage(
         // it ends), which the window operator holds.
         let time_ty = src.columns[wm.column].ty;
         let ranked = !ranking_calls(&ins.items, ins.qualify.as_ref()).is_empty();
-        let (rows, project) = if ranked {
+        let (mut rows, project) = if ranked {
             let top = super::top_rows::plan(ins, &scope, wm.column, time_ty, assigner)?;
             (top, false)
         } else if ins.tvf.kind == TvfKind::Session {
@@ -335,6 +335,12 @@ fn stage(
             &rows.outputs,
         )?;
         let sink_types = tables[sink].columns.iter().map(|c| c.ty).collect();
+        // Held rows (ranked, a session's) are late as a window's are, and
+        // fire early under the state limit as a window's do.
+        let incomplete = (!project)
+            .then(|| incomplete_column(&tables[sink], &sink_columns))
+            .flatten();
+        rows.window.late_side_output = !project && src.late_data_sink.is_some();
         return Ok(Pipeline {
             words: words(ins),
             input,
@@ -354,7 +360,7 @@ fn stage(
             rank: None,
             qualify: rows.qualify,
             project,
-            incomplete: None,
+            incomplete,
             emitted_at: false,
         });
     }
@@ -506,11 +512,7 @@ fn stage(
     } else {
         let sink_columns =
             sink_mapping(ins.loc, ins.sink_columns.as_ref(), &tables[sink], &outputs)?;
-        let incomplete = tables[sink]
-            .columns
-            .iter()
-            .position(|c| c.name == INCOMPLETE_COLUMN && c.ty == SqlType::Boolean)
-            .filter(|c| !sink_columns.contains(c));
+        let incomplete = incomplete_column(&tables[sink], &sink_columns);
         let sink_types = tables[sink].columns.iter().map(|c| c.ty).collect();
         (sink_columns, sink_types, incomplete)
     };
@@ -552,6 +554,15 @@ fn stage(
 /// A sink's BOOLEAN column of this name, not written by its INSERT, says
 /// which rows fired early (`lowwater.state.on-limit` = 'fire-oldest').
 pub const INCOMPLETE_COLUMN: &str = "lowwater_incomplete";
+
+/// The sink's `lowwater_incomplete` BOOLEAN column when the INSERT does
+/// not write it itself (`sink_columns`).
+fn incomplete_column(sink: &TableDef, sink_columns: &[usize]) -> Option<usize> {
+    sink.columns
+        .iter()
+        .position(|c| c.name == INCOMPLETE_COLUMN && c.ty == SqlType::Boolean)
+        .filter(|c| !sink_columns.contains(c))
+}
 
 /// The scope of `HAVING` and of select-list expressions: a window's result
 /// row (window_start, window_end, window_time, the GROUP BY keys, then the
