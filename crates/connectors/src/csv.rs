@@ -23,8 +23,7 @@ use lowwater_sql::options::TimestampStandard;
 use lowwater_sql::SqlType;
 
 use crate::json::{
-    float32, format_flink_timestamp, java_double, java_float, parse_flink_date,
-    parse_flink_timestamp, Interner,
+    float32, format_flink_timestamp, java_double, java_float, parse_flink_timestamp, Interner,
 };
 
 /// What became of one CSV value.
@@ -209,7 +208,10 @@ fn convert(t: &str, ty: SqlType, strings: &mut Interner) -> Result<Value, String
             ty == SqlType::TimestampLtz,
             TimestampStandard::Sql,
         )?),
-        SqlType::Date => Value::Int(parse_flink_date(t)?),
+        // `java.sql.Date.valueOf`, as Flink's csv format reads a DATE.
+        SqlType::Date => Value::Int(lowwater_sql::dates::parse_sql_date(t).ok_or_else(|| {
+            format!("expected a date 'yyyy-[m]m-[d]d', found '{t}' (java.sql.Date.valueOf)")
+        })?),
     })
 }
 

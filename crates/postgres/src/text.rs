@@ -30,7 +30,11 @@ pub fn render(v: &Value, shape: Shape) -> Option<String> {
             // The first day of `timestamp_text`, which writes years as
             // PostgreSQL does.
             let text = timestamp_text(d.saturating_mul(86_400_000));
-            text.split(' ').next().unwrap_or(&text).to_string()
+            let day = text.split(' ').next().unwrap_or(&text);
+            match text.ends_with(" BC") {
+                true => format!("{day} BC"),
+                false => day.to_string(),
+            }
         }
         Value::Int(i) => i.to_string(),
         Value::Double(d) if d.is_nan() => "NaN".into(),
@@ -135,6 +139,20 @@ mod tests {
         assert_eq!(
             render(&Value::Timestamp(t), Shape::Timestamp).as_deref(),
             Some("0001-01-01 00:00:00.000 BC")
+        );
+    }
+
+    #[test]
+    fn dates_as_postgresql_reads_them() {
+        assert_eq!(
+            render(&Value::Int(20_345), Shape::Date).as_deref(),
+            Some("2025-09-14")
+        );
+        // Year 0 is 1 BC in PostgreSQL's notation.
+        let year_zero = lowwater_core::time::days_from_civil(0, 6, 15);
+        assert_eq!(
+            render(&Value::Int(year_zero), Shape::Date).as_deref(),
+            Some("0001-06-15 BC")
         );
     }
 }

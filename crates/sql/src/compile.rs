@@ -544,7 +544,8 @@ fn function(
                      CONCAT, CONCAT_WS, SUBSTRING, TRIM, COALESCE, IF, NULLIF, ABS, MOD, POWER, \
                      SQRT, ROUND, FLOOR, CEIL, CASE, LIKE, IN, BETWEEN, IS [NOT] DISTINCT FROM, \
                      TRY_CAST, EXTRACT, YEAR .. SECOND, FLOOR/CEIL(ts TO unit), DATE_FORMAT, \
-                     REGEXP, REGEXP_EXTRACT, REGEXP_REPLACE, JSON_VALUE, JSON_EXISTS",
+                     REGEXP, REGEXP_EXTRACT, REGEXP_REPLACE, JSON_VALUE, JSON_EXISTS, JSON_QUERY, \
+                     TO_DATE",
                         args.len()
                     ),
                 )

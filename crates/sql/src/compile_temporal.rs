@@ -60,6 +60,25 @@ fn time_arg(
     }
 }
 
+/// Whether `x` is a DATE; an error when `unit` is finer than a day, which
+/// a DATE has not (Flink refuses `HOUR(d)` and `EXTRACT(HOUR FROM d)`).
+fn date_unit(x: &AstExpr, u: Unit, scope: &dyn Scope, loc: Loc, compile: Compile) -> Result<bool> {
+    let is_date = compile(x, scope, loc)?.ty == Some(SqlType::Date);
+    if is_date
+        && matches!(
+            u,
+            Unit::Hour | Unit::Minute | Unit::Second | Unit::Millisecond
+        )
+    {
+        return err(
+            x,
+            loc,
+            format!("a DATE has no {u:?}: CAST it AS TIMESTAMP(3) first"),
+        );
+    }
+    Ok(is_date)
+}
+
 fn call(f: TimeFn, args: Vec<Expr>, ty: SqlType) -> Typed {
     Typed {
         expr: Expr::Call(Func::Time(f), args),
@@ -78,7 +97,7 @@ pub fn special(
     Some(match e {
         AstExpr::TypedString(t) => match (&t.data_type, t.value.clone().into_string()) {
             (DataType::Date, Some(s)) => match crate::dates::parse_date(&s) {
-                Some(d) if !s.trim().contains([' ', 'T']) => Ok(Typed {
+                Some(d) if !s.trim().contains(' ') && s.matches('-').count() == 2 => Ok(Typed {
                     expr: Expr::Literal(Value::Int(d)),
                     ty: Some(SqlType::Date),
                 }),
@@ -108,7 +127,8 @@ pub fn special(
             ),
         },
         AstExpr::Extract { field, expr, .. } => match unit(field) {
-            Some(u) => time_arg(expr, scope, loc, compile, "EXTRACT")
+            Some(u) => date_unit(expr, u, scope, loc, compile)
+                .and_then(|_| time_arg(expr, scope, loc, compile, "EXTRACT"))
                 .map(|x| call(TimeFn::Extract(u), vec![x], SqlType::BigInt)),
             None => err(
                 e,
@@ -130,16 +150,27 @@ pub fn special(
             let floor = matches!(e, AstExpr::Floor { .. });
             let name = if floor { "FLOOR" } else { "CEIL" };
             match unit(f) {
-                Some(u) if !matches!(u, Unit::DayOfWeek | Unit::DayOfYear) => {
-                    time_arg(expr, scope, loc, compile, name).map(|x| {
-                        let f = if floor {
-                            TimeFn::Floor(u)
-                        } else {
-                            TimeFn::Ceil(u)
-                        };
-                        call(f, vec![x], SqlType::Timestamp)
+                Some(u) if !matches!(u, Unit::DayOfWeek | Unit::DayOfYear) => (|| {
+                    let is_date = date_unit(expr, u, scope, loc, compile)?;
+                    let x = time_arg(expr, scope, loc, compile, name)?;
+                    let f = if floor {
+                        TimeFn::Floor(u)
+                    } else {
+                        TimeFn::Ceil(u)
+                    };
+                    let t = call(f, vec![x], SqlType::Timestamp);
+                    // Of a DATE, a DATE (Calcite keeps the argument's type).
+                    Ok(match is_date {
+                        true => Typed {
+                            expr: Expr::Call(
+                                Func::Date(crate::dates::DateFn::FromTimestamp),
+                                vec![t.expr],
+                            ),
+                            ty: Some(SqlType::Date),
+                        },
+                        false => t,
                     })
-                }
+                })(),
                 _ => err(
                     e,
                     loc,
@@ -178,7 +209,8 @@ pub fn function(
         _ => None,
     };
     Some(match (part, name, args) {
-        (Some(u), _, [x]) => time_arg(x, scope, loc, compile, name)
+        (Some(u), _, [x]) => date_unit(x, u, scope, loc, compile)
+            .and_then(|_| time_arg(x, scope, loc, compile, name))
             .map(|x| call(TimeFn::Extract(u), vec![x], SqlType::BigInt)),
         (None, "DATE_FORMAT", [x, f]) => (|| {
             let t = compile(x, scope, loc)?;

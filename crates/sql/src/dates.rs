@@ -76,26 +76,40 @@ pub fn format_date(days: i64) -> String {
     }
 }
 
-/// Reads `yyyy-[M]M-[d]d` (trimmed; a time after a space or `T` is read
-/// and dropped), or `None`.
+/// Reads a date as Flink's `DateTimeUtils.parseDate` does (`CAST(s AS
+/// DATE)`, `TO_DATE(s)`): the text up to its first space (after the
+/// first character), split at `-` into year, month and day, each trimmed
+/// and read as Java's `Integer.parseInt` reads it; a missing month or day
+/// is 1 (`2025-09` is 2025-09-01, `2025` is 2025-01-01); the year 0 to
+/// 9999 and the day within its month. `None` otherwise.
 pub fn parse_date(text: &str) -> Option<i64> {
-    let t = text.trim();
-    let date = t.split([' ', 'T']).next()?;
-    if date.len() < t.len() {
-        // The rest must be a time.
-        lowwater_core::time::parse_timestamp(&format!("{date} {}", &t[date.len() + 1..]))?;
-    }
-    let mut parts = date.splitn(3, '-');
-    let y: i64 = digits(parts.next()?, 1, 4)?;
-    let m: u32 = digits(parts.next()?, 1, 2)?;
-    let d: u32 = digits(parts.next()?, 1, 2)?;
-    valid(y, m, d).then(|| days_from_civil(y, m, d))
+    let s = match text.find(' ') {
+        Some(ws) if ws > 0 => &text[..ws],
+        _ => text,
+    };
+    let int = |p: &str| p.trim_matches(|c: char| c <= ' ').parse::<i32>().ok();
+    let mut parts = s.splitn(3, '-');
+    let y = int(parts.next()?)?;
+    let m = parts.next().map_or(Some(1), int)?;
+    let d = parts.next().map_or(Some(1), int)?;
+    let (y, m, d) = (i64::from(y), u32::try_from(m).ok()?, u32::try_from(d).ok()?);
+    ((0..=9999).contains(&y) && valid(y, m, d)).then(|| days_from_civil(y, m, d))
 }
 
-fn digits<T: std::str::FromStr>(s: &str, min: usize, max: usize) -> Option<T> {
-    (s.len() >= min && s.len() <= max && s.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| s.parse().ok())
-        .flatten()
+/// Reads a date as Java's `java.sql.Date.valueOf` does (Flink's csv
+/// format): `yyyy-[m]m-[d]d` exactly, month 1 to 12 and day 1 to 31, a day
+/// past the month's end rolling into the next (`2025-02-30` is March 2).
+pub fn parse_sql_date(text: &str) -> Option<i64> {
+    let (y, rest) = text.split_once('-')?;
+    let (m, d) = rest.split_once('-')?;
+    if y.len() != 4 || !(1..=2).contains(&m.len()) || !(1..=2).contains(&d.len()) {
+        return None;
+    }
+    let (y, m, d): (i64, u32, i64) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    Some(days_from_civil(y, m, 1) + d - 1)
 }
 
 fn valid(y: i64, m: u32, d: u32) -> bool {
@@ -134,6 +148,12 @@ pub fn check_pattern(p: &str) -> Result<(), String> {
         None if !p.contains('y') || !p.contains('M') || !p.contains('d') => Err(format!(
             "the pattern '{p}' needs a year (y), a month (M) and a day (d)"
         )),
+        // Java reads a two-letter year in a century that depends on the
+        // day the job runs.
+        None if p.contains("yy") && !p.contains("yyy") => Err(format!(
+            "the two-digit year 'yy' in '{p}' is read by Java in the century around the current \
+             date, which lowwater does not follow: write 'yyyy'"
+        )),
         None => Ok(()),
     }
 }
@@ -152,13 +172,9 @@ fn parse_pattern(text: &str, p: &str) -> Option<i64> {
         if matches!(c, b'y' | b'M' | b'd') {
             // Adjacent numeric fields read exactly their width.
             let next_numeric = pb.get(i + run).is_some_and(u8::is_ascii_alphabetic);
-            let max = if next_numeric {
-                run
-            } else if c == b'y' {
-                run.max(4)
-            } else {
-                run.max(2)
-            };
+            // A field not followed by another reads all its digits, as
+            // Java's parser does.
+            let max = if next_numeric { run } else { usize::MAX };
             let n = t[at..]
                 .iter()
                 .take(max)
@@ -168,6 +184,9 @@ fn parse_pattern(text: &str, p: &str) -> Option<i64> {
                 return None;
             }
             let v: i64 = std::str::from_utf8(&t[at..at + n]).ok()?.parse().ok()?;
+            if c == b'y' && v > 9999 {
+                return None;
+            }
             match c {
                 b'y' => y = Some(v),
                 b'M' => m = Some(u32::try_from(v).ok()?),
@@ -184,10 +203,8 @@ fn parse_pattern(text: &str, p: &str) -> Option<i64> {
         }
         i += run;
     }
+    // Text after the pattern is not read (`DateFormat.parse`).
     let (y, m, d) = (y?, i64::from(m?), i64::from(d?));
-    if at != t.len() {
-        return None;
-    }
     // Lenient: months past 12 and days past the month's end roll over.
     let months = y.checked_mul(12)?.checked_add(m - 1)?;
     let first = days_from_civil(months.div_euclid(12), (months.rem_euclid(12) + 1) as u32, 1);
@@ -203,12 +220,21 @@ mod tests {
         assert_eq!(parse_date("2025-09-14"), Some(20345));
         assert_eq!(format_date(20345), "2025-09-14");
         assert_eq!(parse_date(" 2025-9-4 "), parse_date("2025-09-04"));
+        assert_eq!(parse_date("2025-09"), parse_date("2025-09-01"));
+        assert_eq!(parse_date("2025"), parse_date("2025-01-01"));
+        assert_eq!(parse_date("02025-09-14"), Some(20345));
+        assert_eq!(parse_date("2025-09-14 junk"), Some(20345));
+        assert_eq!(parse_date("2025-09-14T10:00:00"), None);
+        assert_eq!(parse_date("10000-01-01"), None);
+        assert_eq!(parse_sql_date("2025-9-4"), parse_date("2025-09-04"));
+        assert_eq!(parse_sql_date("2025-02-30"), parse_date("2025-03-02"));
+        assert_eq!(parse_sql_date("2025-13-01"), None);
+        assert_eq!(parse_sql_date(" 2025-09-14"), None);
         assert_eq!(parse_date("1969-12-31"), Some(-1));
         assert_eq!(format_date(-1), "1969-12-31");
         assert_eq!(parse_date("2024-02-29"), Some(19782));
         assert_eq!(parse_date("2025-02-29"), None);
         assert_eq!(parse_date("2025-09-14 12:30:00"), Some(20345));
-        assert_eq!(parse_date("2025-09-14 nonsense"), None);
         assert_eq!(parse_date("14.09.2025"), None);
         assert_eq!(format_date(days_from_civil(7, 1, 2)), "0007-01-02");
     }
@@ -250,7 +276,10 @@ mod tests {
         assert_eq!(p("20250431", "yyyyMMdd"), p("20250501", "yyyyMMdd"));
         assert_eq!(p("2025091", "yyyyMMdd"), p("20250901", "yyyyMMdd"));
         assert_eq!(p("abc", "yyyyMMdd"), Value::Null);
-        assert_eq!(p("2025-09-14x", "yyyy-MM-dd"), Value::Null);
+        assert_eq!(p("2025-09-14 10:00", "yyyy-MM-dd"), Value::Int(20345));
+        assert_eq!(p("2025-009-14", "yyyy-MM-dd"), Value::Int(20345));
+        assert_eq!(p("99999999999999999-01-01", "yyyy-MM-dd"), Value::Null);
+        assert!(check_pattern("dd/MM/yy").is_err());
         assert!(check_pattern("yyyy-MM-dd HH").is_err());
         assert!(check_pattern("MM-dd").is_err());
     }

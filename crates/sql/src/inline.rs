@@ -489,7 +489,7 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
         // A Window Top-N (or deduplication) over a window function's rows:
         // the outer select list and WHERE over the ranked rows.
         Resolved::Aggregation(mut a)
-            if a.rows && a.qualify.is_none() && !ranking_calls(&a.items, None).is_empty() =>
+            if a.rows && !ranking_calls(&a.items, a.qualify.as_ref()).is_empty() =>
         {
             if let Some((g, _)) = group_by {
                 return Err(SqlError::new(
@@ -517,7 +517,8 @@ fn resolve(s: Select, views: &Views, depth: usize) -> Result<Resolved> {
                 n.substitute(f, loc)?;
             }
             a.items = outer;
-            a.qualify = filter;
+            // Both filter the ranked rows (a view's, then this query's).
+            a.qualify = and(a.qualify, filter);
             Ok(Resolved::Aggregation(a))
         }
         Resolved::Aggregation(a) if a.rows => Err(SqlError::new(

@@ -40,15 +40,16 @@ pub(crate) fn query_text(raw: &str) -> Option<String> {
         return None;
     }
     let mut out = String::with_capacity(raw.len());
-    write(&value, &mut out);
+    write(&value, &mut out)?;
     Some(out)
 }
 
-fn write(v: &Json, out: &mut String) {
+/// Writes `v`; `None` when a number in it is not one Java reads.
+fn write(v: &Json, out: &mut String) -> Option<()> {
     match v {
         Json::Null => out.push_str("null"),
         Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Json::Number(n) => out.push_str(&number_text(n)),
+        Json::Number(n) => out.push_str(&number_text(n)?),
         Json::Text(s) => quote(s, out),
         Json::Array(items) => {
             out.push('[');
@@ -56,19 +57,23 @@ fn write(v: &Json, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                write(item, out);
+                write(item, out)?;
             }
             out.push(']');
         }
         Json::Object(members) => {
-            // Sorted by name in Java's order; the last of a name wins.
-            let mut sorted: Vec<&(String, Json)> = Vec::with_capacity(members.len());
-            for m in members.iter().rev() {
-                if !sorted.iter().any(|s| s.0 == m.0) {
-                    sorted.push(m);
+            // Sorted by name in Java's order (stable: a name's members in
+            // their order); the last of a name wins.
+            let mut sorted: Vec<&(String, Json)> = members.iter().collect();
+            sorted.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            let mut last: Vec<&(String, Json)> = Vec::with_capacity(sorted.len());
+            for m in sorted {
+                match last.last_mut() {
+                    Some(prev) if prev.0 == m.0 => *prev = m,
+                    _ => last.push(m),
                 }
             }
-            sorted.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            let sorted = last;
             out.push('{');
             for (i, (name, value)) in sorted.into_iter().enumerate() {
                 if i > 0 {
@@ -76,11 +81,12 @@ fn write(v: &Json, out: &mut String) {
                 }
                 quote(name, out);
                 out.push(':');
-                write(value, out);
+                write(value, out)?;
             }
             out.push('}');
         }
     }
+    Some(())
 }
 
 /// A string as Jackson writes it.
@@ -107,40 +113,45 @@ fn quote(s: &str, out: &mut String) {
 /// A JSON number's literal as Java prints what Jackson reads from it: an
 /// integer as its digits (`-0` is `0`), anything with a fraction or an
 /// exponent as `BigDecimal.toString` does (`1.50`, `1E+2`, `0.0`).
-pub(crate) fn number_text(raw: &str) -> String {
+/// `None` where Java's `BigDecimal` cannot hold the number (an exponent
+/// past an `int`), which Flink reads as an error: NULL.
+pub(crate) fn number_text(raw: &str) -> Option<String> {
     let (negative, body) = match raw.strip_prefix('-') {
         Some(b) => (true, b),
         None => (false, raw.strip_prefix('+').unwrap_or(raw)),
     };
     let (mantissa, exponent) = match body.find(['e', 'E']) {
-        Some(i) => (&body[..i], body[i + 1..].parse::<i64>().unwrap_or(0)),
+        Some(i) => (&body[..i], body[i + 1..].parse::<i64>().ok()?),
         None => (body, 0),
     };
     let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     if frac.is_empty() && !body.contains(['.', 'e', 'E']) {
         let digits = int.trim_start_matches('0');
-        return match (digits.is_empty(), negative) {
+        return Some(match (digits.is_empty(), negative) {
             (true, _) => "0".into(),
             (false, true) => format!("-{digits}"),
             (false, false) => digits.to_string(),
-        };
+        });
     }
     // The unscaled digits and the scale, as BigDecimal holds them.
     let joined = format!("{int}{frac}");
     let trimmed = joined.trim_start_matches('0');
     let digits = if trimmed.is_empty() { "0" } else { trimmed };
-    let scale = frac.len() as i64 - exponent;
-    let adjusted = -scale + (digits.len() as i64 - 1);
+    let scale = (frac.len() as i64).checked_sub(exponent)?;
+    if i32::try_from(scale).is_err() {
+        return None;
+    }
+    let adjusted = (digits.len() as i64 - 1).checked_sub(scale)?;
     let sign = if negative && digits != "0" { "-" } else { "" };
     if scale >= 0 && adjusted >= -6 {
         // Plain notation with `scale` decimals.
         let scale = scale as usize;
         let padded = format!("{digits:0>width$}", width = scale + 1);
         let (i, f) = padded.split_at(padded.len() - scale);
-        return match f.is_empty() {
+        return Some(match f.is_empty() {
             true => format!("{sign}{i}"),
             false => format!("{sign}{i}.{f}"),
-        };
+        });
     }
     // Scientific notation: one digit before the point.
     let (first, rest) = digits.split_at(1);
@@ -154,7 +165,7 @@ pub(crate) fn number_text(raw: &str) -> String {
     } else {
         adjusted.to_string()
     };
-    format!("{sign}{first}{point}E{e}")
+    Some(format!("{sign}{first}{point}E{e}"))
 }
 
 /// A reader of JSON text (nesting is bounded before it is called: the
@@ -378,6 +389,14 @@ mod tests {
             query_text("{\"\u{ff21}\":1,\"\u{1f600}\":2}").as_deref(),
             Some("{\"\u{1f600}\":2,\"\u{ff21}\":1}")
         );
+    }
+
+    #[test]
+    fn numbers_java_cannot_hold_are_none() {
+        assert_eq!(query_text("[1e99999999999999999999]"), None);
+        assert_eq!(query_text("[1e-9223372036854775808]"), None);
+        assert_eq!(query_text("[1.5e-2147483649]"), None);
+        assert_eq!(query_text("[1e5]").as_deref(), Some("[1E+5]"));
     }
 
     #[test]

@@ -183,7 +183,8 @@ pub(super) fn plan(
         return Err(SqlError::new(
             at,
             format!(
-                "a Window Top-N needs an upper bound on its rank (WHERE {} <= N): Flink keeps \
+                "a Window Top-N needs a constant upper bound on its rank, and none was found in \
+                 the WHERE's conjuncts (write WHERE {} <= N, with N a whole number): Flink keeps \
                  the best N rows of each window, and without N every row would be held until \
                  its window ends",
                 alias(ins, call).unwrap_or_else(|| "rn".into())
@@ -367,13 +368,13 @@ fn rank_range(filter: Option<&AstExpr>, call: &str) -> (i64, Option<i64>) {
                 let Some(n) = n else { continue };
                 match op {
                     BinaryOperator::LtEq => upper(n),
-                    BinaryOperator::Lt => upper(n - 1),
+                    BinaryOperator::Lt => upper(n.saturating_sub(1)),
                     BinaryOperator::Eq => {
                         upper(n);
                         lo = lo.max(n);
                     }
                     BinaryOperator::GtEq => lo = lo.max(n),
-                    BinaryOperator::Gt => lo = lo.max(n + 1),
+                    BinaryOperator::Gt => lo = lo.max(n.saturating_add(1)),
                     _ => {}
                 }
             }
@@ -431,6 +432,10 @@ fn number(e: &AstExpr) -> Option<i64> {
             AstValue::Number(n, _) => n.parse().ok(),
             _ => None,
         },
+        AstExpr::UnaryOp {
+            op: sqlparser::ast::UnaryOperator::Minus,
+            expr,
+        } => number(expr).map(|n: i64| n.saturating_neg()),
         _ => None,
     }
 }
