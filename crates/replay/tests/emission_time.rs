@@ -152,3 +152,37 @@ INSERT INTO alerts SELECT window_end, sku, low, at, at FROM (
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `CURRENT_DATE` is the emission time's day (UTC), in a DATE column.
+#[test]
+fn current_date_is_the_day_of_the_emission_time() {
+    let dir = std::env::temp_dir().join(format!("lowwater-emitted-date-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let input = dump(&dir);
+    let sql = "CREATE TABLE stock (sku STRING, qty INT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'kafka', 'topic' = 'stock', 'properties.bootstrap.servers' = '127.0.0.1:9092', 'format' = 'json');
+CREATE TABLE alerts (sku STRING, day DATE, late BOOLEAN)
+  WITH ('connector' = 'print');
+INSERT INTO alerts SELECT sku, CURRENT_DATE, CURRENT_DATE > CAST(window_end AS DATE)
+FROM TABLE(TUMBLE(TABLE stock, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+GROUP BY window_start, window_end, sku;";
+    let plan = JobPlan::from_sql(sql).expect("plans");
+    let args = ReplayArgs {
+        inputs: vec![("stock".into(), input)],
+        ..ReplayArgs::default()
+    };
+    let out = replay(&plan, &args).expect("replays");
+    let rows: Vec<String> = out
+        .outputs
+        .get("alerts")
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .map(|r| String::from_utf8_lossy(r.payload.as_deref().unwrap_or_default()).into_owned())
+        .collect();
+    assert!(rows.len() >= 6, "{rows:?}");
+    for r in &rows {
+        assert!(r.ends_with(", 2025-09-14, false]"), "{rows:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

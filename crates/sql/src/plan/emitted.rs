@@ -1,6 +1,7 @@
 //! The emission time in a window aggregation's result row: the functions
 //! that read it (`CURRENT_TIMESTAMP`, `NOW()`, `PROCTIME()`,
-//! `CURRENT_ROW_TIMESTAMP()`, `LOCALTIMESTAMP`), and whether a query does.
+//! `CURRENT_ROW_TIMESTAMP()`, `LOCALTIMESTAMP`, `CURRENT_DATE`), and
+//! whether a query does.
 
 use sqlparser::ast::{Expr as AstExpr, FunctionArguments};
 
@@ -9,8 +10,8 @@ use crate::types::SqlType;
 
 /// The type of an emission-time function without arguments, if `f` is
 /// one: `CURRENT_TIMESTAMP`, `NOW()`, `PROCTIME()`,
-/// `CURRENT_ROW_TIMESTAMP()` (TIMESTAMP_LTZ(3)) and `LOCALTIMESTAMP`
-/// (TIMESTAMP(3)).
+/// `CURRENT_ROW_TIMESTAMP()` (TIMESTAMP_LTZ(3)), `LOCALTIMESTAMP`
+/// (TIMESTAMP(3)) and `CURRENT_DATE` (DATE).
 pub(super) fn emission_time(f: &sqlparser::ast::Function) -> Option<SqlType> {
     let no_args = match &f.args {
         FunctionArguments::None => true,
@@ -25,6 +26,8 @@ pub(super) fn emission_time(f: &sqlparser::ast::Function) -> Option<SqlType> {
             Some(SqlType::TimestampLtz)
         }
         "LOCALTIMESTAMP" => Some(SqlType::Timestamp),
+        // The emission time's day (UTC, the session's time zone).
+        "CURRENT_DATE" => Some(SqlType::Date),
         _ => None,
     }
 }

@@ -652,7 +652,20 @@ impl Scope for ResultScope<'_> {
                 if self.emitted_slot && super::emitted::emission_time(f).is_some() =>
             {
                 self.emitted.set(Some(expr_loc(e, loc)));
-                super::emitted::emission_time(f).map(|ty| Ok(column((self.emitted_at(), ty))))
+                super::emitted::emission_time(f).map(|ty| {
+                    let at = column((self.emitted_at(), ty));
+                    Ok(match ty {
+                        // The slot holds the time; CURRENT_DATE is its day.
+                        SqlType::Date => Typed {
+                            expr: Expr::Call(
+                                crate::functions::Func::Date(crate::dates::DateFn::FromTimestamp),
+                                vec![at.expr],
+                            ),
+                            ty: Some(SqlType::Date),
+                        },
+                        _ => at,
+                    })
+                })
             }
             AstExpr::Function(f) if f.over.is_some() => {
                 let text = normalized(e);
