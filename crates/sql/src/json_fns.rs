@@ -142,24 +142,52 @@ impl Path {
 /// The raw JSON of the value at `path` in `text`, read lazily (nothing
 /// around it is built, so deep nesting elsewhere costs no stack); `None`
 /// when there is none or the text does not parse up to it.
-fn locate<'t>(text: &'t str, path: &Path) -> Option<sonic_rs::LazyValue<'t>> {
-    let mut pointer: Vec<sonic_rs::PointerNode> = Vec::with_capacity(path.steps.len());
+fn locate<'t>(text: &'t str, path: &Path) -> Option<&'t str> {
+    // The first JSON value of the text (what follows it is not read).
+    let whole = sonic_rs::get_from_str(text, &[] as &[sonic_rs::PointerNode]).ok()?;
+    let mut cur = within(text, whole.as_raw_str())?;
     for step in &path.steps {
-        match step {
-            Step::Key(k) => pointer.push(sonic_rs::PointerNode::Key(k.clone().into())),
-            Step::Index(i) if *i >= 0 => pointer.push(sonic_rs::PointerNode::Index(*i as usize)),
-            Step::Index(i) => {
-                // From the end: the array's length first.
-                let array = sonic_rs::get_from_str(text, &pointer).ok()?;
-                if !array.is_array() {
+        cur = match step {
+            // Of members with one name the last counts, as in the tree
+            // Jackson builds (Flink's JSON functions read that tree).
+            Step::Key(k) => {
+                if !cur.trim_start().starts_with('{') {
                     return None;
                 }
-                let len = sonic_rs::to_array_iter(array.as_raw_str()).count() as i64;
-                pointer.push(sonic_rs::PointerNode::Index(usize::try_from(len + i).ok()?));
+                let mut found = None;
+                for member in sonic_rs::to_object_iter(cur) {
+                    let (name, v) = member.ok()?;
+                    if name.as_ref() == k.as_str() {
+                        found = Some(within(text, v.as_raw_str())?);
+                    }
+                }
+                found?
             }
-        }
+            Step::Index(i) => {
+                if !cur.trim_start().starts_with('[') {
+                    return None;
+                }
+                let at = match usize::try_from(*i) {
+                    Ok(at) => at,
+                    // From the end: the array's length first.
+                    Err(_) => {
+                        let len = sonic_rs::to_array_iter(cur).count() as i64;
+                        usize::try_from(len + i).ok()?
+                    }
+                };
+                let v = sonic_rs::to_array_iter(cur).nth(at)?.ok()?;
+                within(text, v.as_raw_str())?
+            }
+        };
     }
-    sonic_rs::get_from_str(text, &pointer).ok()
+    Some(cur)
+}
+
+/// `part` (a value sonic-rs read from `text`, which it borrows) as a slice
+/// of `text` itself.
+fn within<'t>(text: &'t str, part: &str) -> Option<&'t str> {
+    let start = (part.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    text.get(start..start.checked_add(part.len())?)
 }
 
 /// Evaluates `f` over its argument (the JSON text); an error for a value
@@ -180,9 +208,15 @@ pub fn eval(f: &JsonFn, arg: &Value) -> Result<Value, String> {
     };
     if let JsonFn::Query(_) = f {
         return Ok(found
-            .and_then(|v| crate::json_query::query_text(v.as_raw_str()))
+            .and_then(crate::json_query::query_text)
             .map_or(Value::Null, |t| Value::str(&t)));
     }
+    // The value, read lazily from its own text.
+    let found = match found.map(|raw| sonic_rs::get_from_str(raw, &[] as &[sonic_rs::PointerNode]))
+    {
+        Some(Ok(v)) => Some(v),
+        _ => None,
+    };
     let Some(returning) = returning else {
         return Ok(Value::Bool(found.is_some_and(|v| !v.is_null())));
     };
