@@ -10,10 +10,9 @@
 //! where a row as late as the kept one replaces it (Flink's
 //! `RowTimeDeduplicateFunctionHelper`: `rowtime >= prev`).
 //!
-//! Only the rows that can still be written are held: a ROW_NUMBER keeps
-//! `end` rows, a RANK the rows whose rank is at most `end` (ties may make
-//! them more), a DENSE_RANK the rows of the first `end` distinct ORDER BY
-//! values.
+//! Only the rows that can still be written are held: `end` rows per
+//! (window, key), numbered 1, 2, 3, ... when written (`ROW_NUMBER()`, the
+//! one ranking function Flink runs over a window function's rows).
 
 use std::cmp::Ordering;
 
@@ -21,24 +20,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::value::Value;
 
-/// Which number a kept row gets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum RankKind {
-    /// `ROW_NUMBER()`: 1, 2, 3, ... whatever the ties.
-    RowNumber,
-    /// `RANK()`: ties share a number, the next one skips (1, 1, 3).
-    Rank,
-    /// `DENSE_RANK()`: ties share a number, without gaps (1, 1, 2).
-    DenseRank,
-}
-
 /// A Window Top-N over rows (see the module): `Copy`, so that it rides in
 /// an [`super::aggregate::AggFunc`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct TopRows {
-    /// The ranking function.
-    pub kind: RankKind,
-    /// The highest rank written (`WHERE rn <= end`), at least 1.
+    /// The highest row number written (`WHERE rn <= end`), at least 1.
     pub end: u32,
     /// How many ORDER BY values lead the arguments.
     pub keys: u8,
@@ -92,77 +78,24 @@ impl TopRows {
         } else {
             kept.partition_point(|k| self.compare(k, args) != Ordering::Greater)
         };
-        if at >= end && self.kind == RankKind::RowNumber {
+        if at >= end {
             return;
         }
-        if at >= end && self.kind == RankKind::Rank {
-            // Written only if it ties with the last row that is.
-            let tied = kept
-                .get(end - 1)
-                .is_some_and(|k| self.compare(k, args) == Ordering::Equal);
-            if !tied {
-                return;
-            }
-        }
         kept.insert(at, args.into());
-        self.trim(kept);
+        kept.truncate(end);
     }
 
-    /// Drops the rows past the last rank written.
-    fn trim(&self, kept: &mut Vec<Box<[Value]>>) {
-        let end = self.end.max(1) as usize;
-        let keep = match self.kind {
-            RankKind::RowNumber => end,
-            RankKind::Rank => {
-                // Rows ranked at most `end`: up to the end of the tie
-                // group of row `end`.
-                let Some(last) = kept.get(end - 1) else {
-                    return;
-                };
-                end + kept[end..]
-                    .iter()
-                    .take_while(|k| self.compare(k, last) == Ordering::Equal)
-                    .count()
-            }
-            RankKind::DenseRank => {
-                let mut groups = 0;
-                let mut keep = kept.len();
-                for i in 0..kept.len() {
-                    if i == 0 || self.compare(&kept[i - 1], &kept[i]) != Ordering::Equal {
-                        groups += 1;
-                        if groups > end {
-                            keep = i;
-                            break;
-                        }
-                    }
-                }
-                keep
-            }
-        };
-        kept.truncate(keep);
-    }
-
-    /// Appends each kept row's rank, then its values, to `out`: `width +
+    /// Appends each kept row's number, then its values, to `out`: `width +
     /// 1` values per row, in rank order.
     pub fn finish(&self, kept: &[Box<[Value]>], out: &mut Vec<Value>) {
         let keys = usize::from(self.keys);
-        let (mut rank, mut dense) = (0i64, 0i64);
         for (i, row) in kept.iter().enumerate() {
-            let tie = i > 0 && self.compare(&kept[i - 1], row) == Ordering::Equal;
-            if !tie {
-                rank = i as i64 + 1;
-                dense += 1;
-            }
-            out.push(Value::Int(match self.kind {
-                RankKind::RowNumber => i as i64 + 1,
-                RankKind::Rank => rank,
-                RankKind::DenseRank => dense,
-            }));
+            out.push(Value::Int(i as i64 + 1));
             out.extend(row[keys..].iter().cloned());
         }
     }
 
-    /// The values of one written row (its rank, then its values).
+    /// The values of one written row (its number, then its values).
     pub fn row_width(&self) -> usize {
         usize::from(self.width) + 1
     }

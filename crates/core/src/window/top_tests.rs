@@ -1,8 +1,7 @@
 use super::*;
 
-fn top(kind: RankKind, end: u32) -> TopRows {
+fn top(end: u32) -> TopRows {
     TopRows {
-        kind,
         end,
         keys: 1,
         desc: 0,
@@ -43,13 +42,13 @@ fn row_number_keeps_the_first_n_and_ties_in_arrival_order() {
         (Some(1), "e"),
         (Some(3), "f"),
     ];
-    let got = run(top(RankKind::RowNumber, 3), &rows);
+    let got = run(top(3), &rows);
     assert_eq!(ids(&got), [("e", 1), ("b", 2), ("c", 3)]);
 }
 
 #[test]
 fn descending_with_nulls_last() {
-    let mut t = top(RankKind::RowNumber, 3);
+    let mut t = top(3);
     t.desc = 1;
     t.nulls_first = 0;
     let rows = [(None, "n"), (Some(2), "a"), (Some(7), "b"), (Some(2), "c")];
@@ -63,56 +62,12 @@ fn descending_with_nulls_last() {
 #[test]
 fn nulls_first_rank_first() {
     let rows = [(Some(2), "a"), (None, "n"), (Some(1), "b")];
-    assert_eq!(
-        ids(&run(top(RankKind::RowNumber, 2), &rows)),
-        [("n", 1), ("b", 2)]
-    );
-}
-
-#[test]
-fn rank_keeps_every_row_tied_with_the_last_rank() {
-    let rows = [
-        (Some(1), "a"),
-        (Some(2), "b"),
-        (Some(2), "c"),
-        (Some(3), "d"),
-        (Some(2), "e"),
-        (Some(0), "f"),
-    ];
-    // f=1, a=2, b,c,e=3 (ties), d=6: RANK <= 3 keeps the ties.
-    let got = run(top(RankKind::Rank, 3), &rows);
-    assert_eq!(
-        ids(&got),
-        [("f", 1), ("a", 2), ("b", 3), ("c", 3), ("e", 3)]
-    );
-    // A better row pushes the tie group past 3: only a and f remain... and
-    // the ties at rank 3 are gone once two rows precede them by more.
-    let got = run(top(RankKind::Rank, 2), &rows);
-    assert_eq!(ids(&got), [("f", 1), ("a", 2)]);
-}
-
-#[test]
-fn dense_rank_keeps_the_first_n_distinct_values() {
-    let rows = [
-        (Some(4), "a"),
-        (Some(2), "b"),
-        (Some(2), "c"),
-        (Some(3), "d"),
-        (Some(9), "e"),
-        (Some(4), "f"),
-    ];
-    let got = run(top(RankKind::DenseRank, 2), &rows);
-    assert_eq!(ids(&got), [("b", 1), ("c", 1), ("d", 2)]);
-    let got = run(top(RankKind::DenseRank, 3), &rows);
-    assert_eq!(
-        ids(&got),
-        [("b", 1), ("c", 1), ("d", 2), ("a", 3), ("f", 3)]
-    );
+    assert_eq!(ids(&run(top(2), &rows)), [("n", 1), ("b", 2)]);
 }
 
 #[test]
 fn keep_last_row_on_ties_replaces_the_kept_row() {
-    let mut t = top(RankKind::RowNumber, 1);
+    let mut t = top(1);
     t.desc = 1;
     t.last_on_tie = true;
     let rows = [
@@ -123,7 +78,7 @@ fn keep_last_row_on_ties_replaces_the_kept_row() {
     ];
     assert_eq!(ids(&run(t, &rows)), [("c", 1)]);
     // Keeping the first row: the earliest of the ties stays.
-    let first = top(RankKind::RowNumber, 1);
+    let first = top(1);
     let rows = [
         (Some(5), "a"),
         (Some(3), "b"),
@@ -135,7 +90,7 @@ fn keep_last_row_on_ties_replaces_the_kept_row() {
 
 #[test]
 fn holds_at_most_n_rows_for_row_number() {
-    let t = top(RankKind::RowNumber, 2);
+    let t = top(2);
     let mut kept = Vec::new();
     for i in 0..1000 {
         t.add(&mut kept, &[Value::Int(1000 - i), Value::Int(i)]);
@@ -147,7 +102,6 @@ fn holds_at_most_n_rows_for_row_number() {
 #[test]
 fn two_order_values_and_a_short_row_is_ignored() {
     let t = TopRows {
-        kind: RankKind::RowNumber,
         end: 2,
         keys: 2,
         desc: 0b10,
@@ -184,7 +138,7 @@ fn in_the_window_operator_rows_fire_with_their_rank_and_late_rows_count() {
     let t = TopRows {
         desc: 1,
         nulls_first: 0,
-        ..top(RankKind::RowNumber, 2)
+        ..top(2)
     };
     let spec = WindowSpec {
         assigner: WindowAssigner::tumbling(10),

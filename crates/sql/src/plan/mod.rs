@@ -863,14 +863,9 @@ pub(crate) fn agg_name(f: AggFunc) -> &'static str {
         AggFunc::VarSampDistinct => "VAR_SAMP(DISTINCT)",
         AggFunc::StddevPopDistinct => "STDDEV_POP(DISTINCT)",
         AggFunc::StddevSampDistinct => "STDDEV_SAMP(DISTINCT)",
-        AggFunc::TopRows(t) => match (t.kind, t.end, t.keys) {
-            (lowwater_core::window::top::RankKind::RowNumber, 1, 1) if t.last_on_tie => {
-                "deduplication (last row)"
-            }
-            (lowwater_core::window::top::RankKind::RowNumber, _, _) => "Top-N (ROW_NUMBER)",
-            (lowwater_core::window::top::RankKind::Rank, _, _) => "Top-N (RANK)",
-            (lowwater_core::window::top::RankKind::DenseRank, _, _) => "Top-N (DENSE_RANK)",
-        },
+        AggFunc::TopRows(t) if t.end == u32::MAX => "rows of a session",
+        AggFunc::TopRows(t) if t.last_on_tie => "deduplication (last row)",
+        AggFunc::TopRows(_) => "Top-N (ROW_NUMBER)",
     }
 }
 

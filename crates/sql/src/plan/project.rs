@@ -16,9 +16,9 @@ use lowwater_core::window::operator::{WindowOutput, WindowResult};
 use lowwater_core::Value;
 use sqlparser::ast::SelectItem;
 
-use crate::ast::{expr_loc, ident_name, ranking_calls, Insert};
+use crate::ast::{ident_name, Insert};
 use crate::compile::compile;
-use crate::error::{Result, SqlError};
+use crate::error::Result;
 use crate::expr::{Expr, Scope};
 use crate::types::SqlType;
 
@@ -133,13 +133,6 @@ pub(super) fn outputs(
         used: RefCell::new(Vec::new()),
     };
     let items = select_items(ins, table);
-    if let Some(call) = ranking_calls(&ins.items, None).first() {
-        return Err(SqlError::new(
-            expr_loc(call, ins.loc),
-            "a ranking (Window Top-N) ranks a window aggregation's rows: add GROUP BY \
-             window_start, window_end, ...",
-        ));
-    }
     let outputs = row_outputs(ins, &items, &scope, true)?;
     let keys = scope
         .used

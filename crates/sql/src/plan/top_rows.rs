@@ -19,22 +19,23 @@
 //! The rank's range comes from the outer WHERE (`rn <= 3`, `rn < 4`,
 //! `rn = 1`, `rn BETWEEN 2 AND 5`): it must have a constant upper bound
 //! (what Flink requires of a Window Top-N); the whole WHERE is applied to
-//! the ranked rows. `ROW_NUMBER() ... ORDER BY` the time attribute with
-//! `rn = 1` and the rank not selected is Flink's window deduplication: with
-//! `DESC`, of two rows at the same time the later one is kept.
+//! the ranked rows. `ROW_NUMBER() ... ORDER BY` a time attribute (the
+//! rowtime or `window_time`) with `rn = 1` is Flink's window
+//! deduplication: with `DESC`, of two rows at the same time the later one
+//! is kept.
 
 use std::cell::RefCell;
 
 use lowwater_core::window::aggregate::{AggFunc, AggSpec};
 use lowwater_core::window::assigner::WindowAssigner;
 use lowwater_core::window::operator::WindowSpec;
-use lowwater_core::window::top::{RankKind, TopRows};
+use lowwater_core::window::top::TopRows;
 use sqlparser::ast::{BinaryOperator, Expr as AstExpr, SelectItem, Value as AstValue};
 
 use crate::ast::{expr_loc, ident_name, ranking_calls, Insert, TvfKind};
 use crate::compile::compile;
 use crate::error::{Result, SqlError};
-use crate::expr::{Expr, Scope, Typed};
+use crate::expr::{Expr, Scope};
 use crate::types::SqlType;
 
 use super::pipeline::normalized;
@@ -76,15 +77,15 @@ pub(super) fn plan(
         return Err(SqlError::new(
             expr_loc(other, ins.loc),
             "a Window Top-N over a window function's rows ranks by one function: use one \
-             ROW_NUMBER(), RANK() or DENSE_RANK() OVER (...)",
+             ROW_NUMBER() OVER (...)",
         ));
     }
     let AstExpr::Function(f) = call else {
         return Err(SqlError::new(at, "not a ranking function"));
     };
     let name = f.name.to_string().to_ascii_uppercase();
-    let kind = match name.as_str() {
-        "ROW_NUMBER" => RankKind::RowNumber,
+    match name.as_str() {
+        "ROW_NUMBER" => {}
         // Flink 2.3 plans them, then refuses them (its words).
         "RANK" | "DENSE_RANK" => {
             return Err(SqlError::new(
@@ -107,7 +108,7 @@ pub(super) fn plan(
                 ),
             ))
         }
-    };
+    }
     let spec = super::rank::over_spec(f, &name, at)?;
     let (mut start, mut end) = (false, false);
     let mut keys = Vec::new();
@@ -159,21 +160,23 @@ pub(super) fn plan(
     let (mut desc, mut nulls_first) = (0u16, 0u16);
     let mut agg_args = Vec::new();
     let mut on_time = spec.order_by.len() == 1;
-    for (i, o) in spec.order_by.iter().enumerate() {
-        let t = match ident_name(&o.expr).as_deref() {
-            // The same for every row of a window: the rows keep the order
-            // they arrived in (ORDER BY window_time is Flink's way to keep
-            // a window's first or last row by arrival).
-            Some("window_start" | "window_end" | "window_time") => Typed {
-                expr: Expr::Literal(lowwater_core::Value::Null),
-                ty: None,
-            },
-            _ => compile(&o.expr, table, at)?,
-        };
-        let time_attribute =
-            t.expr == Expr::Column(time) || ident_name(&o.expr).as_deref() == Some("window_time");
-        on_time &= time_attribute;
+    for o in &spec.order_by {
         let (is_desc, first) = super::rank::sort_order(o, at)?;
+        let name = ident_name(&o.expr);
+        if matches!(
+            name.as_deref(),
+            Some("window_start" | "window_end" | "window_time")
+        ) {
+            // The same for every row of a window: it orders nothing, and
+            // the rows keep the order they arrived in (ORDER BY
+            // window_time is Flink's way to keep a window's first or last
+            // row by arrival; it is a time attribute, the bounds are not).
+            on_time &= name.as_deref() == Some("window_time");
+            continue;
+        }
+        let t = compile(&o.expr, table, at)?;
+        on_time &= t.expr == Expr::Column(time);
+        let i = agg_args.len();
         desc |= u16::from(is_desc) << i;
         nulls_first |= u16::from(first) << i;
         agg_args.push(t.expr);
@@ -205,15 +208,18 @@ pub(super) fn plan(
     })?;
     // Flink's window deduplication: ROW_NUMBER, the first row only, by a
     // time attribute (the rowtime or window_time).
-    let dedup = kind == RankKind::RowNumber && end == 1 && lo <= 1 && on_time;
+    let dedup = end == 1 && lo <= 1 && on_time;
+    let descending = match spec.order_by.first() {
+        Some(o) => super::rank::sort_order(o, at)?.0,
+        None => false,
+    };
     let top = TopRows {
-        kind,
         end,
-        keys: spec.order_by.len() as u8,
+        keys: agg_args.len() as u8,
         desc,
         nulls_first,
         width: 0,
-        last_on_tie: dedup && desc & 1 == 1,
+        last_on_tie: dedup && descending,
     };
     let order = (keys, agg_args);
     build(
@@ -251,7 +257,6 @@ pub(super) fn plan_session_rows(
         })
         .collect::<Result<Vec<_>>>()?;
     let top = TopRows {
-        kind: RankKind::RowNumber,
         end: u32::MAX,
         keys: 0,
         desc: 0,
