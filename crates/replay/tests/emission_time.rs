@@ -11,12 +11,26 @@ use lowwater_sql::plan::JobPlan;
 
 const BASE: i64 = 1_757_808_000_000; // 2025-09-14 00:00:00 UTC
 
+/// The source table of every job here ([`sql`] and the jobs of the
+/// tests follow it).
+const STOCK: &str = "CREATE TABLE stock (sku STRING, qty INT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'kafka', 'topic' = 'stock', 'properties.bootstrap.servers' = '127.0.0.1:9092', 'format' = 'json');";
+
+/// The records `job` (after [`STOCK`]) writes to `alerts` replaying `input`.
+fn replay_alerts(job: &str, input: &std::path::Path) -> Vec<lowwater_connectors::dump::DumpRecord> {
+    let plan = JobPlan::from_sql(&format!("{STOCK}\n{job}")).expect("plans");
+    let args = ReplayArgs {
+        inputs: vec![("stock".into(), input.to_path_buf())],
+        ..ReplayArgs::default()
+    };
+    let mut out = replay(&plan, &args).expect("replays");
+    out.outputs.remove("alerts").unwrap_or_default()
+}
+
 fn sql(select: &str) -> String {
     format!(
-        "CREATE TABLE stock (sku STRING, qty INT, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
-  WITH ('connector' = 'kafka', 'topic' = 'stock', 'properties.bootstrap.servers' = '127.0.0.1:9092', 'format' = 'json');
-CREATE TABLE alerts (window_end TIMESTAMP(3), sku STRING, low BIGINT, alerted_at TIMESTAMP_LTZ(3), at_local TIMESTAMP(3))
+        "CREATE TABLE alerts (window_end TIMESTAMP(3), sku STRING, low BIGINT, alerted_at TIMESTAMP_LTZ(3), at_local TIMESTAMP(3))
   WITH ('connector' = 'print');
 INSERT INTO alerts SELECT window_end, sku, MIN(qty) AS low, {select}
 FROM TABLE(TUMBLE(TABLE stock, DESCRIPTOR(ts), INTERVAL '10' SECOND))
@@ -48,15 +62,7 @@ fn dump(dir: &std::path::Path) -> std::path::PathBuf {
 
 /// (alerted_at, at_local, the record's timestamp) of each row, in millis.
 fn times(select: &str, input: &std::path::Path) -> Vec<(String, String, i64)> {
-    let plan = JobPlan::from_sql(&sql(select)).expect("plans");
-    let args = ReplayArgs {
-        inputs: vec![("stock".into(), input.to_path_buf())],
-        ..ReplayArgs::default()
-    };
-    let out = replay(&plan, &args).expect("replays");
-    out.outputs
-        .get("alerts")
-        .map_or(&[][..], Vec::as_slice)
+    replay_alerts(&sql(select), input)
         .iter()
         .map(|r| {
             let text = String::from_utf8_lossy(r.payload.as_deref().unwrap_or_default());
@@ -107,7 +113,7 @@ fn the_emission_time_is_replays_virtual_processing_time() {
 #[test]
 fn the_emission_time_is_refused_where_it_has_no_meaning() {
     // In a WHERE over source rows: processing time per record.
-    let filtered = sql("CURRENT_TIMESTAMP, LOCALTIMESTAMP")
+    let filtered = format!("{STOCK}\n{}", sql("CURRENT_TIMESTAMP, LOCALTIMESTAMP"))
         .replace("GROUP BY", "WHERE ts < LOCALTIMESTAMP GROUP BY");
     let e = JobPlan::from_sql(&filtered)
         .err()
@@ -121,10 +127,7 @@ fn the_emission_time_reaches_having_and_window_top_n() {
     let dir = std::env::temp_dir().join(format!("lowwater-emitted-rank-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let input = dump(&dir);
-    let sql = "CREATE TABLE stock (sku STRING, qty INT, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
-  WITH ('connector' = 'kafka', 'topic' = 'stock', 'properties.bootstrap.servers' = '127.0.0.1:9092', 'format' = 'json');
-CREATE TABLE alerts (window_end TIMESTAMP(3), sku STRING, low BIGINT, alerted_at TIMESTAMP_LTZ(3), at_local TIMESTAMP(3))
+    let job = "CREATE TABLE alerts (window_end TIMESTAMP(3), sku STRING, low BIGINT, alerted_at TIMESTAMP_LTZ(3), at_local TIMESTAMP(3))
   WITH ('connector' = 'print');
 INSERT INTO alerts SELECT window_end, sku, low, at, at FROM (
   SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY low, sku) AS rn
@@ -132,17 +135,11 @@ INSERT INTO alerts SELECT window_end, sku, low, at, at FROM (
         FROM TABLE(TUMBLE(TABLE stock, DESCRIPTOR(ts), INTERVAL '10' SECOND))
         GROUP BY window_start, window_end, sku HAVING NOW() >= window_end)
 ) WHERE rn <= 1;";
-    let plan = JobPlan::from_sql(sql).expect("plans");
-    let args = ReplayArgs {
-        inputs: vec![("stock".into(), input)],
-        ..ReplayArgs::default()
-    };
-    let out = replay(&plan, &args).expect("replays");
-    let rows = out.outputs.get("alerts").map_or(&[][..], Vec::as_slice);
+    let rows = replay_alerts(job, &input);
     // One row per window (4 windows of 10 s over 40 s of records), each
     // with the time it was emitted: HAVING and the ranking read it too.
     assert_eq!(rows.len(), 4, "{rows:?}");
-    for r in rows {
+    for r in &rows {
         let text = String::from_utf8_lossy(r.payload.as_deref().unwrap_or_default());
         let iso = lowwater_core::time::format_timestamp(r.ts, 'T');
         assert!(
@@ -159,24 +156,12 @@ fn current_date_is_the_day_of_the_emission_time() {
     let dir = std::env::temp_dir().join(format!("lowwater-emitted-date-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let input = dump(&dir);
-    let sql = "CREATE TABLE stock (sku STRING, qty INT, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
-  WITH ('connector' = 'kafka', 'topic' = 'stock', 'properties.bootstrap.servers' = '127.0.0.1:9092', 'format' = 'json');
-CREATE TABLE alerts (sku STRING, day DATE, late BOOLEAN)
+    let job = "CREATE TABLE alerts (sku STRING, day DATE, late BOOLEAN)
   WITH ('connector' = 'print');
 INSERT INTO alerts SELECT sku, CURRENT_DATE, CURRENT_DATE > CAST(window_end AS DATE)
 FROM TABLE(TUMBLE(TABLE stock, DESCRIPTOR(ts), INTERVAL '10' SECOND))
 GROUP BY window_start, window_end, sku;";
-    let plan = JobPlan::from_sql(sql).expect("plans");
-    let args = ReplayArgs {
-        inputs: vec![("stock".into(), input)],
-        ..ReplayArgs::default()
-    };
-    let out = replay(&plan, &args).expect("replays");
-    let rows: Vec<String> = out
-        .outputs
-        .get("alerts")
-        .map_or(&[][..], Vec::as_slice)
+    let rows: Vec<String> = replay_alerts(job, &input)
         .iter()
         .map(|r| String::from_utf8_lossy(r.payload.as_deref().unwrap_or_default()).into_owned())
         .collect();
