@@ -36,21 +36,35 @@ fn unit(field: &DateTimeField) -> Option<Unit> {
     })
 }
 
-/// A timestamp argument.
+/// A timestamp argument of a function by `unit`, compiled once: a
+/// TIMESTAMP, or a DATE as its midnight (then also `true`; a unit finer
+/// than a day is an error, as Flink refuses `HOUR(d)` and `EXTRACT(HOUR
+/// FROM d)`).
 fn time_arg(
     x: &AstExpr,
-    scope: &dyn Scope,
-    loc: Loc,
-    compile: Compile,
+    u: Unit,
+    (scope, loc, compile): (&dyn Scope, Loc, Compile),
     what: &str,
-) -> Result<Expr> {
+) -> Result<(Expr, bool)> {
     let t = compile(x, scope, loc)?;
     match t.ty {
-        None | Some(SqlType::Timestamp | SqlType::TimestampLtz) => Ok(t.expr),
+        None | Some(SqlType::Timestamp | SqlType::TimestampLtz) => Ok((t.expr, false)),
+        Some(SqlType::Date)
+            if matches!(
+                u,
+                Unit::Hour | Unit::Minute | Unit::Second | Unit::Millisecond
+            ) =>
+        {
+            err(
+                x,
+                loc,
+                format!("a DATE has no {u:?}: CAST it AS TIMESTAMP(3) first"),
+            )
+        }
         // A DATE is its midnight.
-        Some(SqlType::Date) => Ok(Expr::Call(
-            Func::Date(crate::dates::DateFn::ToTimestamp),
-            vec![t.expr],
+        Some(SqlType::Date) => Ok((
+            Expr::Call(Func::Date(crate::dates::DateFn::ToTimestamp), vec![t.expr]),
+            true,
         )),
         Some(other) => err(
             x,
@@ -58,25 +72,6 @@ fn time_arg(
             format!("{what} needs a TIMESTAMP, found {}", other.name()),
         ),
     }
-}
-
-/// Whether `x` is a DATE; an error when `unit` is finer than a day, which
-/// a DATE has not (Flink refuses `HOUR(d)` and `EXTRACT(HOUR FROM d)`).
-fn date_unit(x: &AstExpr, u: Unit, scope: &dyn Scope, loc: Loc, compile: Compile) -> Result<bool> {
-    let is_date = compile(x, scope, loc)?.ty == Some(SqlType::Date);
-    if is_date
-        && matches!(
-            u,
-            Unit::Hour | Unit::Minute | Unit::Second | Unit::Millisecond
-        )
-    {
-        return err(
-            x,
-            loc,
-            format!("a DATE has no {u:?}: CAST it AS TIMESTAMP(3) first"),
-        );
-    }
-    Ok(is_date)
 }
 
 fn call(f: TimeFn, args: Vec<Expr>, ty: SqlType) -> Typed {
@@ -127,9 +122,8 @@ pub fn special(
             ),
         },
         AstExpr::Extract { field, expr, .. } => match unit(field) {
-            Some(u) => date_unit(expr, u, scope, loc, compile)
-                .and_then(|_| time_arg(expr, scope, loc, compile, "EXTRACT"))
-                .map(|x| call(TimeFn::Extract(u), vec![x], SqlType::BigInt)),
+            Some(u) => time_arg(expr, u, (scope, loc, compile), "EXTRACT")
+                .map(|(x, _)| call(TimeFn::Extract(u), vec![x], SqlType::BigInt)),
             None => err(
                 e,
                 loc,
@@ -151,8 +145,7 @@ pub fn special(
             let name = if floor { "FLOOR" } else { "CEIL" };
             match unit(f) {
                 Some(u) if !matches!(u, Unit::DayOfWeek | Unit::DayOfYear) => (|| {
-                    let is_date = date_unit(expr, u, scope, loc, compile)?;
-                    let x = time_arg(expr, scope, loc, compile, name)?;
+                    let (x, is_date) = time_arg(expr, u, (scope, loc, compile), name)?;
                     let f = if floor {
                         TimeFn::Floor(u)
                     } else {
@@ -209,9 +202,8 @@ pub fn function(
         _ => None,
     };
     Some(match (part, name, args) {
-        (Some(u), _, [x]) => date_unit(x, u, scope, loc, compile)
-            .and_then(|_| time_arg(x, scope, loc, compile, name))
-            .map(|x| call(TimeFn::Extract(u), vec![x], SqlType::BigInt)),
+        (Some(u), _, [x]) => time_arg(x, u, (scope, loc, compile), name)
+            .map(|(x, _)| call(TimeFn::Extract(u), vec![x], SqlType::BigInt)),
         (None, "DATE_FORMAT", [x, f]) => (|| {
             let t = compile(x, scope, loc)?;
             let x = match t.ty {
